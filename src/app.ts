@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import cookie from '@fastify/cookie';
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { Redis } from 'ioredis';
+import type { Config } from './config.js';
+import type { AppContext } from './context.js';
+import { openDatabase, type Database } from './db/client.js';
+import { registerAccess, type Access } from './http/access.js';
+import { registerErrorHandler } from './http/errors.js';
+import { registerOpenApi } from './http/openapi.js';
+import { registerRateLimits } from './http/rate-limit.js';
+import { Sessions } from './http/session.js';
+import { registerValidation } from './http/validation.js';
+import { authRoutes } from './modules/auth/auth.routes.js';
+import { feedRoutes } from './modules/feed/feed.routes.js';
+import { healthRoutes } from './modules/health/health.routes.js';
+import { createMailTransport } from './modules/mail/mail.transport.js';
+import { OutboxWorker, type OutboxWorkerOptions } from './modules/mail/outbox-worker.js';
+import { memberRoutes } from './modules/orgs/members.routes.js';
+import { organizationRoutes } from './modules/orgs/orgs.routes.js';
+import { projectMemberRoutes } from './modules/projects/project-members.routes.js';
+
+export interface AppOptions {
+  /** An open, migrated database; without one the app opens (and migrates) the configured one and closes it. */
+  database?: Database;
+  /** The in-process outbox worker; `false` leaves delivery to `npm run worker`. */
+  worker?: OutboxWorkerOptions | false;
+  logger?: FastifyServerOptions['logger'];
+}
+
+export interface RouteEntry {
+  method: string;
+  url: string;
+  access: Access | undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route with its declared access, for the access and tenancy suites. */
+    routeTable: RouteEntry[];
+    outbox: OutboxWorker;
+  }
+}
+
+const version = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel },
+    trustProxy: config.trustProxy,
+    bodyLimit: 1024 * 1024,
+    requestIdHeader: false,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { allErrors: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const database = options.database ?? openDatabase(config);
+  if (!options.database) await database.migrate();
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false })
+    : null;
+  redis?.on('error', (err) => app.log.warn({ err }, 'redis error'));
+  const sessions = new Sessions(config);
+  const mail = createMailTransport(config, app.log);
+  const worker = new OutboxWorker(database.db, mail.send, app.log, options.worker || {});
+
+  app.decorate('routeTable', [] as RouteEntry[]);
+  app.decorate('outbox', worker);
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (method !== 'HEAD') app.routeTable.push({ method, url: route.url, access: route.config?.access });
+    }
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+
+  registerValidation(app);
+  registerErrorHandler(app);
+  await app.register(helmet, { contentSecurityPolicy: false, hsts: config.baseUrl.startsWith('https:') });
+  await app.register(cors, { origin: config.corsOrigins, credentials: true });
+  await app.register(cookie);
+  const { authLimit } = await registerRateLimits(app, config, redis);
+  registerAccess(app, database.db, sessions);
+  await registerOpenApi(app, version);
+
+  const context: AppContext = {
+    config,
+    db: database.db,
+    sessions,
+    authLimit,
+    mailQueued: () => worker.wake(),
+  };
+  await app.register(healthRoutes, { isReady: () => database.isReady() });
+  for (const routes of [authRoutes, organizationRoutes, memberRoutes, projectMemberRoutes, feedRoutes]) {
+    await app.register(routes, context);
+  }
+
+  app.addHook('onReady', async () => {
+    if (options.worker !== false) worker.start();
+  });
+  app.addHook('onClose', async () => {
+    await worker.stop();
+    mail.close();
+    redis?.disconnect();
+    if (!options.database) await database.close();
+  });
+  return app;
+}

@@ -1,0 +1,181 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseDuration } from './lib/duration.js';
+
+export interface Config {
+  readonly env: string;
+  readonly port: number;
+  readonly host: string;
+  readonly baseUrl: string;
+  readonly appUrl: string;
+  readonly frontendUrl: string;
+  readonly databaseUrl: string | null;
+  readonly dataDir: string;
+  readonly jwtSecret: string;
+  readonly jwtExpirySeconds: number;
+  readonly bcryptCost: number;
+  readonly resetTokenTtlSeconds: number;
+  readonly smtpUrl: string | null;
+  readonly mailFrom: string;
+  readonly redisUrl: string | null;
+  readonly rateLimit: {
+    readonly max: number;
+    readonly windowSeconds: number;
+    readonly publicMax: number;
+    readonly authMax: number;
+  };
+  readonly trustProxy: boolean | string[];
+  readonly corsOrigins: string[];
+  readonly oidc: {
+    readonly issuer: string;
+    readonly clientId: string;
+    readonly clientSecret: string;
+    readonly redirectUri: string;
+  } | null;
+  readonly logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Reads and validates every variable at once, so one start-up names every bad value. */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const text = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value ? value : undefined;
+  };
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = text(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || value < min || value > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const duration = (name: string, fallback: string): number => {
+    const raw = text(name) ?? fallback;
+    const seconds = parseDuration(raw);
+    if (seconds === null) {
+      problems.push(`${name} must be a duration such as 3600, 30m, 12h or 7d (got "${raw}")`);
+      return 1;
+    }
+    return seconds;
+  };
+  const url = (name: string, fallback: string | undefined): string | undefined => {
+    const raw = text(name) ?? fallback;
+    if (raw === undefined) return undefined;
+    try {
+      const parsed = new URL(raw);
+      if (!['http:', 'https:'].includes(parsed.protocol)) throw new Error('protocol');
+      return raw.replace(/\/+$/, '');
+    } catch {
+      problems.push(`${name} must be an http(s) URL (got "${raw}")`);
+      return fallback;
+    }
+  };
+  const connection = (name: string, protocols: string[]): string | null => {
+    const raw = text(name);
+    if (raw === undefined) return null;
+    try {
+      if (!protocols.includes(new URL(raw).protocol)) throw new Error('protocol');
+    } catch {
+      problems.push(`${name} must be a ${protocols.map((p) => p.replace(':', '://')).join(' or ')} URL`);
+    }
+    return raw;
+  };
+
+  const env_ = text('NODE_ENV') ?? 'development';
+  const port = integer('PORT', 3000, 0, 65535);
+  const host = text('HOST') ?? '0.0.0.0';
+  const baseUrl = url('BASE_URL', `http://localhost:${port}`) ?? `http://localhost:${port}`;
+  const appUrl = url('APP_URL', baseUrl) ?? baseUrl;
+  const frontendUrl = url('FRONTEND_URL', appUrl) ?? appUrl;
+  const dataDir = path.resolve(text('DATA_DIR') ?? './data');
+
+  const logLevel = text('LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const trustProxyRaw = text('TRUST_PROXY') ?? 'false';
+  const trustProxy =
+    trustProxyRaw === 'false'
+      ? false
+      : trustProxyRaw === 'true'
+        ? true
+        : trustProxyRaw.split(',').map((p) => p.trim());
+
+  let jwtSecret = text('JWT_SECRET');
+  if (jwtSecret !== undefined && jwtSecret.length < 32)
+    problems.push('JWT_SECRET must be at least 32 characters');
+  if (jwtSecret === undefined && env_ === 'production')
+    problems.push('JWT_SECRET is required when NODE_ENV=production');
+
+  const oidcNames = ['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_REDIRECT_URI'] as const;
+  const oidcSet = oidcNames.filter((name) => text(name) !== undefined);
+  if (oidcSet.length > 0 && oidcSet.length < oidcNames.length) {
+    problems.push(
+      `${oidcNames.filter((n) => !oidcSet.includes(n)).join(', ')} must be set with ${oidcSet.join(', ')}`,
+    );
+  }
+  const oidcIssuer = url('OIDC_ISSUER', undefined);
+  const oidcRedirect = url('OIDC_REDIRECT_URI', undefined);
+
+  const config: Config = {
+    env: env_,
+    port,
+    host,
+    baseUrl,
+    appUrl,
+    frontendUrl,
+    databaseUrl: connection('DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir,
+    jwtSecret: '',
+    jwtExpirySeconds: duration('JWT_EXPIRY', '7d'),
+    bcryptCost: integer('BCRYPT_COST', 12, 4, 31),
+    resetTokenTtlSeconds: duration('RESET_TOKEN_TTL', '1h'),
+    smtpUrl: connection('SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: text('MAIL_FROM') ?? 'MEL <no-reply@localhost>',
+    redisUrl: connection('REDIS_URL', ['redis:', 'rediss:']),
+    rateLimit: {
+      max: integer('RATE_LIMIT_MAX', 100, 1, 1_000_000),
+      windowSeconds: duration('RATE_LIMIT_WINDOW', '60s'),
+      publicMax: integer('PUBLIC_RATE_LIMIT_MAX', 300, 1, 1_000_000),
+      authMax: integer('AUTH_RATE_LIMIT_MAX', 10, 1, 1_000_000),
+    },
+    trustProxy,
+    corsOrigins: (text('CORS_ORIGINS') ?? appUrl).split(',').map((o) => o.trim().replace(/\/+$/, '')),
+    oidc:
+      oidcSet.length === oidcNames.length && oidcIssuer && oidcRedirect
+        ? {
+            issuer: oidcIssuer,
+            clientId: text('OIDC_CLIENT_ID') ?? '',
+            clientSecret: text('OIDC_CLIENT_SECRET') ?? '',
+            redirectUri: oidcRedirect,
+          }
+        : null,
+    logLevel,
+  };
+
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n- ${problems.join('\n- ')}`);
+  jwtSecret ??= developmentSecret(dataDir);
+  return Object.freeze({ ...config, jwtSecret });
+}
+
+/** Outside production a secret is generated once and kept in DATA_DIR, so sessions survive restarts. */
+function developmentSecret(dataDir: string): string {
+  const file = path.join(dataDir, 'jwt-secret');
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    mkdirSync(dataDir, { recursive: true });
+    const secret = randomBytes(48).toString('base64url');
+    writeFileSync(file, secret, { mode: 0o600 });
+    return secret;
+  }
+}

@@ -1,0 +1,15 @@
+import type { Config } from './config.js';
+import type { Db } from './db/client.js';
+import type { preHandlerAsyncHookHandler } from 'fastify';
+import type { Sessions } from './http/session.js';
+
+/** What modules receive from buildApp: configuration and shared parts, nothing global. */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  sessions: Sessions;
+  /** The per-IP-and-email limit of login, token, register and forgot-password. */
+  authLimit: preHandlerAsyncHookHandler;
+  /** Wakes the in-process outbox worker after a commit that queued email. */
+  mailQueued: () => void;
+}

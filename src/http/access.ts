@@ -1,0 +1,115 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Db } from '../db/client.js';
+import { UUID_PATTERN, uuidV7Time } from '../lib/ids.js';
+import { revokedTokens, users } from '../modules/auth/auth.tables.js';
+import { orgMembers, type OrgRole } from '../modules/orgs/orgs.tables.js';
+import { AppError, badRequest, forbidden, unauthorized } from './errors.js';
+import type { RateLimitBucket } from './rate-limit.js';
+import type { SessionClaims, Sessions } from './session.js';
+
+/**
+ * What a route allows, declared in its config. `public`: anyone (a session is read when present);
+ * `signed-in`: any valid session; `{ roles }`: members of the path's organization with one of these
+ * roles, or (with `orSelf`) the member named by that path parameter.
+ */
+export type Access = 'public' | 'signed-in' | { roles: readonly OrgRole[]; orSelf?: string };
+
+export const ALL_ROLES: readonly OrgRole[] = ['org_admin', 'me_officer', 'reporter', 'viewer'];
+export const ADMINS: readonly OrgRole[] = ['org_admin'];
+export const MANAGERS: readonly OrgRole[] = ['org_admin', 'me_officer'];
+export const CONTRIBUTORS: readonly OrgRole[] = ['org_admin', 'me_officer', 'reporter'];
+
+export interface Session {
+  userId: string;
+  email: string;
+  claims: SessionClaims;
+  fromCookie: boolean;
+}
+
+/** The caller's membership in the organization of the path, read from the database on this request. */
+export interface Member {
+  orgId: string;
+  userId: string;
+  role: OrgRole;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+    rateLimitBucket?: RateLimitBucket;
+  }
+  interface FastifyRequest {
+    session: Session | null;
+    member: Member | null;
+  }
+}
+
+/** The one place that decides who may call a route. A route that declares nothing is refused. */
+export function registerAccess(app: FastifyInstance, db: Db, sessions: Sessions): void {
+  app.decorateRequest('session', null);
+  app.decorateRequest('member', null);
+
+  app.addHook('onRequest', async (request) => {
+    if (request.is404) return;
+    const access = request.routeOptions.config.access;
+    if (access === undefined) throw new Error(`Route ${request.routeOptions.url} declares no access rule`);
+
+    const orgId = typeof access === 'object' ? (request.params as { orgId?: string }).orgId : undefined;
+    // Checked before the membership query, which would otherwise compare a uuid column with garbage.
+    const scopedOrgId = orgId !== undefined && UUID_PATTERN.test(orgId) ? orgId : undefined;
+    const presented = await sessions.read(request);
+    const caller = presented ? await loadCaller(db, presented.claims, scopedOrgId) : null;
+    if (presented && caller) {
+      request.session = { userId: presented.claims.sub, email: caller.email, ...presented };
+    }
+    if (access === 'public') return;
+    if (!request.session || !caller) throw unauthorized();
+    if (access === 'signed-in') return;
+    if (!scopedOrgId) throw badRequest('orgId must be a UUID');
+    if (!caller.role) throw forbidden();
+
+    request.member = { orgId: scopedOrgId, userId: request.session.userId, role: caller.role };
+    const self = access.orSelf ? (request.params as Record<string, string>)[access.orSelf] : undefined;
+    if (!access.roles.includes(caller.role) && self !== request.session.userId) throw forbidden();
+  });
+}
+
+/**
+ * One indexed query: the user still exists, the token is neither revoked nor older than the last
+ * password reset, and the membership in the path's organization if there is one.
+ */
+async function loadCaller(
+  db: Db,
+  claims: SessionClaims,
+  orgId: string | undefined,
+): Promise<{ email: string; role: OrgRole | null } | null> {
+  const [row] = await db
+    .select({
+      email: users.email,
+      sessionsValidAfter: users.sessionsValidAfter,
+      revoked: sql<boolean>`exists (select 1 from ${revokedTokens} where ${revokedTokens.jti} = ${claims.jti})`,
+      role: orgId ? orgMembers.role : sql<null>`null`,
+    })
+    .from(users)
+    .leftJoin(orgMembers, and(eq(orgMembers.userId, users.id), eq(orgMembers.orgId, orgId ?? users.id)))
+    .where(eq(users.id, claims.sub))
+    .limit(1);
+  if (!row || row.revoked) return null;
+  if (row.sessionsValidAfter) {
+    const issuedAt = uuidV7Time(claims.jti) ?? claims.iat * 1000;
+    if (issuedAt < row.sessionsValidAfter.getTime()) return null;
+  }
+  return { email: row.email, role: row.role };
+}
+
+/** The membership the access hook loaded; only routes declared with roles have one. */
+export function memberOf(request: FastifyRequest): Member {
+  if (!request.member) throw new AppError(500, 'Route has no organization scope');
+  return request.member;
+}
+
+export function sessionOf(request: FastifyRequest): Session {
+  if (!request.session) throw unauthorized();
+  return request.session;
+}

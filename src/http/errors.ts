@@ -1,0 +1,155 @@
+import { STATUS_CODES } from 'node:http';
+import { Type } from '@sinclair/typebox';
+import type { FastifyError, FastifyInstance } from 'fastify';
+
+/** Domain code throws these; the error handler turns them into the contract's body. */
+export class AppError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string | string[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(Array.isArray(message) ? message.join('; ') : message);
+    this.messages = message;
+  }
+  readonly messages: string | string[];
+}
+
+export const FORBIDDEN_MESSAGE = 'You do not have permission to perform this action';
+
+export const badRequest = (...messages: string[]) => new AppError(400, messages);
+export const unauthorized = (message = 'Unauthorized') => new AppError(401, message);
+export const forbidden = (message = FORBIDDEN_MESSAGE) => new AppError(403, message);
+export const notFound = (what: string) => new AppError(404, `${what} not found`);
+export const conflict = (message: string) => new AppError(409, message);
+export const gone = (message: string) => new AppError(410, message);
+
+export const ErrorBody = Type.Object(
+  {
+    statusCode: Type.Integer(),
+    message: Type.Union([Type.String(), Type.Array(Type.String())]),
+    error: Type.String(),
+  },
+  { $id: 'Error', description: 'Every error has this body; 400 lists one message per violation.' },
+);
+
+const body = (statusCode: number, message: string | string[]) => ({
+  statusCode,
+  message,
+  error: STATUS_CODES[statusCode] ?? 'Error',
+});
+
+interface PgError {
+  code?: string;
+  constraint?: string;
+}
+
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError & PgError, request, reply) => {
+    if (err instanceof AppError) {
+      void reply.headers(err.headers);
+      return reply.status(err.statusCode).send(body(err.statusCode, err.messages));
+    }
+    if (err.validation) {
+      return reply.status(400).send(body(400, validationMessages(err)));
+    }
+    // Postgres constraint errors that slipped past the service's own checks (a race between two requests).
+    if (err.code === '23505') return reply.status(409).send(body(409, 'The record already exists'));
+    if (err.code === '23503')
+      return reply.status(409).send(body(409, 'The record is referenced by other data'));
+    const status = err.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return reply
+        .status(status)
+        .send(body(status, status === 400 ? [clientMessage(err)] : clientMessage(err)));
+    }
+    request.log.error({ err }, 'request failed');
+    return reply.status(500).send(body(500, 'Internal server error'));
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    reply.status(404).send(body(404, `Route ${request.method} ${request.url.split('?')[0]} not found`)),
+  );
+}
+
+function clientMessage(err: FastifyError): string {
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'Body is not valid JSON';
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'Request body is larger than 1 MiB';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return `Unsupported content type; send application/json`;
+    default:
+      return err instanceof SyntaxError ? 'Body is not valid JSON' : err.message;
+  }
+}
+
+interface AjvIssue {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+/** One message per violation, each naming the field (`fields.0.key`) the way a form would show it. */
+export function validationMessages(err: { validation?: unknown; validationContext?: string }): string[] {
+  const issues = (err.validation ?? []) as AjvIssue[];
+  const messages = issues
+    .filter((issue) => !['anyOf', 'oneOf', 'if'].includes(issue.keyword))
+    .map((issue) => describe(issue));
+  return [...new Set(messages.length > 0 ? messages : ['Request is not valid'])];
+}
+
+function describe({ keyword, instancePath, params, message }: AjvIssue): string {
+  const field = instancePath.replace(/^\//, '').replace(/\//g, '.');
+  const name = (child?: unknown) =>
+    [field, child].filter((p) => p !== undefined && p !== '').join('.') || 'body';
+  switch (keyword) {
+    case 'additionalProperties':
+      return `property ${name(params.additionalProperty)} should not exist`;
+    case 'required':
+      return `${name(params.missingProperty)} is required`;
+    case 'type':
+      return `${name()} must be ${article(String(params.type))}`;
+    case 'format':
+      return `${name()} must be ${FORMAT_NAMES[String(params.format)] ?? `a valid ${String(params.format)}`}`;
+    case 'minLength':
+      return Number(params.limit) === 1
+        ? `${name()} should not be empty`
+        : `${name()} must be at least ${String(params.limit)} characters`;
+    case 'maxLength':
+      return `${name()} must be at most ${String(params.limit)} characters`;
+    case 'minimum':
+      return `${name()} must not be less than ${String(params.limit)}`;
+    case 'maximum':
+      return `${name()} must not be greater than ${String(params.limit)}`;
+    case 'enum':
+      return `${name()} must be one of: ${(params.allowedValues as unknown[]).join(', ')}`;
+    case 'pattern':
+      return `${name()} has an invalid format`;
+    case 'minItems':
+      return `${name()} must contain at least ${String(params.limit)} items`;
+    case 'maxItems':
+      return `${name()} must contain at most ${String(params.limit)} items`;
+    case 'uniqueItems':
+      return `${name()} must not contain duplicates`;
+    default:
+      return `${name()} ${message ?? 'is not valid'}`;
+  }
+}
+
+const FORMAT_NAMES: Record<string, string> = {
+  uuid: 'a UUID',
+  email: 'an email',
+  date: 'a valid date (YYYY-MM-DD)',
+  'date-time': 'a valid ISO 8601 timestamp',
+  uri: 'a valid URL',
+};
+
+function article(type: string): string {
+  const first = type.split(',')[0] ?? type;
+  if (first === 'null') return 'null';
+  return `${/^[aeiou]/.test(first) ? 'an' : 'a'} ${first}`;
+}

@@ -1,0 +1,73 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config.js';
+import { AppError } from './errors.js';
+
+/** Which counter a route spends: the general one, the public one (forms, shared reports) or none (health). */
+export type RateLimitBucket = 'general' | 'public' | 'none';
+
+type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
+
+/**
+ * Three limits from DECISIONS.md section 12. Each limiter is created once, so its counter is shared by
+ * every route that uses it; with Redis it is shared by every instance too. A limiter that cannot reach
+ * Redis lets the request through rather than take the API down.
+ */
+export async function registerRateLimits(
+  app: FastifyInstance,
+  config: Config,
+  redis: Redis | null,
+): Promise<{ authLimit: preHandlerAsyncHookHandler }> {
+  await app.register(rateLimit, {
+    global: false,
+    skipOnError: true,
+    ...(redis ? { redis, nameSpace: 'mel-rate-limit:' } : {}),
+  });
+  const timeWindow = config.rateLimit.windowSeconds * 1000;
+  const general = app.createRateLimit({
+    max: config.rateLimit.max,
+    timeWindow,
+    keyGenerator: (r) => `g:${r.ip}`,
+  });
+  const publicRoutes = app.createRateLimit({
+    max: config.rateLimit.publicMax,
+    timeWindow,
+    keyGenerator: (r) => `p:${r.ip}`,
+  });
+  const auth = app.createRateLimit({
+    max: config.rateLimit.authMax,
+    timeWindow,
+    keyGenerator: (r) => `a:${r.ip}:${emailOf(r)}`,
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    const bucket = request.is404 ? 'general' : (request.routeOptions.config.rateLimitBucket ?? 'general');
+    if (bucket === 'none') return;
+    await spend(bucket === 'public' ? publicRoutes : general, request, reply);
+  });
+
+  return { authLimit: (request, reply) => spend(auth, request, reply) };
+}
+
+function emailOf(request: FastifyRequest): string {
+  const body = request.body as { email?: unknown } | undefined;
+  return typeof body?.email === 'string' ? body.email.trim().toLowerCase() : 'session';
+}
+
+async function spend(limiter: Limiter, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const result = await limiter(request);
+  if (result.isAllowed) return;
+  const headers = {
+    'x-ratelimit-limit': String(result.max),
+    'x-ratelimit-remaining': String(result.remaining),
+    'x-ratelimit-reset': String(result.ttlInSeconds),
+  };
+  void reply.headers(headers);
+  if (result.isExceeded) {
+    throw new AppError(429, `Too many requests, retry in ${result.ttlInSeconds} seconds`, {
+      ...headers,
+      'retry-after': String(result.ttlInSeconds),
+    });
+  }
+}

@@ -1,0 +1,22 @@
+import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
+
+export const Uuid = (description?: string) => Type.String({ format: 'uuid', description });
+/** Dates leave the service as ISO 8601 UTC with milliseconds; the serializer formats Date objects. */
+export const Timestamp = (options: { description?: string } = {}) =>
+  Type.Unsafe<Date | string>({ type: 'string', format: 'date-time', ...options });
+export const Email = () => Type.String({ format: 'email', maxLength: 254 });
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** Request bodies reject properties they do not name (DECISIONS.md section 1). */
+export const Body = <T extends TProperties>(properties: T, options: { description?: string } = {}) =>
+  Type.Object(properties, { additionalProperties: false, ...options });
+
+/** Path parameters: every id is a UUID. */
+export const Params = <K extends string>(...names: K[]) =>
+  Type.Object(
+    Object.fromEntries(names.map((name) => [name, Uuid()])) as { [P in K]: ReturnType<typeof Uuid> },
+    { additionalProperties: false },
+  );
+
+export const NoContent = Type.Null({ description: 'No content' });
+export const MessageBody = Type.Object({ message: Type.String() });

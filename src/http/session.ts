@@ -1,0 +1,111 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { SignJWT, jwtVerify } from 'jose';
+import type { Config } from '../config.js';
+import { newId } from '../lib/ids.js';
+import type { OrgRole } from '../modules/orgs/orgs.tables.js';
+
+export interface SessionClaims {
+  sub: string;
+  email: string;
+  organizationId: string | null;
+  role: OrgRole | null;
+  iat: number;
+  exp: number;
+  jti: string;
+}
+
+export interface IssuedToken {
+  accessToken: string;
+  tokenType: 'Bearer';
+  expiresIn: number;
+}
+
+export const COOKIE_NAME = 'jwt';
+
+/** Signs, reads and sets session tokens: HS256 only, the algorithm pinned on both sides. */
+export class Sessions {
+  private readonly key: Uint8Array;
+  private readonly secureCookie: boolean;
+
+  constructor(private readonly config: Config) {
+    this.key = new TextEncoder().encode(config.jwtSecret);
+    this.secureCookie = config.baseUrl.startsWith('https:');
+  }
+
+  async issue(subject: {
+    userId: string;
+    email: string;
+    organizationId: string | null;
+    role: OrgRole | null;
+  }): Promise<IssuedToken> {
+    const now = Math.floor(Date.now() / 1000);
+    const accessToken = await new SignJWT({
+      email: subject.email,
+      organizationId: subject.organizationId,
+      role: subject.role,
+    })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(subject.userId)
+      .setIssuedAt(now)
+      .setExpirationTime(now + this.config.jwtExpirySeconds)
+      // A UUIDv7 jti also records the millisecond of issue, which a password reset compares against.
+      .setJti(newId())
+      .sign(this.key);
+    return { accessToken, tokenType: 'Bearer', expiresIn: this.config.jwtExpirySeconds };
+  }
+
+  /** The claims of the first presented token that verifies: bearer header, then cookie. */
+  async read(request: FastifyRequest): Promise<{ claims: SessionClaims; fromCookie: boolean } | null> {
+    const header = request.headers.authorization;
+    const bearer = header?.match(/^Bearer\s+(\S+)$/i)?.[1];
+    const cookie = request.cookies[COOKIE_NAME];
+    for (const [token, fromCookie] of [
+      [bearer, false],
+      [cookie, true],
+    ] as const) {
+      if (!token) continue;
+      const claims = await this.verify(token);
+      if (claims) return { claims, fromCookie };
+    }
+    return null;
+  }
+
+  private async verify(token: string): Promise<SessionClaims | null> {
+    try {
+      const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'] });
+      const { sub, email, iat, exp, jti } = payload;
+      if (typeof sub !== 'string' || typeof email !== 'string' || typeof jti !== 'string') return null;
+      if (typeof iat !== 'number' || typeof exp !== 'number') return null;
+      return {
+        sub,
+        email,
+        iat,
+        exp,
+        jti,
+        organizationId: typeof payload.organizationId === 'string' ? payload.organizationId : null,
+        role: typeof payload.role === 'string' ? (payload.role as OrgRole) : null,
+      };
+    } catch {
+      return null;
+    }
+  }
+
+  setCookie(reply: FastifyReply, token: IssuedToken): void {
+    void reply.setCookie(COOKIE_NAME, token.accessToken, {
+      httpOnly: true,
+      path: '/',
+      sameSite: 'lax',
+      secure: this.secureCookie,
+      maxAge: token.expiresIn,
+    });
+  }
+
+  clearCookie(reply: FastifyReply): void {
+    void reply.clearCookie(COOKIE_NAME, {
+      httpOnly: true,
+      path: '/',
+      sameSite: 'lax',
+      secure: this.secureCookie,
+    });
+  }
+}

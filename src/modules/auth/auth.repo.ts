@@ -1,0 +1,103 @@
+import { and, asc, eq, gt, isNull, lt } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { organizations, orgMembers } from '../orgs/orgs.tables.js';
+import { passwordResets, revokedTokens, users } from './auth.tables.js';
+
+export type UserRow = typeof users.$inferSelect;
+
+export const publicUser = (user: UserRow) => ({
+  id: user.id,
+  email: user.email,
+  firstName: user.firstName,
+  lastName: user.lastName,
+  createdAt: user.createdAt,
+});
+
+export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+  const [user] = await db.select().from(users).where(eq(users.email, email)).limit(1);
+  return user;
+}
+
+export async function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
+  const [user] = await db.select().from(users).where(eq(users.id, id)).limit(1);
+  return user;
+}
+
+/** Returns the new user, or undefined when the email is taken (also under a concurrent insert). */
+export async function insertUser(
+  db: Db,
+  user: { email: string; passwordHash: string; firstName: string; lastName: string },
+): Promise<UserRow | undefined> {
+  const [row] = await db.insert(users).values(user).onConflictDoNothing({ target: users.email }).returning();
+  return row;
+}
+
+export async function setPassword(db: Db, userId: string, passwordHash: string, now: Date): Promise<void> {
+  await db.update(users).set({ passwordHash, sessionsValidAfter: now }).where(eq(users.id, userId));
+}
+
+export async function revokeToken(db: Db, jti: string, expiresAt: Date): Promise<void> {
+  await db.insert(revokedTokens).values({ jti, expiresAt }).onConflictDoNothing();
+  // Keep the list short: a revoked token past its expiry is refused anyway.
+  await db.delete(revokedTokens).where(lt(revokedTokens.expiresAt, new Date()));
+}
+
+export async function insertPasswordReset(
+  db: Db,
+  reset: { userId: string; tokenHash: string; expiresAt: Date },
+): Promise<void> {
+  await db.insert(passwordResets).values(reset);
+}
+
+/** Marks a valid reset token used and returns its user; undefined when unknown, used or expired. */
+export async function consumePasswordReset(
+  db: Db,
+  tokenHash: string,
+  now: Date,
+): Promise<string | undefined> {
+  const [row] = await db
+    .update(passwordResets)
+    .set({ usedAt: now })
+    .where(
+      and(
+        eq(passwordResets.tokenHash, tokenHash),
+        isNull(passwordResets.usedAt),
+        gt(passwordResets.expiresAt, now),
+      ),
+    )
+    .returning({ userId: passwordResets.userId });
+  if (row) {
+    // Any other outstanding link of the same user stops working too.
+    await db
+      .update(passwordResets)
+      .set({ usedAt: now })
+      .where(and(eq(passwordResets.userId, row.userId), isNull(passwordResets.usedAt)));
+  }
+  return row?.userId;
+}
+
+export function listMemberships(db: Db, userId: string) {
+  return db
+    .select({
+      organization: {
+        id: organizations.id,
+        name: organizations.name,
+        code: organizations.code,
+        logoUrl: organizations.logoUrl,
+      },
+      role: orgMembers.role,
+    })
+    .from(orgMembers)
+    .innerJoin(organizations, eq(organizations.id, orgMembers.orgId))
+    .where(eq(orgMembers.userId, userId))
+    .orderBy(asc(orgMembers.joinedAt), asc(orgMembers.orgId));
+}
+
+export async function findMembership(db: Db, userId: string, orgId: string) {
+  const [row] = await db
+    .select({ orgId: orgMembers.orgId, role: orgMembers.role })
+    .from(orgMembers)
+    .where(and(eq(orgMembers.userId, userId), eq(orgMembers.orgId, orgId)))
+    .limit(1);
+  return row;
+}

@@ -1,0 +1,59 @@
+import { Type } from '@sinclair/typebox';
+import { Body, Email, Nullable, Timestamp, Uuid } from '../../http/schemas.js';
+import { ORG_ROLES } from '../orgs/orgs.tables.js';
+
+const Password = () =>
+  Type.String({ minLength: 8, maxLength: 128, description: '8 to 128 characters, not the email' });
+const Name = () => Type.String({ minLength: 1, maxLength: 100 });
+
+export const User = Type.Object({
+  id: Uuid(),
+  email: Type.String(),
+  firstName: Type.String(),
+  lastName: Type.String(),
+  createdAt: Timestamp(),
+});
+
+export const RegisterBody = Body({
+  email: Email(),
+  password: Password(),
+  firstName: Name(),
+  lastName: Name(),
+});
+export const LoginBody = Body({ email: Email(), password: Type.String({ minLength: 1, maxLength: 1024 }) });
+
+export const TokenBody = Body(
+  {
+    email: Type.Optional(Email()),
+    password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+    organizationId: Type.Optional(Uuid()),
+  },
+  { description: 'Either `email` and `password`, or (with a valid session) `organizationId` to switch to.' },
+);
+
+export const TokenResponse = Type.Object({
+  accessToken: Type.String(),
+  tokenType: Type.Literal('Bearer'),
+  expiresIn: Type.Integer(),
+});
+
+export const ForgotPasswordBody = Body({ email: Email() });
+export const ResetPasswordBody = Body({
+  token: Type.String({ minLength: 1, maxLength: 512 }),
+  password: Password(),
+});
+
+export const Me = Type.Object({
+  ...User.properties,
+  memberships: Type.Array(
+    Type.Object({
+      organization: Type.Object({
+        id: Uuid(),
+        name: Type.String(),
+        code: Type.String(),
+        logoUrl: Nullable(Type.String()),
+      }),
+      role: Type.String({ enum: [...ORG_ROLES] }),
+    }),
+  ),
+});

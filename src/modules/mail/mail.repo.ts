@@ -1,0 +1,53 @@
+import { eq, sql } from 'drizzle-orm';
+import { rowsOf, type Db } from '../../db/client.js';
+import { outboxEmails } from './mail.tables.js';
+
+export interface OutgoingEmail {
+  recipient: string;
+  subject: string;
+  body: string;
+}
+
+export type ClaimedEmail = typeof outboxEmails.$inferSelect;
+
+export async function insertEmail(db: Db, email: OutgoingEmail): Promise<void> {
+  await db.insert(outboxEmails).values(email);
+}
+
+/**
+ * Takes up to `limit` due messages for `leaseMs`. SKIP LOCKED lets workers claim side by side without
+ * waiting on each other or taking the same row; the lease hands a message on if its worker dies.
+ */
+export async function claimDue(db: Db, limit: number, leaseMs: number): Promise<ClaimedEmail[]> {
+  const result = await db.execute(sql`
+    UPDATE ${outboxEmails}
+    SET claimed_until = now() + ${`${leaseMs} milliseconds`}::interval, attempts = attempts + 1
+    WHERE id IN (
+      SELECT id FROM ${outboxEmails}
+      WHERE status = 'pending' AND next_attempt_at <= now() AND (claimed_until IS NULL OR claimed_until < now())
+      ORDER BY next_attempt_at, id
+      LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED
+    )
+    RETURNING id, recipient, subject, body, attempts`);
+  return rowsOf<ClaimedEmail>(result);
+}
+
+export async function markSent(db: Db, id: string): Promise<void> {
+  await db
+    .update(outboxEmails)
+    .set({ status: 'sent', sentAt: new Date(), claimedUntil: null, lastError: null })
+    .where(eq(outboxEmails.id, id));
+}
+
+export async function markFailed(db: Db, id: string, error: string, retryAt: Date | null): Promise<void> {
+  await db
+    .update(outboxEmails)
+    .set({
+      status: retryAt ? 'pending' : 'failed',
+      nextAttemptAt: retryAt ?? new Date(),
+      claimedUntil: null,
+      lastError: error.slice(0, 2000),
+    })
+    .where(eq(outboxEmails.id, id));
+}

@@ -1,0 +1,45 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../../config.js';
+import type { OutgoingEmail } from './mail.repo.js';
+
+export type SendEmail = (email: OutgoingEmail & { id: string }) => Promise<void>;
+
+/** SMTP when `SMTP_URL` is set; otherwise each message becomes an .eml file under DATA_DIR/mail. */
+export function createMailTransport(
+  config: Config,
+  log: FastifyBaseLogger,
+): { send: SendEmail; close(): void } {
+  const message = (email: OutgoingEmail & { id: string }) => ({
+    from: config.mailFrom,
+    to: email.recipient,
+    subject: email.subject,
+    text: email.body,
+    messageId: `<${email.id}@mel.local>`,
+  });
+
+  if (config.smtpUrl) {
+    const smtp = nodemailer.createTransport(config.smtpUrl);
+    return {
+      send: async (email) => {
+        await smtp.sendMail(message(email));
+      },
+      close: () => smtp.close(),
+    };
+  }
+
+  const folder = path.join(config.dataDir, 'mail');
+  const files = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    send: async (email) => {
+      const info = await files.sendMail(message(email));
+      await mkdir(folder, { recursive: true });
+      const file = path.join(folder, `${email.id}.eml`);
+      await writeFile(file, info.message as Buffer);
+      log.info({ to: email.recipient, subject: email.subject, file }, 'email written (SMTP_URL is not set)');
+    },
+    close: () => files.close(),
+  };
+}

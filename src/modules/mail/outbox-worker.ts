@@ -1,0 +1,97 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/client.js';
+import { claimDue, markFailed, markSent } from './mail.repo.js';
+import type { SendEmail } from './mail.transport.js';
+
+export interface OutboxWorkerOptions {
+  pollIntervalMs?: number;
+  /** First retry delay; each further failure doubles it, up to an hour. */
+  retryBaseMs?: number;
+  maxAttempts?: number;
+  batchSize?: number;
+  leaseMs?: number;
+}
+
+const MAX_BACKOFF_MS = 60 * 60 * 1000;
+
+/** Delivers queued emails; any number of workers may run against one database. */
+export class OutboxWorker {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = true;
+  private woken = false;
+  private readonly options: Required<OutboxWorkerOptions>;
+
+  constructor(
+    private readonly db: Db,
+    private readonly send: SendEmail,
+    private readonly log: FastifyBaseLogger,
+    options: OutboxWorkerOptions = {},
+  ) {
+    this.options = {
+      pollIntervalMs: 1000,
+      retryBaseMs: 5000,
+      maxAttempts: 20,
+      batchSize: 20,
+      leaseMs: 5 * 60 * 1000,
+      ...options,
+    };
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Waits for the batch in hand, then stops polling. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** Delivers soon instead of at the next poll: called after a commit that queued email. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.woken = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.schedule(0);
+  }
+
+  /** Delivers what is due now; returns how many messages it handled. */
+  async deliverDue(): Promise<number> {
+    const batch = await claimDue(this.db, this.options.batchSize, this.options.leaseMs);
+    for (const email of batch) {
+      try {
+        await this.send(email);
+        await markSent(this.db, email.id);
+      } catch (err) {
+        const error = err instanceof Error ? err.message : String(err);
+        const retry = email.attempts < this.options.maxAttempts;
+        const delay = Math.min(this.options.retryBaseMs * 2 ** (email.attempts - 1), MAX_BACKOFF_MS);
+        await markFailed(this.db, email.id, error, retry ? new Date(Date.now() + delay) : null);
+        this.log.warn({ emailId: email.id, attempts: email.attempts, error, retry }, 'email delivery failed');
+      }
+    }
+    return batch.length;
+  }
+
+  private schedule(delay: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.deliverDue()
+        .catch((err: unknown) => this.log.error({ err }, 'outbox poll failed'))
+        .then((handled) => {
+          this.running = null;
+          const again = handled === this.options.batchSize || this.woken;
+          this.woken = false;
+          this.schedule(again ? 0 : this.options.pollIntervalMs);
+        });
+    }, delay);
+    this.timer.unref();
+  }
+}

@@ -1,0 +1,79 @@
+import { and, count, desc, eq, gt, isNull } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { invitations, organizations, type OrgRole } from './orgs.tables.js';
+
+export type InvitationRow = typeof invitations.$inferSelect;
+
+export const publicInvitation = (row: InvitationRow, now = new Date()) => ({
+  id: row.id,
+  email: row.email,
+  role: row.role,
+  status: row.expiresAt > now ? ('pending' as const) : ('expired' as const),
+  expiresAt: row.expiresAt,
+  createdAt: row.createdAt,
+});
+
+const open = (orgId: string) => and(eq(invitations.orgId, orgId), isNull(invitations.acceptedAt));
+
+export async function countOpenInvitations(db: Db, orgId: string): Promise<number> {
+  const [row] = await db.select({ total: count() }).from(invitations).where(open(orgId));
+  return row?.total ?? 0;
+}
+
+export function listOpenInvitations(db: Db, orgId: string, window: { limit: number | null; offset: number }) {
+  const query = db
+    .select()
+    .from(invitations)
+    .where(open(orgId))
+    .orderBy(desc(invitations.createdAt), desc(invitations.id))
+    .offset(window.offset);
+  return window.limit === null ? query : query.limit(window.limit);
+}
+
+/** Inviting an address again replaces its open invitation: the old link stops working. */
+export async function replaceInvitation(
+  db: Db,
+  invitation: {
+    orgId: string;
+    email: string;
+    role: OrgRole;
+    tokenHash: string;
+    invitedBy: string;
+    expiresAt: Date;
+  },
+): Promise<InvitationRow> {
+  await db.delete(invitations).where(and(open(invitation.orgId), eq(invitations.email, invitation.email)));
+  const [row] = await db.insert(invitations).values(invitation).returning();
+  if (!row) throw new Error('invitation insert returned nothing');
+  return row;
+}
+
+export async function deleteOpenInvitation(db: Db, orgId: string, id: string): Promise<boolean> {
+  const rows = await db
+    .delete(invitations)
+    .where(and(open(orgId), eq(invitations.id, id)))
+    .returning({ id: invitations.id });
+  return rows.length > 0;
+}
+
+/** An invitation whose link still works, with its organization; `lock` holds it until the transaction ends. */
+export async function findUsableInvitation(db: Db, tokenHash: string, options: { lock?: boolean } = {}) {
+  const query = db
+    .select({ invitation: invitations, organization: organizations })
+    .from(invitations)
+    .innerJoin(organizations, eq(organizations.id, invitations.orgId))
+    .where(
+      and(
+        eq(invitations.tokenHash, tokenHash),
+        isNull(invitations.acceptedAt),
+        gt(invitations.expiresAt, new Date()),
+      ),
+    )
+    .limit(1);
+  const [row] = options.lock ? await query.for('update', { of: invitations }) : await query;
+  return row;
+}
+
+export async function markInvitationAccepted(db: Db, id: string): Promise<void> {
+  await db.update(invitations).set({ acceptedAt: new Date() }).where(eq(invitations.id, id));
+}

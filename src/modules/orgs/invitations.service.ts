@@ -1,0 +1,67 @@
+import { transaction, type Db } from '../../db/client.js';
+import type { Session } from '../../http/access.js';
+import { conflict, forbidden, notFound } from '../../http/errors.js';
+import { paginate, type PageRequest } from '../../http/pagination.js';
+import { hashToken } from '../../lib/ids.js';
+import { findUserById } from '../auth/auth.repo.js';
+import { recordFeedEvent } from '../feed/feed.service.js';
+import {
+  countOpenInvitations,
+  deleteOpenInvitation,
+  findUsableInvitation,
+  listOpenInvitations,
+  markInvitationAccepted,
+  publicInvitation,
+} from './invitations.repo.js';
+import { insertMember, publicOrganization } from './orgs.repo.js';
+
+export class InvitationService {
+  constructor(private readonly db: Db) {}
+
+  list(orgId: string, query: PageRequest) {
+    return paginate(query, {
+      count: () => countOpenInvitations(this.db, orgId),
+      list: async (window) =>
+        (await listOpenInvitations(this.db, orgId, window)).map((row) => publicInvitation(row)),
+    });
+  }
+
+  async revoke(orgId: string, id: string): Promise<void> {
+    if (!(await deleteOpenInvitation(this.db, orgId, id))) throw notFound('Invitation');
+  }
+
+  /** Public: what the invitation link offers, so the client can show it before sign-in. */
+  async lookup(token: string) {
+    const found = await findUsableInvitation(this.db, hashToken(token));
+    if (!found) throw notFound('Invitation');
+    return {
+      organizationName: found.organization.name,
+      email: found.invitation.email,
+      role: found.invitation.role,
+      expiresAt: found.invitation.expiresAt,
+    };
+  }
+
+  async accept(session: Session, token: string) {
+    const user = await findUserById(this.db, session.userId);
+    return transaction(this.db, async (tx) => {
+      const found = await findUsableInvitation(tx, hashToken(token), { lock: true });
+      if (!found) throw notFound('Invitation');
+      const { invitation, organization } = found;
+      if (!user || invitation.email !== user.email) throw forbidden();
+      if (!(await insertMember(tx, { orgId: organization.id, userId: user.id, role: invitation.role }))) {
+        throw conflict('You are already a member of this organization');
+      }
+      await markInvitationAccepted(tx, invitation.id);
+      const name = `${user.firstName} ${user.lastName}`;
+      await recordFeedEvent(tx, {
+        orgId: organization.id,
+        type: 'member.joined',
+        actorId: user.id,
+        subject: { type: 'member', id: user.id, label: name },
+        summary: `${name} joined as ${invitation.role}`,
+      });
+      return { organization: publicOrganization(organization), role: invitation.role };
+    });
+  }
+}

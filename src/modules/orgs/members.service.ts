@@ -1,0 +1,102 @@
+import type { Config } from '../../config.js';
+import { transaction, type Db } from '../../db/client.js';
+import type { Member } from '../../http/access.js';
+import { conflict, notFound } from '../../http/errors.js';
+import { paginate, type PageRequest } from '../../http/pagination.js';
+import { newSecretToken } from '../../lib/ids.js';
+import { findUserById } from '../auth/auth.repo.js';
+import { recordFeedEvent } from '../feed/feed.service.js';
+import { queueEmail } from '../mail/mail.service.js';
+import { publicInvitation, replaceInvitation } from './invitations.repo.js';
+import {
+  countMembers,
+  deleteMember,
+  findMember,
+  findOrganization,
+  isMemberByEmail,
+  listMembers,
+  lockAdmins,
+  setMemberRole,
+} from './orgs.repo.js';
+import type { OrgRole } from './orgs.tables.js';
+
+const INVITATION_DAYS = 7;
+const LAST_ADMIN = 'The last org_admin of an organization can be neither demoted nor removed';
+
+export class MemberService {
+  constructor(
+    private readonly db: Db,
+    private readonly config: Config,
+  ) {}
+
+  list(orgId: string, query: PageRequest) {
+    return paginate(query, {
+      count: () => countMembers(this.db, orgId),
+      list: (window) => listMembers(this.db, orgId, window),
+    });
+  }
+
+  async changeRole(member: Member, userId: string, role: OrgRole) {
+    return transaction(this.db, async (tx) => {
+      const admins = await lockAdmins(tx, member.orgId);
+      const target = await findMember(tx, member.orgId, userId);
+      if (!target) throw notFound('Member');
+      if (target.role === 'org_admin' && role !== 'org_admin' && admins.length === 1)
+        throw conflict(LAST_ADMIN);
+      await setMemberRole(tx, member.orgId, userId, role);
+      return { ...target, role };
+    });
+  }
+
+  /** org_admins remove anyone; any member may leave (the access rule lets them name themself). */
+  async remove(member: Member, userId: string): Promise<void> {
+    await transaction(this.db, async (tx) => {
+      const admins = await lockAdmins(tx, member.orgId);
+      const target = await findMember(tx, member.orgId, userId);
+      if (!target) throw notFound('Member');
+      if (target.role === 'org_admin' && admins.length === 1) throw conflict(LAST_ADMIN);
+      await deleteMember(tx, member.orgId, userId);
+    });
+  }
+
+  async invite(member: Member, input: { email: string; role: OrgRole }) {
+    if (await isMemberByEmail(this.db, member.orgId, input.email)) {
+      throw conflict('This user is already a member of the organization');
+    }
+    const [org, inviter] = await Promise.all([
+      findOrganization(this.db, member.orgId),
+      findUserById(this.db, member.userId),
+    ]);
+    if (!org) throw notFound('Organization');
+    const inviterName = inviter ? `${inviter.firstName} ${inviter.lastName}` : 'An administrator';
+    const { token, hash } = newSecretToken();
+    const link = `${this.config.appUrl}/invitations/${token}`;
+    const invitation = await transaction(this.db, async (tx) => {
+      const row = await replaceInvitation(tx, {
+        orgId: member.orgId,
+        email: input.email,
+        role: input.role,
+        tokenHash: hash,
+        invitedBy: member.userId,
+        expiresAt: new Date(Date.now() + INVITATION_DAYS * 86_400_000),
+      });
+      await queueEmail(tx, {
+        recipient: input.email,
+        subject: `You are invited to join ${org.name}`,
+        body:
+          `Hello,\n\n${inviterName} invited you to join ${org.name} as ${input.role}.\n\n` +
+          `To accept, open this link within ${INVITATION_DAYS} days and sign in or create an account ` +
+          `with this email address:\n\n${link}\n`,
+      });
+      await recordFeedEvent(tx, {
+        orgId: member.orgId,
+        type: 'member.invited',
+        actorId: member.userId,
+        subject: { type: 'invitation', id: row.id, label: input.email },
+        summary: `${inviterName} invited ${input.email} as ${input.role}`,
+      });
+      return row;
+    });
+    return publicInvitation(invitation);
+  }
+}

@@ -1,0 +1,151 @@
+import { and, asc, count, eq, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { users } from '../auth/auth.tables.js';
+import { organizations, orgMembers, type OrgRole } from './orgs.tables.js';
+
+export type OrganizationRow = typeof organizations.$inferSelect;
+
+export const publicOrganization = (org: OrganizationRow) => ({
+  id: org.id,
+  name: org.name,
+  code: org.code,
+  logoUrl: org.logoUrl,
+  createdAt: org.createdAt,
+});
+
+const organizationColumns = {
+  id: organizations.id,
+  name: organizations.name,
+  code: organizations.code,
+  logoUrl: organizations.logoUrl,
+  createdAt: organizations.createdAt,
+};
+
+export function listOrganizationsOf(db: Db, userId: string) {
+  return db
+    .select({ ...organizationColumns, role: orgMembers.role })
+    .from(orgMembers)
+    .innerJoin(organizations, eq(organizations.id, orgMembers.orgId))
+    .where(eq(orgMembers.userId, userId))
+    .orderBy(asc(organizations.name), asc(organizations.id));
+}
+
+export async function findOrganization(db: Db, orgId: string): Promise<OrganizationRow | undefined> {
+  const [org] = await db.select().from(organizations).where(eq(organizations.id, orgId)).limit(1);
+  return org;
+}
+
+/** undefined when the code is taken. */
+export async function insertOrganization(
+  db: Db,
+  org: { name: string; code: string; logoUrl?: string | null },
+): Promise<OrganizationRow | undefined> {
+  const [row] = await db
+    .insert(organizations)
+    .values(org)
+    .onConflictDoNothing({ target: organizations.code })
+    .returning();
+  return row;
+}
+
+export async function updateOrganization(
+  db: Db,
+  orgId: string,
+  changes: { name?: string; code?: string; logoUrl?: string | null },
+): Promise<OrganizationRow | undefined> {
+  const [row] = await db.update(organizations).set(changes).where(eq(organizations.id, orgId)).returning();
+  return row;
+}
+
+export async function organizationCodeTaken(db: Db, code: string, exceptOrgId?: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: organizations.id })
+    .from(organizations)
+    .where(
+      and(eq(organizations.code, code), exceptOrgId ? sql`${organizations.id} <> ${exceptOrgId}` : undefined),
+    )
+    .limit(1);
+  return row !== undefined;
+}
+
+const memberColumns = {
+  userId: orgMembers.userId,
+  email: users.email,
+  firstName: users.firstName,
+  lastName: users.lastName,
+  role: orgMembers.role,
+  joinedAt: orgMembers.joinedAt,
+};
+
+export async function countMembers(db: Db, orgId: string): Promise<number> {
+  const [row] = await db.select({ total: count() }).from(orgMembers).where(eq(orgMembers.orgId, orgId));
+  return row?.total ?? 0;
+}
+
+export function listMembers(db: Db, orgId: string, window: { limit: number | null; offset: number }) {
+  const query = db
+    .select(memberColumns)
+    .from(orgMembers)
+    .innerJoin(users, eq(users.id, orgMembers.userId))
+    .where(eq(orgMembers.orgId, orgId))
+    .orderBy(asc(orgMembers.joinedAt), asc(orgMembers.userId))
+    .offset(window.offset);
+  return window.limit === null ? query : query.limit(window.limit);
+}
+
+export async function findMember(db: Db, orgId: string, userId: string) {
+  const [row] = await db
+    .select(memberColumns)
+    .from(orgMembers)
+    .innerJoin(users, eq(users.id, orgMembers.userId))
+    .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.userId, userId)))
+    .limit(1);
+  return row;
+}
+
+export async function isMemberByEmail(db: Db, orgId: string, email: string): Promise<boolean> {
+  const [row] = await db
+    .select({ userId: orgMembers.userId })
+    .from(orgMembers)
+    .innerJoin(users, eq(users.id, orgMembers.userId))
+    .where(and(eq(orgMembers.orgId, orgId), eq(users.email, email)))
+    .limit(1);
+  return row !== undefined;
+}
+
+/** false when the user already belongs to the organization. */
+export async function insertMember(
+  db: Db,
+  member: { orgId: string; userId: string; role: OrgRole },
+): Promise<boolean> {
+  const rows = await db
+    .insert(orgMembers)
+    .values(member)
+    .onConflictDoNothing()
+    .returning({ userId: orgMembers.userId });
+  return rows.length > 0;
+}
+
+/**
+ * Locks the organization's admin rows for the rest of the transaction and returns their user ids, so two
+ * concurrent demotions cannot both see "another admin is left".
+ */
+export async function lockAdmins(db: Db, orgId: string): Promise<string[]> {
+  const rows = await db
+    .select({ userId: orgMembers.userId })
+    .from(orgMembers)
+    .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.role, 'org_admin')))
+    .for('update');
+  return rows.map((row) => row.userId);
+}
+
+export async function setMemberRole(db: Db, orgId: string, userId: string, role: OrgRole): Promise<void> {
+  await db
+    .update(orgMembers)
+    .set({ role })
+    .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.userId, userId)));
+}
+
+export async function deleteMember(db: Db, orgId: string, userId: string): Promise<void> {
+  await db.delete(orgMembers).where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.userId, userId)));
+}

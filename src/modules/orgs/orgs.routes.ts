@@ -1,0 +1,78 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../context.js';
+import { ADMINS, ALL_ROLES, memberOf, sessionOf } from '../../http/access.js';
+import { Params } from '../../http/schemas.js';
+import {
+  CreateOrganizationBody,
+  MyOrganization,
+  Organization,
+  UpdateOrganizationBody,
+} from './orgs.schemas.js';
+import { OrganizationService } from './orgs.service.js';
+
+const tags = ['Organizations'];
+
+export const organizationRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
+  const organizations = new OrganizationService(ctx.db, ctx.sessions);
+
+  app.get(
+    '/orgs',
+    {
+      config: { access: 'signed-in' },
+      schema: {
+        tags,
+        summary: "The caller's organizations with their role",
+        description: 'Sorted by name, then id.',
+        response: { 200: Type.Array(MyOrganization) },
+      },
+    },
+    (request) => organizations.listMine(sessionOf(request).userId),
+  );
+
+  app.post(
+    '/orgs',
+    {
+      config: { access: 'signed-in' },
+      schema: {
+        tags,
+        summary: 'Create an organization',
+        description:
+          'The caller becomes its org_admin. The `jwt` cookie is re-issued with the new organizationId; ' +
+          'bearer clients call `POST /auth/token` with `organizationId` for a matching token. Taken code: 409.',
+        body: CreateOrganizationBody,
+        response: { 201: Organization },
+      },
+    },
+    async (request, reply) => {
+      const { organization, token } = await organizations.create(sessionOf(request), request.body);
+      ctx.sessions.setCookie(reply, token);
+      return reply.status(201).send(organization);
+    },
+  );
+
+  app.get(
+    '/orgs/:orgId',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: { tags, summary: 'An organization', params: Params('orgId'), response: { 200: Organization } },
+    },
+    (request) => organizations.get(memberOf(request).orgId),
+  );
+
+  app.patch(
+    '/orgs/:orgId',
+    {
+      config: { access: { roles: ADMINS } },
+      schema: {
+        tags,
+        summary: 'Change name, code or logo',
+        description: 'Any subset of the fields; `logoUrl: null` removes the logo. Taken code: 409.',
+        params: Params('orgId'),
+        body: UpdateOrganizationBody,
+        response: { 200: Organization },
+      },
+    },
+    (request) => organizations.update(memberOf(request).orgId, request.body),
+  );
+};

@@ -1,0 +1,72 @@
+import { Type } from '@sinclair/typebox';
+import { Body, Email, Nullable, Timestamp, Uuid } from '../../http/schemas.js';
+import { ORG_ROLES, type OrgRole } from './orgs.tables.js';
+
+export const Role = () => Type.Unsafe<OrgRole>({ type: 'string', enum: [...ORG_ROLES] });
+const OrgName = () => Type.String({ minLength: 1, maxLength: 200 });
+const OrgCode = () =>
+  Type.String({
+    pattern: '^[a-z0-9][a-z0-9-]{1,31}$',
+    description:
+      '2 to 32 lower-case letters, digits or dashes, not starting with a dash; unique across the service',
+  });
+const LogoUrl = () => Type.String({ format: 'uri', maxLength: 2048 });
+
+export const Organization = Type.Object({
+  id: Uuid(),
+  name: Type.String(),
+  code: Type.String(),
+  logoUrl: Nullable(Type.String()),
+  createdAt: Timestamp(),
+});
+
+export const MyOrganization = Type.Object(
+  { ...Organization.properties, role: Role() },
+  { description: 'An organization of the caller with the caller’s role in it' },
+);
+
+export const CreateOrganizationBody = Body({
+  name: OrgName(),
+  code: OrgCode(),
+  logoUrl: Type.Optional(LogoUrl()),
+});
+export const UpdateOrganizationBody = Body({
+  name: Type.Optional(OrgName()),
+  code: Type.Optional(OrgCode()),
+  logoUrl: Type.Optional(Nullable(LogoUrl())),
+});
+
+export const Member = Type.Object({
+  userId: Uuid(),
+  email: Type.String(),
+  firstName: Type.String(),
+  lastName: Type.String(),
+  role: Role(),
+  joinedAt: Timestamp(),
+});
+
+export const RoleBody = Body({ role: Role() });
+export const InviteBody = Body({ email: Email(), role: Role() });
+
+export const Invitation = Type.Object({
+  id: Uuid(),
+  email: Type.String(),
+  role: Role(),
+  status: Type.String({ enum: ['pending', 'expired'] }),
+  expiresAt: Timestamp(),
+  createdAt: Timestamp(),
+});
+
+export const InvitationLookup = Type.Object({
+  organizationName: Type.String(),
+  email: Type.String(),
+  role: Role(),
+  expiresAt: Timestamp(),
+});
+
+export const AcceptedInvitation = Type.Object({ organization: Organization, role: Role() });
+
+export const TokenParams = Type.Object(
+  { token: Type.String({ minLength: 1, maxLength: 512 }) },
+  { additionalProperties: false },
+);

@@ -1,0 +1,70 @@
+import { transaction, type Db } from '../../db/client.js';
+import type { Session } from '../../http/access.js';
+import { conflict, notFound } from '../../http/errors.js';
+import type { Sessions } from '../../http/session.js';
+import {
+  findOrganization,
+  insertMember,
+  insertOrganization,
+  listOrganizationsOf,
+  organizationCodeTaken,
+  publicOrganization,
+  updateOrganization,
+} from './orgs.repo.js';
+
+const CODE_TAKEN = 'An organization with this code already exists';
+
+export class OrganizationService {
+  constructor(
+    private readonly db: Db,
+    private readonly sessions: Sessions,
+  ) {}
+
+  listMine(userId: string) {
+    return listOrganizationsOf(this.db, userId);
+  }
+
+  /** The creator becomes its org_admin and gets a session in it. */
+  async create(session: Session, input: { name: string; code: string; logoUrl?: string }) {
+    const org = await transaction(this.db, async (tx) => {
+      const created = await insertOrganization(tx, {
+        name: input.name.trim(),
+        code: input.code,
+        logoUrl: input.logoUrl,
+      });
+      if (!created) throw conflict(CODE_TAKEN);
+      await insertMember(tx, { orgId: created.id, userId: session.userId, role: 'org_admin' });
+      return created;
+    });
+    const token = await this.sessions.issue({
+      userId: session.userId,
+      email: session.email,
+      organizationId: org.id,
+      role: 'org_admin',
+    });
+    return { organization: publicOrganization(org), token };
+  }
+
+  async get(orgId: string) {
+    const org = await findOrganization(this.db, orgId);
+    if (!org) throw notFound('Organization');
+    return publicOrganization(org);
+  }
+
+  async update(orgId: string, changes: { name?: string; code?: string; logoUrl?: string | null }) {
+    if (changes.code !== undefined && (await organizationCodeTaken(this.db, changes.code, orgId))) {
+      throw conflict(CODE_TAKEN);
+    }
+    const values = {
+      ...(changes.name !== undefined && { name: changes.name.trim() }),
+      ...(changes.code !== undefined && { code: changes.code }),
+      ...(changes.logoUrl !== undefined && { logoUrl: changes.logoUrl }),
+    };
+    const org =
+      Object.keys(values).length > 0
+        ? await updateOrganization(this.db, orgId, values)
+        : await findOrganization(this.db, orgId);
+    if (!org) throw notFound('Organization');
+    return publicOrganization(org);
+  }
+}

@@ -1,0 +1,90 @@
+import { and, asc, count, eq } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { users } from '../auth/auth.tables.js';
+import { orgMembers } from '../orgs/orgs.tables.js';
+import { projectMembers, projects } from './projects.tables.js';
+
+export async function projectExists(db: Db, orgId: string, projectId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: projects.id })
+    .from(projects)
+    .where(and(eq(projects.orgId, orgId), eq(projects.id, projectId)))
+    .limit(1);
+  return row !== undefined;
+}
+
+const assignmentColumns = {
+  userId: projectMembers.userId,
+  email: users.email,
+  firstName: users.firstName,
+  lastName: users.lastName,
+  role: orgMembers.role,
+  assignedAt: projectMembers.assignedAt,
+};
+
+const ofProject = (orgId: string, projectId: string) =>
+  and(eq(projectMembers.orgId, orgId), eq(projectMembers.projectId, projectId));
+
+function assignmentQuery(db: Db) {
+  return db
+    .select(assignmentColumns)
+    .from(projectMembers)
+    .innerJoin(
+      orgMembers,
+      and(eq(orgMembers.orgId, projectMembers.orgId), eq(orgMembers.userId, projectMembers.userId)),
+    )
+    .innerJoin(users, eq(users.id, projectMembers.userId));
+}
+
+export async function countAssignments(db: Db, orgId: string, projectId: string): Promise<number> {
+  const [row] = await db.select({ total: count() }).from(projectMembers).where(ofProject(orgId, projectId));
+  return row?.total ?? 0;
+}
+
+export function listAssignments(
+  db: Db,
+  orgId: string,
+  projectId: string,
+  window: { limit: number | null; offset: number },
+) {
+  const query = assignmentQuery(db)
+    .where(ofProject(orgId, projectId))
+    .orderBy(asc(projectMembers.assignedAt), asc(projectMembers.userId))
+    .offset(window.offset);
+  return window.limit === null ? query : query.limit(window.limit);
+}
+
+export async function findAssignment(db: Db, orgId: string, projectId: string, userId: string) {
+  const [row] = await assignmentQuery(db)
+    .where(and(ofProject(orgId, projectId), eq(projectMembers.userId, userId)))
+    .limit(1);
+  return row;
+}
+
+/** false when the user is already assigned. */
+export async function insertAssignment(
+  db: Db,
+  orgId: string,
+  projectId: string,
+  userId: string,
+): Promise<boolean> {
+  const rows = await db
+    .insert(projectMembers)
+    .values({ orgId, projectId, userId })
+    .onConflictDoNothing()
+    .returning({ userId: projectMembers.userId });
+  return rows.length > 0;
+}
+
+export async function deleteAssignment(
+  db: Db,
+  orgId: string,
+  projectId: string,
+  userId: string,
+): Promise<boolean> {
+  const rows = await db
+    .delete(projectMembers)
+    .where(and(ofProject(orgId, projectId), eq(projectMembers.userId, userId)))
+    .returning({ userId: projectMembers.userId });
+  return rows.length > 0;
+}

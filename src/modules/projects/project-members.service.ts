@@ -1,0 +1,48 @@
+import type { Db } from '../../db/client.js';
+import type { Member } from '../../http/access.js';
+import { conflict, notFound } from '../../http/errors.js';
+import { paginate, type PageRequest } from '../../http/pagination.js';
+import { findMember } from '../orgs/orgs.repo.js';
+import {
+  countAssignments,
+  deleteAssignment,
+  findAssignment,
+  insertAssignment,
+  listAssignments,
+  projectExists,
+} from './project-members.repo.js';
+import { ensureProjectAccess } from './project-scope.js';
+
+/** Who is assigned to a project; for reporters this is what they may see and write. */
+export class ProjectMemberService {
+  constructor(private readonly db: Db) {}
+
+  private async project(member: Member, projectId: string): Promise<void> {
+    if (!(await projectExists(this.db, member.orgId, projectId))) throw notFound('Project');
+    await ensureProjectAccess(this.db, member, projectId);
+  }
+
+  async list(member: Member, projectId: string, query: PageRequest) {
+    await this.project(member, projectId);
+    return paginate(query, {
+      count: () => countAssignments(this.db, member.orgId, projectId),
+      list: (window) => listAssignments(this.db, member.orgId, projectId, window),
+    });
+  }
+
+  async assign(member: Member, projectId: string, userId: string) {
+    await this.project(member, projectId);
+    if (!(await findMember(this.db, member.orgId, userId))) throw notFound('Member');
+    if (!(await insertAssignment(this.db, member.orgId, projectId, userId))) {
+      throw conflict('This member is already assigned to the project');
+    }
+    const assignment = await findAssignment(this.db, member.orgId, projectId, userId);
+    if (!assignment) throw notFound('Member');
+    return assignment;
+  }
+
+  async unassign(member: Member, projectId: string, userId: string): Promise<void> {
+    await this.project(member, projectId);
+    if (!(await deleteAssignment(this.db, member.orgId, projectId, userId))) throw notFound('Assignment');
+  }
+}

@@ -1,0 +1,37 @@
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+
+let config;
+try {
+  config = loadConfig();
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err;
+  console.error(err.message);
+  process.exit(1);
+}
+
+const app = await buildApp(config);
+await app.listen({ port: config.port, host: config.host });
+const where = config.baseUrl;
+app.log.info(
+  `MEL service on ${where} (${config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`}); API docs at ${where}/api`,
+);
+
+// Stop taking connections, let requests in flight finish, stop the worker, close the database.
+let closing = false;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    if (closing) return;
+    closing = true;
+    app.log.info(`${signal} received, shutting down`);
+    const force = setTimeout(() => process.exit(1), 30_000);
+    force.unref();
+    app.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        app.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  });
+}

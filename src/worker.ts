@@ -1,0 +1,34 @@
+import pino from 'pino';
+import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './db/client.js';
+import { createMailTransport } from './modules/mail/mail.transport.js';
+import { OutboxWorker } from './modules/mail/outbox-worker.js';
+
+// Delivers the email outbox without serving HTTP, so API instances and workers scale separately.
+let config;
+try {
+  config = loadConfig();
+} catch (err) {
+  if (!(err instanceof ConfigError)) throw err;
+  console.error(err.message);
+  process.exit(1);
+}
+
+const log = pino({ level: config.logLevel });
+const database = openDatabase(config);
+await database.migrate();
+const mail = createMailTransport(config, log);
+const worker = new OutboxWorker(database.db, mail.send, log);
+worker.start();
+log.info('outbox worker started');
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    log.info(`${signal} received, stopping the worker`);
+    void worker
+      .stop()
+      .then(() => mail.close())
+      .then(() => database.close())
+      .then(() => process.exit(0));
+  });
+}
