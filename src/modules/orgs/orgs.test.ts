@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
+import { createTeam, registerUser, uniqueCode, type Team } from '../../../test/helpers/factories.js';
+import { call, FORBIDDEN, sessionCookie, UNAUTHORIZED } from '../../../test/helpers/http.js';
+
+let t: TestApp;
+let team: Team;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  team = await createTeam(t.app, t.database.db);
+});
+afterAll(() => t.close());
+
+describe('POST /orgs', () => {
+  it('creates the organization, makes the caller org_admin and re-issues the cookie', async () => {
+    const user = await registerUser(t.app);
+    const code = uniqueCode();
+    const res = await call(t.app, 'POST', '/orgs', { as: user, body: { name: 'Water For All', code } });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      name: 'Water For All',
+      code,
+      logoUrl: null,
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
+    const cookie = sessionCookie(res);
+    expect(cookie).toBeDefined();
+    const claims = JSON.parse(Buffer.from(cookie!.split('.')[1]!, 'base64url').toString()) as Record<
+      string,
+      unknown
+    >;
+    expect(claims).toMatchObject({ sub: user.id, organizationId: res.body.id, role: 'org_admin' });
+
+    const mine = await call(t.app, 'GET', '/orgs', { as: user });
+    expect(mine.status).toBe(200);
+    expect(mine.body).toEqual([{ ...res.body, role: 'org_admin' }]);
+  });
+
+  it('refuses a taken code with 409', async () => {
+    const res = await call(t.app, 'POST', '/orgs', {
+      as: team.viewer,
+      body: { name: 'Copy', code: team.org.code },
+    });
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({
+      statusCode: 409,
+      message: 'An organization with this code already exists',
+      error: 'Conflict',
+    });
+  });
+
+  it('lists every violation, naming the field', async () => {
+    const res = await call(t.app, 'POST', '/orgs', {
+      as: team.viewer,
+      body: { code: '-Bad Code', logoUrl: 'not a url', extra: true },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('Bad Request');
+    expect(res.body.message).toEqual(
+      expect.arrayContaining([
+        'name is required',
+        'code has an invalid format',
+        'logoUrl must be a valid URL',
+        'property extra should not exist',
+      ]),
+    );
+  });
+
+  it('needs a session', async () => {
+    const res = await call(t.app, 'POST', '/orgs', { body: { name: 'X', code: uniqueCode() } });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(UNAUTHORIZED);
+  });
+});
+
+describe('GET /orgs/:orgId', () => {
+  it('shows the organization to every member', async () => {
+    for (const user of [team.admin, team.officer, team.reporter, team.viewer]) {
+      const res = await call(t.app, 'GET', `/orgs/${team.org.id}`, { as: user });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ id: team.org.id, name: team.org.name, code: team.org.code });
+    }
+  });
+
+  it('refuses non-members with 403, no session with 401, a non-UUID id with 400', async () => {
+    expect((await call(t.app, 'GET', `/orgs/${team.org.id}`, { as: team.outsider })).body).toEqual(FORBIDDEN);
+    expect((await call(t.app, 'GET', `/orgs/${team.org.id}`)).status).toBe(401);
+    const bad = await call(t.app, 'GET', '/orgs/not-a-uuid', { as: team.admin });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toEqual(['orgId must be a UUID']);
+  });
+
+  it('answers 403 for an organization that does not exist (no membership there)', async () => {
+    const res = await call(t.app, 'GET', '/orgs/00000000-0000-4000-8000-000000000000', { as: team.admin });
+    expect(res.status).toBe(403);
+  });
+});
+
+describe('PATCH /orgs/:orgId', () => {
+  it('lets the org_admin change name, code and logo', async () => {
+    const user = await registerUser(t.app);
+    const org = (await call(t.app, 'POST', '/orgs', { as: user, body: { name: 'Old', code: uniqueCode() } }))
+      .body;
+    const code = uniqueCode('new');
+    const res = await call(t.app, 'PATCH', `/orgs/${org.id}`, {
+      as: user,
+      body: { name: 'New name', code, logoUrl: 'https://cdn.example.org/logo.png' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      id: org.id,
+      name: 'New name',
+      code,
+      logoUrl: 'https://cdn.example.org/logo.png',
+    });
+    const cleared = await call(t.app, 'PATCH', `/orgs/${org.id}`, { as: user, body: { logoUrl: null } });
+    expect(cleared.body.logoUrl).toBeNull();
+    const empty = await call(t.app, 'PATCH', `/orgs/${org.id}`, { as: user, body: {} });
+    expect(empty.status).toBe(200);
+    expect(empty.body.name).toBe('New name');
+  });
+
+  it('refuses other roles and outsiders with 403', async () => {
+    for (const user of [team.officer, team.reporter, team.viewer, team.outsider]) {
+      const res = await call(t.app, 'PATCH', `/orgs/${team.org.id}`, { as: user, body: { name: 'Hijack' } });
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual(FORBIDDEN);
+    }
+  });
+
+  it('refuses a code another organization has with 409, and bad fields with 400', async () => {
+    const taken = await call(t.app, 'PATCH', `/orgs/${team.org.id}`, {
+      as: team.admin,
+      body: { code: team.outsiderOrg.code },
+    });
+    expect(taken.status).toBe(409);
+    const bad = await call(t.app, 'PATCH', `/orgs/${team.org.id}`, {
+      as: team.admin,
+      body: { name: '', id: 'x' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toEqual(
+      expect.arrayContaining(['name should not be empty', 'property id should not exist']),
+    );
+  });
+
+  it("cannot reach another organization's data through a foreign id", async () => {
+    const res = await call(t.app, 'PATCH', `/orgs/${team.outsiderOrg.id}`, {
+      as: team.admin,
+      body: { name: 'X' },
+    });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual(FORBIDDEN);
+    const untouched = await call(t.app, 'GET', `/orgs/${team.outsiderOrg.id}`, { as: team.outsider });
+    expect(untouched.body.name).toBe(team.outsiderOrg.name);
+  });
+});

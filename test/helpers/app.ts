@@ -1,0 +1,68 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import type { FastifyInstance } from 'fastify';
+import { inject } from 'vitest';
+import { buildApp, type AppOptions } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { openDatabase, type Database } from '../../src/db/client.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  database: Database;
+  config: Config;
+  close(): Promise<void>;
+}
+
+/** A fresh embedded copy of the migrated snapshot, or the shared PostgreSQL test database. */
+export async function openTestDatabase(): Promise<Database> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (url) return openDatabase({ databaseUrl: url, dataDir: tmpdir(), poolSize: 5 });
+  const snapshot = readFileSync(inject('pgliteSnapshot'));
+  const pglite = new PGlite({ loadDataDir: new Blob([snapshot]) });
+  return openDatabase({ databaseUrl: null, dataDir: tmpdir(), pglite });
+}
+
+/**
+ * The real app on a test database. `env` overrides configuration as the environment would; limits are
+ * raised unless a test sets them, and Redis is used when REDIS_URL is set.
+ */
+export async function buildTestApp(
+  env: Record<string, string> = {},
+  options: AppOptions & { database?: Database } = {},
+): Promise<TestApp> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'mel-app-'));
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATA_DIR: dataDir,
+    JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-signing',
+    BCRYPT_COST: '4',
+    LOG_LEVEL: 'silent',
+    BASE_URL: 'http://api.test',
+    APP_URL: 'http://app.test',
+    RATE_LIMIT_MAX: '100000',
+    PUBLIC_RATE_LIMIT_MAX: '100000',
+    AUTH_RATE_LIMIT_MAX: '100000',
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+    ...env,
+  });
+  const ownDatabase = !options.database;
+  const database = options.database ?? (await openTestDatabase());
+  const app = await buildApp(config, {
+    worker: { pollIntervalMs: 50, retryBaseMs: 100 },
+    ...options,
+    database,
+  });
+  await app.ready();
+  return {
+    app,
+    database,
+    config,
+    async close() {
+      await app.close();
+      if (ownDatabase) await database.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

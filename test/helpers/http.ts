@@ -1,0 +1,55 @@
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+
+export interface Caller {
+  token: string;
+}
+
+export interface Call {
+  status: number;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON
+  headers: LightMyRequestResponse['headers'];
+  response: LightMyRequestResponse;
+}
+
+/** One request through the real app; `as` signs it with a bearer token. */
+export async function call(
+  app: FastifyInstance,
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE',
+  url: string,
+  options: { as?: Caller | null; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Call> {
+  const response = await app.inject({
+    method,
+    url,
+    headers: {
+      ...(options.as ? { authorization: `Bearer ${options.as.token}` } : {}),
+      ...options.headers,
+    },
+    ...(options.body !== undefined ? { payload: options.body as object } : {}),
+  });
+  const text = response.body;
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    /* not JSON: keep the text */
+  }
+  return { status: response.statusCode, body, headers: response.headers, response };
+}
+
+/** The value of the `jwt` cookie a response set, if any. */
+export function sessionCookie(call: Call): string | undefined {
+  return call.response.cookies.find((c) => c.name === 'jwt')?.value;
+}
+
+export const FORBIDDEN = {
+  statusCode: 403,
+  message: 'You do not have permission to perform this action',
+  error: 'Forbidden',
+};
+export const UNAUTHORIZED = { statusCode: 401, message: 'Unauthorized', error: 'Unauthorized' };
+export const notFoundBody = (what: string) => ({
+  statusCode: 404,
+  message: `${what} not found`,
+  error: 'Not Found',
+});
