@@ -78,7 +78,16 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
-      if (method !== 'HEAD') app.routeTable.push({ method, url: route.url, access: route.config?.access });
+      // Read lazily: a plugin's own onRoute hook (the documentation's) may declare access after this one runs.
+      if (method !== 'HEAD') {
+        app.routeTable.push({
+          method,
+          url: route.url,
+          get access() {
+            return route.config?.access;
+          },
+        });
+      }
     }
   });
   app.addHook('onRequest', async (request, reply) => {
@@ -88,7 +97,22 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerValidation(app);
   registerErrorHandler(app);
   await app.register(helmet, { contentSecurityPolicy: false, hsts: config.baseUrl.startsWith('https:') });
-  await app.register(cors, { origin: config.corsOrigins, credentials: true });
+  // @fastify/cors answers preflights in its own onRequest hook; its catch-all OPTIONS route is public.
+  app.addHook('onRoute', (route) => {
+    if (route.method === 'OPTIONS' && route.url === '*') route.config = { ...route.config, access: 'public' };
+  });
+  await app.register(cors, {
+    origin: config.corsOrigins,
+    credentials: true,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    exposedHeaders: [
+      'X-Request-Id',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+      'Retry-After',
+    ],
+  });
   await app.register(cookie);
   const { authLimit } = await registerRateLimits(app, config, redis);
   registerAccess(app, database.db, sessions);

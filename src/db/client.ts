@@ -74,10 +74,10 @@ function openPglite(options: DatabaseOptions): Database {
   const pglite = client;
   const db = drizzlePglite(pglite, { schema });
   return {
-    db: db as unknown as Db,
+    db: db,
     driver: 'pglite',
     migrate: () => migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER }),
-    isReady: () => migrationsApplied(db as unknown as Db),
+    isReady: () => migrationsApplied(db),
     close: () => pglite.close(),
   };
 }

@@ -1,7 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
-import type { Access } from './access.js';
 import { ErrorBody } from './errors.js';
 
 const ERROR_REF = { $ref: 'Error#' };
@@ -21,7 +20,7 @@ const ERRORS: Record<number, string> = {
 export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
   app.addSchema(ErrorBody);
   app.addHook('onRoute', (route: RouteOptions) => {
-    const access = route.config?.access as Access | undefined;
+    const access = route.config?.access;
     if (!route.schema || access === undefined) return;
     const statuses = [400, 404, 429, 500];
     if (access !== 'public') statuses.push(401);

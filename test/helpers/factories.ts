@@ -67,18 +67,18 @@ export async function createTeam(app: FastifyInstance, db: Db): Promise<Team> {
     registerUser(app, { firstName: 'Victor', lastName: 'Viewer' }),
     registerUser(app, { firstName: 'Otto', lastName: 'Outsider' }),
   ]);
-  const org = await createOrg(app, admin!);
-  const outsiderOrg = await createOrg(app, outsider!, 'Other NGO');
-  await addMember(db, org.id, officer!.id, 'me_officer');
-  await addMember(db, org.id, reporter!.id, 'reporter');
-  await addMember(db, org.id, viewer!.id, 'viewer');
+  const org = await createOrg(app, admin);
+  const outsiderOrg = await createOrg(app, outsider, 'Other NGO');
+  await addMember(db, org.id, officer.id, 'me_officer');
+  await addMember(db, org.id, reporter.id, 'reporter');
+  await addMember(db, org.id, viewer.id, 'viewer');
   return {
     org,
-    admin: admin!,
-    officer: officer!,
-    reporter: reporter!,
-    viewer: viewer!,
-    outsider: outsider!,
+    admin: admin,
+    officer: officer,
+    reporter: reporter,
+    viewer: viewer,
+    outsider: outsider,
     outsiderOrg,
   };
 }

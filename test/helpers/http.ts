@@ -6,7 +6,7 @@ export interface Caller {
 
 export interface Call {
   status: number;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON
+  body: any;
   headers: LightMyRequestResponse['headers'];
   response: LightMyRequestResponse;
 }

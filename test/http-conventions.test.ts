@@ -1,0 +1,191 @@
+import { PGlite } from '@electric-sql/pglite';
+import Fastify from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/db/client.js';
+import { AppError, registerErrorHandler } from '../src/http/errors.js';
+import { buildTestApp, type TestApp } from './helpers/app.js';
+import { createTeam, type Team } from './helpers/factories.js';
+import { call } from './helpers/http.js';
+
+let t: TestApp;
+let team: Team;
+beforeAll(async () => {
+  t = await buildTestApp();
+  team = await createTeam(t.app, t.database.db);
+});
+afterAll(() => t.close());
+
+describe('error bodies', () => {
+  it('answers an unknown route with a JSON 404', async () => {
+    const res = await call(t.app, 'GET', '/no/such/route?x=1');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({
+      statusCode: 404,
+      message: 'Route GET /no/such/route not found',
+      error: 'Not Found',
+    });
+    expect(res.headers['x-ratelimit-limit']).toBeDefined();
+  });
+
+  it('answers malformed JSON with 400', async () => {
+    const res = await call(t.app, 'POST', '/auth/login', {
+      body: '{"email": "a@b.org",',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ statusCode: 400, message: ['Body is not valid JSON'], error: 'Bad Request' });
+  });
+
+  it('answers a body over 1 MiB with 413', async () => {
+    const res = await call(t.app, 'POST', '/auth/login', {
+      body: JSON.stringify({ email: 'a@b.org', password: 'x'.repeat(1024 * 1024) }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({
+      statusCode: 413,
+      message: 'Request body is larger than 1 MiB',
+      error: 'Payload Too Large',
+    });
+  });
+
+  it('answers an unsupported content type with 415', async () => {
+    const res = await call(t.app, 'POST', '/auth/login', {
+      body: 'email=a@b.org',
+      headers: { 'content-type': 'text/xml' },
+    });
+    expect(res.status).toBe(415);
+    expect(res.body.statusCode).toBe(415);
+    expect(res.body.error).toBe('Unsupported Media Type');
+  });
+
+  it('validates bodies strictly: no type coercion, unknown properties named', async () => {
+    const res = await call(t.app, 'POST', '/auth/register', {
+      body: { email: 'x@example.org', password: 12345678, firstName: 5, lastName: 'L', admin: true },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toEqual(
+      expect.arrayContaining([
+        'password must be a string',
+        'firstName must be a string',
+        'property admin should not exist',
+      ]),
+    );
+    expect(res.body.message).toHaveLength(3);
+  });
+
+  it('names a path id that is not a UUID', async () => {
+    const res = await call(t.app, 'PATCH', `/orgs/${team.org.id}/members/abc`, {
+      as: team.admin,
+      body: { role: 'viewer' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ statusCode: 400, message: ['userId must be a UUID'], error: 'Bad Request' });
+  });
+
+  it('refuses a page size above 100 and a page below 1', async () => {
+    const res = await call(t.app, 'GET', `/orgs/${team.org.id}/members?limit=101&page=0`, {
+      as: team.viewer,
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toEqual(
+      expect.arrayContaining(['limit must not be greater than 100', 'page must not be less than 1']),
+    );
+  });
+
+  it('hides internals of unexpected errors and maps domain errors', async () => {
+    const app = Fastify({ logger: false });
+    registerErrorHandler(app);
+    app.get('/boom', () => {
+      throw new Error('password=secret at db.internal:5432');
+    });
+    app.get('/duplicate', () => {
+      throw Object.assign(new Error('duplicate key value violates unique constraint "users_email_unique"'), {
+        code: '23505',
+      });
+    });
+    app.get('/locked', () => {
+      throw new AppError(403, 'Reporting period is locked');
+    });
+    const boom = await app.inject({ method: 'GET', url: '/boom' });
+    expect(boom.statusCode).toBe(500);
+    expect(boom.json()).toEqual({
+      statusCode: 500,
+      message: 'Internal server error',
+      error: 'Internal Server Error',
+    });
+    const duplicate = await app.inject({ method: 'GET', url: '/duplicate' });
+    expect(duplicate.statusCode).toBe(409);
+    expect(duplicate.json()).toEqual({
+      statusCode: 409,
+      message: 'The record already exists',
+      error: 'Conflict',
+    });
+    const locked = await app.inject({ method: 'GET', url: '/locked' });
+    expect(locked.json()).toEqual({
+      statusCode: 403,
+      message: 'Reporting period is locked',
+      error: 'Forbidden',
+    });
+    await app.close();
+  });
+});
+
+describe('headers', () => {
+  it('echoes a given X-Request-Id and makes one up otherwise', async () => {
+    const given = await call(t.app, 'GET', '/health', { headers: { 'x-request-id': 'client-req-42' } });
+    expect(given.headers['x-request-id']).toBe('client-req-42');
+    const made = await call(t.app, 'GET', '/health');
+    expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const unsafe = await call(t.app, 'GET', '/health', {
+      headers: { 'x-request-id': 'bad id\twith spaces' },
+    });
+    expect(unsafe.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const onError = await call(t.app, 'GET', '/nowhere', { headers: { 'x-request-id': 'trace-7' } });
+    expect(onError.headers['x-request-id']).toBe('trace-7');
+  });
+
+  it('allows credentialed CORS from APP_URL only, with every method the API uses', async () => {
+    const preflight = await call(t.app, 'OPTIONS' as 'GET', '/orgs', {
+      headers: { origin: 'http://app.test', 'access-control-request-method': 'PATCH' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('http://app.test');
+    expect(preflight.headers['access-control-allow-credentials']).toBe('true');
+    expect(String(preflight.headers['access-control-allow-methods'])).toContain('PATCH');
+    expect(String(preflight.headers['access-control-allow-methods'])).toContain('DELETE');
+    const foreign = await call(t.app, 'GET', '/health', { headers: { origin: 'http://evil.test' } });
+    expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('sets security headers', async () => {
+    const res = await call(t.app, 'GET', '/health');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
+    expect(res.headers['strict-transport-security']).toBeUndefined();
+  });
+});
+
+describe('health', () => {
+  it('reports live and ready', async () => {
+    expect((await call(t.app, 'GET', '/health')).body).toEqual({ status: 'ok' });
+    const ready = await call(t.app, 'GET', '/health/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'ready' });
+    expect(ready.headers['x-ratelimit-limit']).toBeUndefined();
+  });
+
+  it('is not ready while migrations are missing', async () => {
+    const pglite = new PGlite();
+    const bare = await buildTestApp(
+      {},
+      { database: openDatabase({ databaseUrl: null, dataDir: '', pglite }) },
+    );
+    const ready = await call(bare.app, 'GET', '/health/ready');
+    expect(ready.status).toBe(503);
+    expect(ready.body).toEqual({ status: 'unavailable' });
+    expect((await call(bare.app, 'GET', '/health')).status).toBe(200);
+    await bare.close();
+    await pglite.close();
+  });
+});
