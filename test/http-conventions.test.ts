@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.js';
 import { AppError, registerErrorHandler } from '../src/http/errors.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
-import { createTeam, type Team } from './helpers/factories.js';
+import { createTeam, registerUser, type Team } from './helpers/factories.js';
 import { call } from './helpers/http.js';
 
 let t: TestApp;
@@ -187,5 +187,27 @@ describe('health', () => {
     expect((await call(bare.app, 'GET', '/health')).status).toBe(200);
     await bare.close();
     await pglite.close();
+  });
+});
+
+describe('bodies', () => {
+  it('treats an empty JSON body as no body', async () => {
+    const user = await registerUser(t.app);
+    const logout = await call(t.app, 'POST', '/auth/logout', {
+      as: user,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(logout.status).toBe(204);
+    const login = await call(t.app, 'POST', '/auth/login', { headers: { 'content-type': 'application/json' } });
+    expect(login.status).toBe(400);
+    expect(login.body).toEqual({ statusCode: 400, message: ['body must be an object'], error: 'Bad Request' });
+  });
+
+  it('refuses prototype poisoning', async () => {
+    const res = await call(t.app, 'POST', '/auth/login', {
+      body: '{"email":"a@b.org","password":"x","__proto__":{"admin":true}}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
   });
 });

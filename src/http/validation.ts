@@ -22,6 +22,19 @@ function build(coerceTypes: boolean): Ajv {
  * as text, so they are coerced. Unknown properties are reported, never silently dropped.
  */
 export function registerValidation(app: FastifyInstance): void {
+  // Many clients send `Content-Type: application/json` with no body on action routes (publish, logout):
+  // an empty body is "no body", not malformed JSON. Prototype poisoning is still refused.
+  const parseJson = app.getDefaultJsonParser('error', 'remove');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
+
   const strict = build(false);
   const coercing = build(true);
   app.setValidatorCompiler(({ schema, httpPart }) =>
