@@ -167,6 +167,17 @@ export function loadConfig(env: Env = process.env): Config {
   return Object.freeze({ ...config, jwtSecret });
 }
 
+/** For entry points: a configuration error is printed as it is and ends the process. */
+export function loadConfigOrExit(env: Env = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    console.error(err.message);
+    process.exit(1);
+  }
+}
+
 /** Outside production a secret is generated once and kept in DATA_DIR, so sessions survive restarts. */
 function developmentSecret(dataDir: string): string {
   const file = path.join(dataDir, 'jwt-secret');

@@ -1,7 +1,7 @@
-import { loadConfig } from './config.js';
+import { loadConfigOrExit } from './config.js';
 import { openDatabase } from './db/client.js';
 
-const config = loadConfig();
+const config = loadConfigOrExit();
 const database = openDatabase(config);
 try {
   await database.migrate();

@@ -1,14 +1,7 @@
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { loadConfigOrExit } from './config.js';
 
-let config;
-try {
-  config = loadConfig();
-} catch (err) {
-  if (!(err instanceof ConfigError)) throw err;
-  console.error(err.message);
-  process.exit(1);
-}
+const config = loadConfigOrExit();
 
 const app = await buildApp(config);
 await app.listen({ port: config.port, host: config.host });

@@ -1,18 +1,11 @@
 import pino from 'pino';
-import { ConfigError, loadConfig } from './config.js';
+import { loadConfigOrExit } from './config.js';
 import { openDatabase } from './db/client.js';
 import { createMailTransport } from './modules/mail/mail.transport.js';
 import { OutboxWorker } from './modules/mail/outbox-worker.js';
 
 // Delivers the email outbox without serving HTTP, so API instances and workers scale separately.
-let config;
-try {
-  config = loadConfig();
-} catch (err) {
-  if (!(err instanceof ConfigError)) throw err;
-  console.error(err.message);
-  process.exit(1);
-}
+const config = loadConfigOrExit();
 
 const log = pino({ level: config.logLevel });
 const database = openDatabase(config);

@@ -371,35 +371,25 @@ describe('project-scope helpers', () => {
       createProject(db, team.org.id, 'Not mine'),
       createProject(db, team.outsiderOrg.id, 'Elsewhere'),
     ]);
-    await assignProject(db, team.org.id, mine!.id, user.id);
-    await assignProject(db, team.org.id, mineToo!.id, user.id);
-    await assignProject(db, team.org.id, notMine!.id, team.reporter.id);
-    await assignProject(db, team.outsiderOrg.id, elsewhere!.id, user.id);
+    await assignProject(db, team.org.id, mine.id, user.id);
+    await assignProject(db, team.org.id, mineToo.id, user.id);
+    await assignProject(db, team.org.id, notMine.id, team.reporter.id);
+    await assignProject(db, team.outsiderOrg.id, elsewhere.id, user.id);
     const member: Member = { orgId: team.org.id, userId: user.id, role: 'reporter' };
-    const expected = [mine!.id, mineToo!.id].sort();
+    const expected = [mine.id, mineToo.id].sort();
 
-    const inOrg = await db
-      .select({ id: projects.id })
-      .from(projects)
-      .where(and(eq(projects.orgId, team.org.id), projectScope(member, projects.id)))
-      .orderBy(asc(projects.id));
-    expect(inOrg.map((p) => p.id)).toEqual(expected);
-
+    const scoped = async (who: Member, inOrgOnly: boolean) =>
+      (
+        await db
+          .select({ id: projects.id })
+          .from(projects)
+          .where(and(inOrgOnly ? eq(projects.orgId, team.org.id) : undefined, projectScope(who, projects.id)))
+          .orderBy(asc(projects.id))
+      ).map((p) => p.id);
+    expect(await scoped(member, true)).toEqual(expected);
     // Without the org filter the scope still keeps assignments of other organizations out.
-    const anywhere = await db
-      .select({ id: projects.id })
-      .from(projects)
-      .where(projectScope(member, projects.id))
-      .orderBy(asc(projects.id));
-    expect(anywhere.map((p) => p.id)).toEqual(expected);
-
-    const nobody: Member = { orgId: team.org.id, userId: randomUUID(), role: 'reporter' };
-    expect(
-      await db
-        .select()
-        .from(projects)
-        .where(and(eq(projects.orgId, team.org.id), projectScope(nobody, projects.id))),
-    ).toEqual([]);
+    expect(await scoped(member, false)).toEqual(expected);
+    expect(await scoped({ orgId: team.org.id, userId: randomUUID(), role: 'reporter' }, true)).toEqual([]);
   });
 
   it('ensureProjectAccess refuses an unassigned reporter with a 403 AppError and passes everyone else', async () => {
@@ -410,12 +400,9 @@ describe('project-scope helpers', () => {
     const reporter: Member = { orgId: team.org.id, userId: team.reporter.id, role: 'reporter' };
 
     await expect(ensureProjectAccess(db, reporter, project.id)).resolves.toBeUndefined();
-    const refusal = await ensureProjectAccess(db, reporter, other.id).then(
-      () => null,
-      (err: unknown) => err,
-    );
-    expect(refusal).toBeInstanceOf(AppError);
-    expect(refusal).toMatchObject({ statusCode: 403, messages: FORBIDDEN_MESSAGE });
+    const refusal = ensureProjectAccess(db, reporter, other.id);
+    await expect(refusal).rejects.toBeInstanceOf(AppError);
+    await expect(refusal).rejects.toMatchObject({ statusCode: 403, messages: FORBIDDEN_MESSAGE });
 
     // An assignment in another organization does not open this one.
     const foreignMember: Member = { orgId: team.outsiderOrg.id, userId: team.reporter.id, role: 'reporter' };
