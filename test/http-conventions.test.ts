@@ -211,3 +211,13 @@ describe('bodies', () => {
     expect(res.status).toBe(400);
   });
 });
+
+it('answers an over-long path value with the contract body', async () => {
+  const res = await call(t.app, 'GET', `/invitations/${'x'.repeat(600)}`);
+  expect(res.status).toBe(400);
+  expect(res.body).toEqual({
+    statusCode: 400,
+    message: ['token must be at most 512 characters'],
+    error: 'Bad Request',
+  });
+});

@@ -60,9 +60,6 @@ export class MemberService {
   }
 
   async invite(member: Member, input: { email: string; role: OrgRole }) {
-    if (await isMemberByEmail(this.db, member.orgId, input.email)) {
-      throw conflict('This user is already a member of the organization');
-    }
     const [org, inviter] = await Promise.all([
       findOrganization(this.db, member.orgId),
       findUserById(this.db, member.userId),
@@ -72,6 +69,9 @@ export class MemberService {
     const { token, hash } = newSecretToken();
     const link = `${this.config.appUrl}/invitations/${token}`;
     const invitation = await transaction(this.db, async (tx) => {
+      if (await isMemberByEmail(tx, member.orgId, input.email)) {
+        throw conflict('This user is already a member of the organization');
+      }
       const row = await replaceInvitation(tx, {
         orgId: member.orgId,
         email: input.email,

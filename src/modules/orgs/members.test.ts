@@ -53,22 +53,22 @@ describe('GET /orgs/:orgId/members', () => {
       registerUser(t.app),
       registerUser(t.app),
     ]);
-    const [first, second] = [tieA!, tieB!].sort((a, b) => a.id.localeCompare(b.id));
+    const [first, second] = [tieA, tieB].sort((a, b) => a.id.localeCompare(b.id));
     const earlyAt = new Date('2025-01-01T08:00:00.000Z');
     const tieAt = new Date('2025-06-01T08:00:00.000Z');
     await t.database.db.insert(orgMembers).values([
       { orgId: org.id, userId: second!.id, role: 'viewer', joinedAt: tieAt },
-      { orgId: org.id, userId: early!.id, role: 'reporter', joinedAt: earlyAt },
+      { orgId: org.id, userId: early.id, role: 'reporter', joinedAt: earlyAt },
       { orgId: org.id, userId: first!.id, role: 'me_officer', joinedAt: tieAt },
     ]);
 
     const expected = [
-      memberItem(early!, 'reporter', earlyAt.toISOString()),
+      memberItem(early, 'reporter', earlyAt.toISOString()),
       memberItem(first!, 'me_officer', tieAt.toISOString()),
       memberItem(second!, 'viewer', tieAt.toISOString()),
       memberItem(admin, 'org_admin'),
     ];
-    for (const user of [admin, early!, first!, second!]) {
+    for (const user of [admin, early, first!, second!]) {
       const res = await call(t.app, 'GET', membersUrl(org.id), { as: user });
       expect(res.status).toBe(200);
       expect(res.body).toEqual(expected);
