@@ -5,14 +5,13 @@ import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openDatabase, type Database } from './db/client.js';
 import { registerAccess, type Access } from './http/access.js';
 import { registerErrorHandler } from './http/errors.js';
 import { registerOpenApi } from './http/openapi.js';
-import { registerRateLimits } from './http/rate-limit.js';
+import { connectRateLimitStore, registerRateLimits } from './http/rate-limit.js';
 import { Sessions } from './http/session.js';
 import { registerValidation } from './http/validation.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
@@ -67,10 +66,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   const database = options.database ?? openDatabase(config);
   if (!options.database) await database.migrate();
-  const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false })
-    : null;
-  redis?.on('error', (err) => app.log.warn({ err }, 'redis error'));
+  const redis = config.redisUrl ? await connectRateLimitStore(config.redisUrl, app.log) : null;
   const sessions = new Sessions(config);
   const mail = createMailTransport(config, app.log);
   const worker = new OutboxWorker(database.db, mail.send, app.log, options.worker || {});

@@ -12,8 +12,8 @@ declare module 'vitest' {
 }
 
 /**
- * Migrates once per run. On PostgreSQL (TEST_DATABASE_URL) every test file shares the migrated database and
- * keeps to its own organizations; on PGlite each test file loads its own copy of a migrated snapshot.
+ * Migrates once per run. Each test file then works on its own copy: on PostgreSQL a database cloned from
+ * the migrated TEST_DATABASE_URL one, on PGlite a load of the migrated snapshot.
  */
 export default async function setup(project: TestProject) {
   const url = process.env.TEST_DATABASE_URL;

@@ -1,8 +1,36 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import { AppError } from './errors.js';
+
+/**
+ * Connects before the app takes requests, so the first ones are counted too. If Redis does not answer
+ * within `timeoutMs` the service starts anyway and limits fail open until it does.
+ */
+export async function connectRateLimitStore(
+  url: string,
+  log: FastifyBaseLogger,
+  timeoutMs = 5000,
+): Promise<Redis> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
+  redis.on('error', (err) => log.warn({ err }, 'redis error'));
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      redis.connect(),
+      new Promise((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]);
+  } catch (err) {
+    log.warn({ err }, 'Redis is not reachable yet: rate limits are not enforced until it is');
+  } finally {
+    clearTimeout(timer);
+  }
+  return redis;
+}
 
 /** Which counter a route spends: the general one, the public one (forms, shared reports) or none (health). */
 export type RateLimitBucket = 'general' | 'public' | 'none';

@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp, type AppOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -15,13 +17,44 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** A fresh embedded copy of the migrated snapshot, or the shared PostgreSQL test database. */
+/**
+ * A database of the test file's own, so that nothing (an outbox worker, above all) sees another file's
+ * rows: a copy of the migrated PGlite snapshot, or on PostgreSQL a database cloned from the migrated
+ * TEST_DATABASE_URL one (its template), dropped again on close.
+ */
 export async function openTestDatabase(): Promise<Database> {
   const url = process.env.TEST_DATABASE_URL;
-  if (url) return openDatabase({ databaseUrl: url, dataDir: tmpdir(), poolSize: 5 });
-  const snapshot = readFileSync(inject('pgliteSnapshot'));
-  const pglite = new PGlite({ loadDataDir: new Blob([snapshot]) });
-  return openDatabase({ databaseUrl: null, dataDir: tmpdir(), pglite });
+  if (!url) {
+    const snapshot = readFileSync(inject('pgliteSnapshot'));
+    const pglite = new PGlite({ loadDataDir: new Blob([snapshot]) });
+    return openDatabase({ databaseUrl: null, dataDir: tmpdir(), pglite });
+  }
+  const template = new URL(url);
+  const name = `mel_test_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+  await maintenanceQuery(url, `CREATE DATABASE ${name} TEMPLATE ${template.pathname.slice(1)}`);
+  const own = new URL(url);
+  own.pathname = `/${name}`;
+  const database = openDatabase({ databaseUrl: own.toString(), dataDir: tmpdir(), poolSize: 5 });
+  return {
+    ...database,
+    async close() {
+      await database.close();
+      await maintenanceQuery(url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}
+
+/** Runs a statement from the server's `postgres` database, so the template itself has no connection. */
+async function maintenanceQuery(url: string, statement: string): Promise<void> {
+  const target = new URL(url);
+  target.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: target.toString() });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
 }
 
 /**

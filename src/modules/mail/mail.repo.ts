@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { rowsOf, type Db } from '../../db/client.js';
 import { outboxEmails } from './mail.tables.js';
 
@@ -33,14 +33,27 @@ export async function claimDue(db: Db, limit: number, leaseMs: number): Promise<
   return rowsOf<ClaimedEmail>(result);
 }
 
-export async function markSent(db: Db, id: string): Promise<void> {
+/**
+ * A claim is identified by the attempt count it set: if the lease ran out and another worker claimed the
+ * message since, these updates match nothing and leave that worker's outcome alone.
+ */
+const stillClaimed = (claim: Claim) =>
+  and(
+    eq(outboxEmails.id, claim.id),
+    eq(outboxEmails.attempts, claim.attempts),
+    eq(outboxEmails.status, 'pending'),
+  );
+
+type Claim = Pick<ClaimedEmail, 'id' | 'attempts'>;
+
+export async function markSent(db: Db, claim: Claim): Promise<void> {
   await db
     .update(outboxEmails)
     .set({ status: 'sent', sentAt: new Date(), claimedUntil: null, lastError: null })
-    .where(eq(outboxEmails.id, id));
+    .where(stillClaimed(claim));
 }
 
-export async function markFailed(db: Db, id: string, error: string, retryAt: Date | null): Promise<void> {
+export async function markFailed(db: Db, claim: Claim, error: string, retryAt: Date | null): Promise<void> {
   await db
     .update(outboxEmails)
     .set({
@@ -49,5 +62,5 @@ export async function markFailed(db: Db, id: string, error: string, retryAt: Dat
       claimedUntil: null,
       lastError: error.slice(0, 2000),
     })
-    .where(eq(outboxEmails.id, id));
+    .where(stillClaimed(claim));
 }

@@ -68,12 +68,12 @@ export class OutboxWorker {
     for (const email of batch) {
       try {
         await this.send(email);
-        await markSent(this.db, email.id);
+        await markSent(this.db, email);
       } catch (err) {
         const error = err instanceof Error ? err.message : String(err);
         const retry = email.attempts < this.options.maxAttempts;
         const delay = Math.min(this.options.retryBaseMs * 2 ** (email.attempts - 1), MAX_BACKOFF_MS);
-        await markFailed(this.db, email.id, error, retry ? new Date(Date.now() + delay) : null);
+        await markFailed(this.db, email, error, retry ? new Date(Date.now() + delay) : null);
         this.log.warn({ emailId: email.id, attempts: email.attempts, error, retry }, 'email delivery failed');
       }
     }

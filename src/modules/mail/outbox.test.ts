@@ -3,7 +3,6 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eq, inArray, sql } from 'drizzle-orm';
-import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, openTestDatabase } from '../../../test/helpers/app.js';
@@ -11,7 +10,7 @@ import { registerUser, uniqueEmail } from '../../../test/helpers/factories.js';
 import { call } from '../../../test/helpers/http.js';
 import { linkIn, TestSmtpServer } from '../../../test/helpers/smtp.js';
 import { loadConfig } from '../../config.js';
-import { openDatabase, transaction, type Database, type Db } from '../../db/client.js';
+import { transaction, type Database, type Db } from '../../db/client.js';
 import { queueEmail } from './mail.service.js';
 import { outboxEmails } from './mail.tables.js';
 import { createMailTransport, type SendEmail } from './mail.transport.js';
@@ -20,39 +19,10 @@ import { OutboxWorker } from './outbox-worker.js';
 const log = pino({ level: 'silent' });
 const fast = { pollIntervalMs: 20, retryBaseMs: 50 };
 
-/**
- * Every worker started by any test app claims any due email, so on the shared PostgreSQL test database
- * other test files' workers would take these messages. This file gets a database of its own: a fresh
- * migrated PostgreSQL database (a real pool, so workers race) or a fresh PGlite copy.
- */
+/** Each test file has a database of its own (on PostgreSQL a real pool, so workers really race). */
 async function openOwnDatabase(): Promise<{ database: Database; drop(): Promise<void> }> {
-  const url = process.env.TEST_DATABASE_URL;
-  if (!url) {
-    const database = await openTestDatabase();
-    return { database, drop: () => database.close() };
-  }
-  const name = `mel_outbox_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const own = new URL(url);
-  own.pathname = `/${name}`;
-  const database = openDatabase({ databaseUrl: own.toString(), dataDir: tmpdir(), poolSize: 5 });
-  await database.migrate();
-  return {
-    database,
-    async drop() {
-      await database.close();
-      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    },
-  };
+  const database = await openTestDatabase();
+  return { database, drop: () => database.close() };
 }
 
 let own: { database: Database; drop(): Promise<void> };

@@ -1,0 +1,236 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+const SECRET = 'a-configured-secret-of-at-least-32-chars';
+
+let dataDir: string;
+beforeEach(() => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'mel-config-'));
+});
+afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+/** Loads with only the given variables set (and a throwaway DATA_DIR), as a bare environment would. */
+const load = (env: Record<string, string> = {}) => loadConfig({ DATA_DIR: dataDir, ...env });
+
+/** The ConfigError `env` raises; fails the test when nothing is thrown. */
+function errorOf(env: Record<string, string>): ConfigError {
+  try {
+    load(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error(`no ConfigError for ${JSON.stringify(env)}`);
+}
+
+describe('defaults', () => {
+  it('follows the configuration table when nothing is set', () => {
+    const config = load({ JWT_SECRET: SECRET });
+    expect(config).toEqual({
+      env: 'development',
+      port: 3000,
+      host: '0.0.0.0',
+      baseUrl: 'http://localhost:3000',
+      appUrl: 'http://localhost:3000',
+      frontendUrl: 'http://localhost:3000',
+      databaseUrl: null,
+      dataDir,
+      jwtSecret: SECRET,
+      jwtExpirySeconds: 604_800,
+      bcryptCost: 12,
+      resetTokenTtlSeconds: 3600,
+      smtpUrl: null,
+      mailFrom: expect.any(String),
+      redisUrl: null,
+      rateLimit: { max: 100, windowSeconds: 60, publicMax: 300, authMax: 10 },
+      trustProxy: false,
+      corsOrigins: ['http://localhost:3000'],
+      oidc: null,
+      logLevel: 'info',
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('derives BASE_URL from PORT, and APP_URL, FRONTEND_URL and CORS_ORIGINS from the one before', () => {
+    expect(load({ JWT_SECRET: SECRET, PORT: '8080' })).toMatchObject({
+      port: 8080,
+      baseUrl: 'http://localhost:8080',
+      appUrl: 'http://localhost:8080',
+      frontendUrl: 'http://localhost:8080',
+      corsOrigins: ['http://localhost:8080'],
+    });
+    expect(load({ JWT_SECRET: SECRET, BASE_URL: 'https://api.example.org/' })).toMatchObject({
+      baseUrl: 'https://api.example.org',
+      appUrl: 'https://api.example.org',
+      frontendUrl: 'https://api.example.org',
+      corsOrigins: ['https://api.example.org'],
+    });
+    expect(
+      load({ JWT_SECRET: SECRET, BASE_URL: 'https://api.example.org', APP_URL: 'https://app.example.org' }),
+    ).toMatchObject({
+      baseUrl: 'https://api.example.org',
+      appUrl: 'https://app.example.org',
+      frontendUrl: 'https://app.example.org',
+      corsOrigins: ['https://app.example.org'],
+    });
+    expect(
+      load({
+        JWT_SECRET: SECRET,
+        APP_URL: 'https://app.example.org',
+        FRONTEND_URL: 'https://web.example.org',
+        CORS_ORIGINS: 'https://a.example.org, https://b.example.org/',
+      }),
+    ).toMatchObject({
+      appUrl: 'https://app.example.org',
+      frontendUrl: 'https://web.example.org',
+      corsOrigins: ['https://a.example.org', 'https://b.example.org'],
+    });
+  });
+
+  it('reads every other variable', () => {
+    const config = load({
+      JWT_SECRET: SECRET,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      DATABASE_URL: 'postgres://mel:pw@db:5432/mel',
+      SMTP_URL: 'smtp://mail:25',
+      MAIL_FROM: 'MEL <mel@example.org>',
+      REDIS_URL: 'redis://cache:6379',
+      RATE_LIMIT_MAX: '50',
+      RATE_LIMIT_WINDOW: '2m',
+      PUBLIC_RATE_LIMIT_MAX: '500',
+      AUTH_RATE_LIMIT_MAX: '5',
+      TRUST_PROXY: '10.0.0.1, 10.0.0.2',
+      BCRYPT_COST: '10',
+      RESET_TOKEN_TTL: '30m',
+      LOG_LEVEL: 'warn',
+    });
+    expect(config).toMatchObject({
+      env: 'production',
+      host: '127.0.0.1',
+      databaseUrl: 'postgres://mel:pw@db:5432/mel',
+      smtpUrl: 'smtp://mail:25',
+      mailFrom: 'MEL <mel@example.org>',
+      redisUrl: 'redis://cache:6379',
+      rateLimit: { max: 50, windowSeconds: 120, publicMax: 500, authMax: 5 },
+      trustProxy: ['10.0.0.1', '10.0.0.2'],
+      bcryptCost: 10,
+      resetTokenTtlSeconds: 1800,
+      logLevel: 'warn',
+      jwtSecret: SECRET,
+    });
+    expect(load({ JWT_SECRET: SECRET, TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+  });
+
+  it('enables external sign-in only with all four OIDC variables', () => {
+    const config = load({
+      JWT_SECRET: SECRET,
+      OIDC_ISSUER: 'https://id.example.org/',
+      OIDC_CLIENT_ID: 'mel',
+      OIDC_CLIENT_SECRET: 'shh',
+      OIDC_REDIRECT_URI: 'https://api.example.org/auth/oidc/callback',
+    });
+    expect(config.oidc).toEqual({
+      issuer: 'https://id.example.org',
+      clientId: 'mel',
+      clientSecret: 'shh',
+      redirectUri: 'https://api.example.org/auth/oidc/callback',
+    });
+    const error = errorOf({
+      JWT_SECRET: SECRET,
+      OIDC_ISSUER: 'https://id.example.org',
+      OIDC_CLIENT_ID: 'mel',
+    });
+    expect(error.message).toContain('OIDC_CLIENT_SECRET');
+    expect(error.message).toContain('OIDC_REDIRECT_URI');
+  });
+});
+
+describe('JWT_EXPIRY', () => {
+  it.each([
+    ['7d', 604_800],
+    ['12h', 43_200],
+    ['30m', 1800],
+    ['90s', 90],
+    ['3600', 3600],
+  ])('reads %s as %i seconds', (value, seconds) => {
+    expect(load({ JWT_SECRET: SECRET, JWT_EXPIRY: value }).jwtExpirySeconds).toBe(seconds);
+  });
+});
+
+describe('bad values', () => {
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['BCRYPT_COST', '2'],
+    ['BCRYPT_COST', '12.5'],
+    ['JWT_EXPIRY', 'soon'],
+    ['JWT_EXPIRY', '0'],
+    ['RESET_TOKEN_TTL', '1 week'],
+    ['RATE_LIMIT_MAX', '0'],
+    ['RATE_LIMIT_WINDOW', '-5s'],
+    ['PUBLIC_RATE_LIMIT_MAX', 'many'],
+    ['AUTH_RATE_LIMIT_MAX', '-1'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['SMTP_URL', 'http://mail'],
+    ['REDIS_URL', 'memcached://x'],
+    ['BASE_URL', 'ftp://x'],
+    ['APP_URL', 'not a url'],
+    ['FRONTEND_URL', 'javascript:alert(1)'],
+    ['JWT_SECRET', 'too-short'],
+    ['LOG_LEVEL', 'loud'],
+  ])('%s=%s stops start-up with a message naming the variable', (name, value) => {
+    const error = errorOf({ JWT_SECRET: SECRET, [name]: value });
+    expect(error.message).toContain(name);
+  });
+
+  it('names every bad value in one error', () => {
+    const error = errorOf({
+      PORT: 'abc',
+      BCRYPT_COST: '2',
+      JWT_EXPIRY: 'soon',
+      DATABASE_URL: 'mysql://x',
+      BASE_URL: 'ftp://x',
+    });
+    for (const name of ['PORT', 'BCRYPT_COST', 'JWT_EXPIRY', 'DATABASE_URL', 'BASE_URL']) {
+      expect(error.message).toContain(name);
+    }
+    expect(error.message).not.toContain('JWT_SECRET');
+  });
+
+  it('writes no generated secret when the configuration is refused', () => {
+    errorOf({ PORT: 'abc' });
+    expect(() => statSync(path.join(dataDir, 'jwt-secret'))).toThrow();
+  });
+});
+
+describe('JWT_SECRET', () => {
+  it('is required in production', () => {
+    const error = errorOf({ NODE_ENV: 'production' });
+    expect(error.message).toContain('JWT_SECRET');
+    expect(() => statSync(path.join(dataDir, 'jwt-secret'))).toThrow();
+  });
+
+  it('is generated into DATA_DIR/jwt-secret outside production and reused by the next start', () => {
+    const nested = path.join(dataDir, 'not', 'yet', 'there');
+    const first = loadConfig({ DATA_DIR: nested, NODE_ENV: 'development' });
+    expect(first.jwtSecret.length).toBeGreaterThanOrEqual(32);
+    const file = path.join(nested, 'jwt-secret');
+    expect(readFileSync(file, 'utf8').trim()).toBe(first.jwtSecret);
+    expect(statSync(file).mode & 0o077).toBe(0);
+
+    const second = loadConfig({ DATA_DIR: nested, NODE_ENV: 'test' });
+    expect(second.jwtSecret).toBe(first.jwtSecret);
+
+    const elsewhere = load();
+    expect(elsewhere.jwtSecret).not.toBe(first.jwtSecret);
+  });
+
+  it('prefers a configured secret over the generated one', () => {
+    load();
+    expect(load({ JWT_SECRET: SECRET }).jwtSecret).toBe(SECRET);
+  });
+});
