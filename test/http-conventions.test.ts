@@ -198,9 +198,15 @@ describe('bodies', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(logout.status).toBe(204);
-    const login = await call(t.app, 'POST', '/auth/login', { headers: { 'content-type': 'application/json' } });
+    const login = await call(t.app, 'POST', '/auth/login', {
+      headers: { 'content-type': 'application/json' },
+    });
     expect(login.status).toBe(400);
-    expect(login.body).toEqual({ statusCode: 400, message: ['body must be an object'], error: 'Bad Request' });
+    expect(login.body).toEqual({
+      statusCode: 400,
+      message: ['body must be an object'],
+      error: 'Bad Request',
+    });
   });
 
   it('refuses prototype poisoning', async () => {
