@@ -115,6 +115,8 @@ function describe({ keyword, instancePath, params, message }: AjvIssue): string 
       return `${name()} must be ${article(String(params.type))}`;
     case 'format':
       return `${name()} must be ${FORMAT_NAMES[String(params.format)] ?? `a valid ${String(params.format)}`}`;
+    case 'notBlank':
+      return `${name()} should not be empty`;
     case 'minLength':
       return Number(params.limit) === 1
         ? `${name()} should not be empty`

@@ -4,6 +4,8 @@ export const Uuid = (description?: string) => Type.String({ format: 'uuid', desc
 /** Dates leave the service as ISO 8601 UTC with milliseconds; the serializer formats Date objects. */
 export const Timestamp = (options: { description?: string } = {}) =>
   Type.Unsafe<Date | string>({ type: 'string', format: 'date-time', ...options });
+/** A required piece of text: at least one character that is not a space. */
+export const Text = (maxLength: number) => Type.String({ minLength: 1, maxLength, notBlank: true });
 export const Email = () => Type.String({ format: 'email', maxLength: 254 });
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 

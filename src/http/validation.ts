@@ -14,6 +14,14 @@ const shared: Options = {
 function build(coerceTypes: boolean): Ajv {
   const ajv = new Ajv({ ...shared, coerceTypes });
   addFormats.default(ajv, { mode: 'full' });
+  // `notBlank: true` on a string schema: spaces alone are as empty as nothing (names, titles).
+  ajv.addKeyword({
+    keyword: 'notBlank',
+    type: 'string',
+    schemaType: 'boolean',
+    errors: false,
+    validate: (enabled: boolean, data: string) => !enabled || data.trim().length > 0,
+  });
   return ajv;
 }
 
@@ -32,7 +40,7 @@ export function registerValidation(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
-    parseJson(request, text, done);
+    void parseJson(request, text, done);
   });
 
   const strict = build(false);

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { Body, Email, Nullable, Timestamp, Uuid } from '../../http/schemas.js';
+import { Body, Email, Nullable, Text, Timestamp, Uuid } from '../../http/schemas.js';
 import { ORG_ROLES } from '../orgs/orgs.tables.js';
 
 const Password = () =>
   Type.String({ minLength: 8, maxLength: 128, description: '8 to 128 characters, not the email' });
-const Name = () => Type.String({ minLength: 1, maxLength: 100 });
+const Name = () => Text(100);
 
 export const User = Type.Object({
   id: Uuid(),

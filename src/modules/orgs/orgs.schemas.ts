@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { Body, Email, Nullable, Timestamp, Uuid } from '../../http/schemas.js';
+import { Body, Email, Nullable, Text, Timestamp, Uuid } from '../../http/schemas.js';
 import { ORG_ROLES, type OrgRole } from './orgs.tables.js';
 
 export const Role = () => Type.Unsafe<OrgRole>({ type: 'string', enum: [...ORG_ROLES] });
-const OrgName = () => Type.String({ minLength: 1, maxLength: 200 });
+const OrgName = () => Text(200);
 const OrgCode = () =>
   Type.String({
     pattern: '^[a-z0-9][a-z0-9-]{1,31}$',
