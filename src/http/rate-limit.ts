@@ -66,7 +66,7 @@ export async function registerRateLimits(
   const auth = app.createRateLimit({
     max: config.rateLimit.authMax,
     timeWindow,
-    keyGenerator: (r) => `a:${r.ip}:${emailOf(r)}`,
+    keyGenerator: (r) => `a:${r.ip}:${accountOf(r)}`,
   });
 
   app.addHook('onRequest', async (request, reply) => {
@@ -78,9 +78,11 @@ export async function registerRateLimits(
   return { authLimit: (request, reply) => spend(auth, request, reply) };
 }
 
-function emailOf(request: FastifyRequest): string {
+/** The account a request is about: the email it names, else (an organization switch) the session's user. */
+function accountOf(request: FastifyRequest): string {
   const body = request.body as { email?: unknown } | undefined;
-  return typeof body?.email === 'string' ? body.email.trim().toLowerCase() : 'session';
+  if (typeof body?.email === 'string') return body.email.trim().toLowerCase();
+  return request.session?.userId ?? 'anonymous';
 }
 
 async function spend(limiter: Limiter, request: FastifyRequest, reply: FastifyReply): Promise<void> {

@@ -124,8 +124,9 @@ export class AuthService {
   }
 
   async resetPassword(input: { token: string; password: string }): Promise<void> {
-    const now = new Date();
     const passwordHash = await bcrypt.hash(input.password, this.config.bcryptCost);
+    // Taken after hashing, so a session minted while the hash was computed is cut off too.
+    const now = new Date();
     await transaction(this.db, async (tx) => {
       const userId = await consumePasswordReset(tx, hashToken(input.token), now);
       const user = userId ? await findUserById(tx, userId) : undefined;

@@ -19,19 +19,14 @@ import { OutboxWorker } from './outbox-worker.js';
 const log = pino({ level: 'silent' });
 const fast = { pollIntervalMs: 20, retryBaseMs: 50 };
 
-/** Each test file has a database of its own (on PostgreSQL a real pool, so workers really race). */
-async function openOwnDatabase(): Promise<{ database: Database; drop(): Promise<void> }> {
-  const database = await openTestDatabase();
-  return { database, drop: () => database.close() };
-}
-
-let own: { database: Database; drop(): Promise<void> };
+// The file's own database (test/helpers/app.ts): on PostgreSQL a real pool, so workers really race.
+let database: Database;
 let db: Db;
 beforeAll(async () => {
-  own = await openOwnDatabase();
-  db = own.database.db;
+  database = await openTestDatabase();
+  db = database.db;
 });
-afterAll(() => own.drop());
+afterAll(() => database.close());
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -178,7 +173,7 @@ describe('outbox with the app', () => {
   it('retries through an SMTP outage and delivers the reset email exactly once', async () => {
     const smtp = new TestSmtpServer();
     await smtp.start();
-    const t = await buildTestApp({ SMTP_URL: smtp.url }, { database: own.database, worker: fast });
+    const t = await buildTestApp({ SMTP_URL: smtp.url }, { database: database, worker: fast });
     try {
       const user = await registerUser(t.app);
       await smtp.stop();
@@ -214,7 +209,7 @@ describe('outbox with the app', () => {
   });
 
   it('writes an .eml file under DATA_DIR/mail when SMTP_URL is not set', async () => {
-    const t = await buildTestApp({}, { database: own.database, worker: fast });
+    const t = await buildTestApp({}, { database: database, worker: fast });
     try {
       expect(t.config.smtpUrl).toBeNull();
       const user = await registerUser(t.app);
@@ -241,7 +236,7 @@ describe('outbox with the app', () => {
   });
 
   it('never sends an email queued in a transaction that rolled back', async () => {
-    const t = await buildTestApp({}, { database: own.database, worker: fast });
+    const t = await buildTestApp({}, { database: database, worker: fast });
     try {
       const [rolledBack, committed] = [uniqueEmail('rolled-back'), uniqueEmail('committed')];
       await expect(
@@ -269,7 +264,7 @@ describe('outbox with the app', () => {
   });
 
   it('leaves delivery to a separate worker when built with worker: false', async () => {
-    const t = await buildTestApp({}, { database: own.database, worker: false });
+    const t = await buildTestApp({}, { database: database, worker: false });
     try {
       const user = await registerUser(t.app);
       const res = await call(t.app, 'POST', '/auth/forgot-password', { body: { email: user.email } });
