@@ -55,7 +55,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
     // Link tokens travel in the path; longer values reach validation and get the contract's 400.
-    maxParamLength: 2048,
+    routerOptions: { maxParamLength: 2048 },
     requestIdHeader: false,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];

@@ -53,3 +53,6 @@ export const notFoundBody = (what: string) => ({
   message: `${what} not found`,
   error: 'Not Found',
 });
+
+/** ISO 8601 UTC with milliseconds, as every timestamp leaves the service. */
+export const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;

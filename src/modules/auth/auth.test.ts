@@ -9,7 +9,14 @@ import {
   uniqueCode,
   uniqueEmail,
 } from '../../../test/helpers/factories.js';
-import { call, FORBIDDEN, sessionCookie, UNAUTHORIZED, type Call } from '../../../test/helpers/http.js';
+import {
+  call,
+  FORBIDDEN,
+  sessionCookie,
+  UNAUTHORIZED,
+  type Call,
+  TIMESTAMP,
+} from '../../../test/helpers/http.js';
 import { users } from './auth.tables.js';
 
 let t: TestApp;
@@ -19,7 +26,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const WEEK = 604_800;
 const PASSWORD = 'correct horse battery';

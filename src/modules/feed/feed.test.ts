@@ -10,7 +10,7 @@ import {
   type Team,
   type TestUser,
 } from '../../../test/helpers/factories.js';
-import { call, FORBIDDEN, UNAUTHORIZED } from '../../../test/helpers/http.js';
+import { call, FORBIDDEN, UNAUTHORIZED, TIMESTAMP } from '../../../test/helpers/http.js';
 import { linkIn, TestSmtpServer } from '../../../test/helpers/smtp.js';
 import { newId } from '../../lib/ids.js';
 import { recordFeedEvent, type FeedEventType } from './feed.service.js';
@@ -20,7 +20,6 @@ let t: TestApp;
 let team: Team;
 const smtp = new TestSmtpServer();
 
-const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const feedUrl = (orgId: string) => `/orgs/${orgId}/activity-feed`;
 
 beforeAll(async () => {

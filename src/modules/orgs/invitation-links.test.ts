@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
 import {
@@ -10,13 +9,16 @@ import {
   type TestUser,
 } from '../../../test/helpers/factories.js';
 import { call, FORBIDDEN, notFoundBody, UNAUTHORIZED } from '../../../test/helpers/http.js';
-import { linkIn, TestSmtpServer } from '../../../test/helpers/smtp.js';
-import { invitations } from './orgs.tables.js';
+import {
+  expireInvitation,
+  invitationToken,
+  invite as inviteMember,
+} from '../../../test/helpers/invitations.js';
+import { TestSmtpServer } from '../../../test/helpers/smtp.js';
 
 let t: TestApp;
 const smtp = new TestSmtpServer();
 
-const LINK = 'http://app.test/invitations/';
 const INVITATION_NOT_FOUND = notFoundBody('Invitation');
 
 beforeAll(async () => {
@@ -28,29 +30,17 @@ afterAll(async () => {
   await smtp.stop();
 });
 
-const inviteUrl = (orgId: string) => `/orgs/${orgId}/members`;
 const listUrl = (orgId: string) => `/orgs/${orgId}/invitations`;
 
-async function invite(admin: TestUser, orgId: string, email: string, role = 'reporter') {
-  const res = await call(t.app, 'POST', inviteUrl(orgId), { as: admin, body: { email, role } });
-  expect(res.status).toBe(201);
-  return res.body as { id: string; email: string; role: string; expiresAt: string };
-}
-
-async function tokenFor(address: string): Promise<string> {
-  return linkIn(await smtp.waitFor(address), LINK).slice(LINK.length);
-}
+const invite = (admin: TestUser, orgId: string, email: string, role?: string) =>
+  inviteMember(t.app, admin, orgId, email, role);
+const tokenFor = (address: string, nth?: number) => invitationToken(smtp, address, nth);
+const expire = (id: string) => expireInvitation(t.database.db, id);
 
 async function invitedToken(admin: TestUser, orgId: string, email: string, role = 'reporter') {
   const invitation = await invite(admin, orgId, email, role);
   return { invitation, token: await tokenFor(email) };
 }
-
-const expire = (id: string) =>
-  t.database.db
-    .update(invitations)
-    .set({ expiresAt: new Date(Date.now() - 60_000) })
-    .where(eq(invitations.id, id));
 
 describe('DELETE /orgs/:orgId/invitations/:id', () => {
   it('revokes an open invitation: its link 404s at once and it leaves the list', async () => {

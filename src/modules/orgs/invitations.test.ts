@@ -8,16 +8,21 @@ import {
   type Team,
   type TestUser,
 } from '../../../test/helpers/factories.js';
-import { call, FORBIDDEN, notFoundBody, UNAUTHORIZED } from '../../../test/helpers/http.js';
-import { linkIn, TestSmtpServer, type ReceivedEmail } from '../../../test/helpers/smtp.js';
+import { call, FORBIDDEN, notFoundBody, UNAUTHORIZED, TIMESTAMP } from '../../../test/helpers/http.js';
+import {
+  emailsTo,
+  expireInvitation,
+  INVITATION_LINK as LINK,
+  invitationToken,
+  invite as inviteMember,
+} from '../../../test/helpers/invitations.js';
+import { linkIn, TestSmtpServer } from '../../../test/helpers/smtp.js';
 import { invitations } from './orgs.tables.js';
 
 let t: TestApp;
 let team: Team;
 const smtp = new TestSmtpServer();
 
-const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-const LINK = 'http://app.test/invitations/';
 const DAY = 86_400_000;
 const INVITATION_NOT_FOUND = notFoundBody('Invitation');
 
@@ -34,40 +39,15 @@ afterAll(async () => {
 const inviteUrl = (orgId: string) => `/orgs/${orgId}/members`;
 const listUrl = (orgId: string) => `/orgs/${orgId}/invitations`;
 
-async function invite(admin: TestUser, orgId: string, email: string, role = 'reporter') {
-  const res = await call(t.app, 'POST', inviteUrl(orgId), { as: admin, body: { email, role } });
-  expect(res.status).toBe(201);
-  return res.body as { id: string; email: string; role: string; expiresAt: string };
-}
-
-/** Waits until `count` messages to `address` have arrived and returns them in arrival order. */
-async function emailsTo(address: string, count = 1): Promise<ReceivedEmail[]> {
-  await smtp.waitFor(address);
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const found = smtp.received.filter((m) => m.to.includes(address));
-    if (found.length >= count) return found;
-    if (Date.now() > deadline) throw new Error(`fewer than ${count} emails to ${address}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-/** The token of the `nth` invitation email to `address` (1-based). */
-async function tokenFor(address: string, nth = 1): Promise<string> {
-  const emails = await emailsTo(address, nth);
-  return linkIn(emails[nth - 1]!, LINK).slice(LINK.length);
-}
+const invite = (admin: TestUser, orgId: string, email: string, role?: string) =>
+  inviteMember(t.app, admin, orgId, email, role);
+const tokenFor = (address: string, nth?: number) => invitationToken(smtp, address, nth);
+const expire = (id: string) => expireInvitation(t.database.db, id);
 
 async function invitedToken(admin: TestUser, orgId: string, email: string, role = 'reporter') {
   const invitation = await invite(admin, orgId, email, role);
   return { invitation, token: await tokenFor(email) };
 }
-
-const expire = (id: string) =>
-  t.database.db
-    .update(invitations)
-    .set({ expiresAt: new Date(Date.now() - 60_000) })
-    .where(eq(invitations.id, id));
 
 describe('invitation flow, end to end through SMTP', () => {
   it('invites by email, the link is looked up and accepted, the member joins and the feed records it', async () => {
@@ -92,7 +72,7 @@ describe('invitation flow, end to end through SMTP', () => {
     expect(expiresAt).toBeGreaterThanOrEqual(before + 7 * DAY - 1000);
     expect(expiresAt).toBeLessThanOrEqual(after + 7 * DAY + 1000);
 
-    const [message] = await emailsTo(email);
+    const [message] = await emailsTo(smtp, email);
     expect(message!.to).toEqual([email]);
     expect(message!.raw).toMatch(new RegExp(`Subject: You are invited to join ${own.org.name}`));
     expect(message!.text).toContain('Ada Admin invited you');
@@ -212,7 +192,7 @@ describe('POST /orgs/:orgId/members (invite)', () => {
     });
     expect(res.status).toBe(201);
     expect(res.body.email).toBe(email);
-    expect((await emailsTo(email))[0]!.to).toEqual([email]);
+    expect((await emailsTo(smtp, email))[0]!.to).toEqual([email]);
   });
 
   it('refuses someone who is already a member with 409, whatever the case of the address', async () => {

@@ -12,14 +12,13 @@ import {
   type Team,
   type TestUser,
 } from '../../../test/helpers/factories.js';
-import { call, FORBIDDEN, notFoundBody, UNAUTHORIZED } from '../../../test/helpers/http.js';
+import { call, FORBIDDEN, notFoundBody, UNAUTHORIZED, TIMESTAMP } from '../../../test/helpers/http.js';
 import { projectMembers } from '../projects/projects.tables.js';
 import { orgMembers } from './orgs.tables.js';
 
 let t: TestApp;
 let team: Team;
 
-const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const LAST_ADMIN = {
   statusCode: 409,
   message: 'The last org_admin of an organization can be neither demoted nor removed',

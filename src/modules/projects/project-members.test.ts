@@ -10,7 +10,7 @@ import {
   registerUser,
   type Team,
 } from '../../../test/helpers/factories.js';
-import { call, FORBIDDEN, notFoundBody, UNAUTHORIZED } from '../../../test/helpers/http.js';
+import { call, FORBIDDEN, notFoundBody, UNAUTHORIZED, TIMESTAMP } from '../../../test/helpers/http.js';
 import type { Member } from '../../http/access.js';
 import { AppError, FORBIDDEN_MESSAGE } from '../../http/errors.js';
 import { ensureProjectAccess, projectScope } from './project-scope.js';
@@ -19,7 +19,6 @@ import { projectMembers, projects } from './projects.tables.js';
 let t: TestApp;
 let team: Team;
 
-const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 
 beforeAll(async () => {
