@@ -10,11 +10,13 @@ import type { AppContext } from './context.js';
 import { openDatabase, type Database } from './db/client.js';
 import { registerAccess, type Access } from './http/access.js';
 import { registerErrorHandler } from './http/errors.js';
+import { loggerOptions } from './http/logging.js';
 import { registerOpenApi } from './http/openapi.js';
 import { connectRateLimitStore, registerRateLimits } from './http/rate-limit.js';
 import { Sessions } from './http/session.js';
 import { registerValidation } from './http/validation.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { idpRoutes } from './modules/auth/idp.routes.js';
 import { feedRoutes } from './modules/feed/feed.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { createMailTransport } from './modules/mail/mail.transport.js';
@@ -51,7 +53,7 @@ const version = (
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
+    logger: options.logger ?? loggerOptions(config),
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
     // Link tokens travel in the path; longer values reach validation and get the contract's 400.
@@ -94,7 +96,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   registerValidation(app);
   registerErrorHandler(app);
-  await app.register(helmet, { contentSecurityPolicy: false, hsts: config.baseUrl.startsWith('https:') });
+  await app.register(helmet, {
+    contentSecurityPolicy: false,
+    hsts: config.baseUrl.startsWith('https:'),
+    // The client application on APP_URL loads logos and attachments from here.
+    crossOriginResourcePolicy: { policy: 'cross-origin' },
+  });
   // @fastify/cors answers preflights in its own onRequest hook; its catch-all OPTIONS route is public.
   app.addHook('onRoute', (route) => {
     if (route.method === 'OPTIONS' && route.url === '*') route.config = { ...route.config, access: 'public' };
@@ -124,7 +131,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     mailQueued: () => worker.wake(),
   };
   await app.register(healthRoutes, { isReady: () => database.isReady() });
-  for (const routes of [authRoutes, organizationRoutes, memberRoutes, projectMemberRoutes, feedRoutes]) {
+  for (const routes of [
+    authRoutes,
+    idpRoutes,
+    organizationRoutes,
+    memberRoutes,
+    projectMemberRoutes,
+    feedRoutes,
+  ]) {
     await app.register(routes, context);
   }
 

@@ -11,17 +11,24 @@ const log = pino({ level: config.logLevel });
 const database = openDatabase(config);
 await database.migrate();
 const mail = createMailTransport(config, log);
-const worker = new OutboxWorker(database.db, mail.send, log);
+const worker = new OutboxWorker(database.db, mail.send, log, { keepProcessAlive: true });
 worker.start();
 log.info('outbox worker started');
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
     log.info(`${signal} received, stopping the worker`);
-    void worker
+    setTimeout(() => process.exit(1), 30_000).unref();
+    worker
       .stop()
       .then(() => mail.close())
       .then(() => database.close())
-      .then(() => process.exit(0));
+      .then(
+        () => process.exit(0),
+        (err: unknown) => {
+          log.error({ err }, 'worker shutdown failed');
+          process.exit(1);
+        },
+      );
   });
 }

@@ -3,8 +3,9 @@ import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.js';
 import { AppError, registerErrorHandler } from '../src/http/errors.js';
+import { redactedUrl } from '../src/http/logging.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
-import { createTeam, registerUser, type Team } from './helpers/factories.js';
+import { createTeam, registerUser, uniqueEmail, type Team } from './helpers/factories.js';
 import { call } from './helpers/http.js';
 
 let t: TestApp;
@@ -225,5 +226,65 @@ it('answers an over-long path value with the contract body', async () => {
     statusCode: 400,
     message: ['token must be at most 512 characters'],
     error: 'Bad Request',
+  });
+});
+
+describe('hardening', () => {
+  it('answers text/plain with 415, like any type but JSON', async () => {
+    const res = await call(t.app, 'POST', '/auth/login', {
+      body: 'email=a@b.org',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(res.status).toBe(415);
+    expect(res.body.error).toBe('Unsupported Media Type');
+  });
+
+  it('refuses absurd page numbers with 400 instead of failing in SQL', async () => {
+    for (const page of ['1e300', '99999999999999999999', '1000001']) {
+      const res = await call(t.app, 'GET', `/orgs/${team.org.id}/members?page=${page}`, { as: team.viewer });
+      expect(res.status, page).toBe(400);
+      expect(res.body.message).toEqual(['page must not be greater than 1000000']);
+    }
+  });
+
+  it('maps a constraint error wrapped by the query builder to 409', async () => {
+    const app = Fastify({ logger: false });
+    registerErrorHandler(app);
+    app.get('/wrapped', () => {
+      throw Object.assign(new Error('Failed query: insert into ...'), {
+        cause: Object.assign(new Error('duplicate key'), { code: '23505', constraint: 'x_key' }),
+      });
+    });
+    const res = await app.inject({ method: 'GET', url: '/wrapped' });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toEqual({ statusCode: 409, message: 'The record already exists', error: 'Conflict' });
+    await app.close();
+  });
+
+  it('keeps link tokens out of logged URLs', () => {
+    expect(redactedUrl({ url: '/invitations/abc123/accept', params: { token: 'abc123' } })).toBe(
+      '/invitations/[redacted]/accept',
+    );
+    expect(redactedUrl({ url: '/reset-password?token=s3cret&x=1', params: {} })).toBe(
+      '/reset-password?token=[redacted]&x=1',
+    );
+    expect(redactedUrl({ url: `/orgs/${team.org.id}`, params: { orgId: team.org.id } })).toBe(
+      `/orgs/${team.org.id}`,
+    );
+  });
+
+  it('gives every one of many concurrent invitations of one address a 201 and keeps one open', async () => {
+    const email = uniqueEmail('racing');
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        call(t.app, 'POST', `/orgs/${team.org.id}/members`, {
+          as: team.admin,
+          body: { email, role: 'viewer' },
+        }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(12).fill(201));
+    const open = await call(t.app, 'GET', `/orgs/${team.org.id}/invitations`, { as: team.admin });
+    expect(open.body.filter((i: { email: string }) => i.email === email)).toHaveLength(1);
   });
 });

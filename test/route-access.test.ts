@@ -17,6 +17,8 @@ const PUBLIC_ROUTES = new Set([
   'POST /auth/forgot-password',
   'POST /auth/reset-password',
   'GET /invitations/:token',
+  'GET /auth/idp',
+  'GET /auth/idp/callback',
 ]);
 
 it('every registered route declares its access rule', () => {

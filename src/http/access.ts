@@ -1,10 +1,9 @@
-import { and, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../db/client.js';
 import { UUID_PATTERN, uuidV7Time } from '../lib/ids.js';
-import { revokedTokens, users } from '../modules/auth/auth.tables.js';
-import { orgMembers, type OrgRole } from '../modules/orgs/orgs.tables.js';
-import { AppError, badRequest, forbidden, unauthorized } from './errors.js';
+import { findSessionState } from '../modules/auth/auth.repo.js';
+import type { OrgRole } from '../modules/orgs/orgs.tables.js';
+import { badRequest, forbidden, unauthorized } from './errors.js';
 import type { RateLimitBucket } from './rate-limit.js';
 import type { SessionClaims, Sessions } from './session.js';
 
@@ -84,17 +83,7 @@ async function loadCaller(
   claims: SessionClaims,
   orgId: string | undefined,
 ): Promise<{ email: string; role: OrgRole | null } | null> {
-  const [row] = await db
-    .select({
-      email: users.email,
-      sessionsValidAfter: users.sessionsValidAfter,
-      revoked: sql<boolean>`exists (select 1 from ${revokedTokens} where ${revokedTokens.jti} = ${claims.jti})`,
-      role: orgId ? orgMembers.role : sql<null>`null`,
-    })
-    .from(users)
-    .leftJoin(orgMembers, and(eq(orgMembers.userId, users.id), eq(orgMembers.orgId, orgId ?? users.id)))
-    .where(eq(users.id, claims.sub))
-    .limit(1);
+  const row = await findSessionState(db, claims.sub, claims.jti, orgId);
   if (!row || row.revoked) return null;
   if (row.sessionsValidAfter) {
     const issuedAt = uuidV7Time(claims.jti) ?? claims.iat * 1000;
@@ -105,7 +94,7 @@ async function loadCaller(
 
 /** The membership the access hook loaded; only routes declared with roles have one. */
 export function memberOf(request: FastifyRequest): Member {
-  if (!request.member) throw new AppError(500, 'Route has no organization scope');
+  if (!request.member) throw new Error(`Route ${request.routeOptions.url} has no organization scope`);
   return request.member;
 }
 

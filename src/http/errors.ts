@@ -33,19 +33,32 @@ export const ErrorBody = Type.Object(
   { $id: 'Error', description: 'Every error has this body; 400 lists one message per violation.' },
 );
 
+/** A route's own error response for the OpenAPI document, e.g. `409: errorResponse('Code taken')`. */
+export const errorResponse = (description: string) =>
+  Type.Unsafe<{ statusCode: number; message: string | string[]; error: string }>({
+    $ref: 'Error#',
+    description,
+  });
+
 const body = (statusCode: number, message: string | string[]) => ({
   statusCode,
   message,
   error: STATUS_CODES[statusCode] ?? 'Error',
 });
 
-interface PgError {
-  code?: string;
-  constraint?: string;
+/** The Postgres error code behind an error; Drizzle wraps driver errors and keeps them as `cause`. */
+export function pgErrorCode(err: unknown): { code?: string; constraint?: string } {
+  for (let e = err as { code?: unknown; constraint?: unknown; cause?: unknown } | undefined; e;) {
+    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) {
+      return { code: e.code, constraint: typeof e.constraint === 'string' ? e.constraint : undefined };
+    }
+    e = e.cause as typeof e;
+  }
+  return {};
 }
 
 export function registerErrorHandler(app: FastifyInstance): void {
-  app.setErrorHandler((err: FastifyError & PgError, request, reply) => {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof AppError) {
       void reply.headers(err.headers);
       return reply.status(err.statusCode).send(body(err.statusCode, err.messages));
@@ -53,10 +66,10 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (err.validation) {
       return reply.status(400).send(body(400, validationMessages(err)));
     }
-    // Postgres constraint errors that slipped past the service's own checks (a race between two requests).
-    if (err.code === '23505') return reply.status(409).send(body(409, 'The record already exists'));
-    if (err.code === '23503')
-      return reply.status(409).send(body(409, 'The record is referenced by other data'));
+    // Constraint errors that slipped past the service's own checks: a race between two requests.
+    const { code } = pgErrorCode(err);
+    if (code === '23505') return reply.status(409).send(body(409, 'The record already exists'));
+    if (code === '23503') return reply.status(409).send(body(409, 'The record is referenced by other data'));
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       return reply

@@ -9,6 +9,8 @@ const ERRORS: Record<number, string> = {
   401: 'No valid session',
   403: 'Not a member of the organization, or the role is not allowed',
   404: 'Not found in this organization',
+  413: 'Body larger than 1 MiB',
+  415: 'Unsupported content type',
   429: 'Rate limit exceeded; see Retry-After',
   500: 'Internal server error',
 };
@@ -23,6 +25,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
     const access = route.config?.access;
     if (!route.schema || access === undefined) return;
     const statuses = [400, 404, 429, 500];
+    if (route.schema.body) statuses.push(413, 415);
     if (access !== 'public') statuses.push(401);
     if (typeof access === 'object') statuses.push(403);
     const response = (route.schema.response ?? {}) as Record<string, unknown>;

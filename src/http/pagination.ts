@@ -4,6 +4,7 @@ export const PageQuery = {
   page: Type.Optional(
     Type.Integer({
       minimum: 1,
+      maximum: 1_000_000,
       description: 'Page number (from 1); asking for a page returns the envelope.',
     }),
   ),

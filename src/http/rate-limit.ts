@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHook
 import { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
+import { normalizeEmail } from '../lib/email.js';
 import { AppError } from './errors.js';
 
 /**
@@ -81,7 +82,7 @@ export async function registerRateLimits(
 /** The account a request is about: the email it names, else (an organization switch) the session's user. */
 function accountOf(request: FastifyRequest): string {
   const body = request.body as { email?: unknown } | undefined;
-  if (typeof body?.email === 'string') return body.email.trim().toLowerCase();
+  if (typeof body?.email === 'string') return normalizeEmail(body.email);
   return request.session?.userId ?? 'anonymous';
 }
 

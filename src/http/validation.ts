@@ -34,6 +34,8 @@ export function registerValidation(app: FastifyInstance): void {
   // an empty body is "no body", not malformed JSON. Prototype poisoning is still refused.
   const parseJson = app.getDefaultJsonParser('error', 'remove');
   app.removeContentTypeParser('application/json');
+  // Only JSON is accepted (multipart is added by the routes that take files); anything else is a 415.
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body.toString();
     if (text.trim() === '') {

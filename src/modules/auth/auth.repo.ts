@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNull, lt } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { organizations, orgMembers } from '../orgs/orgs.tables.js';
 import { passwordResets, revokedTokens, users } from './auth.tables.js';
@@ -49,6 +49,27 @@ export async function insertPasswordReset(
   await db.insert(passwordResets).values(reset);
 }
 
+/** Unused and unexpired. */
+const usableReset = (tokenHash: string, now: Date) =>
+  and(
+    eq(passwordResets.tokenHash, tokenHash),
+    isNull(passwordResets.usedAt),
+    gt(passwordResets.expiresAt, now),
+  );
+
+export async function findUsablePasswordReset(
+  db: Db,
+  tokenHash: string,
+  now: Date,
+): Promise<string | undefined> {
+  const [row] = await db
+    .select({ userId: passwordResets.userId })
+    .from(passwordResets)
+    .where(usableReset(tokenHash, now))
+    .limit(1);
+  return row?.userId;
+}
+
 /** Marks a valid reset token used and returns its user; undefined when unknown, used or expired. */
 export async function consumePasswordReset(
   db: Db,
@@ -58,13 +79,7 @@ export async function consumePasswordReset(
   const [row] = await db
     .update(passwordResets)
     .set({ usedAt: now })
-    .where(
-      and(
-        eq(passwordResets.tokenHash, tokenHash),
-        isNull(passwordResets.usedAt),
-        gt(passwordResets.expiresAt, now),
-      ),
-    )
+    .where(usableReset(tokenHash, now))
     .returning({ userId: passwordResets.userId });
   if (row) {
     // Any other outstanding link of the same user stops working too.
@@ -98,6 +113,25 @@ export async function findMembership(db: Db, userId: string, orgId: string) {
     .select({ orgId: orgMembers.orgId, role: orgMembers.role })
     .from(orgMembers)
     .where(and(eq(orgMembers.userId, userId), eq(orgMembers.orgId, orgId)))
+    .limit(1);
+  return row;
+}
+
+/**
+ * What every authenticated request needs, in one indexed query: the user's email and last reset,
+ * whether this token was revoked, and the role in the path's organization (when there is one).
+ */
+export async function findSessionState(db: Db, userId: string, jti: string, orgId: string | undefined) {
+  const [row] = await db
+    .select({
+      email: users.email,
+      sessionsValidAfter: users.sessionsValidAfter,
+      revoked: sql<boolean>`exists (select 1 from ${revokedTokens} where ${revokedTokens.jti} = ${jti})`,
+      role: orgId ? orgMembers.role : sql<null>`null`,
+    })
+    .from(users)
+    .leftJoin(orgMembers, and(eq(orgMembers.userId, users.id), eq(orgMembers.orgId, orgId ?? users.id)))
+    .where(eq(users.id, userId))
     .limit(1);
   return row;
 }

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
+import { errorResponse } from '../../http/errors.js';
 import { sessionOf } from '../../http/access.js';
 import { normalizeEmailField } from '../../http/hooks.js';
 import { MessageBody, NoContent } from '../../http/schemas.js';
@@ -32,7 +33,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
         description:
           'Sets the `jwt` cookie. The new session has no organization until one is created or joined.',
         body: RegisterBody,
-        response: { 201: User },
+        response: { 201: User, 409: errorResponse('A user with this email already exists') },
       },
     },
     async (request, reply) => {

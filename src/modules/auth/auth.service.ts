@@ -4,11 +4,13 @@ import { transaction, type Db } from '../../db/client.js';
 import type { Session } from '../../http/access.js';
 import { AppError, badRequest, conflict, forbidden, unauthorized } from '../../http/errors.js';
 import type { IssuedToken, Sessions } from '../../http/session.js';
+import { normalizeEmail } from '../../lib/email.js';
 import { hashToken, newSecretToken } from '../../lib/ids.js';
 import { queueEmail } from '../mail/mail.service.js';
 import {
   consumePasswordReset,
   findMembership,
+  findUsablePasswordReset,
   findUserByEmail,
   findUserById,
   insertPasswordReset,
@@ -19,8 +21,6 @@ import {
   setPassword,
   type UserRow,
 } from './auth.repo.js';
-
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 const INVALID_LOGIN = 'Invalid email or password';
 const INVALID_RESET = 'Invalid or expired reset token';
@@ -124,14 +124,17 @@ export class AuthService {
   }
 
   async resetPassword(input: { token: string; password: string }): Promise<void> {
+    const tokenHash = hashToken(input.token);
+    // The cheap look-up first: an unknown token never costs a bcrypt hash.
+    const userId = await findUsablePasswordReset(this.db, tokenHash, new Date());
+    const user = userId ? await findUserById(this.db, userId) : undefined;
+    if (!user) throw badRequest(INVALID_RESET);
+    checkPassword(input.password, user.email);
     const passwordHash = await bcrypt.hash(input.password, this.config.bcryptCost);
     // Taken after hashing, so a session minted while the hash was computed is cut off too.
     const now = new Date();
     await transaction(this.db, async (tx) => {
-      const userId = await consumePasswordReset(tx, hashToken(input.token), now);
-      const user = userId ? await findUserById(tx, userId) : undefined;
-      if (!user) throw badRequest(INVALID_RESET);
-      checkPassword(input.password, user.email);
+      if ((await consumePasswordReset(tx, tokenHash, now)) !== user.id) throw badRequest(INVALID_RESET);
       await setPassword(tx, user.id, passwordHash, now);
     });
   }

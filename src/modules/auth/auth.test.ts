@@ -435,3 +435,17 @@ describe('GET /auth/me', () => {
     expectError(await call(t.app, 'POST', '/auth/logout'), UNAUTHORIZED);
   });
 });
+
+describe('GET /auth/idp', () => {
+  it('answers 404 while external sign-in is not configured', async () => {
+    for (const url of ['/auth/idp', '/auth/idp/callback?code=x&state=y']) {
+      const res = await call(t.app, 'GET', url);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({
+        statusCode: 404,
+        message: 'External sign-in is not configured',
+        error: 'Not Found',
+      });
+    }
+  });
+});

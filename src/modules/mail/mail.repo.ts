@@ -46,6 +46,16 @@ const stillClaimed = (claim: Claim) =>
 
 type Claim = Pick<ClaimedEmail, 'id' | 'attempts'>;
 
+/** Extends the lease just before sending; false when the claim was lost (lease ran out, taken over). */
+export async function renewClaim(db: Db, claim: Claim, leaseMs: number): Promise<boolean> {
+  const rows = await db
+    .update(outboxEmails)
+    .set({ claimedUntil: sql`now() + ${`${leaseMs} milliseconds`}::interval` })
+    .where(and(stillClaimed(claim), sql`${outboxEmails.claimedUntil} > now()`))
+    .returning({ id: outboxEmails.id });
+  return rows.length > 0;
+}
+
 export async function markSent(db: Db, claim: Claim): Promise<void> {
   await db
     .update(outboxEmails)

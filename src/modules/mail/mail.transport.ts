@@ -21,7 +21,13 @@ export function createMailTransport(
   });
 
   if (config.smtpUrl) {
-    const smtp = nodemailer.createTransport(config.smtpUrl);
+    // Timeouts well under the outbox lease (5 minutes), so a hung server cannot outlive a claim.
+    const smtp = nodemailer.createTransport({
+      url: config.smtpUrl,
+      connectionTimeout: 30_000,
+      greetingTimeout: 30_000,
+      socketTimeout: 60_000,
+    });
     return {
       send: async (email) => {
         await smtp.sendMail(message(email));

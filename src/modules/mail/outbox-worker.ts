@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
-import { claimDue, markFailed, markSent } from './mail.repo.js';
+import { claimDue, markFailed, markSent, renewClaim } from './mail.repo.js';
 import type { SendEmail } from './mail.transport.js';
 
 export interface OutboxWorkerOptions {
@@ -10,6 +10,8 @@ export interface OutboxWorkerOptions {
   maxAttempts?: number;
   batchSize?: number;
   leaseMs?: number;
+  /** The standalone worker keeps the process alive with its timer; inside the server, the server does. */
+  keepProcessAlive?: boolean;
 }
 
 const MAX_BACKOFF_MS = 60 * 60 * 1000;
@@ -34,6 +36,7 @@ export class OutboxWorker {
       maxAttempts: 20,
       batchSize: 20,
       leaseMs: 5 * 60 * 1000,
+      keepProcessAlive: false,
       ...options,
     };
   }
@@ -66,16 +69,25 @@ export class OutboxWorker {
   async deliverDue(): Promise<number> {
     const batch = await claimDue(this.db, this.options.batchSize, this.options.leaseMs);
     for (const email of batch) {
+      // Earlier sends of the batch may have taken long: send only while this worker still holds the claim.
+      if (!(await renewClaim(this.db, email, this.options.leaseMs))) continue;
+      let error: string | null = null;
       try {
         await this.send(email);
-        await markSent(this.db, email);
       } catch (err) {
-        const error = err instanceof Error ? err.message : String(err);
-        const retry = email.attempts < this.options.maxAttempts;
-        const delay = Math.min(this.options.retryBaseMs * 2 ** (email.attempts - 1), MAX_BACKOFF_MS);
-        await markFailed(this.db, email, error, retry ? new Date(Date.now() + delay) : null);
-        this.log.warn({ emailId: email.id, attempts: email.attempts, error, retry }, 'email delivery failed');
+        error = err instanceof Error ? err.message : String(err);
       }
+      if (error === null) {
+        // A failure to record the success must not count as a failed send (that would send it again).
+        await markSent(this.db, email).catch((err: unknown) =>
+          this.log.error({ err, emailId: email.id }, 'email sent but not marked sent'),
+        );
+        continue;
+      }
+      const retry = email.attempts < this.options.maxAttempts;
+      const delay = Math.min(this.options.retryBaseMs * 2 ** (email.attempts - 1), MAX_BACKOFF_MS);
+      await markFailed(this.db, email, error, retry ? new Date(Date.now() + delay) : null);
+      this.log.warn({ emailId: email.id, attempts: email.attempts, error, retry }, 'email delivery failed');
     }
     return batch.length;
   }
@@ -92,6 +104,6 @@ export class OutboxWorker {
           this.schedule(again ? 0 : this.options.pollIntervalMs);
         });
     }, delay);
-    this.timer.unref();
+    if (!this.options.keepProcessAlive) this.timer.unref();
   }
 }

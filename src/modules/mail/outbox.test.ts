@@ -137,6 +137,33 @@ describe('outbox delivery across workers', () => {
     expect(await rowFor(live)).toMatchObject({ status: 'pending', attempts: 1, sentAt: null });
   });
 
+  it('does not send a message whose claim ran out while earlier sends of its batch took long', async () => {
+    const [slow, late] = [uniqueEmail('slow'), uniqueEmail('late')];
+    await queueEmail(db, { recipient: slow, subject: 'Slow', body: 'x' });
+    await queueEmail(db, { recipient: late, subject: 'Late', body: 'y' });
+    const sent: string[] = [];
+    // A 300 ms lease and a first send that outlasts it: by the time the second message's turn comes,
+    // its claim has expired and it is left for the next claim instead of being sent twice.
+    const worker = new OutboxWorker(
+      db,
+      async (email) => {
+        sent.push(email.recipient);
+        if (email.recipient === slow) await sleep(600);
+      },
+      log,
+      { ...fast, leaseMs: 300, batchSize: 2 },
+    );
+    const handled = await worker.deliverDue();
+    expect(handled).toBe(2);
+    expect(sent.filter((r) => r === slow || r === late)).toEqual([slow]);
+    expect(await rowFor(slow)).toMatchObject({ status: 'sent' });
+    expect(await rowFor(late)).toMatchObject({ status: 'pending', attempts: 1, sentAt: null });
+
+    await worker.deliverDue();
+    expect(sent.filter((r) => r === late)).toEqual([late]);
+    expect(await rowFor(late)).toMatchObject({ status: 'sent', attempts: 2 });
+  });
+
   it('gives up after maxAttempts and marks the message failed with the last error', async () => {
     const recipient = uniqueEmail('doomed');
     await queueEmail(db, { recipient, subject: 'Doomed', body: 'z' });

@@ -1,5 +1,6 @@
 import { and, count, desc, eq, gt, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
+import { newId } from '../../lib/ids.js';
 import { invitations, organizations, type OrgRole } from './orgs.tables.js';
 
 export type InvitationRow = typeof invitations.$inferSelect;
@@ -30,7 +31,10 @@ export function listOpenInvitations(db: Db, orgId: string, window: { limit: numb
   return window.limit === null ? query : query.limit(window.limit);
 }
 
-/** Inviting an address again replaces its open invitation: the old link stops working. */
+/**
+ * Inviting an address again replaces its open invitation (new id, token and expiry; the old link stops
+ * working). One statement, so two concurrent invitations of one address cannot both insert.
+ */
 export async function replaceInvitation(
   db: Db,
   invitation: {
@@ -42,9 +46,23 @@ export async function replaceInvitation(
     expiresAt: Date;
   },
 ): Promise<InvitationRow> {
-  await db.delete(invitations).where(and(open(invitation.orgId), eq(invitations.email, invitation.email)));
-  const [row] = await db.insert(invitations).values(invitation).returning();
-  if (!row) throw new Error('invitation insert returned nothing');
+  const [row] = await db
+    .insert(invitations)
+    .values(invitation)
+    .onConflictDoUpdate({
+      target: [invitations.orgId, invitations.email],
+      targetWhere: isNull(invitations.acceptedAt),
+      set: {
+        id: newId(),
+        role: invitation.role,
+        tokenHash: invitation.tokenHash,
+        invitedBy: invitation.invitedBy,
+        expiresAt: invitation.expiresAt,
+        createdAt: new Date(),
+      },
+    })
+    .returning();
+  if (!row) throw new Error('invitation upsert returned nothing');
   return row;
 }
 
@@ -74,6 +92,9 @@ export async function findUsableInvitation(db: Db, tokenHash: string, options: {
   return row;
 }
 
-export async function markInvitationAccepted(db: Db, id: string): Promise<void> {
-  await db.update(invitations).set({ acceptedAt: new Date() }).where(eq(invitations.id, id));
+export async function markInvitationAccepted(db: Db, orgId: string, id: string): Promise<void> {
+  await db
+    .update(invitations)
+    .set({ acceptedAt: new Date() })
+    .where(and(eq(invitations.orgId, orgId), eq(invitations.id, id)));
 }

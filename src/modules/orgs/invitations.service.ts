@@ -52,7 +52,7 @@ export class InvitationService {
       if (!(await insertMember(tx, { orgId: organization.id, userId: user.id, role: invitation.role }))) {
         throw conflict('You are already a member of this organization');
       }
-      await markInvitationAccepted(tx, invitation.id);
+      await markInvitationAccepted(tx, organization.id, invitation.id);
       const name = `${user.firstName} ${user.lastName}`;
       await recordFeedEvent(tx, {
         orgId: organization.id,

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
+import { errorResponse } from '../../http/errors.js';
 import { ADMINS, ALL_ROLES, memberOf, sessionOf } from '../../http/access.js';
 import { normalizeEmailField } from '../../http/hooks.js';
 import { Collection, PageQuery } from '../../http/pagination.js';
@@ -53,7 +54,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
           'Already a member: 409.',
         params: Params('orgId'),
         body: InviteBody,
-        response: { 201: Invitation },
+        response: { 201: Invitation, 409: errorResponse('Already a member') },
       },
     },
     async (request, reply) => {
@@ -73,7 +74,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
         description: 'Demoting the last org_admin: 409. Takes effect on the member’s next request.',
         params: Params('orgId', 'userId'),
         body: RoleBody,
-        response: { 200: Member },
+        response: { 200: Member, 409: errorResponse('Demoting the last org_admin') },
       },
     },
     (request) => members.changeRole(memberOf(request), request.params.userId, request.body.role),
@@ -90,7 +91,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
           'org_admins remove anyone; any member may remove themself. Removing the last org_admin: 409. ' +
           'Their project assignments end with the membership.',
         params: Params('orgId', 'userId'),
-        response: { 204: NoContent },
+        response: { 204: NoContent, 409: errorResponse('Removing the last org_admin') },
       },
     },
     async (request, reply) => {
@@ -160,7 +161,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
           "The signed-in user's email must be the invited one (else 403). Unknown, used or expired: 404. " +
           'Switch to the organization with `POST /auth/token { organizationId }`.',
         params: TokenParams,
-        response: { 200: AcceptedInvitation },
+        response: { 200: AcceptedInvitation, 409: errorResponse('Already a member') },
       },
     },
     (request) => invitations.accept(sessionOf(request), request.params.token),

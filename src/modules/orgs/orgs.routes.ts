@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
+import { errorResponse } from '../../http/errors.js';
 import { ADMINS, ALL_ROLES, memberOf, sessionOf } from '../../http/access.js';
 import { Params } from '../../http/schemas.js';
 import {
@@ -41,7 +42,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
           'The caller becomes its org_admin. The `jwt` cookie is re-issued with the new organizationId; ' +
           'bearer clients call `POST /auth/token` with `organizationId` for a matching token. Taken code: 409.',
         body: CreateOrganizationBody,
-        response: { 201: Organization },
+        response: { 201: Organization, 409: errorResponse('The code is taken') },
       },
     },
     async (request, reply) => {
@@ -70,7 +71,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
         description: 'Any subset of the fields; `logoUrl: null` removes the logo. Taken code: 409.',
         params: Params('orgId'),
         body: UpdateOrganizationBody,
-        response: { 200: Organization },
+        response: { 200: Organization, 409: errorResponse('The code is taken') },
       },
     },
     (request) => organizations.update(memberOf(request).orgId, request.body),

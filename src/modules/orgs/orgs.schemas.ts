@@ -10,7 +10,7 @@ const OrgCode = () =>
     description:
       '2 to 32 lower-case letters, digits or dashes, not starting with a dash; unique across the service',
   });
-const LogoUrl = () => Type.String({ format: 'uri', maxLength: 2048 });
+const LogoUrl = () => Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 });
 
 export const Organization = Type.Object({
   id: Uuid(),

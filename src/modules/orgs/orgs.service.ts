@@ -1,6 +1,6 @@
 import { transaction, type Db } from '../../db/client.js';
 import type { Session } from '../../http/access.js';
-import { conflict, notFound } from '../../http/errors.js';
+import { conflict, notFound, pgErrorCode } from '../../http/errors.js';
 import type { Sessions } from '../../http/session.js';
 import {
   findOrganization,
@@ -62,7 +62,10 @@ export class OrganizationService {
     };
     const org =
       Object.keys(values).length > 0
-        ? await updateOrganization(this.db, orgId, values)
+        ? await updateOrganization(this.db, orgId, values).catch((err: unknown) => {
+            // Another organization took the code between the check and the update.
+            throw pgErrorCode(err).code === '23505' ? conflict(CODE_TAKEN) : err;
+          })
         : await findOrganization(this.db, orgId);
     if (!org) throw notFound('Organization');
     return publicOrganization(org);

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
+import { errorResponse } from '../../http/errors.js';
 import { ADMINS, ALL_ROLES, memberOf } from '../../http/access.js';
 import { Collection, PageQuery } from '../../http/pagination.js';
 import { Body, NoContent, Params, Timestamp, Uuid } from '../../http/schemas.js';
@@ -53,7 +54,7 @@ export const projectMemberRoutes: FastifyPluginAsyncTypebox<AppContext> = async 
           'only records who works on it. Not a member: 404. Already assigned: 409.',
         params: Params('orgId', 'projectId'),
         body: Body({ userId: Uuid() }),
-        response: { 201: Assignment },
+        response: { 201: Assignment, 409: errorResponse('Already assigned') },
       },
     },
     async (request, reply) =>

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { conflict, notFound } from '../../http/errors.js';
+import { conflict, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { findMember } from '../orgs/orgs.repo.js';
 import {
@@ -33,7 +33,13 @@ export class ProjectMemberService {
   async assign(member: Member, projectId: string, userId: string) {
     await this.project(member, projectId);
     if (!(await findMember(this.db, member.orgId, userId))) throw notFound('Member');
-    if (!(await insertAssignment(this.db, member.orgId, projectId, userId))) {
+    const inserted = await insertAssignment(this.db, member.orgId, projectId, userId).catch(
+      (err: unknown) => {
+        // The member (or the project) was removed between the check and the insert.
+        throw pgErrorCode(err).code === '23503' ? notFound('Member') : err;
+      },
+    );
+    if (!inserted) {
       throw conflict('This member is already assigned to the project');
     }
     const assignment = await findAssignment(this.db, member.orgId, projectId, userId);
