@@ -1,5 +1,6 @@
 import { and, count, desc, eq, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
+import { inWindow, type Window } from '../../db/window.js';
 import { users } from '../auth/auth.tables.js';
 import { feedEvents } from './feed.tables.js';
 
@@ -22,29 +23,26 @@ export async function countFeedEvents(db: Db, orgId: string, projectScope: SQL |
   return row?.total ?? 0;
 }
 
-export function listFeedEvents(
-  db: Db,
-  orgId: string,
-  projectScope: SQL | undefined,
-  window: { limit: number | null; offset: number },
-) {
-  const query = db
-    .select({
-      id: feedEvents.id,
-      type: feedEvents.type,
-      occurredAt: feedEvents.occurredAt,
-      actorId: feedEvents.actorId,
-      actorName: sql<string | null>`${users.firstName} || ' ' || ${users.lastName}`,
-      projectId: feedEvents.projectId,
-      subjectType: feedEvents.subjectType,
-      subjectId: feedEvents.subjectId,
-      subjectLabel: feedEvents.subjectLabel,
-      summary: feedEvents.summary,
-    })
-    .from(feedEvents)
-    .leftJoin(users, eq(users.id, feedEvents.actorId))
-    .where(visible(orgId, projectScope))
-    .orderBy(desc(feedEvents.occurredAt), desc(feedEvents.id))
-    .offset(window.offset);
-  return window.limit === null ? query : query.limit(window.limit);
+export function listFeedEvents(db: Db, orgId: string, projectScope: SQL | undefined, window: Window) {
+  return inWindow(
+    db
+      .select({
+        id: feedEvents.id,
+        type: feedEvents.type,
+        occurredAt: feedEvents.occurredAt,
+        actorId: feedEvents.actorId,
+        actorName: sql<string | null>`${users.firstName} || ' ' || ${users.lastName}`,
+        projectId: feedEvents.projectId,
+        subjectType: feedEvents.subjectType,
+        subjectId: feedEvents.subjectId,
+        subjectLabel: feedEvents.subjectLabel,
+        summary: feedEvents.summary,
+      })
+      .from(feedEvents)
+      .leftJoin(users, eq(users.id, feedEvents.actorId))
+      .where(visible(orgId, projectScope))
+      .orderBy(desc(feedEvents.occurredAt), desc(feedEvents.id))
+      .$dynamic(),
+    window,
+  );
 }

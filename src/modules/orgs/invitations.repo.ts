@@ -1,5 +1,6 @@
 import { and, count, desc, eq, gt, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
+import { inWindow, type Window } from '../../db/window.js';
 import { newId } from '../../lib/ids.js';
 import { invitations, organizations, type OrgRole } from './orgs.tables.js';
 
@@ -21,14 +22,16 @@ export async function countOpenInvitations(db: Db, orgId: string): Promise<numbe
   return row?.total ?? 0;
 }
 
-export function listOpenInvitations(db: Db, orgId: string, window: { limit: number | null; offset: number }) {
-  const query = db
-    .select()
-    .from(invitations)
-    .where(open(orgId))
-    .orderBy(desc(invitations.createdAt), desc(invitations.id))
-    .offset(window.offset);
-  return window.limit === null ? query : query.limit(window.limit);
+export function listOpenInvitations(db: Db, orgId: string, window: Window) {
+  return inWindow(
+    db
+      .select()
+      .from(invitations)
+      .where(open(orgId))
+      .orderBy(desc(invitations.createdAt), desc(invitations.id))
+      .$dynamic(),
+    window,
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
+import { inWindow, type Window } from '../../db/window.js';
 import { users } from '../auth/auth.tables.js';
 import { organizations, orgMembers, type OrgRole } from './orgs.tables.js';
 
@@ -21,13 +22,22 @@ const organizationColumns = {
   createdAt: organizations.createdAt,
 };
 
-export function listOrganizationsOf(db: Db, userId: string) {
-  return db
-    .select({ ...organizationColumns, role: orgMembers.role })
-    .from(orgMembers)
-    .innerJoin(organizations, eq(organizations.id, orgMembers.orgId))
-    .where(eq(orgMembers.userId, userId))
-    .orderBy(asc(organizations.name), asc(organizations.id));
+export async function countOrganizationsOf(db: Db, userId: string): Promise<number> {
+  const [row] = await db.select({ total: count() }).from(orgMembers).where(eq(orgMembers.userId, userId));
+  return row?.total ?? 0;
+}
+
+export function listOrganizationsOf(db: Db, userId: string, window: Window) {
+  return inWindow(
+    db
+      .select({ ...organizationColumns, role: orgMembers.role })
+      .from(orgMembers)
+      .innerJoin(organizations, eq(organizations.id, orgMembers.orgId))
+      .where(eq(orgMembers.userId, userId))
+      .orderBy(asc(organizations.name), asc(organizations.id))
+      .$dynamic(),
+    window,
+  );
 }
 
 export async function findOrganization(db: Db, orgId: string): Promise<OrganizationRow | undefined> {
@@ -82,15 +92,17 @@ export async function countMembers(db: Db, orgId: string): Promise<number> {
   return row?.total ?? 0;
 }
 
-export function listMembers(db: Db, orgId: string, window: { limit: number | null; offset: number }) {
-  const query = db
-    .select(memberColumns)
-    .from(orgMembers)
-    .innerJoin(users, eq(users.id, orgMembers.userId))
-    .where(eq(orgMembers.orgId, orgId))
-    .orderBy(asc(orgMembers.joinedAt), asc(orgMembers.userId))
-    .offset(window.offset);
-  return window.limit === null ? query : query.limit(window.limit);
+export function listMembers(db: Db, orgId: string, window: Window) {
+  return inWindow(
+    db
+      .select(memberColumns)
+      .from(orgMembers)
+      .innerJoin(users, eq(users.id, orgMembers.userId))
+      .where(eq(orgMembers.orgId, orgId))
+      .orderBy(asc(orgMembers.joinedAt), asc(orgMembers.userId))
+      .$dynamic(),
+    window,
+  );
 }
 
 export async function findMember(db: Db, orgId: string, userId: string) {

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { errorResponse } from '../../http/errors.js';
 import { ADMINS, ALL_ROLES, memberOf, sessionOf } from '../../http/access.js';
+import { Collection, PageQuery } from '../../http/pagination.js';
 import { Params } from '../../http/schemas.js';
 import {
   CreateOrganizationBody,
@@ -25,10 +26,11 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
         tags,
         summary: "The caller's organizations with their role",
         description: 'Sorted by name, then id.',
-        response: { 200: Type.Array(MyOrganization) },
+        querystring: Type.Object(PageQuery),
+        response: { 200: Collection(MyOrganization) },
       },
     },
-    (request) => organizations.listMine(sessionOf(request).userId),
+    (request) => organizations.listMine(sessionOf(request).userId, request.query),
   );
 
   app.post(

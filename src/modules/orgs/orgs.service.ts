@@ -1,11 +1,13 @@
 import { transaction, type Db } from '../../db/client.js';
 import type { Session } from '../../http/access.js';
 import { conflict, notFound, pgErrorCode } from '../../http/errors.js';
+import { paginate, type PageRequest } from '../../http/pagination.js';
 import type { Sessions } from '../../http/session.js';
 import {
   findOrganization,
   insertMember,
   insertOrganization,
+  countOrganizationsOf,
   listOrganizationsOf,
   organizationCodeTaken,
   publicOrganization,
@@ -20,8 +22,11 @@ export class OrganizationService {
     private readonly sessions: Sessions,
   ) {}
 
-  listMine(userId: string) {
-    return listOrganizationsOf(this.db, userId);
+  listMine(userId: string, query: PageRequest) {
+    return paginate(query, {
+      count: () => countOrganizationsOf(this.db, userId),
+      list: (window) => listOrganizationsOf(this.db, userId, window),
+    });
   }
 
   /** The creator becomes its org_admin and gets a session in it. */

@@ -38,6 +38,21 @@ describe('POST /orgs', () => {
     expect(mine.body).toEqual([{ ...res.body, role: 'org_admin' }]);
   });
 
+  it("pages the caller's organizations on request", async () => {
+    const user = await registerUser(t.app);
+    for (const name of ['Bravo', 'Alpha', 'Charlie']) {
+      expect(
+        (await call(t.app, 'POST', '/orgs', { as: user, body: { name, code: uniqueCode() } })).status,
+      ).toBe(201);
+    }
+    const page = await call(t.app, 'GET', '/orgs?page=2&limit=2', { as: user });
+    expect(page.status).toBe(200);
+    expect(page.body.meta).toEqual({ total: 3, page: 2, limit: 2, totalPages: 2 });
+    expect(page.body.data.map((o: { name: string }) => o.name)).toEqual(['Charlie']);
+    const all = await call(t.app, 'GET', '/orgs', { as: user });
+    expect(all.body.map((o: { name: string }) => o.name)).toEqual(['Alpha', 'Bravo', 'Charlie']);
+  });
+
   it('refuses a taken code with 409', async () => {
     const res = await call(t.app, 'POST', '/orgs', {
       as: team.viewer,

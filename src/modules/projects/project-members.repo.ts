@@ -1,5 +1,6 @@
 import { and, asc, count, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
+import { inWindow, type Window } from '../../db/window.js';
 import { users } from '../auth/auth.tables.js';
 import { orgMembers } from '../orgs/orgs.tables.js';
 import { projectMembers, projects } from './projects.tables.js';
@@ -41,17 +42,14 @@ export async function countAssignments(db: Db, orgId: string, projectId: string)
   return row?.total ?? 0;
 }
 
-export function listAssignments(
-  db: Db,
-  orgId: string,
-  projectId: string,
-  window: { limit: number | null; offset: number },
-) {
-  const query = assignmentQuery(db)
-    .where(ofProject(orgId, projectId))
-    .orderBy(asc(projectMembers.assignedAt), asc(projectMembers.userId))
-    .offset(window.offset);
-  return window.limit === null ? query : query.limit(window.limit);
+export function listAssignments(db: Db, orgId: string, projectId: string, window: Window) {
+  return inWindow(
+    assignmentQuery(db)
+      .where(ofProject(orgId, projectId))
+      .orderBy(asc(projectMembers.assignedAt), asc(projectMembers.userId))
+      .$dynamic(),
+    window,
+  );
 }
 
 export async function findAssignment(db: Db, orgId: string, projectId: string, userId: string) {
