@@ -9,6 +9,7 @@ import { inject } from 'vitest';
 import { buildApp, type AppOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/client.js';
+import { TestSmtpServer } from './smtp.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -96,6 +97,25 @@ export async function buildTestApp(
       await app.close();
       if (ownDatabase) await database.close();
       rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface MailTestApp extends TestApp {
+  smtp: TestSmtpServer;
+}
+
+/** The app delivering email to a real SMTP peer of its own, stopped again on close. */
+export async function buildTestAppWithMail(env: Record<string, string> = {}): Promise<MailTestApp> {
+  const smtp = new TestSmtpServer();
+  await smtp.start();
+  const t = await buildTestApp({ SMTP_URL: smtp.url, ...env });
+  return {
+    ...t,
+    smtp,
+    async close() {
+      await t.close();
+      await smtp.stop();
     },
   };
 }

@@ -44,3 +44,16 @@ export const expireInvitation = (db: Db, id: string) =>
     .update(invitations)
     .set({ expiresAt: new Date(Date.now() - 60_000) })
     .where(eq(invitations.id, id));
+
+/** Invites `email` and returns the invitation with the token from the email it received. */
+export async function invitedToken(
+  app: FastifyInstance,
+  smtp: TestSmtpServer,
+  admin: TestUser,
+  orgId: string,
+  email: string,
+  role = 'reporter',
+) {
+  const invitation = await invite(app, admin, orgId, email, role);
+  return { invitation, token: await invitationToken(smtp, email) };
+}

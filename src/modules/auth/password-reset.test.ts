@@ -1,25 +1,27 @@
 import bcrypt from 'bcrypt';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
+import {
+  buildTestApp,
+  buildTestAppWithMail,
+  type MailTestApp,
+  type TestApp,
+} from '../../../test/helpers/app.js';
 import { registerUser, uniqueEmail } from '../../../test/helpers/factories.js';
 import { call, UNAUTHORIZED } from '../../../test/helpers/http.js';
-import { linkIn, TestSmtpServer } from '../../../test/helpers/smtp.js';
+import { linkIn, type TestSmtpServer } from '../../../test/helpers/smtp.js';
 import { hashToken } from '../../lib/ids.js';
 import { outboxEmails } from '../mail/mail.tables.js';
 import { passwordResets, users } from './auth.tables.js';
 
-let t: TestApp;
-const smtp = new TestSmtpServer();
+let t: MailTestApp;
+let smtp: TestSmtpServer;
 
 beforeAll(async () => {
-  await smtp.start();
-  t = await buildTestApp({ SMTP_URL: smtp.url });
+  t = await buildTestAppWithMail();
+  smtp = t.smtp;
 });
-afterAll(async () => {
-  await t?.close();
-  await smtp.stop();
-});
+afterAll(() => t.close());
 
 const LINK = 'http://app.test/reset-password?token=';
 const SENT = { message: 'If an account exists for this email, a password reset link has been sent' };
@@ -36,7 +38,7 @@ const login = (email: string, password: string) =>
 const me = (token: string) => call(t.app, 'GET', '/auth/me', { as: { token } });
 
 /** Asks for a reset link through `app` and returns the token read from the email that arrives. */
-async function resetToken(email: string, app = t): Promise<string> {
+async function resetToken(email: string, app: TestApp = t): Promise<string> {
   const res = await forgot(app, email);
   expect(res.status).toBe(202);
   const message = await smtp.waitFor(email.trim().toLowerCase());

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
+import { buildTestAppWithMail, type MailTestApp } from '../../../test/helpers/app.js';
 import {
   addMember,
   assignProject,
@@ -11,26 +11,23 @@ import {
   type TestUser,
 } from '../../../test/helpers/factories.js';
 import { call, FORBIDDEN, UNAUTHORIZED, TIMESTAMP } from '../../../test/helpers/http.js';
-import { linkIn, TestSmtpServer } from '../../../test/helpers/smtp.js';
+import { linkIn, type TestSmtpServer } from '../../../test/helpers/smtp.js';
 import { newId } from '../../lib/ids.js';
 import { recordFeedEvent, type FeedEventType } from './feed.service.js';
 import { feedEvents } from './feed.tables.js';
 
-let t: TestApp;
+let t: MailTestApp;
 let team: Team;
-const smtp = new TestSmtpServer();
+let smtp: TestSmtpServer;
 
 const feedUrl = (orgId: string) => `/orgs/${orgId}/activity-feed`;
 
 beforeAll(async () => {
-  await smtp.start();
-  t = await buildTestApp({ SMTP_URL: smtp.url });
+  t = await buildTestAppWithMail();
+  smtp = t.smtp;
   team = await createTeam(t.app, t.database.db);
 });
-afterAll(async () => {
-  await t.close();
-  await smtp.stop();
-});
+afterAll(() => t.close());
 
 interface Seed {
   orgId: string;

@@ -29,8 +29,13 @@ export async function claimDue(db: Db, limit: number, leaseMs: number): Promise<
       LIMIT ${limit}
       FOR UPDATE SKIP LOCKED
     )
-    RETURNING id, recipient, subject, body, attempts`);
-  return rowsOf<ClaimedEmail>(result);
+    RETURNING id, recipient, subject, body, attempts, next_attempt_at`);
+  // RETURNING keeps no order: send oldest first, as they were picked.
+  return rowsOf<ClaimedEmail & { next_attempt_at: string | Date }>(result).sort(
+    (a, b) =>
+      new Date(a.next_attempt_at).getTime() - new Date(b.next_attempt_at).getTime() ||
+      a.id.localeCompare(b.id),
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
+import { buildTestAppWithMail, type MailTestApp } from '../../../test/helpers/app.js';
 import {
   addMember,
   createTeam,
@@ -9,38 +9,26 @@ import {
   type TestUser,
 } from '../../../test/helpers/factories.js';
 import { call, FORBIDDEN, notFoundBody, UNAUTHORIZED } from '../../../test/helpers/http.js';
-import {
-  expireInvitation,
-  invitationToken,
-  invite as inviteMember,
-} from '../../../test/helpers/invitations.js';
-import { TestSmtpServer } from '../../../test/helpers/smtp.js';
+import { expireInvitation, invitedToken as inviteAndReadToken } from '../../../test/helpers/invitations.js';
+import type { TestSmtpServer } from '../../../test/helpers/smtp.js';
 
-let t: TestApp;
-const smtp = new TestSmtpServer();
+let t: MailTestApp;
+let smtp: TestSmtpServer;
 
 const INVITATION_NOT_FOUND = notFoundBody('Invitation');
 
 beforeAll(async () => {
-  await smtp.start();
-  t = await buildTestApp({ SMTP_URL: smtp.url });
+  t = await buildTestAppWithMail();
+  smtp = t.smtp;
 });
-afterAll(async () => {
-  await t.close();
-  await smtp.stop();
-});
+afterAll(() => t.close());
 
 const listUrl = (orgId: string) => `/orgs/${orgId}/invitations`;
 
-const invite = (admin: TestUser, orgId: string, email: string, role?: string) =>
-  inviteMember(t.app, admin, orgId, email, role);
-const tokenFor = (address: string, nth?: number) => invitationToken(smtp, address, nth);
 const expire = (id: string) => expireInvitation(t.database.db, id);
 
-async function invitedToken(admin: TestUser, orgId: string, email: string, role = 'reporter') {
-  const invitation = await invite(admin, orgId, email, role);
-  return { invitation, token: await tokenFor(email) };
-}
+const invitedToken = (admin: TestUser, orgId: string, email: string, role?: string) =>
+  inviteAndReadToken(t.app, smtp, admin, orgId, email, role);
 
 describe('DELETE /orgs/:orgId/invitations/:id', () => {
   it('revokes an open invitation: its link 404s at once and it leaves the list', async () => {

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
+import { buildTestAppWithMail, type MailTestApp } from '../../../test/helpers/app.js';
 import {
   createTeam,
   registerUser,
@@ -15,26 +15,24 @@ import {
   INVITATION_LINK as LINK,
   invitationToken,
   invite as inviteMember,
+  invitedToken as inviteAndReadToken,
 } from '../../../test/helpers/invitations.js';
-import { linkIn, TestSmtpServer } from '../../../test/helpers/smtp.js';
+import { linkIn, type TestSmtpServer } from '../../../test/helpers/smtp.js';
 import { invitations } from './orgs.tables.js';
 
-let t: TestApp;
+let t: MailTestApp;
 let team: Team;
-const smtp = new TestSmtpServer();
+let smtp: TestSmtpServer;
 
 const DAY = 86_400_000;
 const INVITATION_NOT_FOUND = notFoundBody('Invitation');
 
 beforeAll(async () => {
-  await smtp.start();
-  t = await buildTestApp({ SMTP_URL: smtp.url });
+  t = await buildTestAppWithMail();
+  smtp = t.smtp;
   team = await createTeam(t.app, t.database.db);
 });
-afterAll(async () => {
-  await t.close();
-  await smtp.stop();
-});
+afterAll(() => t.close());
 
 const inviteUrl = (orgId: string) => `/orgs/${orgId}/members`;
 const listUrl = (orgId: string) => `/orgs/${orgId}/invitations`;
@@ -44,10 +42,8 @@ const invite = (admin: TestUser, orgId: string, email: string, role?: string) =>
 const tokenFor = (address: string, nth?: number) => invitationToken(smtp, address, nth);
 const expire = (id: string) => expireInvitation(t.database.db, id);
 
-async function invitedToken(admin: TestUser, orgId: string, email: string, role = 'reporter') {
-  const invitation = await invite(admin, orgId, email, role);
-  return { invitation, token: await tokenFor(email) };
-}
+const invitedToken = (admin: TestUser, orgId: string, email: string, role?: string) =>
+  inviteAndReadToken(t.app, smtp, admin, orgId, email, role);
 
 describe('invitation flow, end to end through SMTP', () => {
   it('invites by email, the link is looked up and accepted, the member joins and the feed records it', async () => {
