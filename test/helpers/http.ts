@@ -1,4 +1,5 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
 
 export interface Caller {
   token: string;
@@ -56,3 +57,16 @@ export const notFoundBody = (what: string) => ({
 
 /** ISO 8601 UTC with milliseconds, as every timestamp leaves the service. */
 export const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+export const badRequest = (...message: string[]) => ({ statusCode: 400, message, error: 'Bad Request' });
+
+/** A 400 listing exactly these messages, in any order. */
+export function expectViolations(res: Call, ...messages: string[]): void {
+  expect(res.status).toBe(400);
+  expect({ ...res.body, message: [...res.body.message].sort() }).toEqual(badRequest(...messages.sort()));
+}
+
+/** Status and the whole error body at once. */
+export function expectError(res: Call, body: { statusCode: number; message: unknown; error: string }): void {
+  expect([res.status, res.body]).toEqual([body.statusCode, body]);
+}

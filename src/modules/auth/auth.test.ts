@@ -2,21 +2,17 @@ import { SignJWT } from 'jose';
 import { v7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import {
-  addMember,
-  createOrg,
-  registerUser,
-  uniqueCode,
-  uniqueEmail,
-} from '../../../test/helpers/factories.js';
+import { registerUser, uniqueCode, uniqueEmail } from '../../../test/helpers/factories.js';
 import {
   call,
-  FORBIDDEN,
   sessionCookie,
   UNAUTHORIZED,
-  type Call,
   TIMESTAMP,
+  badRequest,
+  expectError,
+  expectViolations,
 } from '../../../test/helpers/http.js';
+import { b64, claimsOf, jwtCookie, part, withCookie } from '../../../test/helpers/sessions.js';
 import { users } from './auth.tables.js';
 
 let t: TestApp;
@@ -30,22 +26,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const WEEK = 604_800;
 const PASSWORD = 'correct horse battery';
 const INVALID_LOGIN = { statusCode: 401, message: 'Invalid email or password', error: 'Unauthorized' };
-const badRequest = (...message: string[]) => ({ statusCode: 400, message, error: 'Bad Request' });
-
-const part = (token: string, index: number) =>
-  JSON.parse(Buffer.from(token.split('.')[index]!, 'base64url').toString()) as Record<string, unknown>;
-const claimsOf = (token: string) => part(token, 1);
-const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-const withCookie = (token: string) => ({ headers: { cookie: `jwt=${token}` } });
-
-/** The raw `Set-Cookie` line for `jwt`, split into its value and its sorted attributes. */
-function jwtCookie(res: Call): { value: string; attributes: string[] } {
-  const raw = res.headers['set-cookie'];
-  const line = (Array.isArray(raw) ? raw : raw ? [raw] : []).find((c) => c.startsWith('jwt='));
-  if (!line) throw new Error('no jwt cookie set');
-  const [pair, ...attributes] = line.split(';').map((s) => s.trim());
-  return { value: pair!.slice('jwt='.length), attributes: attributes.sort() };
-}
 
 const COOKIE = ['HttpOnly', `Max-Age=${WEEK}`, 'Path=/', 'SameSite=Lax'];
 const login = (email: string, password: string) =>
@@ -55,17 +35,6 @@ const register = (fields: Record<string, unknown> = {}, app = t.app) =>
   call(app, 'POST', '/auth/register', {
     body: { email: uniqueEmail(), password: PASSWORD, firstName: 'A', lastName: 'B', ...fields },
   });
-
-/** A 400 listing exactly these messages, in any order. */
-function expectViolations(res: Call, ...messages: string[]): void {
-  expect(res.status).toBe(400);
-  expect({ ...res.body, message: [...res.body.message].sort() }).toEqual(badRequest(...messages.sort()));
-}
-
-/** Status and the whole error body at once. */
-function expectError(res: Call, body: { statusCode: number; message: unknown; error: string }): void {
-  expect([res.status, res.body]).toEqual([body.statusCode, body]);
-}
 
 describe('POST /auth/register', () => {
   it('creates the account: 201 user, a session cookie with the contract attributes', async () => {
@@ -277,175 +246,6 @@ describe('session token', () => {
       }
     } finally {
       await short.close();
-    }
-  });
-});
-
-describe('POST /auth/token', () => {
-  it('exchanges email and password for a bearer token that works without a cookie', async () => {
-    const user = await registerUser(t.app);
-    const res = await call(t.app, 'POST', '/auth/token', {
-      body: { email: user.email.toUpperCase(), password: user.password },
-    });
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({ accessToken: expect.any(String), tokenType: 'Bearer', expiresIn: WEEK });
-    expect(res.headers['set-cookie']).toBeUndefined();
-    expect(claimsOf(res.body.accessToken)).toMatchObject({ sub: user.id, email: user.email });
-    const mine = await me(res.body.accessToken);
-    expect(mine.status).toBe(200);
-    expect(mine.body.id).toBe(user.id);
-  });
-
-  it('gives the login 401 for a wrong password or an unknown email', async () => {
-    const user = await registerUser(t.app);
-    for (const body of [
-      { email: user.email, password: 'wrong password' },
-      { email: uniqueEmail('nobody'), password: user.password },
-    ]) {
-      const res = await call(t.app, 'POST', '/auth/token', { body });
-      expectError(res, INVALID_LOGIN);
-    }
-  });
-
-  it('refuses incomplete, mixed and malformed bodies with 400', async () => {
-    const user = await registerUser(t.app);
-    const org = await createOrg(t.app, user);
-    const cases: [object, string[]][] = [
-      [{ email: user.email }, ['password is required']],
-      [{ password: user.password }, ['email is required']],
-      [{}, ['email is required', 'password is required']],
-      [
-        { email: user.email, password: user.password, organizationId: org.id },
-        ['send either email and password, or organizationId'],
-      ],
-      [{ organizationId: 'nope' }, ['organizationId must be a UUID']],
-      [{ organizationId: org.id, role: 'org_admin' }, ['property role should not exist']],
-    ];
-    for (const [body, message] of cases) {
-      const res = await call(t.app, 'POST', '/auth/token', { as: user, body });
-      expectError(res, badRequest(...message));
-    }
-  });
-
-  it('switches the current organization, with the role read from the membership', async () => {
-    const user = await registerUser(t.app);
-    const first = await createOrg(t.app, user, 'First');
-    const owner = await registerUser(t.app);
-    const partner = await createOrg(t.app, owner, 'Partner');
-    await addMember(t.database.db, partner.id, user.id, 'viewer');
-
-    const bearer = await call(t.app, 'POST', '/auth/token', { as: user, body: { organizationId: first.id } });
-    expect(bearer.status).toBe(200);
-    expect(bearer.body).toEqual({ accessToken: expect.any(String), tokenType: 'Bearer', expiresIn: WEEK });
-    expect(claimsOf(bearer.body.accessToken)).toMatchObject({
-      sub: user.id,
-      email: user.email,
-      organizationId: first.id,
-      role: 'org_admin',
-    });
-    // A bearer session gets no cookie; a cookie session has its cookie re-issued.
-    expect(bearer.headers['set-cookie']).toBeUndefined();
-    const viaCookie = await call(t.app, 'POST', '/auth/token', {
-      ...withCookie(bearer.body.accessToken),
-      body: { organizationId: partner.id },
-    });
-    expect(viaCookie.status).toBe(200);
-    const cookie = jwtCookie(viaCookie);
-    expect(cookie.value).toBe(viaCookie.body.accessToken);
-    expect(claimsOf(cookie.value)).toMatchObject({ organizationId: partner.id, role: 'viewer' });
-  });
-
-  it('refuses an organization the caller is not a member of (403) and a switch without session (401)', async () => {
-    const user = await registerUser(t.app);
-    const stranger = await registerUser(t.app);
-    const org = await createOrg(t.app, stranger);
-    for (const organizationId of [org.id, '00000000-0000-4000-8000-000000000000']) {
-      const res = await call(t.app, 'POST', '/auth/token', { as: user, body: { organizationId } });
-      expectError(res, FORBIDDEN);
-    }
-    const anonymous = await call(t.app, 'POST', '/auth/token', { body: { organizationId: org.id } });
-    expectError(anonymous, UNAUTHORIZED);
-  });
-});
-
-describe('POST /auth/logout', () => {
-  it('answers 204, clears the cookie and revokes only the presented token', async () => {
-    const user = await registerUser(t.app);
-    const other = await call(t.app, 'POST', '/auth/token', {
-      body: { email: user.email, password: PASSWORD },
-    });
-    const res = await call(t.app, 'POST', '/auth/logout', { as: user });
-    expect(res.status).toBe(204);
-    expect(res.response.body).toBe('');
-    const cleared = jwtCookie(res);
-    expect(cleared.value).toBe('');
-    expect(cleared.attributes).toEqual(
-      expect.arrayContaining(['Max-Age=0', 'Expires=Thu, 01 Jan 1970 00:00:00 GMT', 'Path=/', 'HttpOnly']),
-    );
-
-    for (const presented of [{ as: user }, withCookie(user.token)]) {
-      const refused = await call(t.app, 'GET', '/auth/me', presented);
-      expectError(refused, UNAUTHORIZED);
-    }
-    const again = await call(t.app, 'POST', '/auth/logout', { as: user });
-    expect(again.body).toEqual(UNAUTHORIZED);
-    expect((await me(other.body.accessToken as string)).status).toBe(200);
-  });
-
-  it('revokes a cookie session', async () => {
-    const user = await registerUser(t.app);
-    const res = await call(t.app, 'POST', '/auth/logout', withCookie(user.token));
-    expect(res.status).toBe(204);
-    expect((await me(user.token)).body).toEqual(UNAUTHORIZED);
-  });
-});
-
-describe('GET /auth/me', () => {
-  it('returns the user and their memberships, by bearer or by cookie', async () => {
-    const user = await registerUser(t.app, { firstName: 'Meera', lastName: 'Das' });
-    const own = await createOrg(t.app, user, 'Own NGO');
-    const owner = await registerUser(t.app);
-    const other = await createOrg(t.app, owner, 'Partner NGO');
-    await addMember(t.database.db, other.id, user.id, 'reporter');
-
-    const expected = {
-      id: user.id,
-      email: user.email,
-      firstName: 'Meera',
-      lastName: 'Das',
-      createdAt: expect.stringMatching(TIMESTAMP),
-      memberships: [
-        { organization: { id: own.id, name: 'Own NGO', code: own.code, logoUrl: null }, role: 'org_admin' },
-        {
-          organization: { id: other.id, name: 'Partner NGO', code: other.code, logoUrl: null },
-          role: 'reporter',
-        },
-      ],
-    };
-    const bearer = await me(user.token);
-    expect(bearer.status).toBe(200);
-    expect(bearer.body).toEqual(expected);
-    const cookie = await call(t.app, 'GET', '/auth/me', withCookie(user.token));
-    expect(cookie.status).toBe(200);
-    expect(cookie.body).toEqual(expected);
-  });
-
-  it('needs a session (as does logout)', async () => {
-    expectError(await call(t.app, 'GET', '/auth/me'), UNAUTHORIZED);
-    expectError(await call(t.app, 'POST', '/auth/logout'), UNAUTHORIZED);
-  });
-});
-
-describe('GET /auth/idp', () => {
-  it('answers 404 while external sign-in is not configured', async () => {
-    for (const url of ['/auth/idp', '/auth/idp/callback?code=x&state=y']) {
-      const res = await call(t.app, 'GET', url);
-      expect(res.status).toBe(404);
-      expect(res.body).toEqual({
-        statusCode: 404,
-        message: 'External sign-in is not configured',
-        error: 'Not Found',
-      });
     }
   });
 });
