@@ -1,5 +1,16 @@
-import { date, index, pgEnum, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import {
+  date,
+  foreignKey,
+  index,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  unique,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { createdAt, id, updatedAt } from '../../db/columns.js';
+import { donors } from '../donors/donors.tables.js';
 import { organizations } from '../orgs/orgs.tables.js';
 
 export const programStatus = pgEnum('program_status', ['draft', 'active', 'completed']);
@@ -19,5 +30,28 @@ export const programs = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index('programs_org_id_created_at_idx').on(t.orgId, t.createdAt)],
+  (t) => [
+    index('programs_org_id_created_at_idx').on(t.orgId, t.createdAt),
+    unique('programs_org_id_id_key').on(t.orgId, t.id),
+  ],
+);
+
+/** Donors attach at program level; deleting either side removes the link. */
+export const programDonors = pgTable(
+  'program_donors',
+  {
+    orgId: uuid('org_id').notNull(),
+    programId: uuid('program_id').notNull(),
+    donorId: uuid('donor_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.programId, t.donorId] }),
+    index('program_donors_org_id_donor_id_idx').on(t.orgId, t.donorId),
+    foreignKey({ columns: [t.orgId, t.programId], foreignColumns: [programs.orgId, programs.id] }).onDelete(
+      'cascade',
+    ),
+    foreignKey({ columns: [t.orgId, t.donorId], foreignColumns: [donors.orgId, donors.id] }).onDelete(
+      'cascade',
+    ),
+  ],
 );
