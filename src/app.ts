@@ -17,6 +17,13 @@ import { Sessions } from './http/session.js';
 import { registerValidation } from './http/validation.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { idpRoutes } from './modules/auth/idp.routes.js';
+import { budgetLineRoutes } from './modules/budget/budget.routes.js';
+import { donorRoutes } from './modules/donors/donors.routes.js';
+import { attachmentRoutes } from './modules/files/files.routes.js';
+import { reportingPeriodRoutes } from './modules/periods/periods.routes.js';
+import { programRoutes } from './modules/programs/programs.routes.js';
+import { projectRoutes } from './modules/projects/projects.routes.js';
+import { resultNodeRoutes } from './modules/results/results.routes.js';
 import { feedRoutes } from './modules/feed/feed.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { createMailTransport } from './modules/mail/mail.transport.js';
@@ -136,7 +143,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     idpRoutes,
     organizationRoutes,
     memberRoutes,
+    donorRoutes,
+    programRoutes,
+    projectRoutes,
     projectMemberRoutes,
+    resultNodeRoutes,
+    reportingPeriodRoutes,
+    budgetLineRoutes,
+    attachmentRoutes,
     feedRoutes,
   ]) {
     await app.register(routes, context);

@@ -288,3 +288,16 @@ describe('hardening', () => {
     expect(open.body.filter((i: { email: string }) => i.email === email)).toHaveLength(1);
   });
 });
+
+it('reports one message for a bad value of a nullable field', async () => {
+  const res = await call(t.app, 'PATCH', `/orgs/${team.org.id}`, {
+    as: team.admin,
+    body: { logoUrl: 'nope' },
+  });
+  expect(res.status).toBe(400);
+  // Two rules (URL format, http(s) scheme) each name the field once; no "must be null" from the nullable branch.
+  expect([...res.body.message].sort()).toEqual([
+    'logoUrl has an invalid format',
+    'logoUrl must be a valid URL',
+  ]);
+});

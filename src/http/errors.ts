@@ -109,8 +109,16 @@ interface AjvIssue {
 /** One message per violation, each naming the field (`fields.0.key`) the way a form would show it. */
 export function validationMessages(err: { validation?: unknown; validationContext?: string }): string[] {
   const issues = (err.validation ?? []) as AjvIssue[];
+  // A nullable field (`anyOf [X, null]`) that fails both branches reports X's problem, not "must be null".
+  const otherwiseWrong = new Set(
+    issues.filter((i) => !(i.keyword === 'type' && i.params.type === 'null')).map((i) => i.instancePath),
+  );
   const messages = issues
     .filter((issue) => !['anyOf', 'oneOf', 'if'].includes(issue.keyword))
+    .filter(
+      (issue) =>
+        !(issue.keyword === 'type' && issue.params.type === 'null' && otherwiseWrong.has(issue.instancePath)),
+    )
     .map((issue) => describe(issue));
   return [...new Set(messages.length > 0 ? messages : ['Request is not valid'])];
 }

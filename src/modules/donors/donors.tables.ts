@@ -1,4 +1,5 @@
-import { index, pgEnum, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { index, pgEnum, pgTable, text, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, id, updatedAt } from '../../db/columns.js';
 import { organizations } from '../orgs/orgs.tables.js';
 
@@ -24,7 +25,8 @@ export const donors = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    unique('donors_org_id_code_key').on(t.orgId, t.code),
+    // Codes are unique per organization whatever their case.
+    uniqueIndex('donors_org_id_lower_code_key').on(t.orgId, sql`lower(${t.code})`),
     unique('donors_org_id_id_key').on(t.orgId, t.id),
     index('donors_org_id_name_idx').on(t.orgId, t.name),
   ],

@@ -1,0 +1,87 @@
+import type { Db } from '../../db/client.js';
+import type { Member } from '../../http/access.js';
+import { badRequest, notFound, pgErrorCode } from '../../http/errors.js';
+import { paginate, type PageRequest } from '../../http/pagination.js';
+import { ensureProjectAccess } from '../projects/project-scope.js';
+import {
+  countLines,
+  deleteLine,
+  findLine,
+  findProjectCurrency,
+  insertLine,
+  listLines,
+  updateLine,
+} from './budget.repo.js';
+import type { BudgetLineInput } from './budget.schemas.js';
+
+/** Amounts are money in the project currency: cents at most (JSON Schema's multipleOf trips on floats). */
+function checkAmounts(input: BudgetLineInput): void {
+  const messages = (['plannedAmount', 'actualAmount'] as const)
+    .filter((field) => {
+      const value = input[field];
+      return value !== undefined && Math.round(value * 100) / 100 !== value;
+    })
+    .map((field) => `${field} must have at most 2 decimals`);
+  if (messages.length > 0) throw badRequest(...messages);
+}
+
+/** Optional text that is only spaces is stored as no text. */
+const cleanDescription = (description: string | null | undefined) =>
+  description === undefined ? undefined : description?.trim() || null;
+
+export class BudgetLineService {
+  constructor(private readonly db: Db) {}
+
+  private async project(member: Member, projectId: string): Promise<void> {
+    if ((await findProjectCurrency(this.db, member.orgId, projectId)) === undefined)
+      throw notFound('Project');
+    await ensureProjectAccess(this.db, member, projectId);
+  }
+
+  async list(member: Member, projectId: string, query: PageRequest) {
+    await this.project(member, projectId);
+    return paginate(query, {
+      count: () => countLines(this.db, member.orgId, projectId),
+      list: (window) => listLines(this.db, member.orgId, projectId, window),
+    });
+  }
+
+  private async get(member: Member, id: string) {
+    const line = await findLine(this.db, member.orgId, id);
+    if (!line) throw notFound('Budget line');
+    return line;
+  }
+
+  async create(member: Member, projectId: string, input: BudgetLineInput & { category: string }) {
+    checkAmounts(input);
+    await this.project(member, projectId);
+    const id = await insertLine(this.db, member.orgId, projectId, {
+      category: input.category.trim(),
+      description: cleanDescription(input.description) ?? null,
+      plannedAmount: input.plannedAmount ?? 0,
+      actualAmount: input.actualAmount ?? 0,
+    }).catch((err: unknown) => {
+      // The project was deleted between the check and the insert.
+      throw pgErrorCode(err).code === '23503' ? notFound('Project') : err;
+    });
+    return this.get(member, id);
+  }
+
+  async update(member: Member, id: string, input: BudgetLineInput) {
+    checkAmounts(input);
+    const changes = {
+      category: input.category?.trim(),
+      description: cleanDescription(input.description),
+      plannedAmount: input.plannedAmount,
+      actualAmount: input.actualAmount,
+    };
+    const set = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
+    if (Object.keys(set).length === 0) return this.get(member, id);
+    if (!(await updateLine(this.db, member.orgId, id, set))) throw notFound('Budget line');
+    return this.get(member, id);
+  }
+
+  async remove(member: Member, id: string): Promise<void> {
+    if (!(await deleteLine(this.db, member.orgId, id))) throw notFound('Budget line');
+  }
+}

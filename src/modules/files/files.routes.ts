@@ -1,0 +1,108 @@
+import multipart from '@fastify/multipart';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../context.js';
+import { ALL_ROLES, MANAGERS, memberOf } from '../../http/access.js';
+import { errorResponse } from '../../http/errors.js';
+import { Collection, PageQuery } from '../../http/pagination.js';
+import { NoContent, Params } from '../../http/schemas.js';
+import { Attachment } from './files.schemas.js';
+import { AttachmentService, unsupportedBody } from './files.service.js';
+import { contentDisposition, createFileStorage, MAX_FILE_SIZE } from './storage.js';
+
+const tags = ['Attachments'];
+
+export const attachmentRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
+  // Multipart is accepted by the routes of this plugin only; everywhere else bodies are JSON.
+  await app.register(multipart, {
+    limits: { fileSize: MAX_FILE_SIZE, files: 1, fields: 10, parts: 20, fieldSize: 4096 },
+  });
+  const attachments = new AttachmentService(ctx.db, createFileStorage(ctx.config));
+
+  app.get(
+    '/orgs/:orgId/projects/:projectId/attachments',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        tags,
+        summary: 'Attachments of a project',
+        description: 'Newest first, ties by id. Reporters may read only projects assigned to them.',
+        params: Params('orgId', 'projectId'),
+        querystring: Type.Object(PageQuery),
+        response: { 200: Collection(Attachment) },
+      },
+    },
+    (request) => attachments.list(memberOf(request), request.params.projectId, request.query),
+  );
+
+  app.post(
+    '/orgs/:orgId/projects/:projectId/attachments',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: 'Attach a document to a project',
+        description:
+          'multipart/form-data with a part `file` (required) and an optional field `title` (at most 200 ' +
+          'characters, defaulting to the file name). The type is decided from the bytes: PDF, JPEG, PNG, WebP, ' +
+          'DOCX and XLSX by their signatures; CSV, which has none, when the part is declared text/csv or named ' +
+          '*.csv and the bytes are UTF-8 text without NUL characters. Anything else (an empty file too): 415; a file over 10 MiB: ' +
+          '413; a body that is not multipart: 415. The stored name drops directories and control characters.',
+        consumes: ['multipart/form-data'],
+        params: Params('orgId', 'projectId'),
+        response: {
+          201: Attachment,
+          413: errorResponse('File larger than 10 MiB'),
+          415: errorResponse('Not multipart, or a file type that is not accepted'),
+        },
+      },
+    },
+    async (request, reply) => {
+      if (!request.isMultipart()) throw unsupportedBody();
+      const created = await attachments.upload(memberOf(request), request.params.projectId, () =>
+        request.parts(),
+      );
+      return reply.status(201).send(created);
+    },
+  );
+
+  app.get(
+    '/orgs/:orgId/attachments/:id/download',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        tags,
+        summary: 'Download an attachment',
+        description:
+          'The stored bytes with their detected Content-Type and `Content-Disposition: attachment` (an ASCII ' +
+          'filename plus RFC 5987 filename* for other names). Reporters only for projects assigned to them.',
+        params: Params('orgId', 'id'),
+      },
+    },
+    async (request, reply) => {
+      const file = await attachments.download(memberOf(request), request.params.id);
+      return reply
+        .header('content-type', file.contentType)
+        .header('content-length', file.size)
+        .header('content-disposition', contentDisposition(file.fileName))
+        .send(file.stream);
+    },
+  );
+
+  app.delete(
+    '/orgs/:orgId/attachments/:id',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: 'Delete an attachment and its file',
+        params: Params('orgId', 'id'),
+        response: { 204: NoContent },
+      },
+    },
+    async (request, reply) => {
+      await attachments.remove(memberOf(request), request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,123 @@
+import { and, asc, count, eq, gte, lte, ne } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { inWindow, type Window } from '../../db/window.js';
+import { projects } from '../projects/projects.tables.js';
+import { reportingPeriods } from './periods.tables.js';
+
+export type ReportingPeriodRow = typeof reportingPeriods.$inferSelect;
+export type PeriodChanges = Partial<
+  Pick<
+    ReportingPeriodRow,
+    'label' | 'startDate' | 'endDate' | 'dueDate' | 'isLocked' | 'lockedAt' | 'lockedBy'
+  >
+>;
+
+/**
+ * The project (read-only use of the projects table). With `lock`, its row stays locked until the
+ * transaction ends: that serializes every overlap check and write of the project's periods.
+ */
+export async function findProject(
+  db: Db,
+  orgId: string,
+  projectId: string,
+  options: { lock?: boolean } = {},
+): Promise<{ id: string; name: string } | undefined> {
+  const query = db
+    .select({ id: projects.id, name: projects.name })
+    .from(projects)
+    .where(and(eq(projects.orgId, orgId), eq(projects.id, projectId)));
+  // NO KEY UPDATE serializes the project's period writes without blocking inserts that reference it.
+  const [row] = options.lock ? await query.for('no key update') : await query;
+  return row;
+}
+
+const ofProject = (orgId: string, projectId: string) =>
+  and(eq(reportingPeriods.orgId, orgId), eq(reportingPeriods.projectId, projectId));
+
+export async function countPeriods(db: Db, orgId: string, projectId: string): Promise<number> {
+  const [row] = await db.select({ total: count() }).from(reportingPeriods).where(ofProject(orgId, projectId));
+  return row?.total ?? 0;
+}
+
+export function listPeriods(db: Db, orgId: string, projectId: string, window: Window) {
+  return inWindow(
+    db
+      .select()
+      .from(reportingPeriods)
+      .where(ofProject(orgId, projectId))
+      .orderBy(asc(reportingPeriods.startDate), asc(reportingPeriods.id))
+      .$dynamic(),
+    window,
+  );
+}
+
+export async function findPeriod(
+  db: Db,
+  orgId: string,
+  id: string,
+  options: { lock?: boolean } = {},
+): Promise<ReportingPeriodRow | undefined> {
+  const query = db
+    .select()
+    .from(reportingPeriods)
+    .where(and(eq(reportingPeriods.orgId, orgId), eq(reportingPeriods.id, id)));
+  const [row] = options.lock ? await query.for('update') : await query;
+  return row;
+}
+
+/** The first period of the project (by start date) sharing at least one day with [startDate, endDate]. */
+export async function findOverlappingPeriod(
+  db: Db,
+  orgId: string,
+  projectId: string,
+  range: { startDate: string; endDate: string; exceptId?: string },
+): Promise<{ id: string; label: string } | undefined> {
+  const [row] = await db
+    .select({ id: reportingPeriods.id, label: reportingPeriods.label })
+    .from(reportingPeriods)
+    .where(
+      and(
+        ofProject(orgId, projectId),
+        lte(reportingPeriods.startDate, range.endDate),
+        gte(reportingPeriods.endDate, range.startDate),
+        range.exceptId ? ne(reportingPeriods.id, range.exceptId) : undefined,
+      ),
+    )
+    .orderBy(asc(reportingPeriods.startDate), asc(reportingPeriods.id))
+    .limit(1);
+  return row;
+}
+
+export async function insertPeriod(
+  db: Db,
+  orgId: string,
+  period: { projectId: string; label: string; startDate: string; endDate: string; dueDate: string | null },
+): Promise<ReportingPeriodRow> {
+  const [row] = await db
+    .insert(reportingPeriods)
+    .values({ orgId, ...period })
+    .returning();
+  return row!;
+}
+
+export async function updatePeriod(
+  db: Db,
+  orgId: string,
+  id: string,
+  changes: PeriodChanges,
+): Promise<ReportingPeriodRow | undefined> {
+  const [row] = await db
+    .update(reportingPeriods)
+    .set(changes)
+    .where(and(eq(reportingPeriods.orgId, orgId), eq(reportingPeriods.id, id)))
+    .returning();
+  return row;
+}
+
+export async function deletePeriod(db: Db, orgId: string, id: string): Promise<boolean> {
+  const rows = await db
+    .delete(reportingPeriods)
+    .where(and(eq(reportingPeriods.orgId, orgId), eq(reportingPeriods.id, id)))
+    .returning({ id: reportingPeriods.id });
+  return rows.length > 0;
+}

@@ -1,0 +1,98 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../context.js';
+import { ALL_ROLES, MANAGERS, memberOf } from '../../http/access.js';
+import { errorResponse } from '../../http/errors.js';
+import { Collection, PageQuery } from '../../http/pagination.js';
+import { NoContent, Params } from '../../http/schemas.js';
+import { CreateReportingPeriodBody, ReportingPeriod, UpdateReportingPeriodBody } from './periods.schemas.js';
+import { ReportingPeriodService } from './periods.service.js';
+
+const tags = ['Reporting periods'];
+
+export const reportingPeriodRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
+  const periods = new ReportingPeriodService(ctx.db);
+
+  app.get(
+    '/orgs/:orgId/projects/:projectId/reporting-periods',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        tags,
+        summary: 'Reporting periods of a project',
+        description:
+          'Sorted by startDate, then id. Reporters may read only projects assigned to them (403 otherwise).',
+        params: Params('orgId', 'projectId'),
+        querystring: Type.Object(PageQuery),
+        response: { 200: Collection(ReportingPeriod) },
+      },
+    },
+    (request) => periods.list(memberOf(request), request.params.projectId, request.query),
+  );
+
+  app.post(
+    '/orgs/:orgId/projects/:projectId/reporting-periods',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: 'Create a reporting period',
+        description:
+          'Dates are inclusive: a period ending on 2026-03-31 and one starting on 2026-04-01 do not overlap; ' +
+          'periods sharing a day do (409 naming the other period). endDate before startDate: 400. ' +
+          'The period need not lie within the project dates; dueDate is free (usually after endDate). ' +
+          'New periods are unlocked.',
+        params: Params('orgId', 'projectId'),
+        body: CreateReportingPeriodBody,
+        response: { 201: ReportingPeriod, 409: errorResponse('Overlaps another period of the project') },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await periods.create(memberOf(request), request.params.projectId, request.body)),
+  );
+
+  app.patch(
+    '/orgs/:orgId/reporting-periods/:id',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: 'Edit, lock or unlock a reporting period',
+        description:
+          '`isLocked: true` locks (records lockedAt and lockedBy, and a `reporting_period.locked` feed entry); ' +
+          'it may come with edits to an unlocked period, which are applied before locking. ' +
+          '`isLocked: false` unlocks a locked period: org_admin only (403), clears lockedAt and lockedBy and ' +
+          'records `reporting_period.unlocked`; unlocking must be a request of its own. A locked period refuses ' +
+          'any other field with 409 `Reporting period is locked`, even next to `isLocked: false`. Sending the ' +
+          'current lock state (or an empty body) changes nothing and records no feed entry: 200 with the period. ' +
+          'Changed dates are checked again: order (400, naming the field sent) and overlap with the ' +
+          'project’s other periods (409). `dueDate: null` removes the deadline.',
+        params: Params('orgId', 'id'),
+        body: UpdateReportingPeriodBody,
+        response: {
+          200: ReportingPeriod,
+          409: errorResponse('The period is locked, or the new dates overlap another period'),
+        },
+      },
+    },
+    (request) => periods.update(memberOf(request), request.params.id, request.body),
+  );
+
+  app.delete(
+    '/orgs/:orgId/reporting-periods/:id',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: 'Delete a reporting period',
+        description: 'A locked period, or one with indicator reports or form submissions: 409.',
+        params: Params('orgId', 'id'),
+        response: { 204: NoContent, 409: errorResponse('The period is locked or has submissions') },
+      },
+    },
+    async (request, reply) => {
+      await periods.remove(memberOf(request), request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,38 @@
+import { Type } from '@sinclair/typebox';
+import { Body, Nullable, Text, Timestamp, Uuid } from '../../http/schemas.js';
+
+const DateOnly = (description?: string) => Type.String({ format: 'date', description });
+const Label = () => Text(200);
+/** One schema rather than a union, so a bad value gives one message (a union adds `must be null`). */
+const NullableDate = (description: string) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date', description });
+
+export const ReportingPeriod = Type.Object({
+  id: Uuid(),
+  orgId: Uuid(),
+  projectId: Uuid(),
+  label: Type.String(),
+  startDate: DateOnly(),
+  endDate: DateOnly(),
+  dueDate: Nullable(DateOnly('Optional deadline for the period’s data')),
+  isLocked: Type.Boolean({ description: 'Locked periods refuse new indicator reports and every edit' }),
+  lockedAt: Nullable(Timestamp()),
+  lockedBy: Nullable(Uuid('User who locked the period')),
+  createdAt: Timestamp(),
+  updatedAt: Timestamp(),
+});
+
+export const CreateReportingPeriodBody = Body({
+  label: Label(),
+  startDate: DateOnly('First day of the period (inclusive)'),
+  endDate: DateOnly('Last day of the period (inclusive); not before startDate'),
+  dueDate: Type.Optional(NullableDate('Optional deadline; any date, usually after endDate')),
+});
+
+export const UpdateReportingPeriodBody = Body({
+  label: Type.Optional(Label()),
+  startDate: Type.Optional(DateOnly()),
+  endDate: Type.Optional(DateOnly()),
+  dueDate: Type.Optional(NullableDate('null removes the deadline')),
+  isLocked: Type.Optional(Type.Boolean({ description: 'true locks; false unlocks (org_admin only)' })),
+});

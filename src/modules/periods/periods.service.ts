@@ -1,0 +1,161 @@
+import { transaction, type Db } from '../../db/client.js';
+import type { Member } from '../../http/access.js';
+import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
+import { paginate, type PageRequest } from '../../http/pagination.js';
+import { findUserById } from '../auth/auth.repo.js';
+import { recordFeedEvent } from '../feed/feed.service.js';
+import { ensureProjectAccess } from '../projects/project-scope.js';
+import {
+  countPeriods,
+  deletePeriod,
+  findOverlappingPeriod,
+  findPeriod,
+  findProject,
+  insertPeriod,
+  listPeriods,
+  updatePeriod,
+  type PeriodChanges,
+  type ReportingPeriodRow,
+} from './periods.repo.js';
+
+export const PERIOD_LOCKED = 'Reporting period is locked';
+const END_BEFORE_START = 'endDate must not be before startDate';
+
+export interface NewPeriod {
+  label: string;
+  startDate: string;
+  endDate: string;
+  dueDate?: string | null;
+}
+
+export interface PeriodUpdate {
+  label?: string;
+  startDate?: string;
+  endDate?: string;
+  dueDate?: string | null;
+  isLocked?: boolean;
+}
+
+/** Reporting periods of a project: never overlapping, lockable (DECISIONS.md sections 5 and 9). */
+export class ReportingPeriodService {
+  constructor(private readonly db: Db) {}
+
+  async list(member: Member, projectId: string, query: PageRequest) {
+    if (!(await findProject(this.db, member.orgId, projectId))) throw notFound('Project');
+    await ensureProjectAccess(this.db, member, projectId);
+    return paginate(query, {
+      count: () => countPeriods(this.db, member.orgId, projectId),
+      list: (window) => listPeriods(this.db, member.orgId, projectId, window),
+    });
+  }
+
+  async create(member: Member, projectId: string, input: NewPeriod): Promise<ReportingPeriodRow> {
+    if (input.endDate < input.startDate) throw badRequest(END_BEFORE_START);
+    return transaction(this.db, async (tx) => {
+      // The project row lock makes the overlap check and the insert one step for concurrent writers.
+      if (!(await findProject(tx, member.orgId, projectId, { lock: true }))) throw notFound('Project');
+      await ensureProjectAccess(tx, member, projectId);
+      await ensureNoOverlap(tx, member.orgId, projectId, input);
+      return insertPeriod(tx, member.orgId, {
+        projectId,
+        label: input.label,
+        startDate: input.startDate,
+        endDate: input.endDate,
+        dueDate: input.dueDate ?? null,
+      });
+    });
+  }
+
+  /**
+   * Edits, locks and unlocks. Unlocking is its own request: on a locked period any field besides
+   * `isLocked` is refused with 409, even next to `isLocked: false`. Repeating the current lock state
+   * changes nothing and records no event.
+   */
+  async update(member: Member, id: string, input: PeriodUpdate): Promise<ReportingPeriodRow> {
+    return transaction(this.db, async (tx) => {
+      const found = await findPeriod(tx, member.orgId, id);
+      if (!found) throw notFound('Reporting period');
+      // Project first, then the period: the order a project deletion takes, so the two cannot deadlock.
+      const project = await findProject(tx, member.orgId, found.projectId, { lock: true });
+      const period = await findPeriod(tx, member.orgId, id, { lock: true });
+      if (!project || !period) throw notFound('Reporting period');
+
+      const { isLocked, ...edits } = input;
+      const unlocking = isLocked === false && period.isLocked;
+      if (unlocking && member.role !== 'org_admin') throw forbidden();
+      if (period.isLocked && Object.keys(edits).length > 0) throw conflict(PERIOD_LOCKED);
+
+      if (unlocking) {
+        const row = await updatePeriod(tx, member.orgId, id, {
+          isLocked: false,
+          lockedAt: null,
+          lockedBy: null,
+        });
+        await recordLockEvent(tx, member, row ?? period, project.name, 'unlocked');
+        return row ?? period;
+      }
+      if (period.isLocked) return period;
+
+      const startDate = edits.startDate ?? period.startDate;
+      const endDate = edits.endDate ?? period.endDate;
+      if (endDate < startDate) {
+        throw badRequest(
+          edits.endDate !== undefined ? END_BEFORE_START : 'startDate must not be after endDate',
+        );
+      }
+      if (edits.startDate !== undefined || edits.endDate !== undefined) {
+        await ensureNoOverlap(tx, member.orgId, period.projectId, { startDate, endDate, exceptId: id });
+      }
+
+      const changes: PeriodChanges =
+        isLocked === true
+          ? { ...edits, isLocked: true, lockedAt: new Date(), lockedBy: member.userId }
+          : edits;
+      if (Object.keys(changes).length === 0) return period;
+      const row = (await updatePeriod(tx, member.orgId, id, changes)) ?? period;
+      if (isLocked === true) await recordLockEvent(tx, member, row, project.name, 'locked');
+      return row;
+    });
+  }
+
+  async remove(member: Member, id: string): Promise<void> {
+    await transaction(this.db, async (tx) => {
+      const period = await findPeriod(tx, member.orgId, id, { lock: true });
+      if (!period) throw notFound('Reporting period');
+      if (period.isLocked) throw conflict(PERIOD_LOCKED);
+      // SPEC.md: a period with submissions cannot be deleted. When the indicator-reports and forms
+      // modules exist, check here, in this transaction, for indicator reports or form submissions of
+      // the period and refuse with conflict('Reporting period has submissions').
+      await deletePeriod(tx, member.orgId, id);
+    });
+  }
+}
+
+async function ensureNoOverlap(
+  tx: Db,
+  orgId: string,
+  projectId: string,
+  range: { startDate: string; endDate: string; exceptId?: string },
+): Promise<void> {
+  const overlap = await findOverlappingPeriod(tx, orgId, projectId, range);
+  if (overlap) throw conflict(`Reporting period overlaps ${overlap.label}`);
+}
+
+async function recordLockEvent(
+  tx: Db,
+  member: Member,
+  period: ReportingPeriodRow,
+  projectName: string,
+  action: 'locked' | 'unlocked',
+): Promise<void> {
+  const actor = await findUserById(tx, member.userId);
+  const actorName = actor ? `${actor.firstName} ${actor.lastName}` : 'Someone';
+  await recordFeedEvent(tx, {
+    orgId: member.orgId,
+    type: action === 'locked' ? 'reporting_period.locked' : 'reporting_period.unlocked',
+    actorId: member.userId,
+    projectId: period.projectId,
+    subject: { type: 'reporting_period', id: period.id, label: period.label },
+    summary: `${actorName} ${action} reporting period ${period.label} of ${projectName}`,
+  });
+}

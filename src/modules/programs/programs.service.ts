@@ -1,0 +1,145 @@
+import { transaction, type Db } from '../../db/client.js';
+import type { Member } from '../../http/access.js';
+import { badRequest, conflict, notFound, pgErrorCode } from '../../http/errors.js';
+import { paginate, type PageRequest } from '../../http/pagination.js';
+import { projectScope } from '../projects/project-scope.js';
+import { projects } from '../projects/projects.tables.js';
+import {
+  countProgramDonors,
+  countPrograms,
+  deleteProgram,
+  existingDonorIds,
+  findProgram,
+  hasActiveProjects,
+  insertProgram,
+  listDonorsOfPrograms,
+  listProgramDonors,
+  listProjectsOfProgram,
+  listPrograms,
+  lockProgram,
+  replaceProgramDonors,
+  updateProgram,
+  type ProgramRow,
+} from './programs.repo.js';
+import type { ProgramInput, ProgramStatus } from './programs.schemas.js';
+
+/** DECISIONS.md section 6; staying in the same status is not a transition and is allowed. */
+const TRANSITIONS: Record<ProgramStatus, readonly ProgramStatus[]> = {
+  draft: ['active'],
+  active: ['completed'],
+  completed: ['active'],
+};
+
+export class ProgramService {
+  constructor(private readonly db: Db) {}
+
+  list(member: Member, query: PageRequest) {
+    const scope = projectScope(member, projects.id);
+    return paginate(query, {
+      count: () => countPrograms(this.db, member.orgId),
+      list: async (window) => {
+        const rows = await listPrograms(this.db, member.orgId, scope, window);
+        const links = await listDonorsOfPrograms(
+          this.db,
+          member.orgId,
+          rows.map((r) => r.id),
+        );
+        const byProgram = new Map<string, { id: string; name: string; code: string }[]>();
+        for (const { programId, ...donor } of links) {
+          byProgram.set(programId, [...(byProgram.get(programId) ?? []), donor]);
+        }
+        return rows.map((row) => ({ ...row, donors: byProgram.get(row.id) ?? [] }));
+      },
+    });
+  }
+
+  async get(member: Member, id: string) {
+    const program = await findProgram(this.db, member.orgId, id);
+    if (!program) throw notFound('Program');
+    return this.detail(this.db, member, program);
+  }
+
+  async create(member: Member, input: ProgramInput & { name: string; startDate: string; endDate: string }) {
+    checkDates(input.startDate, input.endDate);
+    return transaction(this.db, async (tx) => {
+      const program = await insertProgram(tx, member.orgId, {
+        name: input.name.trim(),
+        description: input.description ?? null,
+        startDate: input.startDate,
+        endDate: input.endDate,
+        status: input.status ?? 'draft',
+      });
+      if (input.donorIds) await this.setDonors(tx, member.orgId, program.id, input.donorIds);
+      return this.detail(tx, member, program);
+    });
+  }
+
+  async update(member: Member, id: string, input: ProgramInput) {
+    return transaction(this.db, async (tx) => {
+      const current = await lockProgram(tx, member.orgId, id);
+      if (!current) throw notFound('Program');
+      checkDates(input.startDate ?? current.startDate, input.endDate ?? current.endDate);
+      if (input.status !== undefined && input.status !== current.status) {
+        if (!TRANSITIONS[current.status].includes(input.status)) {
+          throw conflict(`Cannot change program status from ${current.status} to ${input.status}`);
+        }
+      }
+      if (input.donorIds) await this.setDonors(tx, member.orgId, id, input.donorIds);
+      const updated = await updateProgram(tx, member.orgId, id, {
+        ...(input.name !== undefined && { name: input.name.trim() }),
+        ...(input.description !== undefined && { description: input.description }),
+        ...(input.startDate !== undefined && { startDate: input.startDate }),
+        ...(input.endDate !== undefined && { endDate: input.endDate }),
+        ...(input.status !== undefined && { status: input.status }),
+      });
+      if (!updated) throw notFound('Program');
+      return this.detail(tx, member, updated);
+    });
+  }
+
+  /** The row lock makes a concurrent project activation either wait for the delete or refuse it. */
+  async remove(member: Member, id: string): Promise<void> {
+    await transaction(this.db, async (tx) => {
+      if (!(await lockProgram(tx, member.orgId, id))) throw notFound('Program');
+      if (await hasActiveProjects(tx, member.orgId, id)) throw conflict('Program has active projects');
+      await deleteProgram(tx, member.orgId, id);
+    });
+  }
+
+  async donors(member: Member, id: string, query: PageRequest) {
+    if (!(await findProgram(this.db, member.orgId, id))) throw notFound('Program');
+    return paginate(query, {
+      count: () => countProgramDonors(this.db, member.orgId, id),
+      list: (window) => listProgramDonors(this.db, member.orgId, id, window),
+    });
+  }
+
+  private async setDonors(tx: Db, orgId: string, programId: string, donorIds: string[]): Promise<void> {
+    const known = await existingDonorIds(tx, orgId, donorIds);
+    if (donorIds.some((donorId) => !known.has(donorId))) throw notFound('Donor');
+    await replaceProgramDonors(tx, orgId, programId, donorIds).catch((err: unknown) => {
+      // A donor was deleted between the check and the insert.
+      throw pgErrorCode(err).code === '23503' ? notFound('Donor') : err;
+    });
+  }
+
+  private async detail(db: Db, member: Member, program: ProgramRow) {
+    // One after the other: inside a transaction both would share one connection anyway.
+    const links = await listDonorsOfPrograms(db, member.orgId, [program.id]);
+    const programProjects = await listProjectsOfProgram(
+      db,
+      member.orgId,
+      program.id,
+      projectScope(member, projects.id),
+    );
+    return {
+      ...program,
+      donors: links.map(({ id, name, code }) => ({ id, name, code })),
+      projects: programProjects,
+    };
+  }
+}
+
+function checkDates(startDate: string, endDate: string): void {
+  if (endDate < startDate) throw badRequest('endDate must not be before startDate');
+}

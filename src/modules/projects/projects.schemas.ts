@@ -1,0 +1,76 @@
+import { Type } from '@sinclair/typebox';
+import { Body, Nullable, Text, Timestamp, Uuid } from '../../http/schemas.js';
+
+export const PROJECT_STATUSES = ['draft', 'active', 'completed', 'suspended'] as const;
+export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
+
+/** numeric(18,2) holds more, but beyond this the cents of a JSON number are no longer exact. */
+export const MAX_BUDGET = 10_000_000_000_000;
+
+const Status = () => Type.Unsafe<ProjectStatus>({ type: 'string', enum: [...PROJECT_STATUSES] });
+const Name = () => Text(200);
+const Code = () =>
+  Type.String({ minLength: 1, maxLength: 50, notBlank: true, description: 'Unique in the organization' });
+const Currency = () =>
+  Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code in upper case, e.g. USD' });
+const Budget = () =>
+  Type.Number({ minimum: 0, maximum: MAX_BUDGET, description: 'Stored with two decimals' });
+const DateField = () => Type.String({ format: 'date', description: 'YYYY-MM-DD' });
+const OptionalText = (maxLength: number) => Nullable(Type.String({ maxLength }));
+
+export const Project = Type.Object({
+  id: Uuid(),
+  orgId: Uuid(),
+  programId: Uuid(),
+  name: Type.String(),
+  code: Type.String(),
+  description: Nullable(Type.String()),
+  budget: Type.Number(),
+  currency: Type.String(),
+  startDate: Type.String({ format: 'date' }),
+  endDate: Type.String({ format: 'date' }),
+  status: Status(),
+  location: Nullable(Type.String()),
+  lead: Nullable(Type.String()),
+  createdAt: Timestamp(),
+  updatedAt: Timestamp(),
+});
+
+const optionalFields = {
+  description: Type.Optional(OptionalText(10_000)),
+  budget: Type.Optional(Budget()),
+  status: Type.Optional(Status()),
+  location: Type.Optional(OptionalText(200)),
+  lead: Type.Optional(OptionalText(200)),
+};
+
+export const CreateProjectBody = Body({
+  name: Name(),
+  code: Code(),
+  startDate: DateField(),
+  endDate: DateField(),
+  currency: Currency(),
+  ...optionalFields,
+});
+
+export const UpdateProjectBody = Body({
+  name: Type.Optional(Name()),
+  code: Type.Optional(Code()),
+  startDate: Type.Optional(DateField()),
+  endDate: Type.Optional(DateField()),
+  currency: Type.Optional(Currency()),
+  ...optionalFields,
+});
+
+export interface ProjectInput {
+  name?: string;
+  code?: string;
+  startDate?: string;
+  endDate?: string;
+  currency?: string;
+  description?: string | null;
+  budget?: number;
+  status?: ProjectStatus;
+  location?: string | null;
+  lead?: string | null;
+}

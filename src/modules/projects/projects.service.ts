@@ -1,0 +1,137 @@
+import { transaction, type Db } from '../../db/client.js';
+import type { Member } from '../../http/access.js';
+import { badRequest, conflict, notFound, pgErrorCode } from '../../http/errors.js';
+import { paginate, type PageRequest } from '../../http/pagination.js';
+import { ensureProjectAccess, projectScope } from './project-scope.js';
+import {
+  countProjects,
+  deleteProject,
+  findProject,
+  insertProject,
+  listProjects,
+  lockProject,
+  programExists,
+  projectCodeTaken,
+  shareLockProgram,
+  updateProject,
+} from './projects.repo.js';
+import type { ProjectInput, ProjectStatus } from './projects.schemas.js';
+import { projects } from './projects.tables.js';
+
+const CODE_TAKEN = 'A project with this code already exists';
+
+/** DECISIONS.md section 6; staying in the same status is not a transition and is allowed. */
+const TRANSITIONS: Record<ProjectStatus, readonly ProjectStatus[]> = {
+  draft: ['active'],
+  active: ['suspended', 'completed'],
+  suspended: ['active', 'completed'],
+  completed: ['active'],
+};
+
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+
+export class ProjectService {
+  constructor(private readonly db: Db) {}
+
+  async list(member: Member, programId: string, query: PageRequest) {
+    if (!(await programExists(this.db, member.orgId, programId))) throw notFound('Program');
+    const scope = projectScope(member, projects.id);
+    return paginate(query, {
+      count: () => countProjects(this.db, member.orgId, programId, scope),
+      list: (window) => listProjects(this.db, member.orgId, programId, scope, window),
+    });
+  }
+
+  async get(member: Member, id: string) {
+    const project = await findProject(this.db, member.orgId, id);
+    if (!project) throw notFound('Project');
+    await ensureProjectAccess(this.db, member, id);
+    return project;
+  }
+
+  async create(
+    member: Member,
+    programId: string,
+    input: ProjectInput & {
+      name: string;
+      code: string;
+      startDate: string;
+      endDate: string;
+      currency: string;
+    },
+  ) {
+    checkFields(input.startDate, input.endDate, input.currency);
+    const code = input.code.trim();
+    return transaction(this.db, async (tx) => {
+      if (!(await shareLockProgram(tx, member.orgId, programId))) throw notFound('Program');
+      if (await projectCodeTaken(tx, member.orgId, code)) throw conflict(CODE_TAKEN);
+      return insertProject(tx, member.orgId, programId, {
+        name: input.name.trim(),
+        code,
+        startDate: input.startDate,
+        endDate: input.endDate,
+        currency: input.currency,
+        budget: input.budget ?? 0,
+        description: input.description ?? null,
+        location: input.location ?? null,
+        lead: input.lead ?? null,
+        status: input.status ?? 'draft',
+      }).catch(translateConstraint);
+    });
+  }
+
+  async update(member: Member, id: string, input: ProjectInput) {
+    const found = await findProject(this.db, member.orgId, id);
+    if (!found) throw notFound('Project');
+    return transaction(this.db, async (tx) => {
+      // The program first, as a program delete does, so the two never wait on each other in a circle.
+      if (!(await shareLockProgram(tx, member.orgId, found.programId))) throw notFound('Project');
+      const current = await lockProject(tx, member.orgId, id);
+      if (!current) throw notFound('Project');
+      checkFields(input.startDate ?? current.startDate, input.endDate ?? current.endDate, input.currency);
+      if (input.status !== undefined && input.status !== current.status) {
+        if (!TRANSITIONS[current.status].includes(input.status)) {
+          throw conflict(`Cannot change project status from ${current.status} to ${input.status}`);
+        }
+      }
+      const code = input.code?.trim();
+      if (code !== undefined && (await projectCodeTaken(tx, member.orgId, code, id)))
+        throw conflict(CODE_TAKEN);
+      const updated = await updateProject(tx, member.orgId, id, {
+        ...(input.name !== undefined && { name: input.name.trim() }),
+        ...(code !== undefined && { code }),
+        ...(input.startDate !== undefined && { startDate: input.startDate }),
+        ...(input.endDate !== undefined && { endDate: input.endDate }),
+        ...(input.currency !== undefined && { currency: input.currency }),
+        ...(input.budget !== undefined && { budget: input.budget }),
+        ...(input.description !== undefined && { description: input.description }),
+        ...(input.location !== undefined && { location: input.location }),
+        ...(input.lead !== undefined && { lead: input.lead }),
+        ...(input.status !== undefined && { status: input.status }),
+      }).catch(translateConstraint);
+      if (!updated) throw notFound('Project');
+      return updated;
+    });
+  }
+
+  async remove(member: Member, id: string): Promise<void> {
+    if (!(await deleteProject(this.db, member.orgId, id))) throw notFound('Project');
+  }
+}
+
+function checkFields(startDate: string, endDate: string, currency: string | undefined): void {
+  const problems: string[] = [];
+  if (endDate < startDate) problems.push('endDate must not be before startDate');
+  if (currency !== undefined && !CURRENCIES.has(currency)) {
+    problems.push('currency must be an ISO 4217 currency code');
+  }
+  if (problems.length > 0) throw badRequest(...problems);
+}
+
+/** A race lost between the service's checks and the write. */
+function translateConstraint(err: unknown): never {
+  const { code } = pgErrorCode(err);
+  if (code === '23505') throw conflict(CODE_TAKEN);
+  if (code === '23503') throw notFound('Program');
+  throw err;
+}
