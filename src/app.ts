@@ -26,6 +26,7 @@ import { projectRoutes } from './modules/projects/projects.routes.js';
 import { resultNodeRoutes } from './modules/results/results.routes.js';
 import { feedRoutes } from './modules/feed/feed.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
+import { createFileStorage } from './modules/files/storage.js';
 import { createMailTransport } from './modules/mail/mail.transport.js';
 import { OutboxWorker, type OutboxWorkerOptions } from './modules/mail/outbox-worker.js';
 import { memberRoutes } from './modules/orgs/members.routes.js';
@@ -135,6 +136,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     db: database.db,
     sessions,
     authLimit,
+    storage: createFileStorage(config),
     mailQueued: () => worker.wake(),
   };
   await app.register(healthRoutes, { isReady: () => database.isReady() });

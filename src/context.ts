@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/client.js';
 import type { preHandlerAsyncHookHandler } from 'fastify';
 import type { Sessions } from './http/session.js';
+import type { FileStorage } from './modules/files/storage.js';
 
 /** What modules receive from buildApp: configuration and shared parts, nothing global. */
 export interface AppContext {
@@ -10,6 +11,8 @@ export interface AppContext {
   sessions: Sessions;
   /** The per-IP-and-email limit of login, token, register and forgot-password. */
   authLimit: preHandlerAsyncHookHandler;
+  /** Where uploaded files live (attachments, form files). */
+  storage: FileStorage;
   /** Wakes the in-process outbox worker after a commit that queued email. */
   mailQueued: () => void;
 }

@@ -6,6 +6,7 @@ import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { assignProject, createProject, createTeam, type Team } from '../../../test/helpers/factories.js';
 import { multipart, PDF, PNG } from '../../../test/helpers/files.js';
 import { badRequest, call, FORBIDDEN, notFoundBody, UNAUTHORIZED } from '../../../test/helpers/http.js';
+import { projects } from '../projects/projects.tables.js';
 import { attachments } from './files.tables.js';
 import { contentDisposition, createFileStorage, sanitizeFileName } from './storage.js';
 
@@ -133,6 +134,24 @@ describe('DELETE /orgs/:orgId/attachments/:id', () => {
     expect([again.status, again.body]).toEqual([404, notFoundBody('Attachment')]);
     const download = await call(t.app, 'GET', file.downloadUrl, { as: team.admin });
     expect(download.status).toBe(404);
+  });
+
+  it('removes the files of a deleted project, and of the projects of a deleted program', async () => {
+    const project = await createProject(t.database.db, team.org.id);
+    const stored = await storedPath((await attach(project.id)).id);
+    expect(
+      (await call(t.app, 'DELETE', `/orgs/${team.org.id}/projects/${project.id}`, { as: team.admin })).status,
+    ).toBe(204);
+    expect(existsSync(stored)).toBe(false);
+
+    const other = await createProject(t.database.db, team.org.id);
+    const otherStored = await storedPath((await attach(other.id)).id);
+    const [row] = await t.database.db.select().from(projects).where(eq(projects.id, other.id));
+    const res = await call(t.app, 'DELETE', `/orgs/${team.org.id}/programs/${row!.programId}`, {
+      as: team.admin,
+    });
+    expect(res.status).toBe(204);
+    expect(existsSync(otherStored)).toBe(false);
   });
 
   it('answers 404 for another organization; others 403, no session 401', async () => {

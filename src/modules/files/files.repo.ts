@@ -4,15 +4,6 @@ import { inWindow, type Window } from '../../db/window.js';
 import { projects } from '../projects/projects.tables.js';
 import { attachments } from './files.tables.js';
 
-export async function projectExists(db: Db, orgId: string, projectId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: projects.id })
-    .from(projects)
-    .where(and(eq(projects.orgId, orgId), eq(projects.id, projectId)))
-    .limit(1);
-  return row !== undefined;
-}
-
 const attachmentColumns = {
   id: attachments.id,
   orgId: attachments.orgId,
@@ -76,4 +67,27 @@ export async function deleteAttachment(db: Db, orgId: string, id: string): Promi
     .where(and(eq(attachments.orgId, orgId), eq(attachments.id, id)))
     .returning({ storageKey: attachments.storageKey });
   return row?.storageKey;
+}
+
+/** Storage keys of every attachment of a project, or of every project of a program. */
+export async function storageKeysUnder(
+  db: Db,
+  orgId: string,
+  under: { projectId: string } | { programId: string },
+): Promise<string[]> {
+  const rows =
+    'projectId' in under
+      ? await db
+          .select({ key: attachments.storageKey })
+          .from(attachments)
+          .where(and(eq(attachments.orgId, orgId), eq(attachments.projectId, under.projectId)))
+      : await db
+          .select({ key: attachments.storageKey })
+          .from(attachments)
+          .innerJoin(
+            projects,
+            and(eq(projects.orgId, attachments.orgId), eq(projects.id, attachments.projectId)),
+          )
+          .where(and(eq(attachments.orgId, orgId), eq(projects.programId, under.programId)));
+  return rows.map((row) => row.key);
 }

@@ -8,7 +8,7 @@ import { Collection, PageQuery } from '../../http/pagination.js';
 import { NoContent, Params } from '../../http/schemas.js';
 import { Attachment } from './files.schemas.js';
 import { AttachmentService, unsupportedBody } from './files.service.js';
-import { contentDisposition, createFileStorage, MAX_FILE_SIZE } from './storage.js';
+import { contentDisposition, MAX_FILE_SIZE } from './storage.js';
 
 const tags = ['Attachments'];
 
@@ -17,7 +17,7 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
   await app.register(multipart, {
     limits: { fileSize: MAX_FILE_SIZE, files: 1, fields: 10, parts: 20, fieldSize: 4096 },
   });
-  const attachments = new AttachmentService(ctx.db, createFileStorage(ctx.config));
+  const attachments = new AttachmentService(ctx.db, ctx.storage);
 
   app.get(
     '/orgs/:orgId/projects/:projectId/attachments',

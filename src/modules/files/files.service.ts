@@ -1,4 +1,5 @@
 import type { Multipart } from '@fastify/multipart';
+import { projectExists } from '../projects/projects.repo.js';
 import type { Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { AppError, badRequest, notFound, pgErrorCode } from '../../http/errors.js';
@@ -10,7 +11,6 @@ import {
   findAttachment,
   insertAttachment,
   listAttachments,
-  projectExists,
   type AttachmentRow,
 } from './files.repo.js';
 import { TITLE_MAX_LENGTH } from './files.schemas.js';

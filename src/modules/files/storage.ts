@@ -180,3 +180,17 @@ export function contentDisposition(fileName: string): string {
   );
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
+
+/**
+ * Removes the files of rows that a cascade deleted (a project or program with attachments). Runs after
+ * the commit; a file that cannot be removed is only logged, since its row is gone either way.
+ */
+export async function removeStoredFiles(
+  storage: FileStorage,
+  keys: string[],
+  log: { warn: (obj: object, msg: string) => void },
+): Promise<void> {
+  for (const key of keys) {
+    await storage.delete(key).catch((err: unknown) => log.warn({ err, key }, 'stored file not removed'));
+  }
+}

@@ -13,7 +13,7 @@ const REPORTER_PROJECTS =
   'For a reporter, `projects` and `projectCount` cover only the projects assigned to them.';
 
 export const programRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
-  const programs = new ProgramService(ctx.db);
+  const programs = new ProgramService(ctx.db, ctx.storage, app.log);
 
   app.get(
     '/orgs/:orgId/programs',

@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { badRequest, conflict, notFound, pgErrorCode } from '../../http/errors.js';
@@ -21,6 +22,8 @@ import {
   updateProgram,
   type ProgramRow,
 } from './programs.repo.js';
+import { storageKeysUnder } from '../files/files.repo.js';
+import { removeStoredFiles, type FileStorage } from '../files/storage.js';
 import type { ProgramInput, ProgramStatus } from './programs.schemas.js';
 
 /** DECISIONS.md section 6; staying in the same status is not a transition and is allowed. */
@@ -31,7 +34,11 @@ const TRANSITIONS: Record<ProgramStatus, readonly ProgramStatus[]> = {
 };
 
 export class ProgramService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly storage: FileStorage,
+    private readonly log: FastifyBaseLogger,
+  ) {}
 
   list(member: Member, query: PageRequest) {
     const scope = projectScope(member, projects.id);
@@ -98,12 +105,16 @@ export class ProgramService {
   }
 
   /** The row lock makes a concurrent project activation either wait for the delete or refuse it. */
+  /** Projects and everything under them go with the program; attachment files after the commit. */
   async remove(member: Member, id: string): Promise<void> {
-    await transaction(this.db, async (tx) => {
+    const keys = await transaction(this.db, async (tx) => {
       if (!(await lockProgram(tx, member.orgId, id))) throw notFound('Program');
       if (await hasActiveProjects(tx, member.orgId, id)) throw conflict('Program has active projects');
+      const keys = await storageKeysUnder(tx, member.orgId, { programId: id });
       await deleteProgram(tx, member.orgId, id);
+      return keys;
     });
+    await removeStoredFiles(this.storage, keys, this.log);
   }
 
   async donors(member: Member, id: string, query: PageRequest) {

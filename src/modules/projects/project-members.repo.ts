@@ -3,16 +3,7 @@ import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { users } from '../auth/auth.tables.js';
 import { orgMembers } from '../orgs/orgs.tables.js';
-import { projectMembers, projects } from './projects.tables.js';
-
-export async function projectExists(db: Db, orgId: string, projectId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: projects.id })
-    .from(projects)
-    .where(and(eq(projects.orgId, orgId), eq(projects.id, projectId)))
-    .limit(1);
-  return row !== undefined;
-}
+import { projectMembers } from './projects.tables.js';
 
 const assignmentColumns = {
   userId: projectMembers.userId,

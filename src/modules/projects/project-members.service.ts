@@ -9,9 +9,9 @@ import {
   findAssignment,
   insertAssignment,
   listAssignments,
-  projectExists,
 } from './project-members.repo.js';
 import { ensureProjectAccess } from './project-scope.js';
+import { projectExists } from './projects.repo.js';
 
 /** Who is assigned to a project; for reporters this is what they may see and write. */
 export class ProjectMemberService {

@@ -65,6 +65,12 @@ export function listProjects(
   );
 }
 
+/** For modules that hang data under a project: does it exist in this organization? */
+export async function projectExists(db: Db, orgId: string, projectId: string): Promise<boolean> {
+  const [row] = await db.select({ id: projects.id }).from(projects).where(inOrg(orgId, projectId)).limit(1);
+  return row !== undefined;
+}
+
 export async function findProject(db: Db, orgId: string, id: string): Promise<ProjectRow | undefined> {
   const [row] = await db.select().from(projects).where(inOrg(orgId, id)).limit(1);
   return row;

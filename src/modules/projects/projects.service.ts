@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { badRequest, conflict, notFound, pgErrorCode } from '../../http/errors.js';
@@ -15,6 +16,8 @@ import {
   shareLockProgram,
   updateProject,
 } from './projects.repo.js';
+import { storageKeysUnder } from '../files/files.repo.js';
+import { removeStoredFiles, type FileStorage } from '../files/storage.js';
 import type { ProjectInput, ProjectStatus } from './projects.schemas.js';
 import { projects } from './projects.tables.js';
 
@@ -31,7 +34,11 @@ const TRANSITIONS: Record<ProjectStatus, readonly ProjectStatus[]> = {
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 
 export class ProjectService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly storage: FileStorage,
+    private readonly log: FastifyBaseLogger,
+  ) {}
 
   async list(member: Member, programId: string, query: PageRequest) {
     if (!(await programExists(this.db, member.orgId, programId))) throw notFound('Program');
@@ -114,8 +121,14 @@ export class ProjectService {
     });
   }
 
+  /** Everything under the project goes with it; its attachment files are removed after the commit. */
   async remove(member: Member, id: string): Promise<void> {
-    if (!(await deleteProject(this.db, member.orgId, id))) throw notFound('Project');
+    const keys = await transaction(this.db, async (tx) => {
+      const keys = await storageKeysUnder(tx, member.orgId, { projectId: id });
+      if (!(await deleteProject(tx, member.orgId, id))) throw notFound('Project');
+      return keys;
+    });
+    await removeStoredFiles(this.storage, keys, this.log);
   }
 }
 
