@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import type { Db } from '../../src/db/client.js';
 import { orgMembers, type OrgRole } from '../../src/modules/orgs/orgs.tables.js';
+import { donors } from '../../src/modules/donors/donors.tables.js';
 import { programs } from '../../src/modules/programs/programs.tables.js';
 import { projectMembers, projects } from '../../src/modules/projects/projects.tables.js';
 import { call, sessionCookie } from './http.js';
@@ -83,21 +84,27 @@ export async function createTeam(app: FastifyInstance, db: Db): Promise<Team> {
   };
 }
 
-/** A project row (and its program); the projects API arrives with its own module. */
+/** A program row inserted directly (tests of modules below programs). */
+export async function createProgram(db: Db, orgId: string, name = 'Water for All'): Promise<{ id: string }> {
+  const [program] = await db
+    .insert(programs)
+    .values({ orgId, name, startDate: '2026-01-01', endDate: '2028-12-31' })
+    .returning({ id: programs.id });
+  return program!;
+}
+
+/** A project row inserted directly, with a program of its own. */
 export async function createProject(
   db: Db,
   orgId: string,
   name = 'Clean Water',
 ): Promise<{ id: string; name: string }> {
-  const [program] = await db
-    .insert(programs)
-    .values({ orgId, name: `${name} program`, startDate: '2026-01-01', endDate: '2028-12-31' })
-    .returning();
+  const program = await createProgram(db, orgId, `${name} program`);
   const [project] = await db
     .insert(projects)
     .values({
       orgId,
-      programId: program!.id,
+      programId: program.id,
       name,
       code: uniqueCode('p'),
       currency: 'USD',
@@ -106,6 +113,15 @@ export async function createProject(
     })
     .returning();
   return { id: project!.id, name: project!.name };
+}
+
+/** A donor row inserted directly (the donors API is tested in its own module). */
+export async function insertDonor(db: Db, orgId: string, name = 'USAID') {
+  const [donor] = await db
+    .insert(donors)
+    .values({ orgId, name, code: uniqueCode('d'), type: 'bilateral' })
+    .returning();
+  return donor!;
 }
 
 export async function assignProject(db: Db, orgId: string, projectId: string, userId: string): Promise<void> {

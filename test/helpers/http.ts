@@ -70,3 +70,6 @@ export function expectViolations(res: Call, ...messages: string[]): void {
 export function expectError(res: Call, body: { statusCode: number; message: unknown; error: string }): void {
   expect([res.status, res.body]).toEqual([body.statusCode, body]);
 }
+
+/** A well-formed id that exists nowhere. */
+export const MISSING_ID = '00000000-0000-4000-8000-000000000000';

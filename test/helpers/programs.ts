@@ -1,18 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
-import type { Db } from '../../src/db/client.js';
-import { donors } from '../../src/modules/donors/donors.tables.js';
 import { uniqueCode, type TestUser } from './factories.js';
 import { call } from './http.js';
-
-/** A donor row; the donors API is its own module. */
-export async function createDonor(db: Db, orgId: string, name = 'USAID') {
-  const [donor] = await db
-    .insert(donors)
-    .values({ orgId, name, code: uniqueCode('d'), type: 'bilateral' })
-    .returning();
-  return donor!;
-}
 
 export const programsUrl = (orgId: string) => `/orgs/${orgId}/programs`;
 

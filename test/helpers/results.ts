@@ -1,16 +1,8 @@
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Db } from '../../src/db/client.js';
-import { programs } from '../../src/modules/programs/programs.tables.js';
 import { resultNodes } from '../../src/modules/results/results.tables.js';
 
-/** A program row; the programs API arrives with its own module. */
-export async function createProgram(db: Db, orgId: string, name = 'Water for All'): Promise<{ id: string }> {
-  const [program] = await db
-    .insert(programs)
-    .values({ orgId, name, startDate: '2026-01-01', endDate: '2028-12-31' })
-    .returning({ id: programs.id });
-  return program!;
-}
+export { createProgram } from './factories.js';
 
 type Level = 'impact' | 'outcome' | 'output';
 

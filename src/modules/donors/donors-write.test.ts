@@ -4,6 +4,7 @@ import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { createDonor as newDonor, donorUrl as urlOfDonor } from '../../../test/helpers/donors.js';
 import { createTeam, type Team, type TestUser } from '../../../test/helpers/factories.js';
 import {
+  MISSING_ID,
   badRequest,
   call,
   expectError,
@@ -19,7 +20,6 @@ import { donors } from './donors.tables.js';
 let t: TestApp;
 let team: Team;
 
-const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 const CODE_TAKEN = { statusCode: 409, message: 'A donor with this code already exists', error: 'Conflict' };
 
 beforeAll(async () => {

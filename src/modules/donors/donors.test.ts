@@ -9,6 +9,7 @@ import {
   type TestUser,
 } from '../../../test/helpers/factories.js';
 import {
+  MISSING_ID,
   badRequest,
   call,
   expectError,
@@ -29,7 +30,6 @@ import { findDonorsByIds } from './donors.repo.js';
 let t: TestApp;
 let team: Team;
 
-const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 const CODE_TAKEN = { statusCode: 409, message: 'A donor with this code already exists', error: 'Conflict' };
 
 beforeAll(async () => {

@@ -5,14 +5,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { assignProject, createProject, createTeam, type Team } from '../../../test/helpers/factories.js';
 import { multipart, PDF, PNG } from '../../../test/helpers/files.js';
-import { badRequest, call, FORBIDDEN, notFoundBody, UNAUTHORIZED } from '../../../test/helpers/http.js';
+import {
+  MISSING_ID,
+  badRequest,
+  call,
+  FORBIDDEN,
+  notFoundBody,
+  UNAUTHORIZED,
+} from '../../../test/helpers/http.js';
 import { projects } from '../projects/projects.tables.js';
 import { attachments } from './files.tables.js';
 import { contentDisposition, createFileStorage, sanitizeFileName } from './storage.js';
 
 let t: TestApp;
 let team: Team;
-const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 
 beforeAll(async () => {
   t = await buildTestApp();

@@ -12,6 +12,7 @@ import {
   type TestUser,
 } from '../../../test/helpers/factories.js';
 import {
+  MISSING_ID,
   badRequest,
   call,
   FORBIDDEN,
@@ -24,7 +25,6 @@ import { attachments } from './files.tables.js';
 
 let t: TestApp;
 let team: Team;
-const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 
 beforeAll(async () => {
   t = await buildTestApp();

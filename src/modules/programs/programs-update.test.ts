@@ -1,8 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { createTeam, type Team } from '../../../test/helpers/factories.js';
+import { createTeam, insertDonor, type Team } from '../../../test/helpers/factories.js';
 import {
+  MISSING_ID,
   badRequest,
   call,
   expectError,
@@ -12,15 +13,13 @@ import {
   TIMESTAMP,
   UNAUTHORIZED,
 } from '../../../test/helpers/http.js';
-import { createDonor, postProgram, postProject, programsUrl } from '../../../test/helpers/programs.js';
+import { postProgram, postProject, programsUrl } from '../../../test/helpers/programs.js';
 import { donors } from '../donors/donors.tables.js';
 import { projects } from '../projects/projects.tables.js';
 import { programDonors, programs } from './programs.tables.js';
 
 let t: TestApp;
 let team: Team;
-
-const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 
 beforeAll(async () => {
   t = await buildTestApp();
@@ -76,7 +75,7 @@ describe('PATCH /orgs/:orgId/programs/:id', () => {
 
   it('replaces the whole donor set with donorIds: adds new, removes missing, [] clears', async () => {
     const [a, b, c] = await Promise.all(
-      ['Alpha', 'Beta', 'Gamma'].map((name) => createDonor(t.database.db, team.org.id, name)),
+      ['Alpha', 'Beta', 'Gamma'].map((name) => insertDonor(t.database.db, team.org.id, name)),
     );
     const program = await postProgram(t.app, team.admin, team.org.id, { donorIds: [a!.id, b!.id] });
     const res = await patch(program.id, { donorIds: [c!.id, b!.id] });
@@ -92,8 +91,8 @@ describe('PATCH /orgs/:orgId/programs/:id', () => {
   });
 
   it('answers 404 Donor not found for a donor of another organization, changing nothing', async () => {
-    const own = await createDonor(t.database.db, team.org.id);
-    const foreign = await createDonor(t.database.db, team.outsiderOrg.id);
+    const own = await insertDonor(t.database.db, team.org.id);
+    const foreign = await insertDonor(t.database.db, team.outsiderOrg.id);
     const program = await postProgram(t.app, team.admin, team.org.id, { name: 'Kept', donorIds: [own.id] });
     for (const donorId of [foreign.id, MISSING_ID]) {
       expectError(await patch(program.id, { name: 'Changed', donorIds: [donorId] }), notFoundBody('Donor'));
@@ -182,7 +181,7 @@ describe('PATCH /orgs/:orgId/programs/:id', () => {
 
 describe('DELETE /orgs/:orgId/programs/:id', () => {
   it('deletes the program with its projects and donor links (204); the donors stay', async () => {
-    const donor = await createDonor(t.database.db, team.org.id);
+    const donor = await insertDonor(t.database.db, team.org.id);
     const program = await postProgram(t.app, team.admin, team.org.id, { donorIds: [donor.id] });
     const draft = await postProject(t.app, team.admin, team.org.id, program.id);
     const done = await postProject(t.app, team.admin, team.org.id, program.id, { status: 'completed' });

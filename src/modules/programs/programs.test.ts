@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { assignProject, createTeam, type Team } from '../../../test/helpers/factories.js';
+import { assignProject, createTeam, insertDonor, type Team } from '../../../test/helpers/factories.js';
 import {
+  MISSING_ID,
   badRequest,
   call,
   expectError,
@@ -11,13 +12,11 @@ import {
   TIMESTAMP,
   UNAUTHORIZED,
 } from '../../../test/helpers/http.js';
-import { createDonor, postProgram, postProject, programsUrl } from '../../../test/helpers/programs.js';
+import { postProgram, postProject, programsUrl } from '../../../test/helpers/programs.js';
 import { programs } from './programs.tables.js';
 
 let t: TestApp;
 let team: Team;
-
-const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 
 beforeAll(async () => {
   t = await buildTestApp();
@@ -49,8 +48,8 @@ describe('POST /orgs/:orgId/programs', () => {
       projects: [],
     });
 
-    const zeta = await createDonor(t.database.db, team.org.id, 'Zeta Fund');
-    const alpha = await createDonor(t.database.db, team.org.id, 'Alpha Trust');
+    const zeta = await insertDonor(t.database.db, team.org.id, 'Zeta Fund');
+    const alpha = await insertDonor(t.database.db, team.org.id, 'Alpha Trust');
     const full = await call(t.app, 'POST', url(), {
       as: team.admin,
       body: {
@@ -74,8 +73,8 @@ describe('POST /orgs/:orgId/programs', () => {
   });
 
   it('answers 404 Donor not found for a donor of another organization or a missing one, creating nothing', async () => {
-    const own = await createDonor(t.database.db, team.org.id);
-    const foreign = await createDonor(t.database.db, team.outsiderOrg.id);
+    const own = await insertDonor(t.database.db, team.org.id);
+    const foreign = await insertDonor(t.database.db, team.outsiderOrg.id);
     for (const donorId of [foreign.id, MISSING_ID]) {
       const name = `Refused ${donorId}`;
       const res = await call(t.app, 'POST', url(), {
@@ -138,7 +137,7 @@ describe('POST /orgs/:orgId/programs', () => {
 describe('GET /orgs/:orgId/programs', () => {
   it('lists newest first with donors and project counts, in one page or many', async () => {
     const own = await createTeam(t.app, t.database.db);
-    const donor = await createDonor(t.database.db, own.org.id, 'Gates');
+    const donor = await insertDonor(t.database.db, own.org.id, 'Gates');
     const first = await postProgram(t.app, own.admin, own.org.id, { name: 'First', donorIds: [donor.id] });
     const second = await postProgram(t.app, own.admin, own.org.id, { name: 'Second' });
     const third = await postProgram(t.app, own.admin, own.org.id, { name: 'Third' });
@@ -254,9 +253,9 @@ describe('GET /orgs/:orgId/programs/:id', () => {
 
 describe('GET /orgs/:orgId/programs/:id/donors', () => {
   it('lists the full donors by name, paged on request, to every role', async () => {
-    const b = await createDonor(t.database.db, team.org.id, 'Beta');
-    const a = await createDonor(t.database.db, team.org.id, 'Alpha');
-    await createDonor(t.database.db, team.org.id, 'Not linked');
+    const b = await insertDonor(t.database.db, team.org.id, 'Beta');
+    const a = await insertDonor(t.database.db, team.org.id, 'Alpha');
+    await insertDonor(t.database.db, team.org.id, 'Not linked');
     const program = await postProgram(t.app, team.admin, team.org.id, { donorIds: [b.id, a.id] });
     const full = (d: typeof a) => ({
       id: d.id,

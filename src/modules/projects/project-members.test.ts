@@ -10,7 +10,14 @@ import {
   registerUser,
   type Team,
 } from '../../../test/helpers/factories.js';
-import { call, FORBIDDEN, notFoundBody, UNAUTHORIZED, TIMESTAMP } from '../../../test/helpers/http.js';
+import {
+  MISSING_ID,
+  call,
+  FORBIDDEN,
+  notFoundBody,
+  UNAUTHORIZED,
+  TIMESTAMP,
+} from '../../../test/helpers/http.js';
 import type { Member } from '../../http/access.js';
 import { AppError, FORBIDDEN_MESSAGE } from '../../http/errors.js';
 import { ensureProjectAccess, projectScope } from './project-scope.js';
@@ -18,8 +25,6 @@ import { projectMembers, projects } from './projects.tables.js';
 
 let t: TestApp;
 let team: Team;
-
-const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 
 beforeAll(async () => {
   t = await buildTestApp();

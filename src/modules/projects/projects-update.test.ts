@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { assignProject, createTeam, uniqueCode, type Team } from '../../../test/helpers/factories.js';
 import {
+  MISSING_ID,
   badRequest,
   call,
   expectError,
@@ -18,8 +19,6 @@ import { projectMembers, projects } from './projects.tables.js';
 let t: TestApp;
 let team: Team;
 let programId: string;
-
-const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 
 beforeAll(async () => {
   t = await buildTestApp();
