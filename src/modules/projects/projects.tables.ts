@@ -23,9 +23,7 @@ export const projects = pgTable(
     orgId: uuid('org_id')
       .notNull()
       .references(() => organizations.id, { onDelete: 'cascade' }),
-    programId: uuid('program_id')
-      .notNull()
-      .references(() => programs.id, { onDelete: 'cascade' }),
+    programId: uuid('program_id').notNull(),
     name: text('name').notNull(),
     code: text('code').notNull(),
     description: text('description'),
@@ -43,6 +41,10 @@ export const projects = pgTable(
     unique('projects_org_id_code_key').on(t.orgId, t.code),
     unique('projects_org_id_id_key').on(t.orgId, t.id),
     index('projects_org_id_program_id_idx').on(t.orgId, t.programId),
+    // The program must be of the same organization, enforced by the database too.
+    foreignKey({ columns: [t.orgId, t.programId], foreignColumns: [programs.orgId, programs.id] }).onDelete(
+      'cascade',
+    ),
   ],
 );
 
