@@ -13,15 +13,11 @@ import {
   updateLine,
 } from './budget.repo.js';
 import type { BudgetLineInput } from './budget.schemas.js';
+import { centsProblems } from '../../lib/money.js';
 
 /** Amounts are money in the project currency: cents at most (JSON Schema's multipleOf trips on floats). */
 function checkAmounts(input: BudgetLineInput): void {
-  const messages = (['plannedAmount', 'actualAmount'] as const)
-    .filter((field) => {
-      const value = input[field];
-      return value !== undefined && Math.round(value * 100) / 100 !== value;
-    })
-    .map((field) => `${field} must have at most 2 decimals`);
+  const messages = centsProblems({ plannedAmount: input.plannedAmount, actualAmount: input.actualAmount });
   if (messages.length > 0) throw badRequest(...messages);
 }
 

@@ -1,5 +1,6 @@
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
+import { dateOrderProblem } from '../../lib/dates.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { findUserById } from '../auth/auth.repo.js';
@@ -58,7 +59,7 @@ export class ReportingPeriodService {
       await ensureNoOverlap(tx, member.orgId, projectId, input);
       return insertPeriod(tx, member.orgId, {
         projectId,
-        label: input.label,
+        label: input.label.trim(),
         startDate: input.startDate,
         endDate: input.endDate,
         dueDate: input.dueDate ?? null,
@@ -80,7 +81,8 @@ export class ReportingPeriodService {
       const period = await findPeriod(tx, member.orgId, id, { lock: true });
       if (!project || !period) throw notFound('Reporting period');
 
-      const { isLocked, ...edits } = input;
+      const { isLocked, ...sent } = input;
+      const edits = sent.label === undefined ? sent : { ...sent, label: sent.label.trim() };
       const unlocking = isLocked === false && period.isLocked;
       if (unlocking && member.role !== 'org_admin') throw forbidden();
       if (period.isLocked && Object.keys(edits).length > 0) throw conflict(PERIOD_LOCKED);
@@ -98,11 +100,8 @@ export class ReportingPeriodService {
 
       const startDate = edits.startDate ?? period.startDate;
       const endDate = edits.endDate ?? period.endDate;
-      if (endDate < startDate) {
-        throw badRequest(
-          edits.endDate !== undefined ? END_BEFORE_START : 'startDate must not be after endDate',
-        );
-      }
+      const problem = dateOrderProblem({ startDate, endDate }, edits);
+      if (problem) throw badRequest(problem);
       if (edits.startDate !== undefined || edits.endDate !== undefined) {
         await ensureNoOverlap(tx, member.orgId, period.projectId, { startDate, endDate, exceptId: id });
       }

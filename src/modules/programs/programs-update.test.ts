@@ -124,7 +124,10 @@ describe('PATCH /orgs/:orgId/programs/:id', () => {
     });
     const message = 'endDate must not be before startDate';
     expectError(await patch(program.id, { endDate: '2025-12-31' }), badRequest(message));
-    expectError(await patch(program.id, { startDate: '2027-01-01' }), badRequest(message));
+    expectError(
+      await patch(program.id, { startDate: '2027-01-01' }),
+      badRequest('startDate must not be after endDate'),
+    );
     expectError(
       await patch(program.id, { startDate: '2026-03-01', endDate: '2026-02-28' }),
       badRequest(message),

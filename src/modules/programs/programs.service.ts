@@ -24,10 +24,12 @@ import {
 } from './programs.repo.js';
 import { storageKeysUnder } from '../files/files.repo.js';
 import { removeStoredFiles, type FileStorage } from '../files/storage.js';
+import { dateOrderProblem } from '../../lib/dates.js';
+import { canMove, type Transitions } from '../../lib/transitions.js';
 import type { ProgramInput, ProgramStatus } from './programs.schemas.js';
 
 /** DECISIONS.md section 6; staying in the same status is not a transition and is allowed. */
-const TRANSITIONS: Record<ProgramStatus, readonly ProgramStatus[]> = {
+const TRANSITIONS: Transitions<ProgramStatus> = {
   draft: ['active'],
   active: ['completed'],
   completed: ['active'],
@@ -67,7 +69,7 @@ export class ProgramService {
   }
 
   async create(member: Member, input: ProgramInput & { name: string; startDate: string; endDate: string }) {
-    checkDates(input.startDate, input.endDate);
+    checkDates(input, input);
     return transaction(this.db, async (tx) => {
       const program = await insertProgram(tx, member.orgId, {
         name: input.name.trim(),
@@ -85,11 +87,12 @@ export class ProgramService {
     return transaction(this.db, async (tx) => {
       const current = await lockProgram(tx, member.orgId, id);
       if (!current) throw notFound('Program');
-      checkDates(input.startDate ?? current.startDate, input.endDate ?? current.endDate);
-      if (input.status !== undefined && input.status !== current.status) {
-        if (!TRANSITIONS[current.status].includes(input.status)) {
-          throw conflict(`Cannot change program status from ${current.status} to ${input.status}`);
-        }
+      checkDates(
+        { startDate: input.startDate ?? current.startDate, endDate: input.endDate ?? current.endDate },
+        input,
+      );
+      if (input.status !== undefined && !canMove(TRANSITIONS, current.status, input.status)) {
+        throw conflict(`Cannot change program status from ${current.status} to ${input.status}`);
       }
       if (input.donorIds) await this.setDonors(tx, member.orgId, id, input.donorIds);
       const updated = await updateProgram(tx, member.orgId, id, {
@@ -151,6 +154,10 @@ export class ProgramService {
   }
 }
 
-function checkDates(startDate: string, endDate: string): void {
-  if (endDate < startDate) throw badRequest('endDate must not be before startDate');
+function checkDates(
+  range: { startDate: string; endDate: string },
+  sent: { startDate?: string; endDate?: string },
+) {
+  const problem = dateOrderProblem(range, sent);
+  if (problem) throw badRequest(problem);
 }

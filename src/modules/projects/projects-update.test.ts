@@ -113,7 +113,11 @@ describe('PATCH /orgs/:orgId/projects/:id', () => {
     const project = await newProject({ startDate: '2026-01-01', endDate: '2026-12-31' });
     const dates = 'endDate must not be before startDate';
     expectError(await patch(project.id, { endDate: '2025-12-31' }), badRequest(dates));
-    expectError(await patch(project.id, { startDate: '2027-01-01' }), badRequest(dates));
+    // Only startDate was sent: the message names it.
+    expectError(
+      await patch(project.id, { startDate: '2027-01-01' }),
+      badRequest('startDate must not be after endDate'),
+    );
     expectError(
       await patch(project.id, { currency: 'XYZ' }),
       badRequest('currency must be an ISO 4217 currency code'),
@@ -149,6 +153,11 @@ describe('PATCH /orgs/:orgId/projects/:id', () => {
       'status must be one of: draft, active, completed, suspended',
     );
     expect((await storedProject(project.id))?.programId).toBe(programId);
+    // Money is kept in cents: a third decimal is refused, not rounded away.
+    expectError(
+      await patch(project.id, { budget: 1000.555 }),
+      badRequest('budget must have at most 2 decimals'),
+    );
   });
 
   it('answers 404 for a project of another organization or a missing one', async () => {

@@ -18,13 +18,16 @@ import {
 } from './projects.repo.js';
 import { storageKeysUnder } from '../files/files.repo.js';
 import { removeStoredFiles, type FileStorage } from '../files/storage.js';
+import { dateOrderProblem } from '../../lib/dates.js';
+import { centsProblems } from '../../lib/money.js';
+import { canMove, type Transitions } from '../../lib/transitions.js';
 import type { ProjectInput, ProjectStatus } from './projects.schemas.js';
 import { projects } from './projects.tables.js';
 
 const CODE_TAKEN = 'A project with this code already exists';
 
 /** DECISIONS.md section 6; staying in the same status is not a transition and is allowed. */
-const TRANSITIONS: Record<ProjectStatus, readonly ProjectStatus[]> = {
+const TRANSITIONS: Transitions<ProjectStatus> = {
   draft: ['active'],
   active: ['suspended', 'completed'],
   suspended: ['active', 'completed'],
@@ -67,7 +70,7 @@ export class ProjectService {
       currency: string;
     },
   ) {
-    checkFields(input.startDate, input.endDate, input.currency);
+    checkFields(input, input);
     const code = input.code.trim();
     return transaction(this.db, async (tx) => {
       if (!(await shareLockProgram(tx, member.orgId, programId))) throw notFound('Program');
@@ -95,11 +98,12 @@ export class ProjectService {
       if (!(await shareLockProgram(tx, member.orgId, found.programId))) throw notFound('Project');
       const current = await lockProject(tx, member.orgId, id);
       if (!current) throw notFound('Project');
-      checkFields(input.startDate ?? current.startDate, input.endDate ?? current.endDate, input.currency);
-      if (input.status !== undefined && input.status !== current.status) {
-        if (!TRANSITIONS[current.status].includes(input.status)) {
-          throw conflict(`Cannot change project status from ${current.status} to ${input.status}`);
-        }
+      checkFields(
+        { startDate: input.startDate ?? current.startDate, endDate: input.endDate ?? current.endDate },
+        input,
+      );
+      if (input.status !== undefined && !canMove(TRANSITIONS, current.status, input.status)) {
+        throw conflict(`Cannot change project status from ${current.status} to ${input.status}`);
       }
       const code = input.code?.trim();
       if (code !== undefined && (await projectCodeTaken(tx, member.orgId, code, id)))
@@ -132,10 +136,15 @@ export class ProjectService {
   }
 }
 
-function checkFields(startDate: string, endDate: string, currency: string | undefined): void {
-  const problems: string[] = [];
-  if (endDate < startDate) problems.push('endDate must not be before startDate');
-  if (currency !== undefined && !CURRENCIES.has(currency)) {
+/** The rules a schema cannot say: date order, a real currency, a budget in cents. */
+function checkFields(
+  range: { startDate: string; endDate: string },
+  sent: { startDate?: string; endDate?: string; currency?: string; budget?: number },
+): void {
+  const problems = [dateOrderProblem(range, sent), ...centsProblems({ budget: sent.budget })].filter(
+    (problem): problem is string => problem !== null,
+  );
+  if (sent.currency !== undefined && !CURRENCIES.has(sent.currency)) {
     problems.push('currency must be an ISO 4217 currency code');
   }
   if (problems.length > 0) throw badRequest(...problems);
