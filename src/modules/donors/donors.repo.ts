@@ -8,7 +8,7 @@ export type DonorValues = Omit<typeof donors.$inferInsert, 'id' | 'orgId' | 'cre
 
 // Case-insensitive first so "acme" sits next to "Acme"; the byte order of the name and the id break ties
 // the same way whatever the database's collation.
-const byName = [sql`lower(${donors.name}) collate "C"`, sql`${donors.name} collate "C"`, asc(donors.id)];
+export const donorsByName = [sql`lower(${donors.name}) collate "C"`, sql`${donors.name} collate "C"`, asc(donors.id)];
 
 export async function countDonors(db: Db, orgId: string): Promise<number> {
   const [row] = await db.select({ total: count() }).from(donors).where(eq(donors.orgId, orgId));
@@ -21,7 +21,7 @@ export function listDonors(db: Db, orgId: string, window: Window): Promise<Donor
       .select()
       .from(donors)
       .where(eq(donors.orgId, orgId))
-      .orderBy(...byName)
+      .orderBy(...donorsByName)
       .$dynamic(),
     window,
   );
@@ -47,7 +47,7 @@ export async function findDonorsByIds(
     .select({ id: donors.id, name: donors.name, code: donors.code })
     .from(donors)
     .where(and(eq(donors.orgId, orgId), inArray(donors.id, [...new Set(ids)])))
-    .orderBy(...byName);
+    .orderBy(...donorsByName);
 }
 
 export async function donorCodeTaken(

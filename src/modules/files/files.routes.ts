@@ -17,7 +17,7 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
   await app.register(multipart, {
     limits: { fileSize: MAX_FILE_SIZE, files: 1, fields: 10, parts: 20, fieldSize: 4096 },
   });
-  const attachments = new AttachmentService(ctx.db, ctx.storage);
+  const attachments = new AttachmentService(ctx.db, ctx.storage, app.log);
 
   app.get(
     '/orgs/:orgId/projects/:projectId/attachments',

@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import type { Multipart } from '@fastify/multipart';
 import { projectExists } from '../projects/projects.repo.js';
 import type { Db } from '../../db/client.js';
@@ -21,6 +22,7 @@ import {
   storeUpload,
   type FileStorage,
   type StoredFile,
+  removeStoredFiles,
 } from './storage.js';
 
 const withDownloadUrl = (row: AttachmentRow) => ({
@@ -45,7 +47,10 @@ function multipartError(err: unknown): unknown {
     case 'FST_MP_PREMATURE_CLOSE':
       return badRequest('Multipart body is not valid');
     default:
-      return err instanceof Error && /multipart|terminated early/i.test(err.message)
+      // A client that went away mid-upload ('aborted', a reset socket) is a bad request, not a server fault.
+      return err instanceof Error &&
+        (/multipart|terminated early|^aborted$/i.test(err.message) ||
+          (err as { code?: string }).code === 'ECONNRESET')
         ? badRequest('Multipart body is not valid')
         : err;
   }
@@ -113,6 +118,7 @@ export class AttachmentService {
   constructor(
     private readonly db: Db,
     private readonly storage: FileStorage,
+    private readonly log: FastifyBaseLogger,
   ) {}
 
   private async project(member: Member, projectId: string): Promise<void> {
@@ -169,6 +175,7 @@ export class AttachmentService {
   async remove(member: Member, id: string): Promise<void> {
     const key = await deleteAttachment(this.db, member.orgId, id);
     if (key === undefined) throw notFound('Attachment');
-    await this.storage.delete(key);
+    // The row is gone: a file that cannot be removed now is logged, not reported as a failed delete.
+    await removeStoredFiles(this.storage, [key], this.log);
   }
 }

@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, inArray, notInArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
+import { donorsByName } from '../donors/donors.repo.js';
 import { donors } from '../donors/donors.tables.js';
 import { projects } from '../projects/projects.tables.js';
 import { programDonors, programs } from './programs.tables.js';
@@ -54,7 +55,7 @@ export async function listDonorsOfPrograms(db: Db, orgId: string, programIds: st
     .from(programDonors)
     .innerJoin(donors, and(eq(donors.orgId, programDonors.orgId), eq(donors.id, programDonors.donorId)))
     .where(and(eq(programDonors.orgId, orgId), inArray(programDonors.programId, programIds)))
-    .orderBy(asc(donors.name), asc(donors.id));
+    .orderBy(...donorsByName);
 }
 
 export async function listProjectsOfProgram(
@@ -185,7 +186,7 @@ export function listProgramDonors(db: Db, orgId: string, programId: string, wind
       .from(programDonors)
       .innerJoin(donors, and(eq(donors.orgId, programDonors.orgId), eq(donors.id, programDonors.donorId)))
       .where(ofProgram(orgId, programId))
-      .orderBy(asc(donors.name), asc(donors.id))
+      .orderBy(...donorsByName)
       .$dynamic(),
     window,
   );

@@ -23,6 +23,7 @@ import {
   type ProgramRow,
 } from './programs.repo.js';
 import { storageKeysUnder } from '../files/files.repo.js';
+import { lockProjectsOfProgram } from '../projects/projects.repo.js';
 import { removeStoredFiles, type FileStorage } from '../files/storage.js';
 import { dateOrderProblem } from '../../lib/dates.js';
 import { canMove, type Transitions } from '../../lib/transitions.js';
@@ -113,6 +114,7 @@ export class ProgramService {
     const keys = await transaction(this.db, async (tx) => {
       if (!(await lockProgram(tx, member.orgId, id))) throw notFound('Program');
       if (await hasActiveProjects(tx, member.orgId, id)) throw conflict('Program has active projects');
+      await lockProjectsOfProgram(tx, member.orgId, id);
       const keys = await storageKeysUnder(tx, member.orgId, { programId: id });
       await deleteProgram(tx, member.orgId, id);
       return keys;

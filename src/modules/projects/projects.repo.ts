@@ -76,6 +76,15 @@ export async function findProject(db: Db, orgId: string, id: string): Promise<Pr
   return row;
 }
 
+/** Locks every project of a program until the transaction ends (a program delete holds back uploads). */
+export async function lockProjectsOfProgram(db: Db, orgId: string, programId: string): Promise<void> {
+  await db
+    .select({ id: projects.id })
+    .from(projects)
+    .where(and(eq(projects.orgId, orgId), eq(projects.programId, programId)))
+    .for('update');
+}
+
 export async function lockProject(db: Db, orgId: string, id: string): Promise<ProjectRow | undefined> {
   const [row] = await db.select().from(projects).where(inOrg(orgId, id)).limit(1).for('update');
   return row;

@@ -128,8 +128,10 @@ export class ProjectService {
   /** Everything under the project goes with it; its attachment files are removed after the commit. */
   async remove(member: Member, id: string): Promise<void> {
     const keys = await transaction(this.db, async (tx) => {
+      // The row lock holds back uploads (their foreign-key check) until the delete, so no file is missed.
+      if (!(await lockProject(tx, member.orgId, id))) throw notFound('Project');
       const keys = await storageKeysUnder(tx, member.orgId, { projectId: id });
-      if (!(await deleteProject(tx, member.orgId, id))) throw notFound('Project');
+      await deleteProject(tx, member.orgId, id);
       return keys;
     });
     await removeStoredFiles(this.storage, keys, this.log);
