@@ -8,7 +8,11 @@ export type DonorValues = Omit<typeof donors.$inferInsert, 'id' | 'orgId' | 'cre
 
 // Case-insensitive first so "acme" sits next to "Acme"; the byte order of the name and the id break ties
 // the same way whatever the database's collation.
-export const donorsByName = [sql`lower(${donors.name}) collate "C"`, sql`${donors.name} collate "C"`, asc(donors.id)];
+export const donorsByName = [
+  sql`lower(${donors.name}) collate "C"`,
+  sql`${donors.name} collate "C"`,
+  asc(donors.id),
+];
 
 export async function countDonors(db: Db, orgId: string): Promise<number> {
   const [row] = await db.select({ total: count() }).from(donors).where(eq(donors.orgId, orgId));
