@@ -6,6 +6,8 @@ export const Timestamp = (options: { description?: string } = {}) =>
   Type.Unsafe<Date | string>({ type: 'string', format: 'date-time', ...options });
 /** A required piece of text: at least one character that is not a space. */
 export const Text = (maxLength: number) => Type.String({ minLength: 1, maxLength, notBlank: true });
+/** A calendar date, `YYYY-MM-DD`, checked to be a real date. */
+export const DateOnly = (description = 'YYYY-MM-DD') => Type.String({ format: 'date', description });
 export const Email = () => Type.String({ format: 'email', maxLength: 254 });
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 

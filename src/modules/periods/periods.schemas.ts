@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { Body, Nullable, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import { Body, Nullable, Text, Timestamp, Uuid, DateOnly } from '../../http/schemas.js';
 
-const DateOnly = (description?: string) => Type.String({ format: 'date', description });
 const Label = () => Text(200);
 /** One schema rather than a union, so a bad value gives one message (a union adds `must be null`). */
 const NullableDate = (description: string) =>

@@ -122,16 +122,6 @@ export async function hasActiveProjects(db: Db, orgId: string, programId: string
   return row !== undefined;
 }
 
-/** The ids among `donorIds` that are donors of this organization. */
-export async function existingDonorIds(db: Db, orgId: string, donorIds: string[]): Promise<Set<string>> {
-  if (donorIds.length === 0) return new Set();
-  const rows = await db
-    .select({ id: donors.id })
-    .from(donors)
-    .where(and(eq(donors.orgId, orgId), inArray(donors.id, donorIds)));
-  return new Set(rows.map((r) => r.id));
-}
-
 /** The program's donor set becomes exactly `donorIds`. */
 export async function replaceProgramDonors(
   db: Db,

@@ -5,7 +5,8 @@ import { ADMINS, ALL_ROLES, memberOf } from '../../http/access.js';
 import { errorResponse } from '../../http/errors.js';
 import { Collection, PageQuery } from '../../http/pagination.js';
 import { NoContent, Params } from '../../http/schemas.js';
-import { CreateProgramBody, Donor, Program, ProgramListItem, UpdateProgramBody } from './programs.schemas.js';
+import { Donor } from '../donors/donors.schemas.js';
+import { CreateProgramBody, Program, ProgramListItem, UpdateProgramBody } from './programs.schemas.js';
 import { ProgramService } from './programs.service.js';
 
 const tags = ['Programs'];

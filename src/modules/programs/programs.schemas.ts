@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Body, Nullable, Text, Timestamp, Uuid } from '../../http/schemas.js';
-import { DONOR_TYPES } from '../donors/donors.tables.js';
+import { Body, Nullable, Text, Timestamp, Uuid, DateOnly } from '../../http/schemas.js';
 
 export const PROGRAM_STATUSES = ['draft', 'active', 'completed'] as const;
 export type ProgramStatus = (typeof PROGRAM_STATUSES)[number];
@@ -8,7 +7,6 @@ export type ProgramStatus = (typeof PROGRAM_STATUSES)[number];
 const Status = () => Type.Unsafe<ProgramStatus>({ type: 'string', enum: [...PROGRAM_STATUSES] });
 const Name = () => Text(200);
 const Description = () => Nullable(Type.String({ maxLength: 10_000 }));
-const DateField = () => Type.String({ format: 'date', description: 'YYYY-MM-DD' });
 const DonorIds = () =>
   Type.Array(Uuid(), {
     uniqueItems: true,
@@ -45,26 +43,11 @@ export const Program = Type.Object(
   { description: 'A program with its donors and projects, each sorted by name then id' },
 );
 
-export const Donor = Type.Object({
-  id: Uuid(),
-  orgId: Uuid(),
-  name: Type.String(),
-  code: Type.String(),
-  type: Type.String({ enum: [...DONOR_TYPES] }),
-  country: Nullable(Type.String()),
-  website: Nullable(Type.String()),
-  contactName: Nullable(Type.String()),
-  contactEmail: Nullable(Type.String()),
-  notes: Nullable(Type.String()),
-  createdAt: Timestamp(),
-  updatedAt: Timestamp(),
-});
-
 export const CreateProgramBody = Body({
   name: Name(),
   description: Type.Optional(Description()),
-  startDate: DateField(),
-  endDate: DateField(),
+  startDate: DateOnly(),
+  endDate: DateOnly(),
   status: Type.Optional(Status()),
   donorIds: Type.Optional(DonorIds()),
 });
@@ -72,8 +55,8 @@ export const CreateProgramBody = Body({
 export const UpdateProgramBody = Body({
   name: Type.Optional(Name()),
   description: Type.Optional(Description()),
-  startDate: Type.Optional(DateField()),
-  endDate: Type.Optional(DateField()),
+  startDate: Type.Optional(DateOnly()),
+  endDate: Type.Optional(DateOnly()),
   status: Type.Optional(Status()),
   donorIds: Type.Optional(DonorIds()),
 });

@@ -9,7 +9,6 @@ import {
   countProgramDonors,
   countPrograms,
   deleteProgram,
-  existingDonorIds,
   findProgram,
   hasActiveProjects,
   insertProgram,
@@ -22,6 +21,7 @@ import {
   updateProgram,
   type ProgramRow,
 } from './programs.repo.js';
+import { findDonorsByIds } from '../donors/donors.repo.js';
 import { storageKeysUnder } from '../files/files.repo.js';
 import { lockProjectsOfProgram } from '../projects/projects.repo.js';
 import { removeStoredFiles, type FileStorage } from '../files/storage.js';
@@ -131,7 +131,7 @@ export class ProgramService {
   }
 
   private async setDonors(tx: Db, orgId: string, programId: string, donorIds: string[]): Promise<void> {
-    const known = await existingDonorIds(tx, orgId, donorIds);
+    const known = new Set((await findDonorsByIds(tx, orgId, donorIds)).map((donor) => donor.id));
     if (donorIds.some((donorId) => !known.has(donorId))) throw notFound('Donor');
     await replaceProgramDonors(tx, orgId, programId, donorIds).catch((err: unknown) => {
       // A donor was deleted between the check and the insert.

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Body, Nullable, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import { Body, Nullable, Text, Timestamp, Uuid, DateOnly } from '../../http/schemas.js';
 
 export const PROJECT_STATUSES = ['draft', 'active', 'completed', 'suspended'] as const;
 export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
@@ -15,7 +15,6 @@ const Currency = () =>
   Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code in upper case, e.g. USD' });
 const Budget = () =>
   Type.Number({ minimum: 0, maximum: MAX_BUDGET, description: 'Stored with two decimals' });
-const DateField = () => Type.String({ format: 'date', description: 'YYYY-MM-DD' });
 const OptionalText = (maxLength: number) => Nullable(Type.String({ maxLength }));
 
 export const Project = Type.Object({
@@ -47,8 +46,8 @@ const optionalFields = {
 export const CreateProjectBody = Body({
   name: Name(),
   code: Code(),
-  startDate: DateField(),
-  endDate: DateField(),
+  startDate: DateOnly(),
+  endDate: DateOnly(),
   currency: Currency(),
   ...optionalFields,
 });
@@ -56,8 +55,8 @@ export const CreateProjectBody = Body({
 export const UpdateProjectBody = Body({
   name: Type.Optional(Name()),
   code: Type.Optional(Code()),
-  startDate: Type.Optional(DateField()),
-  endDate: Type.Optional(DateField()),
+  startDate: Type.Optional(DateOnly()),
+  endDate: Type.Optional(DateOnly()),
   currency: Type.Optional(Currency()),
   ...optionalFields,
 });
