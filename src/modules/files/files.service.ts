@@ -1,11 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Multipart } from '@fastify/multipart';
-import { projectExists } from '../projects/projects.repo.js';
 import type { Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { AppError, badRequest, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
-import { ensureProjectAccess } from '../projects/project-scope.js';
+import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
 import {
   countAttachments,
   deleteAttachment,
@@ -122,8 +121,7 @@ export class AttachmentService {
   ) {}
 
   private async project(member: Member, projectId: string): Promise<void> {
-    if (!(await projectExists(this.db, member.orgId, projectId))) throw notFound('Project');
-    await ensureProjectAccess(this.db, member, projectId);
+    await requireProject(this.db, member, projectId);
   }
 
   async list(member: Member, projectId: string, query: PageRequest) {

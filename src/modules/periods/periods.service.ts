@@ -5,7 +5,7 @@ import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js'
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { findUserById } from '../auth/auth.repo.js';
 import { recordFeedEvent } from '../feed/feed.service.js';
-import { ensureProjectAccess } from '../projects/project-scope.js';
+import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
 import {
   countPeriods,
   deletePeriod,
@@ -42,8 +42,7 @@ export class ReportingPeriodService {
   constructor(private readonly db: Db) {}
 
   async list(member: Member, projectId: string, query: PageRequest) {
-    if (!(await findProject(this.db, member.orgId, projectId))) throw notFound('Project');
-    await ensureProjectAccess(this.db, member, projectId);
+    await requireProject(this.db, member, projectId);
     return paginate(query, {
       count: () => countPeriods(this.db, member.orgId, projectId),
       list: (window) => listPeriods(this.db, member.orgId, projectId, window),

@@ -10,16 +10,14 @@ import {
   insertAssignment,
   listAssignments,
 } from './project-members.repo.js';
-import { ensureProjectAccess } from './project-scope.js';
-import { projectExists } from './projects.repo.js';
+import { requireProject } from './project-scope.js';
 
 /** Who is assigned to a project; for reporters this is what they may see and write. */
 export class ProjectMemberService {
   constructor(private readonly db: Db) {}
 
   private async project(member: Member, projectId: string): Promise<void> {
-    if (!(await projectExists(this.db, member.orgId, projectId))) throw notFound('Project');
-    await ensureProjectAccess(this.db, member, projectId);
+    await requireProject(this.db, member, projectId);
   }
 
   async list(member: Member, projectId: string, query: PageRequest) {

@@ -1,7 +1,8 @@
 import { and, eq, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { forbidden } from '../../http/errors.js';
+import { forbidden, notFound } from '../../http/errors.js';
+import { projectExists } from './projects.repo.js';
 import { projectMembers } from './projects.tables.js';
 
 /**
@@ -32,4 +33,10 @@ export async function ensureProjectAccess(db: Db, member: Member, projectId: str
     )
     .limit(1);
   if (!assigned) throw forbidden();
+}
+
+/** A project of the organization the member may work on: 404 when it is not in the org, then 403 as above. */
+export async function requireProject(db: Db, member: Member, projectId: string): Promise<void> {
+  if (!(await projectExists(db, member.orgId, projectId))) throw notFound('Project');
+  await ensureProjectAccess(db, member, projectId);
 }
