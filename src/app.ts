@@ -24,6 +24,9 @@ import { reportingPeriodRoutes } from './modules/periods/periods.routes.js';
 import { programRoutes } from './modules/programs/programs.routes.js';
 import { projectRoutes } from './modules/projects/projects.routes.js';
 import { resultNodeRoutes } from './modules/results/results.routes.js';
+import { indicatorReportRoutes } from './modules/indicator-reports/indicator-reports.routes.js';
+import { indicatorRoutes } from './modules/indicators/indicators.routes.js';
+import { projectIndicatorRoutes } from './modules/indicators/project-indicators.routes.js';
 import { feedRoutes } from './modules/feed/feed.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { createFileStorage } from './modules/files/storage.js';
@@ -151,6 +154,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     projectMemberRoutes,
     resultNodeRoutes,
     reportingPeriodRoutes,
+    indicatorRoutes,
+    projectIndicatorRoutes,
+    indicatorReportRoutes,
     budgetLineRoutes,
     attachmentRoutes,
     feedRoutes,

@@ -2,6 +2,8 @@ export * from '../modules/auth/auth.tables.js';
 export * from '../modules/budget/budget.tables.js';
 export * from '../modules/donors/donors.tables.js';
 export * from '../modules/feed/feed.tables.js';
+export * from '../modules/indicator-reports/indicator-reports.tables.js';
+export * from '../modules/indicators/indicators.tables.js';
 export * from '../modules/files/files.tables.js';
 export * from '../modules/mail/mail.tables.js';
 export * from '../modules/orgs/orgs.tables.js';

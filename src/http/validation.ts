@@ -1,6 +1,6 @@
 import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 const shared: Options = {
   allErrors: true,
@@ -51,3 +51,11 @@ export function registerValidation(app: FastifyInstance): void {
     httpPart === 'body' ? strict.compile(schema) : coercing.compile(schema),
   );
 }
+
+/**
+ * For routes whose body is optional as a whole (an approval with an optional comment): no body at all
+ * is an empty object, so the schema's own rules apply to what was sent.
+ */
+export const optionalBody = async (request: FastifyRequest): Promise<void> => {
+  request.body ??= {};
+};

@@ -9,6 +9,7 @@ import { ensureProjectAccess, requireProject } from '../projects/project-scope.j
 import {
   countPeriods,
   deletePeriod,
+  periodHasReports,
   findOverlappingPeriod,
   findPeriod,
   findProject,
@@ -121,9 +122,9 @@ export class ReportingPeriodService {
       const period = await findPeriod(tx, member.orgId, id, { lock: true });
       if (!period) throw notFound('Reporting period');
       if (period.isLocked) throw conflict(PERIOD_LOCKED);
-      // SPEC.md: a period with submissions cannot be deleted. When the indicator-reports and forms
-      // modules exist, check here, in this transaction, for indicator reports or form submissions of
-      // the period and refuse with conflict('Reporting period has submissions').
+      // SPEC.md: a period with submissions cannot be deleted. Reports share-lock the period as they are
+      // written, so none can appear between this check and the delete. (Form submissions: issue 6.)
+      if (await periodHasReports(tx, id)) throw conflict('Reporting period has submissions');
       await deletePeriod(tx, member.orgId, id);
     });
   }

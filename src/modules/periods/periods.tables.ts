@@ -25,6 +25,8 @@ export const reportingPeriods = pgTable(
       'cascade',
     ),
     unique('reporting_periods_org_id_id_key').on(t.orgId, t.id),
+    // Indicator reports and submissions reference a period of their own project.
+    unique('reporting_periods_project_id_id_key').on(t.projectId, t.id),
     index('reporting_periods_org_id_project_id_start_date_idx').on(t.orgId, t.projectId, t.startDate),
   ],
 );

@@ -1,0 +1,171 @@
+import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { inWindow, type Window } from '../../db/window.js';
+import { users } from '../auth/auth.tables.js';
+import { disaggregations, indicators, projectIndicators } from '../indicators/indicators.tables.js';
+import { reportingPeriods } from '../periods/periods.tables.js';
+import { projects } from '../projects/projects.tables.js';
+import { indicatorReports, type IndicatorReportStatus } from './indicator-reports.tables.js';
+
+export type IndicatorReportRow = typeof indicatorReports.$inferSelect;
+export type ReportChanges = Partial<
+  Omit<IndicatorReportRow, 'id' | 'orgId' | 'projectId' | 'indicatorId' | 'reportingPeriodId' | 'createdAt'>
+>;
+
+export interface ReportFilter {
+  periodId?: string;
+  status?: IndicatorReportStatus;
+  indicatorId?: string;
+}
+
+function filtered(orgId: string, projectId: string, filter: ReportFilter): SQL | undefined {
+  return and(
+    eq(indicatorReports.orgId, orgId),
+    eq(indicatorReports.projectId, projectId),
+    filter.periodId ? eq(indicatorReports.reportingPeriodId, filter.periodId) : undefined,
+    filter.status ? eq(indicatorReports.status, filter.status) : undefined,
+    filter.indicatorId ? eq(indicatorReports.indicatorId, filter.indicatorId) : undefined,
+  );
+}
+
+export async function countReports(db: Db, orgId: string, projectId: string, filter: ReportFilter) {
+  const [row] = await db
+    .select({ total: count() })
+    .from(indicatorReports)
+    .where(filtered(orgId, projectId, filter));
+  return row?.total ?? 0;
+}
+
+/** By period (earliest first), then indicator code, then id. */
+export function listReports(db: Db, orgId: string, projectId: string, filter: ReportFilter, window: Window) {
+  return inWindow(
+    db
+      .select({ report: indicatorReports })
+      .from(indicatorReports)
+      .innerJoin(reportingPeriods, eq(reportingPeriods.id, indicatorReports.reportingPeriodId))
+      .innerJoin(indicators, eq(indicators.id, indicatorReports.indicatorId))
+      .where(filtered(orgId, projectId, filter))
+      .orderBy(asc(reportingPeriods.startDate), asc(sql`lower(${indicators.code})`), asc(indicatorReports.id))
+      .$dynamic(),
+    window,
+  );
+}
+
+/** With `lock`, the row stays locked until the transaction ends: one state change at a time. */
+export async function findReport(
+  db: Db,
+  orgId: string,
+  id: string,
+  options: { lock?: boolean } = {},
+): Promise<IndicatorReportRow | undefined> {
+  const query = db
+    .select()
+    .from(indicatorReports)
+    .where(and(eq(indicatorReports.orgId, orgId), eq(indicatorReports.id, id)));
+  const [row] = options.lock ? await query.for('update') : await query;
+  return row;
+}
+
+/**
+ * The period, share-locked: locking it (which takes its row for update) waits until this transaction
+ * has written, so no report slips into a period as it is being locked.
+ */
+export async function sharePeriod(db: Db, orgId: string, id: string) {
+  const [row] = await db
+    .select({
+      id: reportingPeriods.id,
+      projectId: reportingPeriods.projectId,
+      label: reportingPeriods.label,
+      isLocked: reportingPeriods.isLocked,
+    })
+    .from(reportingPeriods)
+    .where(and(eq(reportingPeriods.orgId, orgId), eq(reportingPeriods.id, id)))
+    .for('share');
+  return row;
+}
+
+/** The indicator, share-locked so its disaggregations hold still while a report is checked against them. */
+export async function shareIndicator(db: Db, orgId: string, id: string) {
+  const [row] = await db
+    .select({
+      id: indicators.id,
+      name: indicators.name,
+      code: indicators.code,
+      isFormula: indicators.isFormula,
+    })
+    .from(indicators)
+    .where(and(eq(indicators.orgId, orgId), eq(indicators.id, id)))
+    .for('share');
+  return row;
+}
+
+export function dimensionsOf(db: Db, indicatorId: string) {
+  return db
+    .select({ name: disaggregations.name, categories: disaggregations.categories })
+    .from(disaggregations)
+    .where(eq(disaggregations.indicatorId, indicatorId))
+    .orderBy(asc(disaggregations.createdAt), asc(disaggregations.id));
+}
+
+export async function isLinked(db: Db, projectId: string, indicatorId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ indicatorId: projectIndicators.indicatorId })
+    .from(projectIndicators)
+    .where(and(eq(projectIndicators.projectId, projectId), eq(projectIndicators.indicatorId, indicatorId)));
+  return row !== undefined;
+}
+
+export async function insertReport(
+  db: Db,
+  values: Omit<typeof indicatorReports.$inferInsert, 'id' | 'createdAt' | 'updatedAt'>,
+): Promise<IndicatorReportRow> {
+  const [row] = await db.insert(indicatorReports).values(values).returning();
+  return row!;
+}
+
+/** Applies the changes only while the report is in one of `from`; undefined when it is not (anymore). */
+export async function updateReport(
+  db: Db,
+  orgId: string,
+  id: string,
+  from: readonly IndicatorReportStatus[],
+  changes: ReportChanges,
+): Promise<IndicatorReportRow | undefined> {
+  const [row] = await db
+    .update(indicatorReports)
+    .set(changes)
+    .where(
+      and(
+        eq(indicatorReports.orgId, orgId),
+        eq(indicatorReports.id, id),
+        inArray(indicatorReports.status, [...from]),
+      ),
+    )
+    .returning();
+  return row;
+}
+
+/** Names for feed entries and emails. */
+export async function reportContext(db: Db, report: IndicatorReportRow) {
+  const [row] = await db
+    .select({
+      indicatorName: indicators.name,
+      indicatorCode: indicators.code,
+      projectName: projects.name,
+      periodLabel: reportingPeriods.label,
+    })
+    .from(indicatorReports)
+    .innerJoin(indicators, eq(indicators.id, indicatorReports.indicatorId))
+    .innerJoin(projects, eq(projects.id, indicatorReports.projectId))
+    .innerJoin(reportingPeriods, eq(reportingPeriods.id, indicatorReports.reportingPeriodId))
+    .where(eq(indicatorReports.id, report.id));
+  return row!;
+}
+
+export async function findUserName(db: Db, id: string) {
+  const [row] = await db
+    .select({ email: users.email, firstName: users.firstName, lastName: users.lastName })
+    .from(users)
+    .where(eq(users.id, id));
+  return row;
+}

@@ -1,0 +1,167 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { ALL_ROLES, CONTRIBUTORS, MANAGERS, memberOf } from '../../http/access.js';
+import { errorResponse } from '../../http/errors.js';
+import { Collection } from '../../http/pagination.js';
+import { Params } from '../../http/schemas.js';
+import { optionalBody } from '../../http/validation.js';
+import {
+  ApproveBody,
+  CreateIndicatorReportBody,
+  IndicatorReport,
+  IndicatorReportQuery,
+  RejectBody,
+  UpdateIndicatorReportBody,
+} from './indicator-reports.schemas.js';
+import { IndicatorReportService } from './indicator-reports.service.js';
+
+const tags = ['Indicator reports'];
+const LOCKED = '`Reporting period is locked` (403)';
+
+export const indicatorReportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
+  const reports = new IndicatorReportService(ctx.db, ctx.config);
+
+  app.get(
+    '/orgs/:orgId/projects/:projectId/indicator-reports',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        tags,
+        summary: 'Indicator reports of a project',
+        description:
+          'Filters combine. Sorted by the period’s startDate, then indicator code, then id. Reporters may read ' +
+          'only projects assigned to them (403).',
+        params: Params('orgId', 'projectId'),
+        querystring: IndicatorReportQuery,
+        response: { 200: Collection(IndicatorReport) },
+      },
+    },
+    (request) => reports.list(memberOf(request), request.params.projectId, request.query),
+  );
+
+  app.post(
+    '/orgs/:orgId/projects/:projectId/indicator-reports',
+    {
+      config: { access: { roles: CONTRIBUTORS } },
+      schema: {
+        tags,
+        summary: 'Create an indicator report (draft)',
+        description:
+          `Starts as draft. A locked period: ${LOCKED}. The indicator and period must exist in the org (404); ` +
+          'the period must belong to this project, the indicator must be linked to it and not be a formula ' +
+          'indicator (400). One report per indicator and period (409). `value` may be null while draft; ' +
+          'with `disaggregatedValues` the value is their total (a differing `value` is 400). `target` is the ' +
+          'target for this period; it feeds the cumulative target of the progress score.',
+        params: Params('orgId', 'projectId'),
+        body: CreateIndicatorReportBody,
+        response: {
+          201: IndicatorReport,
+          409: errorResponse('A report exists for this indicator and period'),
+        },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await reports.create(memberOf(request), request.params.projectId, request.body)),
+  );
+
+  app.get(
+    '/orgs/:orgId/indicator-reports/:id',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        tags,
+        summary: 'One indicator report',
+        params: Params('orgId', 'id'),
+        response: { 200: IndicatorReport },
+      },
+    },
+    (request) => reports.get(memberOf(request), request.params.id),
+  );
+
+  app.patch(
+    '/orgs/:orgId/indicator-reports/:id',
+    {
+      config: { access: { roles: CONTRIBUTORS } },
+      schema: {
+        tags,
+        summary: 'Edit a draft or rejected indicator report',
+        description:
+          'Any subset of value, target, narrative, disaggregatedValues; the status stays. Submitted or ' +
+          `approved reports: 409. A locked period: ${LOCKED}. Sending disaggregatedValues recomputes the ` +
+          'value from them; sending only `value` must agree with the stored disaggregated values ' +
+          '(send `disaggregatedValues: null` to clear them).',
+        params: Params('orgId', 'id'),
+        body: UpdateIndicatorReportBody,
+        response: { 200: IndicatorReport, 409: errorResponse('The report is submitted or approved') },
+      },
+    },
+    (request) => reports.update(memberOf(request), request.params.id, request.body),
+  );
+
+  app.patch(
+    '/orgs/:orgId/indicator-reports/:id/submit',
+    {
+      config: { access: { roles: CONTRIBUTORS } },
+      schema: {
+        tags,
+        summary: 'Submit a draft or rejected report for review',
+        description:
+          'Draft or rejected → submitted; records submittedAt and submittedBy and an ' +
+          '`indicator_report.submitted` feed entry. Requires a value (400). Other states: 409. ' +
+          `A locked period: ${LOCKED}. No body. comment, reviewedAt and reviewedBy keep describing ` +
+          'the last review until the next one.',
+        params: Params('orgId', 'id'),
+        response: { 200: IndicatorReport, 409: errorResponse('The report is not draft or rejected') },
+      },
+    },
+    (request) => reports.submit(memberOf(request), request.params.id),
+  );
+
+  app.patch(
+    '/orgs/:orgId/indicator-reports/:id/approve',
+    {
+      config: { access: { roles: MANAGERS } },
+      preValidation: optionalBody,
+      schema: {
+        tags,
+        summary: 'Approve a submitted report',
+        description:
+          'Submitted → approved (other states: 409); approved reports are immutable. Stores the optional ' +
+          'comment (the body may be omitted), reviewedAt and reviewedBy, and records `indicator_report.approved`. Works in locked ' +
+          'periods. Of two reviewers deciding at once, one wins and the other gets 409.',
+        params: Params('orgId', 'id'),
+        body: ApproveBody,
+        response: { 200: IndicatorReport, 409: errorResponse('The report is not submitted') },
+      },
+    },
+    (request) => reports.review(memberOf(request), request.params.id, 'approved', request.body.comment),
+  );
+
+  app.patch(
+    '/orgs/:orgId/indicator-reports/:id/reject',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: 'Return a submitted report with a comment',
+        description:
+          'Submitted → rejected (other states: 409); the comment is required (400). The submitter is ' +
+          'emailed the comment with the indicator, project and period, and `indicator_report.rejected` is ' +
+          'recorded. The report may then be edited and submitted again. Works in locked periods.',
+        params: Params('orgId', 'id'),
+        body: RejectBody,
+        response: { 200: IndicatorReport, 409: errorResponse('The report is not submitted') },
+      },
+    },
+    async (request) => {
+      const report = await reports.review(
+        memberOf(request),
+        request.params.id,
+        'rejected',
+        request.body.comment,
+      );
+      ctx.mailQueued();
+      return report;
+    },
+  );
+};

@@ -1,0 +1,71 @@
+import { badRequest } from '../../http/errors.js';
+
+export interface Dimension {
+  name: string;
+  categories: string[];
+}
+
+export type DisaggregatedValues = Record<string, number>;
+
+export interface ReportValues {
+  value: number | null;
+  disaggregatedValues: DisaggregatedValues;
+}
+
+/** Sums that differ only by floating-point noise (0.1 + 0.2) are the same total. */
+const same = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+const clean = (n: number) => Number(n.toPrecision(15));
+const sum = (values: number[]) => clean(values.reduce((total, v) => total + v, 0));
+
+/**
+ * The value and disaggregated values a report ends up with (DECISIONS.md section 7), from what the
+ * request sent laid over what is stored. With disaggregations, keys must be their categories and every
+ * disaggregation the request fills in must add up to the same total; without, the keys are free and add
+ * up. That total is the value; a `value` that differs is refused. A disaggregation left entirely empty
+ * is simply not reported. `disaggregatedValues` null or `{}` clears them; `value` null with
+ * disaggregated values means "their total".
+ */
+export function reportValues(
+  dimensions: Dimension[],
+  sent: { value?: number | null; disaggregatedValues?: DisaggregatedValues | null },
+  stored: ReportValues = { value: null, disaggregatedValues: {} },
+): ReportValues {
+  const disaggregatedValues =
+    sent.disaggregatedValues === undefined ? stored.disaggregatedValues : (sent.disaggregatedValues ?? {});
+  // New disaggregated values bring their own total: the stored value is not held against them.
+  const value =
+    sent.value !== undefined ? sent.value : sent.disaggregatedValues !== undefined ? null : stored.value;
+  const keys = Object.keys(disaggregatedValues);
+  if (keys.length === 0) return { value, disaggregatedValues };
+
+  const total = totalOf(dimensions, disaggregatedValues);
+  if (value !== null && !same(value, total)) {
+    throw badRequest(`value must equal the total of disaggregatedValues (${total})`);
+  }
+  return { value: total, disaggregatedValues };
+}
+
+function totalOf(dimensions: Dimension[], values: DisaggregatedValues): number {
+  if (dimensions.length === 0) return sum(Object.values(values));
+  const known = new Set(dimensions.flatMap((d) => d.categories));
+  const unknown = Object.keys(values).filter((key) => !known.has(key));
+  if (unknown.length > 0) {
+    throw badRequest(
+      ...unknown.map(
+        (key) => `disaggregatedValues.${key} is not a category of the indicator’s disaggregations`,
+      ),
+    );
+  }
+  const totals = dimensions
+    .filter((d) => d.categories.some((category) => Object.hasOwn(values, category)))
+    .map((d) => ({
+      name: d.name,
+      total: sum(d.categories.map((category) => (Object.hasOwn(values, category) ? values[category]! : 0))),
+    }));
+  const first = totals[0]!.total;
+  if (totals.some((t) => !same(t.total, first))) {
+    const listed = totals.map((t) => `${t.name} ${t.total}`).join(', ');
+    throw badRequest(`disaggregatedValues: every disaggregation must add up to the same total (${listed})`);
+  }
+  return first;
+}

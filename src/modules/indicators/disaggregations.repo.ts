@@ -1,0 +1,79 @@
+import { and, asc, count, eq, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { inWindow, type Window } from '../../db/window.js';
+import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
+import { disaggregations, indicators } from './indicators.tables.js';
+
+export type DisaggregationRow = typeof disaggregations.$inferSelect;
+
+/** The indicator, its row locked until the transaction ends: one writer of its disaggregations at a time. */
+export async function lockIndicator(db: Db, orgId: string, id: string): Promise<boolean> {
+  const rows = await db
+    .select({ id: indicators.id })
+    .from(indicators)
+    .where(and(eq(indicators.orgId, orgId), eq(indicators.id, id)))
+    .for('no key update');
+  return rows.length > 0;
+}
+
+const ofIndicator = (orgId: string, indicatorId: string) =>
+  and(eq(disaggregations.orgId, orgId), eq(disaggregations.indicatorId, indicatorId));
+
+export async function countDisaggregations(db: Db, orgId: string, indicatorId: string): Promise<number> {
+  const [row] = await db
+    .select({ total: count() })
+    .from(disaggregations)
+    .where(ofIndicator(orgId, indicatorId));
+  return row?.total ?? 0;
+}
+
+/** In creation order. */
+export function listDisaggregations(db: Db, orgId: string, indicatorId: string, window?: Window) {
+  const query = db
+    .select()
+    .from(disaggregations)
+    .where(ofIndicator(orgId, indicatorId))
+    .orderBy(asc(disaggregations.createdAt), asc(disaggregations.id))
+    .$dynamic();
+  return window ? inWindow(query, window) : query;
+}
+
+export async function insertDisaggregation(
+  db: Db,
+  orgId: string,
+  indicatorId: string,
+  values: { name: string; categories: string[] },
+): Promise<DisaggregationRow> {
+  const [row] = await db
+    .insert(disaggregations)
+    .values({ orgId, indicatorId, ...values })
+    .returning();
+  return row!;
+}
+
+export async function deleteDisaggregation(db: Db, orgId: string, indicatorId: string, id: string) {
+  const rows = await db
+    .delete(disaggregations)
+    .where(and(ofIndicator(orgId, indicatorId), eq(disaggregations.id, id)))
+    .returning({ id: disaggregations.id });
+  return rows.length > 0;
+}
+
+/** Whether any report of the indicator holds a value for one of these categories. */
+export async function categoriesInUse(db: Db, indicatorId: string, categories: string[]): Promise<boolean> {
+  const keys = sql.join(
+    categories.map((category) => sql`${category}`),
+    sql`, `,
+  );
+  const [row] = await db
+    .select({ id: indicatorReports.id })
+    .from(indicatorReports)
+    .where(
+      and(
+        eq(indicatorReports.indicatorId, indicatorId),
+        sql`jsonb_exists_any(${indicatorReports.disaggregatedValues}, ARRAY[${keys}]::text[])`,
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
+}

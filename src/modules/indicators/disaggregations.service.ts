@@ -1,0 +1,71 @@
+import { transaction, type Db } from '../../db/client.js';
+import type { Member } from '../../http/access.js';
+import { badRequest, conflict, notFound, pgErrorCode } from '../../http/errors.js';
+import { paginate, type PageRequest } from '../../http/pagination.js';
+import { findIndicator } from './indicators.repo.js';
+import {
+  categoriesInUse,
+  countDisaggregations,
+  deleteDisaggregation,
+  insertDisaggregation,
+  listDisaggregations,
+  lockIndicator,
+  type DisaggregationRow,
+} from './disaggregations.repo.js';
+
+const NAME_TAKEN = 'A disaggregation with this name already exists for the indicator';
+
+/**
+ * Dimensions of an indicator. Category names are the keys of a report's disaggregatedValues, so they
+ * are unique across all of one indicator's disaggregations (compared without regard to case).
+ */
+export class DisaggregationService {
+  constructor(private readonly db: Db) {}
+
+  async list(member: Member, indicatorId: string, query: PageRequest) {
+    if (!(await findIndicator(this.db, member.orgId, indicatorId))) throw notFound('Indicator');
+    return paginate(query, {
+      count: () => countDisaggregations(this.db, member.orgId, indicatorId),
+      list: (window) => listDisaggregations(this.db, member.orgId, indicatorId, window),
+    });
+  }
+
+  create(
+    member: Member,
+    indicatorId: string,
+    input: { name: string; categories: string[] },
+  ): Promise<DisaggregationRow> {
+    const name = input.name.trim();
+    const categories = input.categories.map((category) => category.trim());
+    const lowered = categories.map((category) => category.toLowerCase());
+    if (new Set(lowered).size !== lowered.length) {
+      throw badRequest('categories must not contain duplicates (whatever their case)');
+    }
+    return transaction(this.db, async (tx) => {
+      if (!(await lockIndicator(tx, member.orgId, indicatorId))) throw notFound('Indicator');
+      const existing = await listDisaggregations(tx, member.orgId, indicatorId);
+      if (existing.some((d) => d.name.toLowerCase() === name.toLowerCase())) throw conflict(NAME_TAKEN);
+      for (const other of existing) {
+        const clash = other.categories.find((category) => lowered.includes(category.toLowerCase()));
+        if (clash !== undefined) {
+          throw conflict(`Category ${clash} is already used by disaggregation ${other.name}`);
+        }
+      }
+      return insertDisaggregation(tx, member.orgId, indicatorId, { name, categories });
+    }).catch((err: unknown) => {
+      throw pgErrorCode(err).code === '23505' ? conflict(NAME_TAKEN) : err;
+    });
+  }
+
+  async remove(member: Member, indicatorId: string, id: string): Promise<void> {
+    await transaction(this.db, async (tx) => {
+      if (!(await lockIndicator(tx, member.orgId, indicatorId))) throw notFound('Indicator');
+      const found = (await listDisaggregations(tx, member.orgId, indicatorId)).find((d) => d.id === id);
+      if (!found) throw notFound('Disaggregation');
+      if (await categoriesInUse(tx, indicatorId, found.categories)) {
+        throw conflict('Disaggregation is used by indicator reports');
+      }
+      await deleteDisaggregation(tx, member.orgId, indicatorId, id);
+    });
+  }
+}

@@ -1,0 +1,168 @@
+import { and, asc, count, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { inWindow, type Window } from '../../db/window.js';
+import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
+import { organizations } from '../orgs/orgs.tables.js';
+import { resultNodes } from '../results/results.tables.js';
+import { formulaInputs, indicators, projectIndicators } from './indicators.tables.js';
+
+export type IndicatorRow = typeof indicators.$inferSelect;
+export type IndicatorValues = Omit<
+  typeof indicators.$inferInsert,
+  'id' | 'orgId' | 'createdAt' | 'updatedAt'
+>;
+
+export interface IndicatorFilter {
+  resultNodeId?: string;
+  projectId?: string;
+}
+
+function filtered(orgId: string, filter: IndicatorFilter): SQL | undefined {
+  return and(
+    eq(indicators.orgId, orgId),
+    filter.resultNodeId ? eq(indicators.resultNodeId, filter.resultNodeId) : undefined,
+    filter.projectId
+      ? sql`${indicators.id} IN (SELECT ${projectIndicators.indicatorId} FROM ${projectIndicators}
+          WHERE ${projectIndicators.orgId} = ${orgId} AND ${projectIndicators.projectId} = ${filter.projectId})`
+      : undefined,
+  );
+}
+
+export async function countIndicators(db: Db, orgId: string, filter: IndicatorFilter): Promise<number> {
+  const [row] = await db.select({ total: count() }).from(indicators).where(filtered(orgId, filter));
+  return row?.total ?? 0;
+}
+
+export function listIndicators(db: Db, orgId: string, filter: IndicatorFilter, window: Window) {
+  return inWindow(
+    db
+      .select()
+      .from(indicators)
+      .where(filtered(orgId, filter))
+      .orderBy(asc(sql`lower(${indicators.code})`), asc(indicators.id))
+      .$dynamic(),
+    window,
+  );
+}
+
+export async function findIndicator(db: Db, orgId: string, id: string): Promise<IndicatorRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(indicators)
+    .where(and(eq(indicators.orgId, orgId), eq(indicators.id, id)));
+  return row;
+}
+
+/** Every indicator write of an organization takes this lock first: codes and formula edges change as one. */
+export async function lockIndicatorsOf(db: Db, orgId: string): Promise<void> {
+  await db
+    .select({ id: organizations.id })
+    .from(organizations)
+    .where(eq(organizations.id, orgId))
+    .for('no key update');
+}
+
+export async function indicatorCodeTaken(db: Db, orgId: string, code: string, exceptId?: string) {
+  const [row] = await db
+    .select({ id: indicators.id })
+    .from(indicators)
+    .where(
+      and(
+        eq(indicators.orgId, orgId),
+        eq(sql`lower(${indicators.code})`, code.toLowerCase()),
+        exceptId ? ne(indicators.id, exceptId) : undefined,
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
+}
+
+/** The organization's indicators with these codes, matched whatever their case. */
+export function findIndicatorsByCodes(db: Db, orgId: string, codes: string[]) {
+  if (codes.length === 0) return Promise.resolve([]);
+  return db
+    .select({ id: indicators.id, code: indicators.code })
+    .from(indicators)
+    .where(
+      and(
+        eq(indicators.orgId, orgId),
+        inArray(
+          sql`lower(${indicators.code})`,
+          codes.map((code) => code.toLowerCase()),
+        ),
+      ),
+    );
+}
+
+export async function resultNodeExists(db: Db, orgId: string, id: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: resultNodes.id })
+    .from(resultNodes)
+    .where(and(eq(resultNodes.orgId, orgId), eq(resultNodes.id, id)));
+  return row !== undefined;
+}
+
+export async function insertIndicator(db: Db, orgId: string, values: IndicatorValues): Promise<IndicatorRow> {
+  const [row] = await db
+    .insert(indicators)
+    .values({ ...values, orgId })
+    .returning();
+  return row!;
+}
+
+export async function updateIndicator(
+  db: Db,
+  orgId: string,
+  id: string,
+  changes: Partial<IndicatorValues>,
+): Promise<IndicatorRow | undefined> {
+  const [row] = await db
+    .update(indicators)
+    .set(changes)
+    .where(and(eq(indicators.orgId, orgId), eq(indicators.id, id)))
+    .returning();
+  return row;
+}
+
+export async function deleteIndicator(db: Db, orgId: string, id: string): Promise<void> {
+  await db.delete(indicators).where(and(eq(indicators.orgId, orgId), eq(indicators.id, id)));
+}
+
+export async function hasIndicatorReports(db: Db, indicatorId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: indicatorReports.id })
+    .from(indicatorReports)
+    .where(eq(indicatorReports.indicatorId, indicatorId))
+    .limit(1);
+  return row !== undefined;
+}
+
+/** The formula indicators that use this one, by code. */
+export function formulasUsing(db: Db, inputId: string) {
+  return db
+    .select({ id: indicators.id, code: indicators.code })
+    .from(formulaInputs)
+    .innerJoin(indicators, eq(indicators.id, formulaInputs.indicatorId))
+    .where(eq(formulaInputs.inputId, inputId))
+    .orderBy(asc(indicators.code));
+}
+
+/** Every formula edge of the organization: which indicator reads which. */
+export function formulaEdges(db: Db, orgId: string) {
+  return db
+    .select({ indicatorId: formulaInputs.indicatorId, inputId: formulaInputs.inputId })
+    .from(formulaInputs)
+    .where(eq(formulaInputs.orgId, orgId));
+}
+
+export async function replaceFormulaInputs(
+  db: Db,
+  orgId: string,
+  indicatorId: string,
+  inputIds: string[],
+): Promise<void> {
+  await db.delete(formulaInputs).where(eq(formulaInputs.indicatorId, indicatorId));
+  if (inputIds.length > 0) {
+    await db.insert(formulaInputs).values(inputIds.map((inputId) => ({ orgId, indicatorId, inputId })));
+  }
+}

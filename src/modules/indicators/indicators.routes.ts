@@ -1,0 +1,191 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../context.js';
+import { ALL_ROLES, MANAGERS, memberOf } from '../../http/access.js';
+import { errorResponse } from '../../http/errors.js';
+import { Collection, PageQuery, paginate } from '../../http/pagination.js';
+import { NoContent, Params } from '../../http/schemas.js';
+import { DisaggregationService } from './disaggregations.service.js';
+import {
+  CreateDisaggregationBody,
+  CreateIndicatorBody,
+  Disaggregation,
+  Indicator,
+  IndicatorListQuery,
+  IndicatorProgress,
+  UpdateIndicatorBody,
+} from './indicators.schemas.js';
+import { IndicatorService } from './indicators.service.js';
+import { indicatorsInBand } from './progress.service.js';
+
+const tags = ['Indicators'];
+
+export const indicatorRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
+  const indicators = new IndicatorService(ctx.db);
+  const disaggregations = new DisaggregationService(ctx.db);
+
+  app.get(
+    '/orgs/:orgId/indicators',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        tags,
+        summary: 'Indicators of the organization, or indicator+project pairs in a progress band',
+        description:
+          'Without `status`: indicator definitions sorted by code (whatever the case), then id; `resultNodeId` ' +
+          'and `projectId` filter (an unknown one is 404; a reporter filtering by an unassigned project, 403). ' +
+          'With `status`: one entry per indicator+project link whose org-level progress score (all submitted ' +
+          'and approved reports of the project; DECISIONS.md section 8) is in that band, each the indicator ' +
+          'plus `project { id, name }` and `progress { value, target, progressPct, status, gap }`, largest gap ' +
+          '(target − value) first, no gap last, ties by code then project name. `no_target` and `no_data` ' +
+          'are accepted too. Reporters get only the projects assigned to them.',
+        params: Params('orgId'),
+        querystring: IndicatorListQuery,
+        response: { 200: Type.Union([Collection(IndicatorProgress), Collection(Indicator)]) },
+      },
+    },
+    async (request) => {
+      const member = memberOf(request);
+      const { status, ...query } = request.query;
+      if (!status) return indicators.list(member, query);
+      const filter = { projectId: query.projectId, resultNodeId: query.resultNodeId };
+      await indicators.checkFilter(member, filter);
+      const inBand = await indicatorsInBand(ctx.db, member, filter, status);
+      return paginate(query, {
+        count: async () => inBand.length,
+        list: async ({ limit, offset }) => inBand.slice(offset, limit === null ? undefined : offset + limit),
+      });
+    },
+  );
+
+  app.post(
+    '/orgs/:orgId/indicators',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: 'Create an indicator',
+        description:
+          'name, code, unit and aggregationMethod are required (aggregationMethod is optional for formula ' +
+          'indicators). Sending `formula` makes a formula indicator (isFormula may be omitted); isFormula ' +
+          'true without a formula, or a formula with isFormula false: 400. A formula may use numbers, ' +
+          'indicator codes of this organization (any case), + - * /, parentheses and unary minus; anything ' +
+          'else, an unknown code or the indicator’s own code: 400. Code taken (whatever the case): 409. ' +
+          'An unknown resultNodeId: 404.',
+        params: Params('orgId'),
+        body: CreateIndicatorBody,
+        response: { 201: Indicator, 409: errorResponse('Code taken') },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await indicators.create(memberOf(request), request.body)),
+  );
+
+  app.get(
+    '/orgs/:orgId/indicators/:id',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: { tags, summary: 'One indicator', params: Params('orgId', 'id'), response: { 200: Indicator } },
+    },
+    (request) => indicators.get(memberOf(request), request.params.id),
+  );
+
+  app.patch(
+    '/orgs/:orgId/indicators/:id',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: 'Edit an indicator',
+        description:
+          'Any subset; the result is checked as a whole, as on create. A new formula is checked for unknown ' +
+          'codes, the indicator’s own code and cycles through other formulas (400). Changing a code that a ' +
+          'formula uses (other than its case): 409. Making an indicator with reports a formula: 409. ' +
+          '`isFormula: false` drops the formula and needs an aggregationMethod.',
+        params: Params('orgId', 'id'),
+        body: UpdateIndicatorBody,
+        response: {
+          200: Indicator,
+          409: errorResponse('Code taken, code used in a formula, or reports exist'),
+        },
+      },
+    },
+    (request) => indicators.update(memberOf(request), request.params.id, request.body),
+  );
+
+  app.delete(
+    '/orgs/:orgId/indicators/:id',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: 'Delete an indicator',
+        description:
+          'Refused (409) while indicator reports exist or a formula uses it. Removes its disaggregations ' +
+          'and project links.',
+        params: Params('orgId', 'id'),
+        response: { 204: NoContent, 409: errorResponse('Reports exist, or a formula uses the indicator') },
+      },
+    },
+    async (request, reply) => {
+      await indicators.remove(memberOf(request), request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.get(
+    '/orgs/:orgId/indicators/:id/disaggregations',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        tags,
+        summary: 'Disaggregations of an indicator',
+        description: 'In creation order.',
+        params: Params('orgId', 'id'),
+        querystring: Type.Object(PageQuery),
+        response: { 200: Collection(Disaggregation) },
+      },
+    },
+    (request) => disaggregations.list(memberOf(request), request.params.id, request.query),
+  );
+
+  app.post(
+    '/orgs/:orgId/indicators/:id/disaggregations',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: 'Add a disaggregation',
+        description:
+          '1 to 50 non-empty categories, unique (case-insensitively: 400). Name, or a category already used ' +
+          'by another disaggregation of the indicator (case-insensitively): 409. Existing reports keep their ' +
+          'values; a disaggregation a report leaves empty is not reported.',
+        params: Params('orgId', 'id'),
+        body: CreateDisaggregationBody,
+        response: { 201: Disaggregation, 409: errorResponse('Name or category taken') },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .status(201)
+        .send(await disaggregations.create(memberOf(request), request.params.id, request.body)),
+  );
+
+  app.delete(
+    '/orgs/:orgId/indicators/:id/disaggregations/:disaggregationId',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: 'Remove a disaggregation',
+        description: 'Refused (409) while a report of the indicator holds a value for one of its categories.',
+        params: Params('orgId', 'id', 'disaggregationId'),
+        response: { 204: NoContent, 409: errorResponse('Reports use its categories') },
+      },
+    },
+    async (request, reply) => {
+      await disaggregations.remove(memberOf(request), request.params.id, request.params.disaggregationId);
+      return reply.status(204).send(null);
+    },
+  );
+};

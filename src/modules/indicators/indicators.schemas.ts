@@ -1,0 +1,161 @@
+import { Type } from '@sinclair/typebox';
+import { Body, Nullable, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import { PageQuery } from '../../http/pagination.js';
+import { AGGREGATION_METHODS, PROGRESS_STATUSES, type AggregationMethod } from '../../lib/scoring.js';
+import { MAX_FORMULA_LENGTH } from '../../lib/formula.js';
+
+export const CODE_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,63}$';
+
+const Method = (description: string) =>
+  Type.Unsafe<AggregationMethod>({ type: 'string', enum: [...AGGREGATION_METHODS], description });
+// One JSON type list rather than `Nullable`'s union: a bad value then gets one message, not two.
+const NullableText = (maxLength: number, description?: string) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], maxLength, description });
+const NullableUuid = (description: string) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'uuid', description });
+const NullableNumber = (description: string) =>
+  Type.Unsafe<number | null>({ type: ['number', 'null'], description });
+
+const fields = {
+  name: Text(300),
+  code: Type.String({
+    pattern: CODE_PATTERN,
+    description:
+      'Letters, digits and underscores, not starting with a digit, at most 64 characters; unique in the ' +
+      'organization whatever the case. Formulas refer to indicators by code.',
+  }),
+  unit: Text(100),
+  aggregationMethod: Method('How values add up over periods. Required unless isFormula.'),
+  description: NullableText(10_000),
+  dataSource: NullableText(1000),
+  resultNodeId: NullableUuid('A node of any program’s results framework in this organization'),
+  isFormula: Type.Boolean({ description: 'true: computed from other indicators by `formula`' }),
+  formula: NullableText(
+    MAX_FORMULA_LENGTH,
+    'Numbers, indicator codes, + - * /, parentheses and unary minus, e.g. `(GIRLS + BOYS) / HH * 100`.',
+  ),
+};
+
+export const Indicator = Type.Object(
+  {
+    id: Uuid(),
+    orgId: Uuid(),
+    name: Type.String(),
+    code: Type.String(),
+    unit: Type.String(),
+    aggregationMethod: Nullable(Method('null for formula indicators without one')),
+    description: Nullable(Type.String()),
+    dataSource: Nullable(Type.String()),
+    resultNodeId: Nullable(Uuid()),
+    isFormula: Type.Boolean(),
+    formula: Nullable(Type.String()),
+    createdAt: Timestamp(),
+    updatedAt: Timestamp(),
+  },
+  { description: 'An indicator definition of the organization' },
+);
+
+export const CreateIndicatorBody = Body({
+  name: fields.name,
+  code: fields.code,
+  unit: fields.unit,
+  aggregationMethod: Type.Optional(fields.aggregationMethod),
+  description: Type.Optional(fields.description),
+  dataSource: Type.Optional(fields.dataSource),
+  resultNodeId: Type.Optional(fields.resultNodeId),
+  isFormula: Type.Optional(fields.isFormula),
+  formula: Type.Optional(fields.formula),
+});
+
+export const UpdateIndicatorBody = Body({
+  name: Type.Optional(fields.name),
+  code: Type.Optional(fields.code),
+  unit: Type.Optional(fields.unit),
+  aggregationMethod: Type.Optional(fields.aggregationMethod),
+  description: Type.Optional(fields.description),
+  dataSource: Type.Optional(fields.dataSource),
+  resultNodeId: Type.Optional(fields.resultNodeId),
+  isFormula: Type.Optional(fields.isFormula),
+  formula: Type.Optional(fields.formula),
+});
+
+export const ProgressStatusSchema = Type.Unsafe<(typeof PROGRESS_STATUSES)[number]>({
+  type: 'string',
+  enum: [...PROGRESS_STATUSES],
+});
+
+export const IndicatorListQuery = Type.Object({
+  ...PageQuery,
+  resultNodeId: Type.Optional(Uuid('Only indicators attached to this result node')),
+  projectId: Type.Optional(Uuid('Only indicators linked to this project')),
+  status: Type.Optional(ProgressStatusSchema),
+});
+
+export const Progress = Type.Object(
+  {
+    value: Nullable(Type.Number({ description: 'Aggregated actual over the included periods' })),
+    target: Nullable(Type.Number({ description: 'Cumulative target' })),
+    progressPct: Nullable(Type.Number({ description: 'value / target × 100, one decimal' })),
+    status: ProgressStatusSchema,
+    gap: Nullable(Type.Number({ description: 'target − value' })),
+  },
+  { description: 'Progress score (DECISIONS.md section 8)' },
+);
+
+export const IndicatorProgress = Type.Object(
+  {
+    ...Indicator.properties,
+    project: Type.Object({ id: Uuid(), name: Type.String() }),
+    progress: Progress,
+  },
+  { description: 'An indicator in one project with its progress score' },
+);
+
+export const Disaggregation = Type.Object({
+  id: Uuid(),
+  indicatorId: Uuid(),
+  name: Type.String(),
+  categories: Type.Array(Type.String()),
+  createdAt: Timestamp(),
+});
+
+export const CreateDisaggregationBody = Body({
+  name: Text(100),
+  categories: Type.Array(Text(100), {
+    minItems: 1,
+    maxItems: 50,
+    uniqueItems: true,
+    description:
+      '1 to 50 category names, unique within the indicator’s disaggregations whatever their case; ' +
+      'they are the keys of an indicator report’s disaggregatedValues.',
+  }),
+});
+
+const Year = () => Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 1900, maximum: 2200 });
+
+export const ProjectIndicator = Type.Object(
+  {
+    projectId: Uuid(),
+    indicatorId: Uuid(),
+    target: Nullable(Type.Number()),
+    baseline: Nullable(Type.Number()),
+    baselineYear: Nullable(Type.Integer()),
+    createdAt: Timestamp(),
+    updatedAt: Timestamp(),
+    indicator: Indicator,
+  },
+  { description: 'An indicator tracked by a project, with the project’s target and baseline' },
+);
+
+export const LinkIndicatorBody = Body({
+  indicatorId: Uuid('An indicator of this organization'),
+  target: Type.Optional(NullableNumber('Target over the life of the project')),
+  baseline: Type.Optional(NullableNumber('Value before the project')),
+  baselineYear: Type.Optional(Year()),
+});
+
+export const UpdateLinkBody = Body({
+  target: Type.Optional(NullableNumber('Target over the life of the project')),
+  baseline: Type.Optional(NullableNumber('Value before the project')),
+  baselineYear: Type.Optional(Year()),
+});

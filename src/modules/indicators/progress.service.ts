@@ -1,0 +1,46 @@
+import type { Db } from '../../db/client.js';
+import type { Member } from '../../http/access.js';
+import type { ProgressStatus } from '../../lib/scoring.js';
+import { projectScope } from '../projects/project-scope.js';
+import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
+import { projectIndicators } from './indicators.tables.js';
+import type { IndicatorFilter } from './indicators.repo.js';
+import { countedReports, formulaBasics, linksToScore } from './progress.repo.js';
+import { ProgressCalculator } from './progress.js';
+
+/**
+ * The org-level score of every indicator in every project that links it (DECISIONS.md section 8):
+ * all submitted and approved reports of the project count. Reporters see their assigned projects only.
+ */
+export async function scoreProjectIndicators(db: Db, member: Member, filter: IndicatorFilter) {
+  const [links, reports, basics] = await Promise.all([
+    linksToScore(db, member.orgId, filter, projectScope(member, projectIndicators.projectId)),
+    countedReports(db, member.orgId, projectScope(member, indicatorReports.projectId)),
+    formulaBasics(db, member.orgId),
+  ]);
+  const calculator = new ProgressCalculator(basics, reports);
+  return links.map((link) => ({
+    ...link.indicator,
+    project: link.project,
+    progress: calculator.progress(link.project.id, link.indicator.id, link.target),
+  }));
+}
+
+/** Pairs in one band, largest gap (target − value) first; ties by indicator code, then project. */
+export async function indicatorsInBand(
+  db: Db,
+  member: Member,
+  filter: IndicatorFilter,
+  status: ProgressStatus,
+) {
+  const scored = (await scoreProjectIndicators(db, member, filter)).filter(
+    (s) => s.progress.status === status,
+  );
+  return scored.sort(
+    (a, b) =>
+      (b.progress.gap ?? -Infinity) - (a.progress.gap ?? -Infinity) ||
+      a.code.toLowerCase().localeCompare(b.code.toLowerCase()) ||
+      a.project.name.localeCompare(b.project.name) ||
+      a.project.id.localeCompare(b.project.id),
+  );
+}

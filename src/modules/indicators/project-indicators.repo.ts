@@ -1,0 +1,92 @@
+import { and, asc, count, eq, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { inWindow, type Window } from '../../db/window.js';
+import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
+import { indicators, projectIndicators } from './indicators.tables.js';
+
+export type LinkValues = { target?: number | null; baseline?: number | null; baselineYear?: number | null };
+
+const ofProject = (orgId: string, projectId: string) =>
+  and(eq(projectIndicators.orgId, orgId), eq(projectIndicators.projectId, projectId));
+
+const linkWithIndicator = {
+  projectId: projectIndicators.projectId,
+  indicatorId: projectIndicators.indicatorId,
+  target: projectIndicators.target,
+  baseline: projectIndicators.baseline,
+  baselineYear: projectIndicators.baselineYear,
+  createdAt: projectIndicators.createdAt,
+  updatedAt: projectIndicators.updatedAt,
+  indicator: indicators,
+};
+
+export async function countLinks(db: Db, orgId: string, projectId: string): Promise<number> {
+  const [row] = await db
+    .select({ total: count() })
+    .from(projectIndicators)
+    .where(ofProject(orgId, projectId));
+  return row?.total ?? 0;
+}
+
+/** The project's indicators by code (whatever the case), then id. */
+export function listLinks(db: Db, orgId: string, projectId: string, window: Window) {
+  return inWindow(
+    db
+      .select(linkWithIndicator)
+      .from(projectIndicators)
+      .innerJoin(indicators, eq(indicators.id, projectIndicators.indicatorId))
+      .where(ofProject(orgId, projectId))
+      .orderBy(asc(sql`lower(${indicators.code})`), asc(indicators.id))
+      .$dynamic(),
+    window,
+  );
+}
+
+export async function findLink(db: Db, orgId: string, projectId: string, indicatorId: string) {
+  const [row] = await db
+    .select(linkWithIndicator)
+    .from(projectIndicators)
+    .innerJoin(indicators, eq(indicators.id, projectIndicators.indicatorId))
+    .where(and(ofProject(orgId, projectId), eq(projectIndicators.indicatorId, indicatorId)));
+  return row;
+}
+
+export async function insertLink(
+  db: Db,
+  orgId: string,
+  projectId: string,
+  indicatorId: string,
+  values: LinkValues,
+): Promise<void> {
+  await db.insert(projectIndicators).values({ orgId, projectId, indicatorId, ...values });
+}
+
+export async function updateLink(
+  db: Db,
+  orgId: string,
+  projectId: string,
+  indicatorId: string,
+  values: LinkValues,
+): Promise<boolean> {
+  const rows = await db
+    .update(projectIndicators)
+    .set(values)
+    .where(and(ofProject(orgId, projectId), eq(projectIndicators.indicatorId, indicatorId)))
+    .returning({ indicatorId: projectIndicators.indicatorId });
+  return rows.length > 0;
+}
+
+export async function deleteLink(db: Db, orgId: string, projectId: string, indicatorId: string) {
+  await db
+    .delete(projectIndicators)
+    .where(and(ofProject(orgId, projectId), eq(projectIndicators.indicatorId, indicatorId)));
+}
+
+export async function linkHasReports(db: Db, projectId: string, indicatorId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: indicatorReports.id })
+    .from(indicatorReports)
+    .where(and(eq(indicatorReports.projectId, projectId), eq(indicatorReports.indicatorId, indicatorId)))
+    .limit(1);
+  return row !== undefined;
+}

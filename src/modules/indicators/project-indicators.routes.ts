@@ -1,0 +1,87 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../context.js';
+import { ALL_ROLES, MANAGERS, memberOf } from '../../http/access.js';
+import { errorResponse } from '../../http/errors.js';
+import { Collection, PageQuery } from '../../http/pagination.js';
+import { NoContent, Params } from '../../http/schemas.js';
+import { LinkIndicatorBody, ProjectIndicator, UpdateLinkBody } from './indicators.schemas.js';
+import { ProjectIndicatorService } from './project-indicators.service.js';
+
+const tags = ['Indicators'];
+
+export const projectIndicatorRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
+  const links = new ProjectIndicatorService(ctx.db);
+
+  app.get(
+    '/orgs/:orgId/projects/:projectId/indicators',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        tags,
+        summary: 'Indicators linked to a project',
+        description:
+          'Each link with its target, baseline and indicator; sorted by code, then id. Reporters may read ' +
+          'only projects assigned to them (403).',
+        params: Params('orgId', 'projectId'),
+        querystring: Type.Object(PageQuery),
+        response: { 200: Collection(ProjectIndicator) },
+      },
+    },
+    (request) => links.list(memberOf(request), request.params.projectId, request.query),
+  );
+
+  app.post(
+    '/orgs/:orgId/projects/:projectId/indicators',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: 'Link an indicator to a project',
+        description:
+          'target, baseline and baselineYear are optional (null). An indicator of another organization: 404. ' +
+          'Already linked: 409. Formula indicators may be linked: their progress is computed from their inputs.',
+        params: Params('orgId', 'projectId'),
+        body: LinkIndicatorBody,
+        response: { 201: ProjectIndicator, 409: errorResponse('Already linked') },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await links.link(memberOf(request), request.params.projectId, request.body)),
+  );
+
+  app.patch(
+    '/orgs/:orgId/projects/:projectId/indicators/:indicatorId',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: 'Edit a project’s target and baseline for an indicator',
+        description: 'Any subset of target, baseline, baselineYear; null clears. Not linked: 404.',
+        params: Params('orgId', 'projectId', 'indicatorId'),
+        body: UpdateLinkBody,
+        response: { 200: ProjectIndicator },
+      },
+    },
+    (request) =>
+      links.update(memberOf(request), request.params.projectId, request.params.indicatorId, request.body),
+  );
+
+  app.delete(
+    '/orgs/:orgId/projects/:projectId/indicators/:indicatorId',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: 'Unlink an indicator from a project',
+        description: 'Refused (409) while the project has reports of the indicator. Not linked: 404.',
+        params: Params('orgId', 'projectId', 'indicatorId'),
+        response: { 204: NoContent, 409: errorResponse('Reports exist') },
+      },
+    },
+    async (request, reply) => {
+      await links.unlink(memberOf(request), request.params.projectId, request.params.indicatorId);
+      return reply.status(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,75 @@
+import { transaction, type Db } from '../../db/client.js';
+import type { Member } from '../../http/access.js';
+import { conflict, notFound, pgErrorCode } from '../../http/errors.js';
+import { paginate, type PageRequest } from '../../http/pagination.js';
+import { requireProject } from '../projects/project-scope.js';
+import { findIndicator } from './indicators.repo.js';
+import {
+  countLinks,
+  deleteLink,
+  findLink,
+  insertLink,
+  linkHasReports,
+  listLinks,
+  updateLink,
+  type LinkValues,
+} from './project-indicators.repo.js';
+
+/** Indicators a project tracks, each with the project's target and baseline. */
+export class ProjectIndicatorService {
+  constructor(private readonly db: Db) {}
+
+  async list(member: Member, projectId: string, query: PageRequest) {
+    await requireProject(this.db, member, projectId);
+    return paginate(query, {
+      count: () => countLinks(this.db, member.orgId, projectId),
+      list: (window) => listLinks(this.db, member.orgId, projectId, window),
+    });
+  }
+
+  async link(member: Member, projectId: string, input: LinkValues & { indicatorId: string }) {
+    await requireProject(this.db, member, projectId);
+    if (!(await findIndicator(this.db, member.orgId, input.indicatorId))) throw notFound('Indicator');
+    const { indicatorId, ...values } = input;
+    await insertLink(this.db, member.orgId, projectId, indicatorId, values).catch((err: unknown) => {
+      const { code } = pgErrorCode(err);
+      if (code === '23505') throw conflict('Indicator is already linked to the project');
+      // The project or the indicator was deleted meanwhile.
+      if (code === '23503') throw notFound('Indicator');
+      throw err;
+    });
+    return this.get(member, projectId, indicatorId);
+  }
+
+  async update(member: Member, projectId: string, indicatorId: string, values: LinkValues) {
+    await requireProject(this.db, member, projectId);
+    if (Object.keys(values).length > 0) {
+      if (!(await updateLink(this.db, member.orgId, projectId, indicatorId, values))) {
+        throw notFound('Project indicator');
+      }
+    }
+    return this.get(member, projectId, indicatorId);
+  }
+
+  async unlink(member: Member, projectId: string, indicatorId: string): Promise<void> {
+    await requireProject(this.db, member, projectId);
+    await transaction(this.db, async (tx) => {
+      if (!(await findLink(tx, member.orgId, projectId, indicatorId))) throw notFound('Project indicator');
+      if (await linkHasReports(tx, projectId, indicatorId)) {
+        throw conflict('Indicator has indicator reports in this project');
+      }
+      await deleteLink(tx, member.orgId, projectId, indicatorId);
+    }).catch((err: unknown) => {
+      // A report was created between the check and the delete: its foreign key refuses.
+      throw pgErrorCode(err).code === '23503'
+        ? conflict('Indicator has indicator reports in this project')
+        : err;
+    });
+  }
+
+  private async get(member: Member, projectId: string, indicatorId: string) {
+    const link = await findLink(this.db, member.orgId, projectId, indicatorId);
+    if (!link) throw notFound('Project indicator');
+    return { ...link, projectId };
+  }
+}
