@@ -15,7 +15,8 @@ export const reportUrl = (orgId: string, id: string, action?: 'submit' | 'approv
 /** A code unique to this call: indicator codes are letters, digits and underscores. */
 export const indicatorCode = (prefix = 'IND') => uniqueCode(prefix).replace(/-/g, '_');
 
-export interface IndicatorJson {
+/** The indicator as the API returns it (the fields tests read most, and the rest). */
+export interface IndicatorJson extends Record<string, unknown> {
   id: string;
   code: string;
   name: string;

@@ -1,5 +1,6 @@
-import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
+import { byCode } from '../indicators/indicators.repo.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { users } from '../auth/auth.tables.js';
 import { disaggregations, indicators, projectIndicators } from '../indicators/indicators.tables.js';
@@ -45,7 +46,7 @@ export function listReports(db: Db, orgId: string, projectId: string, filter: Re
       .innerJoin(reportingPeriods, eq(reportingPeriods.id, indicatorReports.reportingPeriodId))
       .innerJoin(indicators, eq(indicators.id, indicatorReports.indicatorId))
       .where(filtered(orgId, projectId, filter))
-      .orderBy(asc(reportingPeriods.startDate), asc(sql`lower(${indicators.code})`), asc(indicatorReports.id))
+      .orderBy(asc(reportingPeriods.startDate), byCode, asc(indicatorReports.id))
       .$dynamic(),
     window,
   );
@@ -168,4 +169,23 @@ export async function findUserName(db: Db, id: string) {
     .from(users)
     .where(eq(users.id, id));
   return row;
+}
+
+/** Whether any report matches: of an indicator, of an indicator in a project, or of a period. */
+export async function indicatorReportsExist(
+  db: Db,
+  where: { indicatorId?: string; projectId?: string; reportingPeriodId?: string },
+): Promise<boolean> {
+  const [row] = await db
+    .select({ id: indicatorReports.id })
+    .from(indicatorReports)
+    .where(
+      and(
+        where.indicatorId ? eq(indicatorReports.indicatorId, where.indicatorId) : undefined,
+        where.projectId ? eq(indicatorReports.projectId, where.projectId) : undefined,
+        where.reportingPeriodId ? eq(indicatorReports.reportingPeriodId, where.reportingPeriodId) : undefined,
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
 }

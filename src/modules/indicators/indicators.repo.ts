@@ -1,10 +1,12 @@
 import { and, asc, count, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
-import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
 import { organizations } from '../orgs/orgs.tables.js';
 import { resultNodes } from '../results/results.tables.js';
 import { formulaInputs, indicators, projectIndicators } from './indicators.tables.js';
+
+/** Indicators in code order, whatever the case; the same on every database collation. */
+export const byCode = asc(sql`lower(${indicators.code}) collate "C"`);
 
 export type IndicatorRow = typeof indicators.$inferSelect;
 export type IndicatorValues = Omit<
@@ -39,7 +41,7 @@ export function listIndicators(db: Db, orgId: string, filter: IndicatorFilter, w
       .select()
       .from(indicators)
       .where(filtered(orgId, filter))
-      .orderBy(asc(sql`lower(${indicators.code})`), asc(indicators.id))
+      .orderBy(byCode, asc(indicators.id))
       .$dynamic(),
     window,
   );
@@ -126,15 +128,6 @@ export async function updateIndicator(
 
 export async function deleteIndicator(db: Db, orgId: string, id: string): Promise<void> {
   await db.delete(indicators).where(and(eq(indicators.orgId, orgId), eq(indicators.id, id)));
-}
-
-export async function hasIndicatorReports(db: Db, indicatorId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: indicatorReports.id })
-    .from(indicatorReports)
-    .where(eq(indicatorReports.indicatorId, indicatorId))
-    .limit(1);
-  return row !== undefined;
 }
 
 /** The formula indicators that use this one, by code. */

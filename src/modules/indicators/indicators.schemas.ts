@@ -67,17 +67,8 @@ export const CreateIndicatorBody = Body({
   formula: Type.Optional(fields.formula),
 });
 
-export const UpdateIndicatorBody = Body({
-  name: Type.Optional(fields.name),
-  code: Type.Optional(fields.code),
-  unit: Type.Optional(fields.unit),
-  aggregationMethod: Type.Optional(fields.aggregationMethod),
-  description: Type.Optional(fields.description),
-  dataSource: Type.Optional(fields.dataSource),
-  resultNodeId: Type.Optional(fields.resultNodeId),
-  isFormula: Type.Optional(fields.isFormula),
-  formula: Type.Optional(fields.formula),
-});
+/** Any subset of the create fields. */
+export const UpdateIndicatorBody = Type.Partial(CreateIndicatorBody);
 
 export const ProgressStatusSchema = Type.Unsafe<(typeof PROGRESS_STATUSES)[number]>({
   type: 'string',

@@ -4,6 +4,7 @@ import type { Member } from '../../http/access.js';
 import { badRequest, conflict, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { FormulaError, parseFormula } from '../../lib/formula.js';
+import { indicatorReportsExist } from '../indicator-reports/indicator-reports.repo.js';
 import { requireProject } from '../projects/project-scope.js';
 import {
   countIndicators,
@@ -12,7 +13,6 @@ import {
   findIndicatorsByCodes,
   formulaEdges,
   formulasUsing,
-  hasIndicatorReports,
   indicatorCodeTaken,
   insertIndicator,
   listIndicators,
@@ -139,7 +139,7 @@ export class IndicatorService {
           throw conflict(`Indicator code is used in the formula of ${users.map((u) => u.code).join(', ')}`);
         }
       }
-      if (next.isFormula && !current.isFormula && (await hasIndicatorReports(tx, id))) {
+      if (next.isFormula && !current.isFormula && (await indicatorReportsExist(tx, { indicatorId: id }))) {
         throw conflict('Indicator has indicator reports; a formula indicator cannot have any');
       }
       await this.checkResultNode(tx, member.orgId, input.resultNodeId);
@@ -172,7 +172,8 @@ export class IndicatorService {
     await transaction(this.db, async (tx) => {
       await lockIndicatorsOf(tx, member.orgId);
       if (!(await findIndicator(tx, member.orgId, id))) throw notFound('Indicator');
-      if (await hasIndicatorReports(tx, id)) throw conflict('Indicator has indicator reports');
+      if (await indicatorReportsExist(tx, { indicatorId: id }))
+        throw conflict('Indicator has indicator reports');
       const users = await formulasUsing(tx, id);
       if (users.length > 0) {
         throw conflict(`Indicator is used in the formula of ${users.map((u) => u.code).join(', ')}`);

@@ -27,8 +27,8 @@ export function linksToScore(db: Db, orgId: string, filter: IndicatorFilter, sco
     );
 }
 
-/** Submitted and approved values of the organization's projects (all of them, or those of `scope`). */
-export function countedReports(db: Db, orgId: string, scope: SQL | undefined) {
+/** Submitted and approved values of the organization's projects (one, those of `scope`, or all). */
+export function countedReports(db: Db, orgId: string, projectId: string | undefined, scope: SQL | undefined) {
   return db
     .select({
       projectId: indicatorReports.projectId,
@@ -43,6 +43,7 @@ export function countedReports(db: Db, orgId: string, scope: SQL | undefined) {
       and(
         eq(indicatorReports.orgId, orgId),
         inArray(indicatorReports.status, ['submitted', 'approved']),
+        projectId ? eq(indicatorReports.projectId, projectId) : undefined,
         scope,
       ),
     );

@@ -15,7 +15,7 @@ import { ProgressCalculator } from './progress.js';
 export async function scoreProjectIndicators(db: Db, member: Member, filter: IndicatorFilter) {
   const [links, reports, basics] = await Promise.all([
     linksToScore(db, member.orgId, filter, projectScope(member, projectIndicators.projectId)),
-    countedReports(db, member.orgId, projectScope(member, indicatorReports.projectId)),
+    countedReports(db, member.orgId, filter.projectId, projectScope(member, indicatorReports.projectId)),
     formulaBasics(db, member.orgId),
   ]);
   const calculator = new ProgressCalculator(basics, reports);
@@ -39,8 +39,11 @@ export async function indicatorsInBand(
   return scored.sort(
     (a, b) =>
       (b.progress.gap ?? -Infinity) - (a.progress.gap ?? -Infinity) ||
-      a.code.toLowerCase().localeCompare(b.code.toLowerCase()) ||
-      a.project.name.localeCompare(b.project.name) ||
-      a.project.id.localeCompare(b.project.id),
+      compare(a.code.toLowerCase(), b.code.toLowerCase()) ||
+      compare(a.project.name, b.project.name) ||
+      compare(a.project.id, b.project.id),
   );
 }
+
+/** By code point, as the database's "C" collation orders codes. */
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,7 +1,7 @@
-import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { and, asc, count, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
+import { byCode } from './indicators.repo.js';
 import { inWindow, type Window } from '../../db/window.js';
-import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
 import { indicators, projectIndicators } from './indicators.tables.js';
 
 export type LinkValues = { target?: number | null; baseline?: number | null; baselineYear?: number | null };
@@ -36,7 +36,7 @@ export function listLinks(db: Db, orgId: string, projectId: string, window: Wind
       .from(projectIndicators)
       .innerJoin(indicators, eq(indicators.id, projectIndicators.indicatorId))
       .where(ofProject(orgId, projectId))
-      .orderBy(asc(sql`lower(${indicators.code})`), asc(indicators.id))
+      .orderBy(byCode, asc(indicators.id))
       .$dynamic(),
     window,
   );
@@ -80,13 +80,4 @@ export async function deleteLink(db: Db, orgId: string, projectId: string, indic
   await db
     .delete(projectIndicators)
     .where(and(ofProject(orgId, projectId), eq(projectIndicators.indicatorId, indicatorId)));
-}
-
-export async function linkHasReports(db: Db, projectId: string, indicatorId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: indicatorReports.id })
-    .from(indicatorReports)
-    .where(and(eq(indicatorReports.projectId, projectId), eq(indicatorReports.indicatorId, indicatorId)))
-    .limit(1);
-  return row !== undefined;
 }

@@ -2,6 +2,7 @@ import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { conflict, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
+import { indicatorReportsExist } from '../indicator-reports/indicator-reports.repo.js';
 import { requireProject } from '../projects/project-scope.js';
 import { findIndicator } from './indicators.repo.js';
 import {
@@ -9,7 +10,6 @@ import {
   deleteLink,
   findLink,
   insertLink,
-  linkHasReports,
   listLinks,
   updateLink,
   type LinkValues,
@@ -55,7 +55,7 @@ export class ProjectIndicatorService {
     await requireProject(this.db, member, projectId);
     await transaction(this.db, async (tx) => {
       if (!(await findLink(tx, member.orgId, projectId, indicatorId))) throw notFound('Project indicator');
-      if (await linkHasReports(tx, projectId, indicatorId)) {
+      if (await indicatorReportsExist(tx, { projectId, indicatorId })) {
         throw conflict('Indicator has indicator reports in this project');
       }
       await deleteLink(tx, member.orgId, projectId, indicatorId);

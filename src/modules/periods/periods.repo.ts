@@ -1,7 +1,6 @@
 import { and, asc, count, eq, gte, lte, ne } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
-import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
 import { projects } from '../projects/projects.tables.js';
 import { reportingPeriods } from './periods.tables.js';
 
@@ -121,13 +120,4 @@ export async function deletePeriod(db: Db, orgId: string, id: string): Promise<b
     .where(and(eq(reportingPeriods.orgId, orgId), eq(reportingPeriods.id, id)))
     .returning({ id: reportingPeriods.id });
   return rows.length > 0;
-}
-
-export async function periodHasReports(db: Db, periodId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: indicatorReports.id })
-    .from(indicatorReports)
-    .where(eq(indicatorReports.reportingPeriodId, periodId))
-    .limit(1);
-  return row !== undefined;
 }

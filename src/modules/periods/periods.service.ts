@@ -3,13 +3,13 @@ import type { Member } from '../../http/access.js';
 import { dateOrderProblem } from '../../lib/dates.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
+import { indicatorReportsExist } from '../indicator-reports/indicator-reports.repo.js';
 import { findUserById } from '../auth/auth.repo.js';
 import { recordFeedEvent } from '../feed/feed.service.js';
 import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
 import {
   countPeriods,
   deletePeriod,
-  periodHasReports,
   findOverlappingPeriod,
   findPeriod,
   findProject,
@@ -124,7 +124,8 @@ export class ReportingPeriodService {
       if (period.isLocked) throw conflict(PERIOD_LOCKED);
       // SPEC.md: a period with submissions cannot be deleted. Reports share-lock the period as they are
       // written, so none can appear between this check and the delete. (Form submissions: issue 6.)
-      if (await periodHasReports(tx, id)) throw conflict('Reporting period has submissions');
+      if (await indicatorReportsExist(tx, { reportingPeriodId: id }))
+        throw conflict('Reporting period has submissions');
       await deletePeriod(tx, member.orgId, id);
     });
   }
