@@ -141,6 +141,8 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<AppContext> = asyn
     '/orgs/:orgId/indicator-reports/:id/reject',
     {
       config: { access: { roles: MANAGERS } },
+      // No body at all gets the same message as a body without a comment.
+      preValidation: optionalBody,
       schema: {
         tags,
         summary: 'Return a submitted report with a comment',
