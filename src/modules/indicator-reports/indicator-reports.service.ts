@@ -109,13 +109,14 @@ export class IndicatorReportService {
   update(member: Member, id: string, input: ReportInput): Promise<IndicatorReportRow> {
     return transaction(this.db, async (tx) => {
       const report = await this.editable(tx, member, id);
-      const values = reportValues(await dimensionsOf(tx, report.indicatorId), input, report);
-      const changes = {
-        ...values,
-        target: input.target,
-        narrative: cleanNarrative(input.narrative),
-      };
+      // Stored values are checked again only when the request touches them.
+      const touchesValues = input.value !== undefined || input.disaggregatedValues !== undefined;
+      const values = touchesValues
+        ? reportValues(await dimensionsOf(tx, report.indicatorId), input, report)
+        : {};
+      const changes = { ...values, target: input.target, narrative: cleanNarrative(input.narrative) };
       const set = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
+      if (Object.keys(set).length === 0) return report;
       return (await updateReport(tx, member.orgId, id, EDITABLE, set)) ?? report;
     });
   }

@@ -22,8 +22,8 @@ const sum = (values: number[]) => clean(values.reduce((total, v) => total + v, 0
  * request sent laid over what is stored. With disaggregations, keys must be their categories and every
  * disaggregation the request fills in must add up to the same total; without, the keys are free and add
  * up. That total is the value; a `value` that differs is refused. A disaggregation left entirely empty
- * is simply not reported. `disaggregatedValues` null or `{}` clears them; `value` null with
- * disaggregated values means "their total".
+ * is simply not reported. `disaggregatedValues` null or `{}` clears them and keeps the value; `value`
+ * null with disaggregated values means "their total".
  */
 export function reportValues(
   dimensions: Dimension[],
@@ -32,9 +32,10 @@ export function reportValues(
 ): ReportValues {
   const disaggregatedValues =
     sent.disaggregatedValues === undefined ? stored.disaggregatedValues : (sent.disaggregatedValues ?? {});
-  // New disaggregated values bring their own total: the stored value is not held against them.
-  const value =
-    sent.value !== undefined ? sent.value : sent.disaggregatedValues !== undefined ? null : stored.value;
+  // New disaggregated values bring their own total: the stored value is not held against them. Clearing
+  // them keeps the value they added up to.
+  const bringsTotal = sent.disaggregatedValues != null && Object.keys(sent.disaggregatedValues).length > 0;
+  const value = sent.value !== undefined ? sent.value : bringsTotal ? null : stored.value;
   const keys = Object.keys(disaggregatedValues);
   if (keys.length === 0) return { value, disaggregatedValues };
 
