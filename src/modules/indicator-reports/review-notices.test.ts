@@ -1,0 +1,216 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestAppWithMail, type MailTestApp } from '../../../test/helpers/app.js';
+import {
+  addMember,
+  assignProject,
+  createTeam,
+  registerUser,
+  type Team,
+  type TestUser,
+} from '../../../test/helpers/factories.js';
+import { expectError, TIMESTAMP } from '../../../test/helpers/http.js';
+import { conflictBody } from '../../../test/helpers/indicator-scenes.js';
+import { act } from '../../../test/helpers/indicators.js';
+import { nameOf, reviewScene, type Fixture } from '../../../test/helpers/review-scenes.js';
+import { outboxEmails } from '../mail/mail.tables.js';
+
+let t: MailTestApp;
+let team: Team;
+const scene = reviewScene(() => ({ t, team }));
+const { fixture, addIndicator, draft, reportIn, send, stored, shown, feedAbout, outboxFor } = scene;
+
+beforeAll(async () => {
+  t = await buildTestAppWithMail();
+  team = await createTeam(t.app, t.database.db);
+});
+afterAll(() => t.close());
+
+describe('activity feed entries', () => {
+  it('records submitted, rejected and approved with actor, project, subject and summary', async () => {
+    const fx = await fixture();
+    const report = await draft(fx);
+    await act(t.app, team.reporter, fx.orgId, report.id, 'submit');
+    await act(t.app, team.officer, fx.orgId, report.id, 'reject', { comment: 'Recount' });
+    await act(t.app, team.reporter, fx.orgId, report.id, 'submit');
+    await act(t.app, team.admin, fx.orgId, report.id, 'approve');
+
+    const entry = (type: string, actor: TestUser, summary: string) => ({
+      id: expect.any(String),
+      type,
+      occurredAt: expect.stringMatching(TIMESTAMP),
+      actor: { id: actor.id, name: nameOf(actor) },
+      projectId: fx.project.id,
+      subject: { type: 'indicator_report', id: report.id, label: 'Wells built (Q1 2026)' },
+      summary,
+    });
+    expect(await feedAbout(report.id)).toEqual([
+      entry(
+        'indicator_report.submitted',
+        team.reporter,
+        'Rita Reporter submitted Wells built for Q1 2026 of Clean Water',
+      ),
+      entry(
+        'indicator_report.rejected',
+        team.officer,
+        'Omar Officer rejected Wells built for Q1 2026 of Clean Water',
+      ),
+      entry(
+        'indicator_report.submitted',
+        team.reporter,
+        'Rita Reporter submitted Wells built for Q1 2026 of Clean Water',
+      ),
+      entry(
+        'indicator_report.approved',
+        team.admin,
+        'Ada Admin approved Wells built for Q1 2026 of Clean Water',
+      ),
+    ]);
+  });
+});
+
+describe('the rejection email', () => {
+  /** A reporter of the team's org of their own, assigned to the fixture's project: their mailbox is theirs alone. */
+  async function submitter(fx: Fixture): Promise<TestUser> {
+    const user = await registerUser(t.app, { firstName: 'Sara', lastName: 'Submitter' });
+    await addMember(t.database.db, team.org.id, user.id, 'reporter');
+    await assignProject(t.database.db, team.org.id, fx.project.id, user.id);
+    return user;
+  }
+
+  it('reaches the submitter (not the author or reviewer) naming indicator, project, period and comment', async () => {
+    const fx = await fixture();
+    const author = await submitter(fx);
+    const sender = await submitter(fx);
+    const report = await draft(fx, { as: author });
+    await act(t.app, sender, fx.orgId, report.id, 'submit');
+    const res = await send('reject', report.id, team.officer, {
+      comment: 'The figure double-counts school wells.',
+    });
+    expect(res.status).toBe(200);
+
+    const message = await t.smtp.waitFor(sender.email);
+    expect(message.to).toEqual([sender.email]);
+    expect(message.raw).toMatch(/^Subject: Indicator report returned: Wells built, Q1 2026\r?$/m);
+    expect(message.text.replace(/\r\n/g, '\n').trimEnd()).toBe(
+      [
+        'Hello Sara,',
+        '',
+        `Omar Officer returned your report on Wells built (${fx.indicator.code}) for Clean Water, ` +
+          'reporting period Q1 2026, with this comment:',
+        '',
+        'The figure double-counts school wells.',
+        '',
+        'Edit the report and submit it again:',
+        `http://app.test/projects/${fx.project.id}/indicator-reports/${report.id}`,
+      ].join('\n'),
+    );
+    const queued = await outboxFor(report.id);
+    expect(queued.map((m) => m.recipient)).toEqual([sender.email]);
+    expect(
+      t.smtp.received.filter((m) => [author.email, team.officer.email].some((a) => m.to.includes(a))),
+    ).toEqual([]);
+  });
+
+  it('is not sent on approval', async () => {
+    const fx = await fixture();
+    const user = await submitter(fx);
+    const approvedReport = await draft(fx, { as: user });
+    await act(t.app, user, fx.orgId, approvedReport.id, 'submit');
+    await act(t.app, team.officer, fx.orgId, approvedReport.id, 'approve', { comment: 'Good' });
+
+    // A rejection queued afterwards arrives; nothing was queued for the approval before it.
+    const indicator = await addIndicator(fx, team.officer, 'Latrines built');
+    const rejectedReport = await draft(fx, { as: user, indicatorId: indicator.id });
+    await act(t.app, user, fx.orgId, rejectedReport.id, 'submit');
+    await act(t.app, team.admin, fx.orgId, rejectedReport.id, 'reject', { comment: 'Missing evidence' });
+    const message = await t.smtp.waitFor(user.email);
+    expect(message.raw).toMatch(/^Subject: Indicator report returned: Latrines built, Q1 2026\r?$/m);
+    expect(await outboxFor(approvedReport.id)).toEqual([]);
+    expect(
+      (await t.database.db.select().from(outboxEmails).where(eq(outboxEmails.recipient, user.email))).length,
+    ).toBe(1);
+    expect(t.smtp.received.filter((m) => m.to.includes(user.email))).toHaveLength(1);
+  });
+});
+
+describe('concurrent transitions', () => {
+  const REVIEW = ['indicator_report.approved', 'indicator_report.rejected'];
+
+  it('lets exactly one of two reviewers (approve vs reject) decide; the other gets 409', async () => {
+    for (let round = 0; round < 3; round++) {
+      const { report } = await reportIn('submitted');
+      const [approval, rejection] = await Promise.all([
+        send('approve', report.id, team.admin),
+        send('reject', report.id, team.officer, { comment: 'Not yet' }),
+      ]);
+      expect([approval.status, rejection.status].sort()).toEqual([200, 409]);
+      const approveWon = approval.status === 200;
+      const winner = approveWon ? approval : rejection;
+      const loser = approveWon ? rejection : approval;
+      expect(winner.body.status).toBe(approveWon ? 'approved' : 'rejected');
+      expectError(
+        loser,
+        conflictBody(
+          approveWon
+            ? 'Only submitted indicator reports can be rejected; this one is approved'
+            : 'Only submitted indicator reports can be approved; this one is rejected',
+        ),
+      );
+      const row = await stored(report.id);
+      expect([row.status, row.reviewedBy, row.comment]).toEqual(
+        approveWon ? ['approved', team.admin.id, null] : ['rejected', team.officer.id, 'Not yet'],
+      );
+      expect(await shown(report.id)).toEqual(winner.body);
+      const reviews = (await feedAbout(report.id)).filter((e) => REVIEW.includes(e.type));
+      expect(reviews.map((e) => [e.type, e.actor?.id])).toEqual([
+        approveWon
+          ? ['indicator_report.approved', team.admin.id]
+          : ['indicator_report.rejected', team.officer.id],
+      ]);
+      expect(await outboxFor(report.id)).toHaveLength(approveWon ? 0 : 1);
+    }
+  });
+
+  it('lets exactly one of two simultaneous approvals through', async () => {
+    for (let round = 0; round < 3; round++) {
+      const { report } = await reportIn('submitted');
+      const results = await Promise.all([
+        send('approve', report.id, team.admin, { comment: 'Admin ok' }),
+        send('approve', report.id, team.officer, { comment: 'Officer ok' }),
+      ]);
+      expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
+      const won = results.findIndex((r) => r.status === 200);
+      const [reviewer, comment] = won === 0 ? [team.admin, 'Admin ok'] : [team.officer, 'Officer ok'];
+      expectError(
+        results[1 - won]!,
+        conflictBody('Only submitted indicator reports can be approved; this one is approved'),
+      );
+      const row = await stored(report.id);
+      expect([row.status, row.reviewedBy, row.comment]).toEqual(['approved', reviewer.id, comment]);
+      expect(await shown(report.id)).toEqual(results[won]!.body);
+      const reviews = (await feedAbout(report.id)).filter((e) => REVIEW.includes(e.type));
+      expect(reviews.map((e) => [e.type, e.actor?.id])).toEqual([['indicator_report.approved', reviewer.id]]);
+    }
+  });
+
+  it('lets exactly one of two simultaneous submits of a draft through', async () => {
+    for (let round = 0; round < 3; round++) {
+      const { report } = await reportIn('draft');
+      const submitters = [team.reporter, team.officer];
+      const results = await Promise.all(submitters.map((user) => send('submit', report.id, user)));
+      expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
+      const won = results.findIndex((r) => r.status === 200);
+      expectError(
+        results[1 - won]!,
+        conflictBody('Only draft or rejected indicator reports can be submitted; this one is submitted'),
+      );
+      const row = await stored(report.id);
+      expect([row.status, row.submittedBy]).toEqual(['submitted', submitters[won]!.id]);
+      const entries = await feedAbout(report.id);
+      expect(entries.map((e) => [e.type, e.actor?.id])).toEqual([
+        ['indicator_report.submitted', submitters[won]!.id],
+      ]);
+    }
+  });
+});
