@@ -15,6 +15,8 @@ import { registerOpenApi } from './http/openapi.js';
 import { connectRateLimitStore, registerRateLimits } from './http/rate-limit.js';
 import { Sessions } from './http/session.js';
 import { registerValidation } from './http/validation.js';
+import { activityRoutes } from './modules/activities/activities.routes.js';
+import { participantRoutes } from './modules/activities/participants.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { idpRoutes } from './modules/auth/idp.routes.js';
 import { budgetLineRoutes } from './modules/budget/budget.routes.js';
@@ -157,6 +159,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     indicatorRoutes,
     projectIndicatorRoutes,
     indicatorReportRoutes,
+    activityRoutes,
+    participantRoutes,
     budgetLineRoutes,
     attachmentRoutes,
     feedRoutes,

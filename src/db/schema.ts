@@ -1,3 +1,4 @@
+export * from '../modules/activities/activities.tables.js';
 export * from '../modules/auth/auth.tables.js';
 export * from '../modules/budget/budget.tables.js';
 export * from '../modules/donors/donors.tables.js';

@@ -149,7 +149,7 @@ function describe({ keyword, instancePath, params, message }: AjvIssue): string 
     case 'maximum':
       return `${name()} must not be greater than ${String(params.limit)}`;
     case 'enum':
-      return `${name()} must be one of: ${(params.allowedValues as unknown[]).join(', ')}`;
+      return `${name()} must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
     case 'pattern':
       return `${name()} has an invalid format`;
     case 'minItems':

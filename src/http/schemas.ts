@@ -1,4 +1,10 @@
-import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
+import {
+  Type,
+  type NumberOptions,
+  type StringOptions,
+  type TProperties,
+  type TSchema,
+} from '@sinclair/typebox';
 
 export const Uuid = (description?: string) => Type.String({ format: 'uuid', description });
 /** Dates leave the service as ISO 8601 UTC with milliseconds; the serializer formats Date objects. */
@@ -10,6 +16,14 @@ export const Text = (maxLength: number) => Type.String({ minLength: 1, maxLength
 export const DateOnly = (description = 'YYYY-MM-DD') => Type.String({ format: 'date', description });
 export const Email = () => Type.String({ format: 'email', maxLength: 254 });
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+/**
+ * A string or null, for write bodies: one JSON type list rather than `Nullable`'s union, so a bad value
+ * gets one message instead of two (`must be a string`, `must be null`).
+ */
+export const NullableString = (options: StringOptions = {}) =>
+  Type.Unsafe<string | null>({ ...options, type: ['string', 'null'] });
+export const NullableNumber = (options: NumberOptions = {}) =>
+  Type.Unsafe<number | null>({ ...options, type: ['number', 'null'] });
 
 /** Request bodies reject properties they do not name (DECISIONS.md section 1). */
 export const Body = <T extends TProperties>(properties: T, options: { description?: string } = {}) =>

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client.js';
+import { optionalText } from '../../lib/text.js';
 import type { Member } from '../../http/access.js';
 import { badRequest, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
@@ -20,10 +21,6 @@ function checkAmounts(input: BudgetLineInput): void {
   const messages = centsProblems({ plannedAmount: input.plannedAmount, actualAmount: input.actualAmount });
   if (messages.length > 0) throw badRequest(...messages);
 }
-
-/** Optional text that is only spaces is stored as no text. */
-const cleanDescription = (description: string | null | undefined) =>
-  description === undefined ? undefined : description?.trim() || null;
 
 export class BudgetLineService {
   constructor(private readonly db: Db) {}
@@ -53,7 +50,7 @@ export class BudgetLineService {
     await this.project(member, projectId);
     const id = await insertLine(this.db, member.orgId, projectId, {
       category: input.category.trim(),
-      description: cleanDescription(input.description) ?? null,
+      description: optionalText(input.description) ?? null,
       plannedAmount: input.plannedAmount ?? 0,
       actualAmount: input.actualAmount ?? 0,
     }).catch((err: unknown) => {
@@ -67,7 +64,7 @@ export class BudgetLineService {
     checkAmounts(input);
     const changes = {
       category: input.category?.trim(),
-      description: cleanDescription(input.description),
+      description: optionalText(input.description),
       plannedAmount: input.plannedAmount,
       actualAmount: input.actualAmount,
     };

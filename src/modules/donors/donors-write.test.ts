@@ -120,7 +120,7 @@ describe('PATCH /orgs/:orgId/donors/:id', () => {
       'name must be a string',
       'code must be a string',
       'type must be a string',
-      'type must be one of: bilateral, multilateral, private, ngo, government, other',
+      'type must be one of bilateral, multilateral, private, ngo, government, other',
     );
     expectViolations(
       await patch(donor.id, {
@@ -132,7 +132,7 @@ describe('PATCH /orgs/:orgId/donors/:id', () => {
         notes: 'n'.repeat(10_001),
       }),
       'name should not be empty',
-      'type must be one of: bilateral, multilateral, private, ngo, government, other',
+      'type must be one of bilateral, multilateral, private, ngo, government, other',
       'website has an invalid format',
       'contactEmail must be an email',
       'country should not be empty',

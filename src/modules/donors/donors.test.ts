@@ -149,7 +149,7 @@ describe('POST /orgs/:orgId/donors', () => {
       res,
       'name should not be empty',
       'code should not be empty',
-      'type must be one of: bilateral, multilateral, private, ngo, government, other',
+      'type must be one of bilateral, multilateral, private, ngo, government, other',
       'country must be a string',
       'website has an invalid format',
       'contactName should not be empty',

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
+import { findUserById } from '../auth/auth.repo.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { projectScope } from '../projects/project-scope.js';
 import { countFeedEvents, insertFeedEvent, listFeedEvents } from './feed.repo.js';
@@ -25,6 +26,12 @@ export interface FeedEvent {
   projectId?: string | null;
   subject: { type: string; id: string; label: string };
   summary: string;
+}
+
+/** How feed summaries name the member who acted. */
+export async function actorName(db: Db, userId: string): Promise<string> {
+  const actor = await findUserById(db, userId);
+  return actor ? `${actor.firstName} ${actor.lastName}` : 'Someone';
 }
 
 /** Records an event inside the caller's transaction, so it exists exactly when the change does. */

@@ -146,7 +146,7 @@ describe('GET /orgs/:orgId/projects/:projectId/indicator-reports', () => {
     expectViolations(await list('?periodId=nope'), 'periodId must be a UUID');
     expectViolations(
       await list('?status=done&indicatorId=1'),
-      'status must be one of: draft, submitted, approved, rejected',
+      'status must be one of draft, submitted, approved, rejected',
       'indicatorId must be a UUID',
     );
     expectViolations(await list('?limit=101'), 'limit must not be greater than 100');

@@ -77,6 +77,8 @@ export async function sharePeriod(db: Db, orgId: string, id: string) {
       id: reportingPeriods.id,
       projectId: reportingPeriods.projectId,
       label: reportingPeriods.label,
+      startDate: reportingPeriods.startDate,
+      endDate: reportingPeriods.endDate,
       isLocked: reportingPeriods.isLocked,
     })
     .from(reportingPeriods)
@@ -143,6 +145,27 @@ export async function updateReport(
       ),
     )
     .returning();
+  return row;
+}
+
+/** The report of an indicator for a project and period, row-locked until the transaction ends. */
+export async function lockReportFor(
+  db: Db,
+  orgId: string,
+  key: { projectId: string; indicatorId: string; reportingPeriodId: string },
+): Promise<IndicatorReportRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(indicatorReports)
+    .where(
+      and(
+        eq(indicatorReports.orgId, orgId),
+        eq(indicatorReports.projectId, key.projectId),
+        eq(indicatorReports.indicatorId, key.indicatorId),
+        eq(indicatorReports.reportingPeriodId, key.reportingPeriodId),
+      ),
+    )
+    .for('update');
   return row;
 }
 

@@ -10,10 +10,12 @@ import {
   CreateIndicatorReportBody,
   IndicatorReport,
   IndicatorReportQuery,
+  PrefillBody,
   RejectBody,
   UpdateIndicatorReportBody,
 } from './indicator-reports.schemas.js';
 import { IndicatorReportService } from './indicator-reports.service.js';
+import { prefillReport } from './prefill.js';
 
 const tags = ['Indicator reports'];
 const LOCKED = '`Reporting period is locked` (403)';
@@ -62,6 +64,45 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<AppContext> = asyn
     },
     async (request, reply) =>
       reply.status(201).send(await reports.create(memberOf(request), request.params.projectId, request.body)),
+  );
+
+  app.post(
+    '/orgs/:orgId/projects/:projectId/indicator-reports/prefill',
+    {
+      config: { access: { roles: CONTRIBUTORS } },
+      schema: {
+        tags,
+        summary: 'Pre-fill an indicator report from participant counts',
+        description:
+          "Counts the distinct participants registered in the project's activities that overlap the period " +
+          '(cancelled activities aside; with `attendedOnly`, the default, only confirmed attendance). A ' +
+          'person in several activities counts once. `value` is that count; `disaggregatedValues` gives it ' +
+          "by sex (female, male, other) and by age band at the period's end (0-17, 18-35, 36-59, 60+, " +
+          'unknown without a date of birth), every category present, zeros included. An indicator without ' +
+          'disaggregations gets both breakdowns (each adds up to the value on its own). An indicator with ' +
+          'disaggregations gets the ones that are exactly the sexes or exactly the age bands; if any of its ' +
+          'disaggregations differs (other categories, a subset), nothing is written: 400 naming it. ' +
+          'The draft or rejected report is updated (200; status, target and narrative kept); without one a ' +
+          `draft is created (201). A submitted or approved report: 409. A locked period: ${LOCKED}. The ` +
+          'other checks are those of creating a report.',
+        params: Params('orgId', 'projectId'),
+        body: PrefillBody,
+        response: {
+          200: IndicatorReport,
+          201: IndicatorReport,
+          409: errorResponse('The report is submitted or approved'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { created, report } = await prefillReport(
+        ctx.db,
+        memberOf(request),
+        request.params.projectId,
+        request.body,
+      );
+      return reply.status(created ? 201 : 200).send(report);
+    },
   );
 
   app.get(

@@ -1,15 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.js';
-import { Body, Nullable, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import { Body, Nullable, NullableNumber, NullableString, Text, Timestamp, Uuid } from '../../http/schemas.js';
 import { INDICATOR_REPORT_STATUSES, type IndicatorReportStatus } from './indicator-reports.tables.js';
 
 const Status = () =>
   Type.Unsafe<IndicatorReportStatus>({ type: 'string', enum: [...INDICATOR_REPORT_STATUSES] });
-// One JSON type list rather than `Nullable`'s union: a bad value then gets one message, not two.
-const NullableNumber = (description: string) =>
-  Type.Unsafe<number | null>({ type: ['number', 'null'], description });
-const NullableText = (maxLength: number) =>
-  Type.Unsafe<string | null>({ type: ['string', 'null'], maxLength });
 
 const DisaggregatedValues = Type.Unsafe<Record<string, number> | null>({
   type: ['object', 'null'],
@@ -22,9 +17,11 @@ const DisaggregatedValues = Type.Unsafe<Record<string, number> | null>({
 });
 
 const writable = {
-  value: Type.Optional(NullableNumber('The value for the period; null while unknown (drafts)')),
-  target: Type.Optional(NullableNumber('Target for this period')),
-  narrative: Type.Optional(NullableText(20_000)),
+  value: Type.Optional(
+    NullableNumber({ description: 'The value for the period; null while unknown (drafts)' }),
+  ),
+  target: Type.Optional(NullableNumber({ description: 'Target for this period' })),
+  narrative: Type.Optional(NullableString({ maxLength: 20_000 })),
   disaggregatedValues: Type.Optional(DisaggregatedValues),
 };
 
@@ -59,7 +56,7 @@ export const CreateIndicatorReportBody = Body({
 
 export const UpdateIndicatorReportBody = Body(writable);
 
-export const ApproveBody = Body({ comment: Type.Optional(NullableText(5000)) });
+export const ApproveBody = Body({ comment: Type.Optional(NullableString({ maxLength: 5000 })) });
 export const RejectBody = Body({
   comment: { ...Text(5000), description: 'Why the report is returned; the submitter receives it by email' },
 });
@@ -69,4 +66,12 @@ export const IndicatorReportQuery = Type.Object({
   periodId: Type.Optional(Uuid('Only this reporting period')),
   status: Type.Optional(Status()),
   indicatorId: Type.Optional(Uuid('Only this indicator')),
+});
+
+export const PrefillBody = Body({
+  indicatorId: Uuid('An indicator linked to the project, not a formula indicator'),
+  reportingPeriodId: Uuid('A reporting period of the project'),
+  attendedOnly: Type.Optional(
+    Type.Boolean({ default: true, description: 'Count only confirmed attendance (default true)' }),
+  ),
 });

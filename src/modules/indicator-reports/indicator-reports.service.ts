@@ -3,7 +3,7 @@ import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { badRequest, conflict, forbidden, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
-import { recordFeedEvent } from '../feed/feed.service.js';
+import { actorName, recordFeedEvent } from '../feed/feed.service.js';
 import { queueEmail } from '../mail/mail.service.js';
 import { PERIOD_LOCKED } from '../periods/periods.service.js';
 import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
@@ -25,8 +25,8 @@ import {
 import type { IndicatorReportStatus } from './indicator-reports.tables.js';
 import { reportValues, type DisaggregatedValues } from './report-values.js';
 
-const EDITABLE: readonly IndicatorReportStatus[] = ['draft', 'rejected'];
-const DUPLICATE = 'An indicator report already exists for this indicator and reporting period';
+export const EDITABLE: readonly IndicatorReportStatus[] = ['draft', 'rejected'];
+export const DUPLICATE = 'An indicator report already exists for this indicator and reporting period';
 
 export interface NewReport extends ReportInput {
   indicatorId: string;
@@ -42,6 +42,33 @@ export interface ReportInput {
 
 const cleanNarrative = (text: string | null | undefined) =>
   text === undefined ? undefined : text?.trim() ? text : null;
+
+/**
+ * What a new report needs, checked in this order: the project (404, 403), the indicator and the period
+ * in the org (404), the period of this project (400), not locked (403), an indicator that takes reports
+ * (400) and is linked to the project (400). Indicator and period stay share-locked.
+ */
+export async function reportable(
+  tx: Db,
+  member: Member,
+  projectId: string,
+  input: { indicatorId: string; reportingPeriodId: string },
+) {
+  await requireProject(tx, member, projectId);
+  const indicator = await shareIndicator(tx, member.orgId, input.indicatorId);
+  if (!indicator) throw notFound('Indicator');
+  const period = await sharePeriod(tx, member.orgId, input.reportingPeriodId);
+  if (!period) throw notFound('Reporting period');
+  if (period.projectId !== projectId) {
+    throw badRequest('reportingPeriodId must be a reporting period of this project');
+  }
+  if (period.isLocked) throw forbidden(PERIOD_LOCKED);
+  if (indicator.isFormula) throw badRequest('Formula indicators are computed and cannot receive reports');
+  if (!(await isLinked(tx, projectId, indicator.id))) {
+    throw badRequest('indicatorId must be an indicator linked to the project');
+  }
+  return { indicator, period };
+}
 
 /** Indicator values per project and period, and their review (SPEC.md IndicatorReport status). */
 export class IndicatorReportService {
@@ -73,19 +100,7 @@ export class IndicatorReportService {
 
   create(member: Member, projectId: string, input: NewReport): Promise<IndicatorReportRow> {
     return transaction(this.db, async (tx) => {
-      await requireProject(tx, member, projectId);
-      const indicator = await shareIndicator(tx, member.orgId, input.indicatorId);
-      if (!indicator) throw notFound('Indicator');
-      const period = await sharePeriod(tx, member.orgId, input.reportingPeriodId);
-      if (!period) throw notFound('Reporting period');
-      if (period.projectId !== projectId) {
-        throw badRequest('reportingPeriodId must be a reporting period of this project');
-      }
-      if (period.isLocked) throw forbidden(PERIOD_LOCKED);
-      if (indicator.isFormula) throw badRequest('Formula indicators are computed and cannot receive reports');
-      if (!(await isLinked(tx, projectId, indicator.id))) {
-        throw badRequest('indicatorId must be an indicator linked to the project');
-      }
+      const { indicator, period } = await reportable(tx, member, projectId, input);
       const values = reportValues(await dimensionsOf(tx, indicator.id), input);
       return insertReport(tx, {
         orgId: member.orgId,
@@ -186,8 +201,7 @@ export class IndicatorReportService {
     action: 'submitted' | 'approved' | 'rejected',
   ): Promise<void> {
     const context = await reportContext(tx, report);
-    const actor = await findUserName(tx, member.userId);
-    const actorName = actor ? `${actor.firstName} ${actor.lastName}` : 'Someone';
+    const actor = await actorName(tx, member.userId);
     const label = `${context.indicatorName} (${context.periodLabel})`;
     await recordFeedEvent(tx, {
       orgId: member.orgId,
@@ -195,7 +209,7 @@ export class IndicatorReportService {
       actorId: member.userId,
       projectId: report.projectId,
       subject: { type: 'indicator_report', id: report.id, label },
-      summary: `${actorName} ${action} ${context.indicatorName} for ${context.periodLabel} of ${context.projectName}`,
+      summary: `${actor} ${action} ${context.indicatorName} for ${context.periodLabel} of ${context.projectName}`,
     });
     if (action !== 'rejected' || !report.submittedBy) return;
     const submitter = await findUserName(tx, report.submittedBy);
@@ -205,7 +219,7 @@ export class IndicatorReportService {
       subject: `Indicator report returned: ${context.indicatorName}, ${context.periodLabel}`,
       body:
         `Hello ${submitter.firstName},\n\n` +
-        `${actorName} returned your report on ${context.indicatorName} (${context.indicatorCode}) ` +
+        `${actor} returned your report on ${context.indicatorName} (${context.indicatorCode}) ` +
         `for ${context.projectName}, reporting period ${context.periodLabel}, with this comment:\n\n` +
         `${report.comment ?? ''}\n\n` +
         `Edit the report and submit it again:\n` +

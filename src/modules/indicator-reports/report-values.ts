@@ -1,4 +1,5 @@
 import { badRequest } from '../../http/errors.js';
+import { PARTICIPANT_DIMENSIONS } from '../../lib/demographics.js';
 
 export interface Dimension {
   name: string;
@@ -21,7 +22,7 @@ const sum = (values: number[]) => clean(values.reduce((total, v) => total + v, 0
  * The value and disaggregated values a report ends up with (DECISIONS.md section 7), from what the
  * request sent laid over what is stored. With disaggregations, keys must be their categories and every
  * disaggregation the request fills in must add up to the same total; without, the keys are free and add
- * up. That total is the value; a `value` that differs is refused. A disaggregation left entirely empty
+ * up (participant categories excepted, see implicitDimensions). That total is the value; a `value` that differs is refused. A disaggregation left entirely empty
  * is simply not reported. `disaggregatedValues` null or `{}` clears them and keeps the value; `value`
  * null with disaggregated values means "their total".
  */
@@ -46,7 +47,18 @@ export function reportValues(
   return { value: total, disaggregatedValues };
 }
 
-function totalOf(dimensions: Dimension[], values: DisaggregatedValues): number {
+/**
+ * Without disaggregations of its own an indicator takes free keys, which add up; but keys that are all
+ * participant categories (a pre-fill's breakdown by sex and by age band) are those two dimensions, each
+ * adding up to the total on its own.
+ */
+function implicitDimensions(values: DisaggregatedValues): Dimension[] {
+  const known = new Set(PARTICIPANT_DIMENSIONS.flatMap((d) => d.categories));
+  return Object.keys(values).every((key) => known.has(key)) ? PARTICIPANT_DIMENSIONS : [];
+}
+
+function totalOf(declared: Dimension[], values: DisaggregatedValues): number {
+  const dimensions = declared.length > 0 ? declared : implicitDimensions(values);
   if (dimensions.length === 0) return sum(Object.values(values));
   const known = new Set(dimensions.flatMap((d) => d.categories));
   const unknown = Object.keys(values).filter((key) => !known.has(key));

@@ -89,7 +89,7 @@ describe('PATCH /orgs/:orgId/indicators/:id', () => {
         { aggregationMethod: null },
         [
           'aggregationMethod must be a string',
-          'aggregationMethod must be one of: sum, average, latest, min, max',
+          'aggregationMethod must be one of sum, average, latest, min, max',
         ],
       ],
       [{ isFormula: 'yes' }, ['isFormula must be a boolean']],

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Body, Nullable, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import { Body, Nullable, NullableNumber, NullableString, Text, Timestamp, Uuid } from '../../http/schemas.js';
 import { PageQuery } from '../../http/pagination.js';
 import { AGGREGATION_METHODS, PROGRESS_STATUSES, type AggregationMethod } from '../../lib/scoring.js';
 import { MAX_FORMULA_LENGTH } from '../../lib/formula.js';
@@ -8,13 +8,8 @@ export const CODE_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,63}$';
 
 const Method = (description: string) =>
   Type.Unsafe<AggregationMethod>({ type: 'string', enum: [...AGGREGATION_METHODS], description });
-// One JSON type list rather than `Nullable`'s union: a bad value then gets one message, not two.
-const NullableText = (maxLength: number, description?: string) =>
-  Type.Unsafe<string | null>({ type: ['string', 'null'], maxLength, description });
-const NullableUuid = (description: string) =>
-  Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'uuid', description });
-const NullableNumber = (description: string) =>
-  Type.Unsafe<number | null>({ type: ['number', 'null'], description });
+const NullableText = (maxLength: number, description?: string) => NullableString({ maxLength, description });
+const NullableUuid = (description: string) => NullableString({ format: 'uuid', description });
 
 const fields = {
   name: Text(300),
@@ -140,13 +135,13 @@ export const ProjectIndicator = Type.Object(
 
 export const LinkIndicatorBody = Body({
   indicatorId: Uuid('An indicator of this organization'),
-  target: Type.Optional(NullableNumber('Target over the life of the project')),
-  baseline: Type.Optional(NullableNumber('Value before the project')),
+  target: Type.Optional(NullableNumber({ description: 'Target over the life of the project' })),
+  baseline: Type.Optional(NullableNumber({ description: 'Value before the project' })),
   baselineYear: Type.Optional(Year()),
 });
 
 export const UpdateLinkBody = Body({
-  target: Type.Optional(NullableNumber('Target over the life of the project')),
-  baseline: Type.Optional(NullableNumber('Value before the project')),
+  target: Type.Optional(NullableNumber({ description: 'Target over the life of the project' })),
+  baseline: Type.Optional(NullableNumber({ description: 'Value before the project' })),
   baselineYear: Type.Optional(Year()),
 });

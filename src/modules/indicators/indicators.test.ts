@@ -122,7 +122,7 @@ describe('POST /orgs/:orgId/indicators', () => {
       ],
       [
         { ...base, code: 'A', aggregationMethod: 'median' },
-        ['aggregationMethod must be one of: sum, average, latest, min, max'],
+        ['aggregationMethod must be one of sum, average, latest, min, max'],
       ],
       [
         { ...base, code: 'A', id: MISSING_ID, orgId: team.org.id, createdAt: '2026-01-01T00:00:00.000Z' },

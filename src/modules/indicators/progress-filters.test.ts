@@ -216,7 +216,7 @@ describe('GET /orgs/:orgId/indicators?status=: query checks and paging', () => {
     const res = await call(t.app, 'GET', bandUrl('bogus'), { as: team.officer });
     expect([res.status, res.body]).toEqual([
       400,
-      badRequest('status must be one of: on_track, at_risk, off_track, no_target, no_data'),
+      badRequest('status must be one of on_track, at_risk, off_track, no_target, no_data'),
     ]);
     const paged = await call(t.app, 'GET', bandUrl('on_track', { page: 0 }), { as: team.officer });
     expect(paged.body).toEqual(badRequest('page must not be less than 1'));

@@ -243,7 +243,7 @@ describe('POST /orgs/:orgId/members (invite)', () => {
     expect(bad.body.message).toEqual(
       expect.arrayContaining([
         'email must be an email',
-        'role must be one of: org_admin, me_officer, reporter, viewer',
+        'role must be one of org_admin, me_officer, reporter, viewer',
         'property name should not exist',
       ]),
     );

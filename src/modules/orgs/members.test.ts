@@ -211,7 +211,7 @@ describe('PATCH /orgs/:orgId/members/:userId', () => {
     expect(badRole.status).toBe(400);
     expect(badRole.body).toEqual({
       statusCode: 400,
-      message: ['role must be one of: org_admin, me_officer, reporter, viewer'],
+      message: ['role must be one of org_admin, me_officer, reporter, viewer'],
       error: 'Bad Request',
     });
     const missing = await call(t.app, 'PATCH', url, { as: team.admin, body: { userId: team.viewer.id } });

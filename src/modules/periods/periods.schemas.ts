@@ -1,10 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { Body, Nullable, Text, Timestamp, Uuid, DateOnly } from '../../http/schemas.js';
+import { Body, DateOnly, Nullable, NullableString, Text, Timestamp, Uuid } from '../../http/schemas.js';
 
 const Label = () => Text(200);
-/** One schema rather than a union, so a bad value gives one message (a union adds `must be null`). */
-const NullableDate = (description: string) =>
-  Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date', description });
+const NullableDate = (description: string) => NullableString({ format: 'date', description });
 
 export const ReportingPeriod = Type.Object({
   id: Uuid(),

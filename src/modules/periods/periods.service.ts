@@ -4,8 +4,7 @@ import { dateOrderProblem } from '../../lib/dates.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { indicatorReportsExist } from '../indicator-reports/indicator-reports.repo.js';
-import { findUserById } from '../auth/auth.repo.js';
-import { recordFeedEvent } from '../feed/feed.service.js';
+import { actorName, recordFeedEvent } from '../feed/feed.service.js';
 import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
 import {
   countPeriods,
@@ -148,14 +147,13 @@ async function recordLockEvent(
   projectName: string,
   action: 'locked' | 'unlocked',
 ): Promise<void> {
-  const actor = await findUserById(tx, member.userId);
-  const actorName = actor ? `${actor.firstName} ${actor.lastName}` : 'Someone';
+  const actor = await actorName(tx, member.userId);
   await recordFeedEvent(tx, {
     orgId: member.orgId,
     type: action === 'locked' ? 'reporting_period.locked' : 'reporting_period.unlocked',
     actorId: member.userId,
     projectId: period.projectId,
     subject: { type: 'reporting_period', id: period.id, label: period.label },
-    summary: `${actorName} ${action} reporting period ${period.label} of ${projectName}`,
+    summary: `${actor} ${action} reporting period ${period.label} of ${projectName}`,
   });
 }

@@ -155,7 +155,7 @@ describe('PATCH /orgs/:orgId/programs/:id', () => {
       'property projects should not exist',
       'name should not be empty',
       'endDate must be a valid date (YYYY-MM-DD)',
-      'status must be one of: draft, active, completed',
+      'status must be one of draft, active, completed',
       'donorIds must be an array',
     );
     expectError(

@@ -104,7 +104,7 @@ describe('POST /orgs/:orgId/programs', () => {
       ],
       [
         { name: 'X', startDate: '2026-01-01', endDate: '2026-12-31', status: 'closed' },
-        ['status must be one of: draft, active, completed'],
+        ['status must be one of draft, active, completed'],
       ],
       [
         { name: 'X', startDate: '2026-01-01', endDate: '2026-12-31', donorIds: [MISSING_ID, MISSING_ID] },

@@ -150,7 +150,7 @@ describe('PATCH /orgs/:orgId/projects/:id', () => {
       'budget must not be less than 0',
       'currency has an invalid format',
       'endDate must be a valid date (YYYY-MM-DD)',
-      'status must be one of: draft, active, completed, suspended',
+      'status must be one of draft, active, completed, suspended',
     );
     expect((await storedProject(project.id))?.programId).toBe(programId);
     // Money is kept in cents: a third decimal is refused, not rounded away.

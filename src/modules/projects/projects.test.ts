@@ -123,7 +123,7 @@ describe('POST /orgs/:orgId/programs/:programId/projects', () => {
       ],
       [{ ...required(), budget: -1 }, ['budget must not be less than 0']],
       [{ ...required(), budget: '100' }, ['budget must be a number']],
-      [{ ...required(), status: 'paused' }, ['status must be one of: draft, active, completed, suspended']],
+      [{ ...required(), status: 'paused' }, ['status must be one of draft, active, completed, suspended']],
       [{ ...required(), startDate: '2026-02-29' }, ['startDate must be a valid date (YYYY-MM-DD)']],
       [{ ...required(), code: '  ' }, ['code should not be empty']],
       [

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Body, Nullable, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import { Body, Nullable, NullableString, Text, Timestamp, Uuid } from '../../http/schemas.js';
 import { RESULT_LEVELS, type resultNodes } from './results.tables.js';
 
 export type ResultLevel = (typeof RESULT_LEVELS)[number];
@@ -12,10 +12,8 @@ const Level = () =>
     description: 'impact (root) > outcome > output',
   });
 const Title = () => Text(500);
-// One JSON type list rather than `Nullable`'s union: a bad value then gets one message, not two.
-const NullableUuid = (description: string) =>
-  Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'uuid', description });
-const Description = () => Type.Unsafe<string | null>({ type: ['string', 'null'], maxLength: 10_000 });
+const NullableUuid = (description: string) => NullableString({ format: 'uuid', description });
+const Description = () => NullableString({ maxLength: 10_000 });
 const OrderIndex = () =>
   Type.Integer({
     minimum: 0,

@@ -221,7 +221,7 @@ describe('POST /orgs/:orgId/programs/:programId/result-nodes', () => {
     expectViolations(await post({}), 'level is required', 'title is required');
     expectViolations(
       await post({ level: 'goal', title: ' ', orderIndex: -1, parentId: 'x' }),
-      'level must be one of: impact, outcome, output',
+      'level must be one of impact, outcome, output',
       'title should not be empty',
       'orderIndex must not be less than 0',
       'parentId must be a UUID',

@@ -1,0 +1,216 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../context.js';
+import { ALL_ROLES, CONTRIBUTORS, memberOf } from '../../http/access.js';
+import { badRequest, errorResponse, validationMessages } from '../../http/errors.js';
+import { Collection } from '../../http/pagination.js';
+import { NoContent, Params } from '../../http/schemas.js';
+import { Activity, ActivityQuery, CreateActivityBody, UpdateActivityBody } from './activities.schemas.js';
+import { ActivityService } from './activities.service.js';
+import {
+  ActivityParticipant,
+  MAX_BATCH,
+  RegisterParticipantsBody,
+  RegistrationQuery,
+  UpdateRegistrationBody,
+} from './participants.schemas.js';
+import { registrationProblems, RegistrationService } from './registrations.service.js';
+
+const tags = ['Activities'];
+const READ =
+  'Reporters may read only activities of projects assigned to them; viewers get phone and nationalId as null.';
+const WRITE = 'Reporters may change only activities of projects assigned to them.';
+
+export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
+  const activities = new ActivityService(ctx.db);
+  const registrations = new RegistrationService(ctx.db);
+
+  app.get(
+    '/orgs/:orgId/projects/:projectId/activities',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        tags,
+        summary: 'Activities of a project',
+        description:
+          'Newest first: latest startDate, then latest created. `from` and `to` keep the activities that ' +
+          'overlap that range. Reporters may read only projects assigned to them.',
+        params: Params('orgId', 'projectId'),
+        querystring: ActivityQuery,
+        response: { 200: Collection(Activity) },
+      },
+    },
+    (request) => activities.list(memberOf(request), request.params.projectId, request.query),
+  );
+
+  app.post(
+    '/orgs/:orgId/projects/:projectId/activities',
+    {
+      config: { access: { roles: CONTRIBUTORS } },
+      schema: {
+        tags,
+        summary: 'Plan an activity',
+        description:
+          "`outputId`, when given, must be an output node of the project's program (another level or " +
+          'program: 400; unknown: 404). Status defaults to planned. Text of only spaces is stored as null. ' +
+          WRITE,
+        params: Params('orgId', 'projectId'),
+        body: CreateActivityBody,
+        response: { 201: Activity },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .status(201)
+        .send(await activities.create(memberOf(request), request.params.projectId, request.body)),
+  );
+
+  app.get(
+    '/orgs/:orgId/activities/:id',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        tags,
+        summary: 'An activity',
+        description: 'With its participant and confirmed-attendance counts. ' + READ,
+        params: Params('orgId', 'id'),
+        response: { 200: Activity },
+      },
+    },
+    (request) => activities.get(memberOf(request), request.params.id),
+  );
+
+  app.patch(
+    '/orgs/:orgId/activities/:id',
+    {
+      config: { access: { roles: CONTRIBUTORS } },
+      schema: {
+        tags,
+        summary: 'Change an activity',
+        description:
+          'Any subset of the fields; null clears the optional ones. Status moves planned > in_progress, ' +
+          'completed or cancelled; in_progress > completed or cancelled; cancelled > planned (others: 409). ' +
+          WRITE,
+        params: Params('orgId', 'id'),
+        body: UpdateActivityBody,
+        response: { 200: Activity, 409: errorResponse('Status transition not allowed') },
+      },
+    },
+    (request) => activities.update(memberOf(request), request.params.id, request.body),
+  );
+
+  app.delete(
+    '/orgs/:orgId/activities/:id',
+    {
+      config: { access: { roles: CONTRIBUTORS } },
+      schema: {
+        tags,
+        summary: 'Delete an activity',
+        description: 'Its registrations go with it; the participants stay in the organization. ' + WRITE,
+        params: Params('orgId', 'id'),
+        response: { 204: NoContent },
+      },
+    },
+    async (request, reply) => {
+      await activities.remove(memberOf(request), request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.get(
+    '/orgs/:orgId/activities/:id/participants',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        tags,
+        summary: 'Participants of an activity',
+        description:
+          'Registrations with the nested participant, by last name, first name, then participant id. ' + READ,
+        params: Params('orgId', 'id'),
+        querystring: RegistrationQuery,
+        response: { 200: Collection(ActivityParticipant) },
+      },
+    },
+    (request) => registrations.list(memberOf(request), request.params.id, request.query),
+  );
+
+  app.post(
+    '/orgs/:orgId/activities/:id/participants',
+    {
+      config: { access: { roles: CONTRIBUTORS } },
+      schema: {
+        tags,
+        summary: 'Register participants in an activity',
+        description:
+          `1 to ${MAX_BATCH} items, all or nothing (a 400 lists every bad item by index, e.g. ` +
+          '`participants.3.sex must be one of female, male, other`). Each item is `{ participantId }` of an ' +
+          "existing participant (unknown: 404) or a new participant's fields (firstName, lastName, sex, " +
+          'village and district required; dateOfBirth, phone and nationalId optional), plus `role` ' +
+          '(default attendee) and `attended` (default false). A new participant whose nationalId the ' +
+          'organization knows is that participant (their stored fields are kept). Registering someone ' +
+          'already registered changes nothing; within one batch the first item for a person counts. ' +
+          '201: the registrations of the batch, in its order. One `participant.registered` feed entry per ' +
+          'batch that registers anyone, with the count. ' +
+          WRITE,
+        params: Params('orgId', 'id'),
+        body: RegisterParticipantsBody,
+        response: { 201: Type.Array(ActivityParticipant) },
+      },
+      attachValidation: true,
+    },
+    async (request, reply) => {
+      // The schema's messages and the batch's own rules together: every bad item in one answer.
+      const problems = [
+        ...(request.validationError ? validationMessages(request.validationError) : []),
+        ...registrationProblems((request.body as { participants?: unknown } | undefined)?.participants),
+      ];
+      if (problems.length > 0) throw badRequest(...new Set(problems));
+      const body = await registrations.register(
+        memberOf(request),
+        request.params.id,
+        request.body.participants,
+      );
+      return reply.status(201).send(body);
+    },
+  );
+
+  app.patch(
+    '/orgs/:orgId/activities/:activityId/participants/:participantId',
+    {
+      config: { access: { roles: CONTRIBUTORS } },
+      schema: {
+        tags,
+        summary: "Change a participant's role or attendance in an activity",
+        description: 'An empty body returns the registration unchanged. 404 when not registered. ' + WRITE,
+        params: Params('orgId', 'activityId', 'participantId'),
+        body: UpdateRegistrationBody,
+        response: { 200: ActivityParticipant },
+      },
+    },
+    (request) =>
+      registrations.update(
+        memberOf(request),
+        request.params.activityId,
+        request.params.participantId,
+        request.body,
+      ),
+  );
+
+  app.delete(
+    '/orgs/:orgId/activities/:activityId/participants/:participantId',
+    {
+      config: { access: { roles: CONTRIBUTORS } },
+      schema: {
+        tags,
+        summary: 'Remove a participant from an activity',
+        description: 'The participant stays in the organization. 404 when not registered. ' + WRITE,
+        params: Params('orgId', 'activityId', 'participantId'),
+        response: { 204: NoContent },
+      },
+    },
+    async (request, reply) => {
+      await registrations.remove(memberOf(request), request.params.activityId, request.params.participantId);
+      return reply.status(204).send(null);
+    },
+  );
+};

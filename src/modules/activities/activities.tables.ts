@@ -1,0 +1,133 @@
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  check,
+  date,
+  foreignKey,
+  index,
+  integer,
+  pgEnum,
+  pgTable,
+  text,
+  unique,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { createdAt, id, timestamptz, updatedAt } from '../../db/columns.js';
+import { MAX_AGE, SEXES } from '../../lib/demographics.js';
+import { organizations } from '../orgs/orgs.tables.js';
+import { projects } from '../projects/projects.tables.js';
+import { resultNodes } from '../results/results.tables.js';
+
+export const ACTIVITY_STATUSES = ['planned', 'in_progress', 'completed', 'cancelled'] as const;
+export type ActivityStatus = (typeof ACTIVITY_STATUSES)[number];
+export const activityStatus = pgEnum('activity_status', ACTIVITY_STATUSES);
+
+export const sex = pgEnum('sex', SEXES);
+
+/** What a project does on the ground: a training, a distribution, a meeting. */
+export const activities = pgTable(
+  'activities',
+  {
+    id: id(),
+    orgId: uuid('org_id').notNull(),
+    projectId: uuid('project_id').notNull(),
+    // A deleted result node leaves its activities in place, unattached (DECISIONS.md section 6).
+    outputId: uuid('output_id').references(() => resultNodes.id, { onDelete: 'set null' }),
+    title: text('title').notNull(),
+    description: text('description'),
+    startDate: date('start_date', { mode: 'string' }).notNull(),
+    endDate: date('end_date', { mode: 'string' }).notNull(),
+    location: text('location'),
+    facilitator: text('facilitator'),
+    status: activityStatus('status').notNull().default('planned'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    foreignKey({ columns: [t.orgId, t.projectId], foreignColumns: [projects.orgId, projects.id] }).onDelete(
+      'cascade',
+    ),
+    unique('activities_org_id_id_key').on(t.orgId, t.id),
+    index('activities_org_id_project_id_start_date_idx').on(t.orgId, t.projectId, t.startDate),
+    index('activities_output_id_idx').on(t.outputId),
+  ],
+);
+
+/** People an organization works with; one person can take part in many activities of many projects. */
+export const participants = pgTable(
+  'participants',
+  {
+    id: id(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    firstName: text('first_name').notNull(),
+    lastName: text('last_name').notNull(),
+    sex: sex('sex').notNull(),
+    dateOfBirth: date('date_of_birth', { mode: 'string' }),
+    phone: text('phone'),
+    nationalId: text('national_id'),
+    village: text('village').notNull(),
+    district: text('district').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    unique('participants_org_id_id_key').on(t.orgId, t.id),
+    // A national id names one person of the organization; registering it again reuses that person.
+    uniqueIndex('participants_org_id_national_id_key')
+      .on(t.orgId, t.nationalId)
+      .where(sql`${t.nationalId} IS NOT NULL`),
+    index('participants_org_id_name_idx').on(t.orgId, t.lastName, t.firstName),
+  ],
+);
+
+/** A participant's registration in an activity. */
+export const activityParticipants = pgTable(
+  'activity_participants',
+  {
+    id: id(),
+    orgId: uuid('org_id').notNull(),
+    activityId: uuid('activity_id').notNull(),
+    participantId: uuid('participant_id').notNull(),
+    role: text('role').notNull().default('attendee'),
+    attended: boolean('attended').notNull().default(false),
+    registeredAt: timestamptz('registered_at').notNull().defaultNow(),
+  },
+  (t) => [
+    foreignKey({
+      columns: [t.orgId, t.activityId],
+      foreignColumns: [activities.orgId, activities.id],
+    }).onDelete('cascade'),
+    foreignKey({
+      columns: [t.orgId, t.participantId],
+      foreignColumns: [participants.orgId, participants.id],
+    }).onDelete('cascade'),
+    unique('activity_participants_activity_id_participant_id_key').on(t.activityId, t.participantId),
+    index('activity_participants_participant_id_idx').on(t.participantId),
+  ],
+);
+
+/** The people living with a participant, for household-level indicators. */
+export const householdMembers = pgTable(
+  'household_members',
+  {
+    id: id(),
+    orgId: uuid('org_id').notNull(),
+    participantId: uuid('participant_id').notNull(),
+    name: text('name').notNull(),
+    relationship: text('relationship').notNull(),
+    sex: sex('sex').notNull(),
+    age: integer('age').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    foreignKey({
+      columns: [t.orgId, t.participantId],
+      foreignColumns: [participants.orgId, participants.id],
+    }).onDelete('cascade'),
+    index('household_members_participant_id_idx').on(t.participantId),
+    check('household_members_age_check', sql`${t.age} BETWEEN 0 AND ${sql.raw(String(MAX_AGE))}`),
+  ],
+);

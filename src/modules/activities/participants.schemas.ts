@@ -1,0 +1,163 @@
+import { Type } from '@sinclair/typebox';
+import { PageQuery } from '../../http/pagination.js';
+import { Body, DateOnly, Nullable, NullableString, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import { MAX_AGE, SEXES, type Sex } from '../../lib/demographics.js';
+
+/** Most people registered in one request (DECISIONS.md section 9). */
+export const MAX_BATCH = 500;
+
+const SexSchema = () => Type.Unsafe<Sex>({ type: 'string', enum: [...SEXES] });
+
+const fields = {
+  firstName: Text(100),
+  lastName: Text(100),
+  sex: SexSchema(),
+  dateOfBirth: NullableString({
+    format: 'date',
+    description: `Not in the future and at most ${MAX_AGE} years ago; null when unknown (age band "unknown")`,
+  }),
+  phone: NullableString({ maxLength: 40 }),
+  nationalId: NullableString({
+    maxLength: 64,
+    description: 'Unique in the organization; registering a new person with a known one reuses that person',
+  }),
+  village: Text(200),
+  district: Text(200),
+};
+const registration = {
+  role: Type.Optional(Text(50)),
+  attended: Type.Optional(Type.Boolean()),
+};
+
+export const HouseholdMember = Type.Object({
+  id: Uuid(),
+  participantId: Uuid(),
+  name: Type.String(),
+  relationship: Type.String(),
+  sex: SexSchema(),
+  age: Type.Integer(),
+  createdAt: Timestamp(),
+});
+
+export const Participant = Type.Object(
+  {
+    id: Uuid(),
+    orgId: Uuid(),
+    firstName: Type.String(),
+    lastName: Type.String(),
+    sex: SexSchema(),
+    dateOfBirth: Nullable(DateOnly()),
+    age: Nullable(Type.Integer({ description: 'Completed years today (UTC), from dateOfBirth' })),
+    phone: Nullable(Type.String({ description: 'null for viewers' })),
+    nationalId: Nullable(Type.String({ description: 'null for viewers' })),
+    village: Type.String(),
+    district: Type.String(),
+    householdMembers: Type.Array(HouseholdMember, { description: 'Oldest first' }),
+    createdAt: Timestamp(),
+    updatedAt: Timestamp(),
+  },
+  { description: 'A person the organization works with. Viewers get phone and nationalId as null.' },
+);
+
+export const ActivityParticipant = Type.Object(
+  {
+    id: Uuid(),
+    activityId: Uuid(),
+    participantId: Uuid(),
+    role: Type.String(),
+    attended: Type.Boolean({ description: 'Confirmed attendance' }),
+    registeredAt: Timestamp(),
+    participant: Participant,
+  },
+  { description: "A participant's registration in an activity" },
+);
+
+/**
+ * One item of a registration: an existing participant by id, or a new one's fields. JSON Schema's
+ * if/else rather than a union, so a bad item gets one message per problem, each with its index.
+ */
+const RegistrationItem = Type.Object(
+  {
+    participantId: Type.Optional(Uuid('An existing participant of the organization')),
+    firstName: Type.Optional(fields.firstName),
+    lastName: Type.Optional(fields.lastName),
+    sex: Type.Optional(fields.sex),
+    dateOfBirth: Type.Optional(fields.dateOfBirth),
+    phone: Type.Optional(fields.phone),
+    nationalId: Type.Optional(fields.nationalId),
+    village: Type.Optional(fields.village),
+    district: Type.Optional(fields.district),
+    ...registration,
+  },
+  {
+    additionalProperties: false,
+    if: { required: ['participantId'] },
+    else: { required: ['firstName', 'lastName', 'sex', 'village', 'district'] },
+  },
+);
+
+export const RegisterParticipantsBody = Body({
+  participants: Type.Array(RegistrationItem, { minItems: 1, maxItems: MAX_BATCH }),
+});
+
+export const UpdateRegistrationBody = Body({
+  role: Type.Optional(Text(50)),
+  attended: Type.Optional(Type.Boolean()),
+});
+
+export const UpdateParticipantBody = Body({
+  firstName: Type.Optional(fields.firstName),
+  lastName: Type.Optional(fields.lastName),
+  sex: Type.Optional(fields.sex),
+  dateOfBirth: Type.Optional(fields.dateOfBirth),
+  phone: Type.Optional(fields.phone),
+  nationalId: Type.Optional(fields.nationalId),
+  village: Type.Optional(fields.village),
+  district: Type.Optional(fields.district),
+});
+
+export const CreateHouseholdMemberBody = Body({
+  name: Text(200),
+  relationship: Text(100),
+  sex: SexSchema(),
+  age: Type.Integer({ minimum: 0, maximum: MAX_AGE, description: `Completed years, 0 to ${MAX_AGE}` }),
+});
+
+export const ParticipantQuery = Type.Object({
+  ...PageQuery,
+  search: Type.Optional(
+    Type.String({
+      maxLength: 100,
+      description: 'Words to find in first name, last name, village or district (any case, each word)',
+    }),
+  ),
+});
+
+export const RegistrationQuery = Type.Object({
+  ...PageQuery,
+  attended: Type.Optional(Type.Boolean({ description: 'Only registrations with this attendance' })),
+});
+
+export interface ParticipantFields {
+  firstName: string;
+  lastName: string;
+  sex: Sex;
+  dateOfBirth?: string | null;
+  phone?: string | null;
+  nationalId?: string | null;
+  village: string;
+  district: string;
+}
+
+export type RegistrationItemInput = Partial<ParticipantFields> & {
+  participantId?: string;
+  role?: string;
+  attended?: boolean;
+};
+
+export interface HouseholdMemberInput {
+  name: string;
+  relationship: string;
+  sex: Sex;
+  age: number;
+}

@@ -1,0 +1,166 @@
+import { and, asc, count, eq, gte, inArray, lte, ne, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { inWindow, type Window } from '../../db/window.js';
+import type { AgeBand, Sex } from '../../lib/demographics.js';
+import { activities, activityParticipants, participants } from './activities.tables.js';
+
+export type RegistrationRow = typeof activityParticipants.$inferSelect;
+
+export interface RegistrationFilter {
+  attended?: boolean;
+  participantIds?: string[];
+}
+
+function filtered(orgId: string, activityId: string, filter: RegistrationFilter): SQL | undefined {
+  return and(
+    eq(activityParticipants.orgId, orgId),
+    eq(activityParticipants.activityId, activityId),
+    filter.attended === undefined ? undefined : eq(activityParticipants.attended, filter.attended),
+    filter.participantIds ? inArray(activityParticipants.participantId, filter.participantIds) : undefined,
+  );
+}
+
+export async function countRegistrations(
+  db: Db,
+  orgId: string,
+  activityId: string,
+  filter: RegistrationFilter,
+) {
+  const [row] = await db
+    .select({ total: count() })
+    .from(activityParticipants)
+    .where(filtered(orgId, activityId, filter));
+  return row?.total ?? 0;
+}
+
+/** Registrations with their participant, by last name, first name, then participant id. */
+export function listRegistrations(
+  db: Db,
+  orgId: string,
+  activityId: string,
+  filter: RegistrationFilter,
+  window: Window = { limit: null, offset: 0 },
+) {
+  return inWindow(
+    db
+      .select({ registration: activityParticipants, participant: participants })
+      .from(activityParticipants)
+      .innerJoin(
+        participants,
+        and(
+          eq(participants.orgId, activityParticipants.orgId),
+          eq(participants.id, activityParticipants.participantId),
+        ),
+      )
+      .where(filtered(orgId, activityId, filter))
+      .orderBy(asc(participants.lastName), asc(participants.firstName), asc(participants.id))
+      .$dynamic(),
+    window,
+  );
+}
+
+/** Registers in one statement; a participant already registered keeps the registration they have. */
+export async function insertRegistrations(
+  db: Db,
+  rows: Omit<typeof activityParticipants.$inferInsert, 'id' | 'registeredAt'>[],
+): Promise<number> {
+  if (rows.length === 0) return 0;
+  const inserted = await db
+    .insert(activityParticipants)
+    .values(rows)
+    .onConflictDoNothing({ target: [activityParticipants.activityId, activityParticipants.participantId] })
+    .returning({ id: activityParticipants.id });
+  return inserted.length;
+}
+
+export async function updateRegistration(
+  db: Db,
+  orgId: string,
+  activityId: string,
+  participantId: string,
+  values: { role?: string; attended?: boolean },
+): Promise<boolean> {
+  const rows = await db
+    .update(activityParticipants)
+    .set(values)
+    .where(
+      and(
+        eq(activityParticipants.orgId, orgId),
+        eq(activityParticipants.activityId, activityId),
+        eq(activityParticipants.participantId, participantId),
+      ),
+    )
+    .returning({ id: activityParticipants.id });
+  return rows.length > 0;
+}
+
+export async function deleteRegistration(
+  db: Db,
+  orgId: string,
+  activityId: string,
+  participantId: string,
+): Promise<boolean> {
+  const rows = await db
+    .delete(activityParticipants)
+    .where(
+      and(
+        eq(activityParticipants.orgId, orgId),
+        eq(activityParticipants.activityId, activityId),
+        eq(activityParticipants.participantId, participantId),
+      ),
+    )
+    .returning({ id: activityParticipants.id });
+  return rows.length > 0;
+}
+
+export interface ParticipantGroup {
+  sex: Sex;
+  ageBand: AgeBand;
+  people: number;
+}
+
+/**
+ * Distinct people registered in the project's activities that overlap the period (cancelled ones
+ * aside), counted by sex and by age band at the period's end: one statement, whatever their number.
+ */
+export function countParticipantGroups(
+  db: Db,
+  where: { orgId: string; projectId: string; startDate: string; endDate: string; attendedOnly: boolean },
+): Promise<ParticipantGroup[]> {
+  const end = sql`${where.endDate}::date`;
+  const years = sql`extract(year FROM age(${end}, ${participants.dateOfBirth}))`;
+  const ageBand = sql<AgeBand>`CASE
+    WHEN ${participants.dateOfBirth} IS NULL OR ${participants.dateOfBirth} > ${end} THEN 'unknown'
+    WHEN ${years} < 18 THEN '0-17'
+    WHEN ${years} < 36 THEN '18-35'
+    WHEN ${years} < 60 THEN '36-59'
+    ELSE '60+' END`;
+  const registered = db
+    .select({ participantId: activityParticipants.participantId })
+    .from(activityParticipants)
+    .innerJoin(
+      activities,
+      and(
+        eq(activities.orgId, activityParticipants.orgId),
+        eq(activities.id, activityParticipants.activityId),
+      ),
+    )
+    .where(
+      and(
+        eq(activities.orgId, where.orgId),
+        eq(activities.projectId, where.projectId),
+        lte(activities.startDate, where.endDate),
+        gte(activities.endDate, where.startDate),
+        ne(activities.status, 'cancelled'),
+        where.attendedOnly ? eq(activityParticipants.attended, true) : undefined,
+      ),
+    );
+  return (
+    db
+      .select({ sex: participants.sex, ageBand, people: sql<number>`count(*)::int` })
+      .from(participants)
+      .where(and(eq(participants.orgId, where.orgId), inArray(participants.id, registered)))
+      // By position: the band's expression carries parameters, which GROUP BY cannot match by text.
+      .groupBy(sql`1`, sql`2`)
+  );
+}

@@ -1,0 +1,201 @@
+import { transaction, type Db } from '../../db/client.js';
+import type { Member } from '../../http/access.js';
+import { badRequest, notFound } from '../../http/errors.js';
+import { paginate, type PageRequest } from '../../http/pagination.js';
+import { newId } from '../../lib/ids.js';
+import { actorName, recordFeedEvent } from '../feed/feed.service.js';
+import { ensureProjectAccess } from '../projects/project-scope.js';
+import { findActivity, lockActivity } from './activities.repo.js';
+import { viewRegistrations } from './participant-view.js';
+import { existingParticipantIds, insertParticipants, participantsByNationalId } from './participants.repo.js';
+import type { ParticipantFields, RegistrationItemInput } from './participants.schemas.js';
+import { birthDateProblem, participantValues } from './participants.service.js';
+import {
+  countRegistrations,
+  deleteRegistration,
+  insertRegistrations,
+  listRegistrations,
+  updateRegistration,
+  type RegistrationFilter,
+} from './registrations.repo.js';
+
+const NEW_PARTICIPANT_FIELDS = [
+  'firstName',
+  'lastName',
+  'sex',
+  'dateOfBirth',
+  'phone',
+  'nationalId',
+  'village',
+  'district',
+] as const;
+
+/**
+ * What the schema cannot say about a batch, each message naming the item by its index. It reads the
+ * body defensively, so the route can add these to the schema's own messages and list every bad item.
+ */
+export function registrationProblems(items: unknown): string[] {
+  if (!Array.isArray(items)) return [];
+  return items.flatMap((item: unknown, index) => {
+    if (item === null || typeof item !== 'object') return [];
+    const fields = item as Record<string, unknown>;
+    const at = `participants.${index}`;
+    if (fields.participantId !== undefined) {
+      const extra = NEW_PARTICIPANT_FIELDS.filter((field) => fields[field] !== undefined);
+      return extra.length > 0
+        ? [
+            `${at} gives participantId and ${extra.join(', ')}: send an existing participant's id or a new participant's fields, not both`,
+          ]
+        : [];
+    }
+    const { dateOfBirth } = fields;
+    if (typeof dateOfBirth !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(dateOfBirth)) return [];
+    const problem = birthDateProblem(`${at}.dateOfBirth`, dateOfBirth);
+    return problem ? [problem] : [];
+  });
+}
+
+/** Registrations of participants in activities (DECISIONS.md section 9). */
+export class RegistrationService {
+  constructor(private readonly db: Db) {}
+
+  async list(member: Member, activityId: string, query: PageRequest & { attended?: boolean }) {
+    await this.activity(member, activityId);
+    const filter: RegistrationFilter = { attended: query.attended };
+    return paginate(query, {
+      count: () => countRegistrations(this.db, member.orgId, activityId, filter),
+      list: async (window) =>
+        viewRegistrations(
+          this.db,
+          member,
+          await listRegistrations(this.db, member.orgId, activityId, filter, window),
+        ),
+    });
+  }
+
+  /**
+   * All or nothing, in a fixed number of statements whatever the batch size. Items name an existing
+   * participant or a new one; a new one whose nationalId the organization knows is that person. A person
+   * already registered keeps their registration (registering twice changes nothing); within the batch
+   * the first item for a person decides role and attendance. Returns the batch's registrations in order.
+   */
+  async register(member: Member, activityId: string, items: RegistrationItemInput[]) {
+    const problems = registrationProblems(items);
+    if (problems.length > 0) throw badRequest(...problems);
+    return transaction(this.db, async (tx) => {
+      const activity = await lockActivity(tx, member.orgId, activityId, 'share');
+      if (!activity) throw notFound('Activity');
+      await ensureProjectAccess(tx, member, activity.projectId);
+
+      const ids = await this.resolveParticipants(tx, member.orgId, items);
+      const first = new Map<string, RegistrationItemInput>();
+      ids.forEach((id, i) => first.has(id) || first.set(id, items[i]!));
+      const registered = await insertRegistrations(
+        tx,
+        [...first].map(([participantId, item]) => ({
+          orgId: member.orgId,
+          activityId,
+          participantId,
+          role: item.role?.trim() ?? 'attendee',
+          attended: item.attended ?? false,
+        })),
+      );
+      if (registered > 0) {
+        const actor = await actorName(tx, member.userId);
+        const people = registered === 1 ? '1 participant' : `${registered} participants`;
+        await recordFeedEvent(tx, {
+          orgId: member.orgId,
+          type: 'participant.registered',
+          actorId: member.userId,
+          projectId: activity.projectId,
+          subject: { type: 'activity', id: activity.id, label: activity.title },
+          summary: `${actor} registered ${people} in ${activity.title}`,
+        });
+      }
+      const order = [...first.keys()];
+      const rows = await listRegistrations(tx, member.orgId, activityId, { participantIds: order });
+      const position = new Map(order.map((id, i) => [id, i]));
+      rows.sort((a, b) => position.get(a.participant.id)! - position.get(b.participant.id)!);
+      return viewRegistrations(tx, member, rows);
+    });
+  }
+
+  /** The participant id of each item: given, found by nationalId, or of a participant inserted now. */
+  private async resolveParticipants(
+    tx: Db,
+    orgId: string,
+    items: RegistrationItemInput[],
+  ): Promise<string[]> {
+    const given = [...new Set(items.flatMap((item) => (item.participantId ? [item.participantId] : [])))];
+    const known = await existingParticipantIds(tx, orgId, given);
+    if (known.size < given.length) throw notFound('Participant');
+
+    const newcomers = items.map((item) =>
+      item.participantId ? null : participantValues(item as ParticipantFields),
+    );
+    const nationalIds = [...new Set(newcomers.flatMap((p) => (p?.nationalId ? [p.nationalId] : [])))];
+    const byNationalId = await participantsByNationalId(tx, orgId, nationalIds);
+
+    const ids: string[] = [];
+    const rows: (ReturnType<typeof participantValues> & { id: string; orgId: string })[] = [];
+    newcomers.forEach((values, i) => {
+      if (!values) return void ids.push(items[i]!.participantId!);
+      const known = values.nationalId ? byNationalId.get(values.nationalId) : undefined;
+      if (known) return void ids.push(known);
+      const id = newId();
+      rows.push({ id, orgId, ...values });
+      // A later item of the batch with the same nationalId is this same new person.
+      if (values.nationalId) byNationalId.set(values.nationalId, id);
+      ids.push(id);
+    });
+
+    const inserted = await insertParticipants(tx, rows);
+    const lost = rows.filter((row) => !inserted.has(row.id));
+    if (lost.length === 0) return ids;
+    // Another request registered these national ids first: they are that request's people.
+    const taken = await participantsByNationalId(
+      tx,
+      orgId,
+      lost.map((row) => row.nationalId!),
+    );
+    const replaced = new Map(lost.map((row) => [row.id, taken.get(row.nationalId!)!]));
+    return ids.map((id) => replaced.get(id) ?? id);
+  }
+
+  async update(
+    member: Member,
+    activityId: string,
+    participantId: string,
+    input: { role?: string; attended?: boolean },
+  ) {
+    await this.activity(member, activityId);
+    const changes = { role: input.role?.trim(), attended: input.attended };
+    const set = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
+    if (
+      Object.keys(set).length > 0 &&
+      !(await updateRegistration(this.db, member.orgId, activityId, participantId, set))
+    ) {
+      throw notFound('Participant');
+    }
+    const [row] = await listRegistrations(this.db, member.orgId, activityId, {
+      participantIds: [participantId],
+    });
+    if (!row) throw notFound('Participant');
+    const [view] = await viewRegistrations(this.db, member, [row]);
+    return view!;
+  }
+
+  async remove(member: Member, activityId: string, participantId: string): Promise<void> {
+    await this.activity(member, activityId);
+    if (!(await deleteRegistration(this.db, member.orgId, activityId, participantId))) {
+      throw notFound('Participant');
+    }
+  }
+
+  private async activity(member: Member, activityId: string) {
+    const activity = await findActivity(this.db, member.orgId, activityId);
+    if (!activity) throw notFound('Activity');
+    await ensureProjectAccess(this.db, member, activity.projectId);
+    return activity;
+  }
+}
