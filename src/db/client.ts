@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import { sql } from 'drizzle-orm';
+import { sql, type Logger } from 'drizzle-orm';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
@@ -32,19 +32,21 @@ export interface DatabaseOptions {
   /** An already open embedded instance (tests pass an in-memory copy of a migrated database). */
   pglite?: PGlite;
   poolSize?: number;
+  /** Sees every statement the service sends (tests count them: a batch must not cost one per item). */
+  logger?: Logger;
 }
 
 export function openDatabase(options: DatabaseOptions): Database {
   return options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.poolSize ?? 10)
+    ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.logger)
     : openPglite(options);
 }
 
-function openPostgres(connectionString: string, max: number): Database {
+function openPostgres(connectionString: string, max: number, logger?: Logger): Database {
   const pool = new pg.Pool({ connectionString, max });
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on('error', () => undefined);
-  const db = drizzlePg(pool, { schema }) as unknown as Db;
+  const db = drizzlePg(pool, { schema, logger }) as unknown as Db;
   return {
     db,
     driver: 'pg',
@@ -72,7 +74,7 @@ function openPglite(options: DatabaseOptions): Database {
     client = new PGlite(dir);
   }
   const pglite = client;
-  const db = drizzlePglite(pglite, { schema });
+  const db = drizzlePglite(pglite, { schema, logger: options.logger });
   return {
     db: db,
     driver: 'pglite',

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp, type AppOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { openDatabase, type Database } from '../../src/db/client.js';
+import { openDatabase, type Database, type DatabaseOptions } from '../../src/db/client.js';
 import { TestSmtpServer } from './smtp.js';
 
 export interface TestApp {
@@ -23,19 +23,19 @@ export interface TestApp {
  * rows: a copy of the migrated PGlite snapshot, or on PostgreSQL a database cloned from the migrated
  * TEST_DATABASE_URL one (its template), dropped again on close.
  */
-export async function openTestDatabase(): Promise<Database> {
+export async function openTestDatabase(options: Pick<DatabaseOptions, 'logger'> = {}): Promise<Database> {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) {
     const snapshot = readFileSync(inject('pgliteSnapshot'));
     const pglite = new PGlite({ loadDataDir: new Blob([snapshot]) });
-    return openDatabase({ databaseUrl: null, dataDir: tmpdir(), pglite });
+    return openDatabase({ databaseUrl: null, dataDir: tmpdir(), pglite, ...options });
   }
   const template = new URL(url);
   const name = `mel_test_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
   await maintenanceQuery(url, `CREATE DATABASE ${name} TEMPLATE ${template.pathname.slice(1)}`);
   const own = new URL(url);
   own.pathname = `/${name}`;
-  const database = openDatabase({ databaseUrl: own.toString(), dataDir: tmpdir(), poolSize: 5 });
+  const database = openDatabase({ databaseUrl: own.toString(), dataDir: tmpdir(), poolSize: 5, ...options });
   return {
     ...database,
     async close() {
@@ -116,6 +116,30 @@ export async function buildTestAppWithMail(env: Record<string, string> = {}): Pr
     async close() {
       await t.close();
       await smtp.stop();
+    },
+  };
+}
+
+/**
+ * An app whose database counts the statements it is sent; `during` runs a piece of work and returns how
+ * many statements it took (transaction control aside).
+ */
+export async function buildCountingTestApp(): Promise<
+  TestApp & { during: (work: () => Promise<unknown>) => Promise<number> }
+> {
+  let statements = 0;
+  const database = await openTestDatabase({ logger: { logQuery: () => void (statements += 1) } });
+  const t = await buildTestApp({}, { database, worker: false });
+  return {
+    ...t,
+    async close() {
+      await t.close();
+      await database.close();
+    },
+    async during(work) {
+      const before = statements;
+      await work();
+      return statements - before;
     },
   };
 }
