@@ -30,6 +30,8 @@ import { indicatorReportRoutes } from './modules/indicator-reports/indicator-rep
 import { indicatorRoutes } from './modules/indicators/indicators.routes.js';
 import { projectIndicatorRoutes } from './modules/indicators/project-indicators.routes.js';
 import { feedRoutes } from './modules/feed/feed.routes.js';
+import { formRoutes } from './modules/forms/forms.routes.js';
+import { publicFormRoutes } from './modules/forms/public-forms.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { createFileStorage } from './modules/files/storage.js';
 import { createMailTransport } from './modules/mail/mail.transport.js';
@@ -163,6 +165,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     participantRoutes,
     budgetLineRoutes,
     attachmentRoutes,
+    formRoutes,
+    publicFormRoutes,
     feedRoutes,
   ]) {
     await app.register(routes, context);

@@ -19,6 +19,8 @@ const PUBLIC_ROUTES = new Set([
   'GET /invitations/:token',
   'GET /auth/idp',
   'GET /auth/idp/callback',
+  'GET /forms/public/:token',
+  'POST /forms/public/:token/submit',
 ]);
 
 it('every registered route declares its access rule', () => {

@@ -6,6 +6,7 @@ export * from '../modules/feed/feed.tables.js';
 export * from '../modules/indicator-reports/indicator-reports.tables.js';
 export * from '../modules/indicators/indicators.tables.js';
 export * from '../modules/files/files.tables.js';
+export * from '../modules/forms/forms.tables.js';
 export * from '../modules/mail/mail.tables.js';
 export * from '../modules/orgs/orgs.tables.js';
 export * from '../modules/periods/periods.tables.js';

@@ -30,7 +30,7 @@ const withDownloadUrl = (row: AttachmentRow) => ({
 });
 
 /** @fastify/multipart's errors, in the contract's words. */
-function multipartError(err: unknown): unknown {
+export function multipartError(err: unknown): unknown {
   switch ((err as { code?: string }).code ?? '') {
     case 'FST_REQ_FILE_TOO_LARGE':
       return fileTooLarge();

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { byCode } from '../indicators/indicators.repo.js';
 import { inWindow, type Window } from '../../db/window.js';
@@ -6,7 +6,7 @@ import { users } from '../auth/auth.tables.js';
 import { disaggregations, indicators, projectIndicators } from '../indicators/indicators.tables.js';
 import { reportingPeriods } from '../periods/periods.tables.js';
 import { projects } from '../projects/projects.tables.js';
-import { indicatorReports, type IndicatorReportStatus } from './indicator-reports.tables.js';
+import { EDITABLE, indicatorReports, type IndicatorReportStatus } from './indicator-reports.tables.js';
 
 export type IndicatorReportRow = typeof indicatorReports.$inferSelect;
 export type ReportChanges = Partial<
@@ -211,4 +211,26 @@ export async function indicatorReportsExist(
     )
     .limit(1);
   return row !== undefined;
+}
+
+/**
+ * Adds `amount` to the report of an indicator for a project and period in one atomic statement,
+ * creating it as a draft when there is none, so concurrent additions never lose one. A report that is
+ * submitted or approved is left alone: false.
+ */
+export async function addToReport(
+  db: Db,
+  key: { orgId: string; projectId: string; indicatorId: string; reportingPeriodId: string },
+  amount: number,
+): Promise<boolean> {
+  const rows = await db
+    .insert(indicatorReports)
+    .values({ ...key, value: amount })
+    .onConflictDoUpdate({
+      target: [indicatorReports.projectId, indicatorReports.indicatorId, indicatorReports.reportingPeriodId],
+      set: { value: sql`coalesce(indicator_reports.value, 0) + excluded.value`, updatedAt: sql`now()` },
+      setWhere: inArray(indicatorReports.status, [...EDITABLE]),
+    })
+    .returning({ id: indicatorReports.id });
+  return rows.length > 0;
 }

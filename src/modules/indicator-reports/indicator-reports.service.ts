@@ -22,10 +22,9 @@ import {
   type IndicatorReportRow,
   type ReportFilter,
 } from './indicator-reports.repo.js';
-import type { IndicatorReportStatus } from './indicator-reports.tables.js';
+import { EDITABLE, type IndicatorReportStatus } from './indicator-reports.tables.js';
 import { reportValues, type DisaggregatedValues } from './report-values.js';
 
-export const EDITABLE: readonly IndicatorReportStatus[] = ['draft', 'rejected'];
 export const DUPLICATE = 'An indicator report already exists for this indicator and reporting period';
 
 export interface NewReport extends ReportInput {

@@ -4,7 +4,8 @@ import { badRequest, conflict, pgErrorCode } from '../../http/errors.js';
 import { AGE_BANDS, PARTICIPANT_DIMENSIONS, SEXES } from '../../lib/demographics.js';
 import { countParticipantGroups, type ParticipantGroup } from '../activities/registrations.repo.js';
 import { dimensionsOf, insertReport, lockReportFor, updateReport } from './indicator-reports.repo.js';
-import { DUPLICATE, EDITABLE, reportable } from './indicator-reports.service.js';
+import { DUPLICATE, reportable } from './indicator-reports.service.js';
+import { EDITABLE } from './indicator-reports.tables.js';
 import type { Dimension } from './report-values.js';
 
 export interface PrefillInput {

@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import { formsUsing } from '../forms/forms.repo.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { badRequest, conflict, notFound, pgErrorCode } from '../../http/errors.js';
@@ -174,6 +175,7 @@ export class IndicatorService {
       if (!(await findIndicator(tx, member.orgId, id))) throw notFound('Indicator');
       if (await indicatorReportsExist(tx, { indicatorId: id }))
         throw conflict('Indicator has indicator reports');
+      if (await formsUsing(tx, { indicatorId: id })) throw conflict('Indicator is used by a form');
       const users = await formulasUsing(tx, id);
       if (users.length > 0) {
         throw conflict(`Indicator is used in the formula of ${users.map((u) => u.code).join(', ')}`);

@@ -1,3 +1,4 @@
+import { formsUsing } from '../forms/forms.repo.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { conflict, notFound, pgErrorCode } from '../../http/errors.js';
@@ -57,6 +58,9 @@ export class ProjectIndicatorService {
       if (!(await findLink(tx, member.orgId, projectId, indicatorId))) throw notFound('Project indicator');
       if (await indicatorReportsExist(tx, { projectId, indicatorId })) {
         throw conflict('Indicator has indicator reports in this project');
+      }
+      if (await formsUsing(tx, { projectId, indicatorId })) {
+        throw conflict('Indicator is used by a form of this project');
       }
       await deleteLink(tx, member.orgId, projectId, indicatorId);
     }).catch((err: unknown) => {

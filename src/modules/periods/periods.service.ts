@@ -1,3 +1,5 @@
+import { formsUsing } from '../forms/forms.repo.js';
+import { submissionsIn } from '../forms/submissions.repo.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { dateOrderProblem } from '../../lib/dates.js';
@@ -121,10 +123,13 @@ export class ReportingPeriodService {
       const period = await findPeriod(tx, member.orgId, id, { lock: true });
       if (!period) throw notFound('Reporting period');
       if (period.isLocked) throw conflict(PERIOD_LOCKED);
-      // SPEC.md: a period with submissions cannot be deleted. Reports share-lock the period as they are
-      // written, so none can appear between this check and the delete. (Form submissions: issue 6.)
-      if (await indicatorReportsExist(tx, { reportingPeriodId: id }))
+      // SPEC.md: a period with submissions cannot be deleted. Reports and counted form submissions
+      // share-lock the period as they are written, and a form pointing at it keeps it, so nothing can
+      // appear between these checks and the delete.
+      if ((await indicatorReportsExist(tx, { reportingPeriodId: id })) || (await submissionsIn(tx, id)))
         throw conflict('Reporting period has submissions');
+      if (await formsUsing(tx, { reportingPeriodId: id }))
+        throw conflict('Reporting period is used by a form');
       await deletePeriod(tx, member.orgId, id);
     });
   }

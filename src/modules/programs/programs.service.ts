@@ -23,6 +23,7 @@ import {
 } from './programs.repo.js';
 import { findDonorsByIds } from '../donors/donors.repo.js';
 import { storageKeysUnder } from '../files/files.repo.js';
+import { submissionFileKeys } from '../forms/submissions.repo.js';
 import { lockProjectsOfProgram } from '../projects/projects.repo.js';
 import { removeStoredFiles, type FileStorage } from '../files/storage.js';
 import { dateOrderProblem } from '../../lib/dates.js';
@@ -109,13 +110,16 @@ export class ProgramService {
   }
 
   /** The row lock makes a concurrent project activation either wait for the delete or refuse it. */
-  /** Projects and everything under them go with the program; attachment files after the commit. */
+  /** Projects and everything under them go with the program; attachment and submission files after the commit. */
   async remove(member: Member, id: string): Promise<void> {
     const keys = await transaction(this.db, async (tx) => {
       if (!(await lockProgram(tx, member.orgId, id))) throw notFound('Program');
       if (await hasActiveProjects(tx, member.orgId, id)) throw conflict('Program has active projects');
       await lockProjectsOfProgram(tx, member.orgId, id);
-      const keys = await storageKeysUnder(tx, member.orgId, { programId: id });
+      const keys = [
+        ...(await storageKeysUnder(tx, member.orgId, { programId: id })),
+        ...(await submissionFileKeys(tx, member.orgId, { programId: id })),
+      ];
       await deleteProgram(tx, member.orgId, id);
       return keys;
     });

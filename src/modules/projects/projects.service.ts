@@ -17,6 +17,7 @@ import {
   updateProject,
 } from './projects.repo.js';
 import { storageKeysUnder } from '../files/files.repo.js';
+import { submissionFileKeys } from '../forms/submissions.repo.js';
 import { removeStoredFiles, type FileStorage } from '../files/storage.js';
 import { dateOrderProblem } from '../../lib/dates.js';
 import { centsProblems } from '../../lib/money.js';
@@ -125,12 +126,15 @@ export class ProjectService {
     });
   }
 
-  /** Everything under the project goes with it; its attachment files are removed after the commit. */
+  /** Everything under the project goes with it; its attachment and submission files are removed after the commit. */
   async remove(member: Member, id: string): Promise<void> {
     const keys = await transaction(this.db, async (tx) => {
       // The row lock holds back uploads (their foreign-key check) until the delete, so no file is missed.
       if (!(await lockProject(tx, member.orgId, id))) throw notFound('Project');
-      const keys = await storageKeysUnder(tx, member.orgId, { projectId: id });
+      const keys = [
+        ...(await storageKeysUnder(tx, member.orgId, { projectId: id })),
+        ...(await submissionFileKeys(tx, member.orgId, { projectId: id })),
+      ];
       await deleteProject(tx, member.orgId, id);
       return keys;
     });

@@ -1,0 +1,228 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../context.js';
+import { ALL_ROLES, MANAGERS, memberOf } from '../../http/access.js';
+import { errorResponse } from '../../http/errors.js';
+import { Collection, PageQuery } from '../../http/pagination.js';
+import { NoContent, Params } from '../../http/schemas.js';
+import { contentDisposition } from '../files/storage.js';
+import {
+  CreateFormBody,
+  FileParams,
+  Form,
+  FormQuery,
+  SubmissionSchema,
+  UpdateFormBody,
+} from './forms.schemas.js';
+import { FormService } from './forms.service.js';
+import { submissionsCsv } from './submissions-csv.js';
+import { SubmissionService } from './submissions.service.js';
+
+const tags = ['Forms'];
+const READ = 'Reporters only for projects assigned to them.';
+const LINKS =
+  'indicatorId must be linked to the project (unknown: 404; not linked or a formula indicator: 400) and ' +
+  'needs reportingPeriodId, a period of the project (unknown: 404; of another project: 400). ' +
+  'valueFieldKey names a number field and needs indicatorId. Field rules: keys unique, options required ' +
+  'on select and multi_select and refused elsewhere, showIf.field the key of an earlier field and ' +
+  'showIf.equals a value that field can take; all problems are listed in one 400.';
+
+export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
+  const formService = new FormService(ctx.db, ctx.config, ctx.storage, app.log);
+  const submissions = new SubmissionService(ctx.db, ctx.storage);
+
+  app.get(
+    '/orgs/:orgId/forms',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        tags,
+        summary: 'Forms of the organization',
+        description: 'Newest first, ties by id; `projectId` narrows to one project. ' + READ,
+        params: Params('orgId'),
+        querystring: FormQuery,
+        response: { 200: Collection(Form) },
+      },
+    },
+    (request) => formService.list(memberOf(request), request.query),
+  );
+
+  app.post(
+    '/orgs/:orgId/forms',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: 'Create a form',
+        description: `New forms are unpublished, with a fresh publicToken. ${LINKS}`,
+        params: Params('orgId'),
+        body: CreateFormBody,
+        response: { 201: Form },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await formService.create(memberOf(request), request.body)),
+  );
+
+  app.get(
+    '/orgs/:orgId/forms/:id',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        tags,
+        summary: 'A form with its fields',
+        description: READ,
+        params: Params('orgId', 'id'),
+        response: { 200: Form },
+      },
+    },
+    (request) => formService.get(memberOf(request), request.params.id),
+  );
+
+  app.patch(
+    '/orgs/:orgId/forms/:id',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: 'Edit a form',
+        description:
+          'Any subset; `fields` replaces the whole list. Once a form has submissions its stored answers ' +
+          'must keep their meaning: fields may be relabelled, reordered, made required or optional, given ' +
+          'another showIf, and new fields and options may be added, but a field cannot be removed or change ' +
+          'its type and an option cannot be removed (409, naming the fields). Changing the indicator or ' +
+          `period changes where later submissions count; counted ones stay where they were. ${LINKS}`,
+        params: Params('orgId', 'id'),
+        body: UpdateFormBody,
+        response: { 200: Form, 409: errorResponse('An edit that would break stored answers') },
+      },
+    },
+    (request) => formService.update(memberOf(request), request.params.id, request.body),
+  );
+
+  app.delete(
+    '/orgs/:orgId/forms/:id',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: 'Delete a form with its submissions and their files',
+        description:
+          'Values already counted into indicator reports stay there. The public link stops working at once.',
+        params: Params('orgId', 'id'),
+        response: { 204: NoContent },
+      },
+    },
+    async (request, reply) => {
+      await formService.remove(memberOf(request), request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
+
+  for (const [action, isPublished] of [
+    ['publish', true],
+    ['unpublish', false],
+  ] as const) {
+    app.post(
+      `/orgs/:orgId/forms/:id/${action}`,
+      {
+        config: { access: { roles: MANAGERS } },
+        schema: {
+          tags,
+          summary: isPublished ? 'Accept responses through the public link' : 'Stop accepting responses',
+          description: isPublished
+            ? 'unpublished > published; publishing a published form is 409.'
+            : 'published > unpublished; the public endpoints answer 404 at once. Unpublishing an unpublished form is 409.',
+          params: Params('orgId', 'id'),
+          response: { 200: Form, 409: errorResponse('Already in that state') },
+        },
+      },
+      (request) => formService.setPublished(memberOf(request), request.params.id, isPublished),
+    );
+  }
+
+  app.post(
+    '/orgs/:orgId/forms/:id/regenerate-token',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: 'Give the form a new public link',
+        description: 'The old token answers 404 at once, also to a submission already on its way.',
+        params: Params('orgId', 'id'),
+        response: { 200: Form },
+      },
+    },
+    (request) => formService.regenerateToken(memberOf(request), request.params.id),
+  );
+
+  app.get(
+    '/orgs/:orgId/forms/:id/submissions',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        tags,
+        summary: 'Responses to a form',
+        description:
+          'Newest first, ties by id. `counted` says whether the submission was added to the indicator ' +
+          'report (false without an indicator, in a locked period, for a submitted or approved report, or ' +
+          'when the value field was not answered). ' +
+          READ,
+        params: Params('orgId', 'id'),
+        querystring: Type.Object(PageQuery),
+        response: { 200: Collection(SubmissionSchema) },
+      },
+    },
+    (request) => submissions.list(memberOf(request), request.params.id, request.query),
+  );
+
+  app.get(
+    '/orgs/:orgId/forms/:id/submissions.csv',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        tags,
+        summary: 'Responses to a form as CSV',
+        description:
+          'Streamed, oldest first: columns id, submittedAt, counted, location (`lat,lng`), then one per ' +
+          'field by key, in the form\'s order. Multi-select answers are joined with "; ", coordinates ' +
+          'written `lat,lng`, files given as download URLs; text starting with =, +, -, @ gets a leading ' +
+          `apostrophe so spreadsheets do not run it. ${READ}`,
+        params: Params('orgId', 'id'),
+        produces: ['text/csv'],
+      },
+    },
+    async (request, reply) => {
+      const form = await submissions.readable(memberOf(request), request.params.id);
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', contentDisposition(`${form.title}.csv`))
+        .send(submissionsCsv(ctx.db, form.id, form.fields, ctx.config.baseUrl));
+    },
+  );
+
+  app.get(
+    '/orgs/:orgId/forms/:formId/submissions/:submissionId/files/:key',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        tags,
+        summary: 'Download a file a respondent sent',
+        description: `The stored bytes with their detected Content-Type, as an attachment. ${READ}`,
+        params: FileParams,
+      },
+    },
+    async (request, reply) => {
+      const file = await submissions.file(memberOf(request), {
+        formId: request.params.formId,
+        submissionId: request.params.submissionId,
+        key: request.params.key,
+      });
+      return reply
+        .header('content-type', file.contentType)
+        .header('content-length', file.size)
+        .header('content-disposition', contentDisposition(file.fileName))
+        .send(file.stream);
+    },
+  );
+};

@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../../config.js';
+import { transaction, type Db } from '../../db/client.js';
+import type { Member } from '../../http/access.js';
+import { badRequest, conflict, notFound, pgErrorCode } from '../../http/errors.js';
+import { paginate, type PageRequest } from '../../http/pagination.js';
+import { optionalText } from '../../lib/text.js';
+import { isLinked, shareIndicator, sharePeriod } from '../indicator-reports/indicator-reports.repo.js';
+import { removeStoredFiles, type FileStorage } from '../files/storage.js';
+import { ensureProjectAccess, projectScope, requireProject } from '../projects/project-scope.js';
+import { breakingEdits, fieldProblems, type FormField } from './form-fields.js';
+import {
+  countForms,
+  deleteForm,
+  findForm,
+  hasSubmissions,
+  insertForm,
+  listForms,
+  lockForm,
+  updateForm,
+  type FormValues,
+} from './forms.repo.js';
+import type { FormInput } from './forms.schemas.js';
+import { forms } from './forms.tables.js';
+import { submissionFileKeys } from './submissions.repo.js';
+
+type Links = Pick<FormValues, 'indicatorId' | 'reportingPeriodId' | 'valueFieldKey'>;
+
+/** The rules between fields and links that need no database: all reported at once. */
+function linkProblems(fields: FormField[], links: Links): string[] {
+  const problems = fieldProblems(fields);
+  if (links.indicatorId && !links.reportingPeriodId) {
+    problems.push('reportingPeriodId is required with indicatorId');
+  }
+  if (links.valueFieldKey) {
+    if (!links.indicatorId) problems.push('valueFieldKey needs indicatorId');
+    const field = fields.find((f) => f.key === links.valueFieldKey);
+    if (field?.type !== 'number') problems.push('valueFieldKey must be the key of a number field');
+  }
+  return problems;
+}
+
+/** The indicator and period exist in the org (404), belong to the project, and can take counts (400). */
+async function checkTargets(tx: Db, orgId: string, projectId: string, links: Links): Promise<void> {
+  if (links.indicatorId) {
+    const indicator = await shareIndicator(tx, orgId, links.indicatorId);
+    if (!indicator) throw notFound('Indicator');
+    if (indicator.isFormula) throw badRequest('Formula indicators are computed and cannot receive reports');
+    if (!(await isLinked(tx, projectId, indicator.id))) {
+      throw badRequest('indicatorId must be an indicator linked to the project');
+    }
+  }
+  if (links.reportingPeriodId) {
+    const period = await sharePeriod(tx, orgId, links.reportingPeriodId);
+    if (!period) throw notFound('Reporting period');
+    if (period.projectId !== projectId) {
+      throw badRequest('reportingPeriodId must be a reporting period of this project');
+    }
+  }
+}
+
+const translateConstraint = (err: unknown): never => {
+  // The link or period went away between the checks and the write.
+  if (pgErrorCode(err).code === '23503')
+    throw badRequest('indicatorId must be an indicator linked to the project');
+  throw err;
+};
+
+/** Forms of a project, their public link and publication (SPEC.md Form, DECISIONS.md section 10). */
+export class FormService {
+  constructor(
+    private readonly db: Db,
+    private readonly config: Pick<Config, 'appUrl'>,
+    private readonly storage: FileStorage,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  private view<T extends { publicToken: string }>(form: T) {
+    return { ...form, publicUrl: `${this.config.appUrl}/f/${form.publicToken}` };
+  }
+
+  async list(member: Member, query: PageRequest & { projectId?: string }) {
+    if (query.projectId) await requireProject(this.db, member, query.projectId);
+    const where = and(
+      eq(forms.orgId, member.orgId),
+      query.projectId ? eq(forms.projectId, query.projectId) : undefined,
+      projectScope(member, forms.projectId),
+    );
+    const page = await paginate(query, {
+      count: () => countForms(this.db, where),
+      list: (window) => listForms(this.db, where, window),
+    });
+    return Array.isArray(page)
+      ? page.map((form) => this.view(form))
+      : { ...page, data: page.data.map((form) => this.view(form)) };
+  }
+
+  async get(member: Member, id: string) {
+    const form = await findForm(this.db, member.orgId, id);
+    if (!form) throw notFound('Form');
+    await ensureProjectAccess(this.db, member, form.projectId);
+    return this.view(form);
+  }
+
+  async create(member: Member, input: FormInput & { projectId: string; title: string; fields: FormField[] }) {
+    await requireProject(this.db, member, input.projectId);
+    const links = {
+      indicatorId: input.indicatorId ?? null,
+      reportingPeriodId: input.reportingPeriodId ?? null,
+      valueFieldKey: input.valueFieldKey ?? null,
+    };
+    const problems = linkProblems(input.fields, links);
+    if (problems.length > 0) throw badRequest(...problems);
+    const id = await transaction(this.db, async (tx) => {
+      await checkTargets(tx, member.orgId, input.projectId, links);
+      return insertForm(tx, {
+        orgId: member.orgId,
+        projectId: input.projectId,
+        ...links,
+        title: input.title.trim(),
+        description: optionalText(input.description) ?? null,
+        closesAt: input.closesAt ? new Date(input.closesAt) : null,
+        fields: input.fields,
+        publicToken: randomUUID(),
+      });
+    }).catch(translateConstraint);
+    return this.get(member, id);
+  }
+
+  async update(member: Member, id: string, input: FormInput) {
+    await transaction(this.db, async (tx) => {
+      const form = await lockForm(tx, member.orgId, id);
+      if (!form) throw notFound('Form');
+      const links = {
+        indicatorId: input.indicatorId === undefined ? form.indicatorId : input.indicatorId,
+        reportingPeriodId:
+          input.reportingPeriodId === undefined ? form.reportingPeriodId : input.reportingPeriodId,
+        valueFieldKey: input.valueFieldKey === undefined ? form.valueFieldKey : input.valueFieldKey,
+      };
+      const fields = input.fields ?? form.fields;
+      const problems = linkProblems(fields, links);
+      if (problems.length > 0) throw badRequest(...problems);
+      if (input.fields && (await hasSubmissions(tx, id))) {
+        const broken = breakingEdits(form.fields, input.fields);
+        if (broken.length > 0) {
+          throw conflict(
+            'This form has submissions: a field cannot be removed or change its type, and options cannot ' +
+              `be removed (${broken.join(', ')})`,
+          );
+        }
+      }
+      await checkTargets(tx, member.orgId, form.projectId, {
+        indicatorId: input.indicatorId === undefined ? null : links.indicatorId,
+        reportingPeriodId: input.reportingPeriodId === undefined ? null : links.reportingPeriodId,
+      });
+      const changes: FormValues = {
+        ...links,
+        ...(input.title !== undefined && { title: input.title.trim() }),
+        ...(input.description !== undefined && { description: optionalText(input.description) ?? null }),
+        ...(input.closesAt !== undefined && { closesAt: input.closesAt ? new Date(input.closesAt) : null }),
+        ...(input.fields !== undefined && { fields: input.fields }),
+      };
+      await updateForm(tx, member.orgId, id, changes);
+    }).catch(translateConstraint);
+    return this.get(member, id);
+  }
+
+  /** Publishes or unpublishes; doing what is already done is an illegal transition (409). */
+  async setPublished(member: Member, id: string, isPublished: boolean) {
+    await transaction(this.db, async (tx) => {
+      const form = await lockForm(tx, member.orgId, id);
+      if (!form) throw notFound('Form');
+      if (form.isPublished === isPublished) {
+        throw conflict(isPublished ? 'Form is already published' : 'Form is not published');
+      }
+      await updateForm(tx, member.orgId, id, { isPublished });
+    });
+    return this.get(member, id);
+  }
+
+  async regenerateToken(member: Member, id: string) {
+    await transaction(this.db, async (tx) => {
+      if (!(await lockForm(tx, member.orgId, id))) throw notFound('Form');
+      await updateForm(tx, member.orgId, id, { publicToken: randomUUID() });
+    });
+    return this.get(member, id);
+  }
+
+  /** The form, its submissions and their files (removed after the commit). */
+  async remove(member: Member, id: string): Promise<void> {
+    const keys = await transaction(this.db, async (tx) => {
+      if (!(await lockForm(tx, member.orgId, id))) throw notFound('Form');
+      const keys = await submissionFileKeys(tx, member.orgId, { formId: id });
+      await deleteForm(tx, member.orgId, id);
+      return keys;
+    });
+    await removeStoredFiles(this.storage, keys, this.log);
+  }
+}

@@ -1,0 +1,103 @@
+import {
+  boolean,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  unique,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { createdAt, id, timestamptz, updatedAt } from '../../db/columns.js';
+import { projectIndicators } from '../indicators/indicators.tables.js';
+import { reportingPeriods } from '../periods/periods.tables.js';
+import { projects } from '../projects/projects.tables.js';
+import type { FormField, Location } from './form-fields.js';
+
+/**
+ * A data-collection form of a project, answered through its public link. The indicator link and the
+ * period are referenced without ON DELETE actions: unlinking the indicator or deleting the period is
+ * refused while a form counts into it, yet deleting the whole project removes everything at once.
+ */
+export const forms = pgTable(
+  'forms',
+  {
+    id: id(),
+    orgId: uuid('org_id').notNull(),
+    projectId: uuid('project_id').notNull(),
+    indicatorId: uuid('indicator_id'),
+    reportingPeriodId: uuid('reporting_period_id'),
+    valueFieldKey: text('value_field_key'),
+    title: text('title').notNull(),
+    description: text('description'),
+    publicToken: uuid('public_token').notNull().unique(),
+    isPublished: boolean('is_published').notNull().default(false),
+    closesAt: timestamptz('closes_at'),
+    fields: jsonb('fields').$type<FormField[]>().notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    foreignKey({ columns: [t.orgId, t.projectId], foreignColumns: [projects.orgId, projects.id] }).onDelete(
+      'cascade',
+    ),
+    foreignKey({
+      name: 'forms_project_indicator_fk',
+      columns: [t.projectId, t.indicatorId],
+      foreignColumns: [projectIndicators.projectId, projectIndicators.indicatorId],
+    }),
+    foreignKey({
+      name: 'forms_reporting_period_fk',
+      columns: [t.projectId, t.reportingPeriodId],
+      foreignColumns: [reportingPeriods.projectId, reportingPeriods.id],
+    }),
+    unique('forms_org_id_id_key').on(t.orgId, t.id),
+    index('forms_org_id_project_id_idx').on(t.orgId, t.projectId),
+    index('forms_project_id_indicator_id_idx').on(t.projectId, t.indicatorId),
+    index('forms_reporting_period_id_idx').on(t.reportingPeriodId),
+  ],
+);
+
+/**
+ * One response to a form. `answers` holds the shown fields' answers but files, which are rows of
+ * `form_submission_files`; `reportingPeriodId` is the form's period when it was submitted, so a period
+ * with submissions cannot be deleted.
+ */
+export const formSubmissions = pgTable(
+  'form_submissions',
+  {
+    id: id(),
+    orgId: uuid('org_id').notNull(),
+    formId: uuid('form_id').notNull(),
+    reportingPeriodId: uuid('reporting_period_id').references(() => reportingPeriods.id),
+    answers: jsonb('answers').$type<Record<string, unknown>>().notNull(),
+    location: jsonb('location').$type<Location>(),
+    counted: boolean('counted').notNull(),
+    submittedAt: timestamp('submitted_at', { withTimezone: true, mode: 'date', precision: 3 })
+      .notNull()
+      .defaultNow(),
+  },
+  (t) => [
+    foreignKey({ columns: [t.orgId, t.formId], foreignColumns: [forms.orgId, forms.id] }).onDelete('cascade'),
+    index('form_submissions_form_id_submitted_at_idx').on(t.formId, t.submittedAt, t.id),
+    index('form_submissions_reporting_period_id_idx').on(t.reportingPeriodId),
+  ],
+);
+
+/** A file answer; the bytes live in file storage under `storageKey`. */
+export const formSubmissionFiles = pgTable(
+  'form_submission_files',
+  {
+    submissionId: uuid('submission_id')
+      .notNull()
+      .references(() => formSubmissions.id, { onDelete: 'cascade' }),
+    fieldKey: text('field_key').notNull(),
+    fileName: text('file_name').notNull(),
+    contentType: text('content_type').notNull(),
+    size: integer('size').notNull(),
+    storageKey: text('storage_key').notNull().unique(),
+  },
+  (t) => [unique('form_submission_files_submission_id_field_key_key').on(t.submissionId, t.fieldKey)],
+);

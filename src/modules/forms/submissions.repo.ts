@@ -1,0 +1,129 @@
+import { and, asc, count, desc, eq, gt, inArray, or, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { inWindow, type Window } from '../../db/window.js';
+import { projects } from '../projects/projects.tables.js';
+import { forms, formSubmissionFiles, formSubmissions } from './forms.tables.js';
+
+export type SubmissionRow = typeof formSubmissions.$inferSelect;
+export type SubmissionFileRow = typeof formSubmissionFiles.$inferSelect;
+
+export async function insertSubmission(
+  db: Db,
+  values: Omit<typeof formSubmissions.$inferInsert, 'submittedAt'>,
+  files: Omit<SubmissionFileRow, 'submissionId'>[],
+): Promise<{ id: string; submittedAt: Date }> {
+  const [row] = await db
+    .insert(formSubmissions)
+    .values(values)
+    .returning({ id: formSubmissions.id, submittedAt: formSubmissions.submittedAt });
+  if (files.length > 0) {
+    await db.insert(formSubmissionFiles).values(files.map((file) => ({ ...file, submissionId: row!.id })));
+  }
+  return row!;
+}
+
+export async function countSubmissions(db: Db, formId: string) {
+  const [row] = await db
+    .select({ total: count() })
+    .from(formSubmissions)
+    .where(eq(formSubmissions.formId, formId));
+  return row?.total ?? 0;
+}
+
+/** Newest first, ties by id. */
+export function listSubmissions(db: Db, formId: string, window: Window) {
+  return inWindow(
+    db
+      .select()
+      .from(formSubmissions)
+      .where(eq(formSubmissions.formId, formId))
+      .orderBy(desc(formSubmissions.submittedAt), desc(formSubmissions.id))
+      .$dynamic(),
+    window,
+  );
+}
+
+/** Oldest first from after the given one: the CSV export reads the submissions in slices. */
+export function submissionsAfter(
+  db: Db,
+  formId: string,
+  after: { submittedAt: Date; id: string } | null,
+  limit: number,
+) {
+  return db
+    .select()
+    .from(formSubmissions)
+    .where(
+      and(
+        eq(formSubmissions.formId, formId),
+        after
+          ? or(
+              gt(formSubmissions.submittedAt, after.submittedAt),
+              and(eq(formSubmissions.submittedAt, after.submittedAt), gt(formSubmissions.id, after.id)),
+            )
+          : undefined,
+      ),
+    )
+    .orderBy(asc(formSubmissions.submittedAt), asc(formSubmissions.id))
+    .limit(limit);
+}
+
+export function filesOf(db: Db, submissionIds: string[]): Promise<SubmissionFileRow[]> {
+  if (submissionIds.length === 0) return Promise.resolve([]);
+  return db
+    .select()
+    .from(formSubmissionFiles)
+    .where(inArray(formSubmissionFiles.submissionId, submissionIds));
+}
+
+export async function findSubmissionFile(
+  db: Db,
+  orgId: string,
+  at: { formId: string; submissionId: string; key: string },
+) {
+  const [row] = await db
+    .select({ file: formSubmissionFiles, projectId: forms.projectId })
+    .from(formSubmissionFiles)
+    .innerJoin(formSubmissions, eq(formSubmissions.id, formSubmissionFiles.submissionId))
+    .innerJoin(forms, and(eq(forms.orgId, formSubmissions.orgId), eq(forms.id, formSubmissions.formId)))
+    .where(
+      and(
+        eq(formSubmissions.orgId, orgId),
+        eq(formSubmissions.formId, at.formId),
+        eq(formSubmissions.id, at.submissionId),
+        eq(formSubmissionFiles.fieldKey, at.key),
+      ),
+    );
+  return row;
+}
+
+/** Storage keys of the submission files of a form, of a project's forms, or of a program's projects' forms. */
+export async function submissionFileKeys(
+  db: Db,
+  orgId: string,
+  under: { formId: string } | { projectId: string } | { programId: string },
+): Promise<string[]> {
+  const scope =
+    'formId' in under
+      ? eq(forms.id, under.formId)
+      : 'projectId' in under
+        ? eq(forms.projectId, under.projectId)
+        : sql`${forms.projectId} IN (SELECT ${projects.id} FROM ${projects}
+            WHERE ${projects.orgId} = ${orgId} AND ${projects.programId} = ${under.programId})`;
+  const rows = await db
+    .select({ key: formSubmissionFiles.storageKey })
+    .from(formSubmissionFiles)
+    .innerJoin(formSubmissions, eq(formSubmissions.id, formSubmissionFiles.submissionId))
+    .innerJoin(forms, and(eq(forms.orgId, formSubmissions.orgId), eq(forms.id, formSubmissions.formId)))
+    .where(and(eq(forms.orgId, orgId), scope));
+  return rows.map((row) => row.key);
+}
+
+export async function submissionsIn(db: Db, reportingPeriodId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: formSubmissions.id })
+    .from(formSubmissions)
+    .where(eq(formSubmissions.reportingPeriodId, reportingPeriodId))
+    .limit(1);
+  return row !== undefined;
+}

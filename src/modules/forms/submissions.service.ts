@@ -1,0 +1,270 @@
+import type { Multipart } from '@fastify/multipart';
+import { transaction, type Db } from '../../db/client.js';
+import type { Member } from '../../http/access.js';
+import { AppError, badRequest, gone, notFound } from '../../http/errors.js';
+import { paginate, type PageRequest } from '../../http/pagination.js';
+import { newId, UUID_PATTERN } from '../../lib/ids.js';
+import { addToReport, sharePeriod } from '../indicator-reports/indicator-reports.repo.js';
+import { multipartError } from '../files/files.service.js';
+import {
+  ACCEPTED_TYPES,
+  sanitizeFileName,
+  StoredFileMissing,
+  storeUpload,
+  type FileStorage,
+  type StoredFile,
+} from '../files/storage.js';
+import { ensureProjectAccess } from '../projects/project-scope.js';
+import { checkSubmission, type Submission } from './answers.js';
+import type { FormField } from './form-fields.js';
+import { findForm, findFormByToken, shareFormForSubmission, type FormRow } from './forms.repo.js';
+import {
+  countSubmissions,
+  filesOf,
+  findSubmissionFile,
+  insertSubmission,
+  listSubmissions,
+  type SubmissionFileRow,
+  type SubmissionRow,
+} from './submissions.repo.js';
+
+export const FORM_CLOSED = 'This form is no longer accepting responses';
+
+interface Upload extends StoredFile {
+  fieldKey: string;
+  fileName: string;
+}
+
+/** A form that takes responses now: unknown or unpublished 404, past closesAt 410. */
+function open(form: FormRow | undefined, now = new Date()): FormRow {
+  if (!form?.isPublished) throw notFound('Form');
+  if (form.closesAt && form.closesAt <= now) throw gone(FORM_CLOSED);
+  return form;
+}
+
+const fileTypes = Object.values(ACCEPTED_TYPES);
+const typeList = `${fileTypes.slice(0, -1).join(', ')} or ${fileTypes.at(-1)}`;
+
+/**
+ * Reads the whole multipart body (files straight into storage) before any database work, so a slow or
+ * vanishing respondent never holds a connection. `data` is the JSON of a JSON submission; each file
+ * part is named by its field's key. What is wrong is collected, reported with the answers' problems.
+ */
+async function readParts(parts: AsyncIterable<Multipart>, fields: FormField[], storage: FileStorage) {
+  const types = new Map(fields.map((field) => [field.key, field.type]));
+  const uploads: Upload[] = [];
+  const problems: string[] = [];
+  let data: unknown = { answers: {} };
+  let dataSeen = false;
+  try {
+    for await (const part of parts) {
+      const name = part.fieldname;
+      if (part.type === 'field') {
+        if (name !== 'data') problems.push(`property ${name} should not exist`);
+        else if (dataSeen) problems.push('data must be a single part');
+        else {
+          dataSeen = true;
+          try {
+            data = JSON.parse(String(part.value));
+          } catch {
+            problems.push('data must be JSON');
+          }
+        }
+        continue;
+      }
+      const type = types.get(name);
+      const problem = !type
+        ? `answers.${name} is not a field of this form`
+        : type !== 'file'
+          ? `answers.${name} is not a file field`
+          : uploads.some((u) => u.fieldKey === name)
+            ? `answers.${name} must be a single file`
+            : null;
+      if (problem) {
+        part.file.resume();
+        problems.push(problem);
+        continue;
+      }
+      const fileName = sanitizeFileName(part.filename);
+      try {
+        const stored = await storeUpload(storage, {
+          stream: part.file,
+          fileName,
+          declaredType: part.mimetype,
+          tooLarge: () => part.file.truncated,
+        });
+        uploads.push({ ...stored, fieldKey: name, fileName });
+      } catch (err) {
+        if (!(err instanceof AppError && err.statusCode === 415)) throw err;
+        problems.push(`answers.${name} must be a ${typeList} file`);
+      }
+    }
+  } catch (err) {
+    await Promise.all(uploads.map((u) => storage.delete(u.key)));
+    throw multipartError(err);
+  }
+  return { data, uploads, problems };
+}
+
+const fileUrl = (row: SubmissionRow, key: string) =>
+  `/orgs/${row.orgId}/forms/${row.formId}/submissions/${row.id}/files/${key}`;
+
+/** A submission as listed: its answers with each file answer described and linked. */
+export function submissionView(row: SubmissionRow, files: SubmissionFileRow[]) {
+  const answers: Record<string, unknown> = { ...row.answers };
+  for (const file of files) {
+    answers[file.fieldKey] = {
+      fileName: file.fileName,
+      contentType: file.contentType,
+      size: file.size,
+      url: fileUrl(row, file.fieldKey),
+    };
+  }
+  return { id: row.id, submittedAt: row.submittedAt, location: row.location, counted: row.counted, answers };
+}
+
+/** Public responses to forms and what the organization reads of them. */
+export class SubmissionService {
+  constructor(
+    private readonly db: Db,
+    private readonly storage: FileStorage,
+  ) {}
+
+  private async byToken(token: string) {
+    return open(UUID_PATTERN.test(token) ? await findFormByToken(this.db, token.toLowerCase()) : undefined);
+  }
+
+  async publicForm(token: string) {
+    const form = await this.byToken(token);
+    return { title: form.title, description: form.description, fields: form.fields, closesAt: form.closesAt };
+  }
+
+  async submitJson(token: string, body: unknown) {
+    const form = await this.byToken(token);
+    return this.record(form, body, [], []);
+  }
+
+  /** Refused before a byte is read when the form does not take responses. */
+  async submitMultipart(token: string, parts: (limits: { files: number }) => AsyncIterable<Multipart>) {
+    const form = await this.byToken(token);
+    const fileFields = form.fields.filter((field) => field.type === 'file').length;
+    const { data, uploads, problems } = await readParts(
+      parts({ files: Math.max(fileFields, 1) }),
+      form.fields,
+      this.storage,
+    );
+    return this.record(form, data, uploads, problems);
+  }
+
+  /**
+   * Checks the answers against the form as it is inside the transaction, counts the submission into the
+   * indicator's report and stores it, all or nothing. Files of hidden fields, or of a refused
+   * submission, are removed again.
+   */
+  private async record(form: FormRow, body: unknown, uploads: Upload[], uploadProblems: string[]) {
+    let kept: string[] = [];
+    try {
+      const saved = await transaction(this.db, async (tx) => {
+        const current = await shareFormForSubmission(tx, form.id);
+        // The link was regenerated or the form unpublished or deleted since it was read.
+        if (current?.publicToken !== form.publicToken) throw notFound('Form');
+        open(current);
+        const fileKeys = uploads.map((upload) => upload.fieldKey);
+        const { submission, problems } = checkSubmission(current.fields, body, fileKeys, uploadProblems);
+        if (!submission) throw badRequest(...problems);
+        kept = submission.files;
+        const counted = await this.count(tx, current, submission);
+        return insertSubmission(
+          tx,
+          {
+            id: newId(),
+            orgId: current.orgId,
+            formId: current.id,
+            reportingPeriodId: current.reportingPeriodId,
+            answers: submission.answers,
+            location: submission.location,
+            counted,
+          },
+          uploads
+            .filter((upload) => kept.includes(upload.fieldKey))
+            .map((upload) => ({
+              fieldKey: upload.fieldKey,
+              fileName: upload.fileName,
+              contentType: upload.contentType,
+              size: upload.size,
+              storageKey: upload.key,
+            })),
+        );
+      });
+      return saved;
+    } catch (err) {
+      kept = [];
+      throw err;
+    } finally {
+      const dropped = uploads.filter((upload) => !kept.includes(upload.fieldKey));
+      await Promise.all(dropped.map((upload) => this.storage.delete(upload.key)));
+    }
+  }
+
+  /**
+   * Adds 1, or the answer of the value field, to the report of the form's indicator and period. Not
+   * counted: no indicator, no answer to add, a locked period, a submitted or approved report.
+   */
+  private async count(tx: Db, form: FormRow, submission: Submission): Promise<boolean> {
+    if (!form.indicatorId || !form.reportingPeriodId) return false;
+    const amount = form.valueFieldKey ? submission.answers[form.valueFieldKey] : 1;
+    if (typeof amount !== 'number') return false;
+    const period = await sharePeriod(tx, form.orgId, form.reportingPeriodId);
+    if (!period || period.isLocked) return false;
+    return addToReport(
+      tx,
+      {
+        orgId: form.orgId,
+        projectId: form.projectId,
+        indicatorId: form.indicatorId,
+        reportingPeriodId: form.reportingPeriodId,
+      },
+      amount,
+    );
+  }
+
+  /** The form, for a member who may read its project. */
+  async readable(member: Member, formId: string) {
+    const form = await findForm(this.db, member.orgId, formId);
+    if (!form) throw notFound('Form');
+    await ensureProjectAccess(this.db, member, form.projectId);
+    return form;
+  }
+
+  async list(member: Member, formId: string, query: PageRequest) {
+    await this.readable(member, formId);
+    return paginate(query, {
+      count: () => countSubmissions(this.db, formId),
+      list: async (window) => {
+        const rows = await listSubmissions(this.db, formId, window);
+        const files = await filesOf(
+          this.db,
+          rows.map((row) => row.id),
+        );
+        return rows.map((row) =>
+          submissionView(
+            row,
+            files.filter((file) => file.submissionId === row.id),
+          ),
+        );
+      },
+    });
+  }
+
+  async file(member: Member, at: { formId: string; submissionId: string; key: string }) {
+    const found = await findSubmissionFile(this.db, member.orgId, at);
+    if (!found) throw notFound('File');
+    await ensureProjectAccess(this.db, member, found.projectId);
+    try {
+      return { ...found.file, stream: await this.storage.get(found.file.storageKey) };
+    } catch (err) {
+      if (err instanceof StoredFileMissing) throw notFound('File');
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,88 @@
+import type { FastifyInstance } from 'fastify';
+import { expect } from 'vitest';
+import type { Db } from '../../src/db/client.js';
+import { createProject, type TestUser } from './factories.js';
+import { call } from './http.js';
+import { linkIndicator, postIndicator } from './indicators.js';
+import { createPeriod } from './periods.js';
+
+export const formsUrl = (orgId: string) => `/orgs/${orgId}/forms`;
+export const formUrl = (orgId: string, id: string, action?: string) =>
+  `/orgs/${orgId}/forms/${id}${action ? `/${action}` : ''}`;
+export const publicFormUrl = (token: string) => `/forms/public/${token}`;
+export const submitUrl = (token: string) => `/forms/public/${token}/submit`;
+export const submissionsUrl = (orgId: string, formId: string) => `/orgs/${orgId}/forms/${formId}/submissions`;
+export const submissionFileUrl = (orgId: string, formId: string, submissionId: string, key: string) =>
+  `/orgs/${orgId}/forms/${formId}/submissions/${submissionId}/files/${key}`;
+
+export interface FormJson extends Record<string, unknown> {
+  id: string;
+  projectId: string;
+  indicatorId: string | null;
+  reportingPeriodId: string | null;
+  publicToken: string;
+  publicUrl: string;
+  isPublished: boolean;
+  fields: Record<string, unknown>[];
+  submissionCount: number;
+}
+
+/** A short survey with one field of most types; `household_size` counts when it is the value field. */
+export const SURVEY_FIELDS = [
+  { type: 'text', label: 'Name', key: 'name', required: true },
+  { type: 'number', label: 'Household size', key: 'household_size' },
+  { type: 'select', label: 'Water source', key: 'source', options: ['well', 'river', 'tap'], required: true },
+  {
+    type: 'textarea',
+    label: 'Why the river?',
+    key: 'river_reason',
+    required: true,
+    showIf: { field: 'source', equals: 'river' },
+  },
+  { type: 'boolean', label: 'Consent', key: 'consent' },
+];
+
+/** A project with a period and a linked count indicator, ready for forms. */
+export async function formTargets(app: FastifyInstance, db: Db, as: TestUser, orgId: string) {
+  const project = await createProject(db, orgId);
+  const period = await createPeriod(db, orgId, project.id);
+  const indicator = await postIndicator(app, as, orgId);
+  await linkIndicator(app, as, orgId, project.id, indicator.id);
+  return { project, period, indicator };
+}
+
+export async function postForm(
+  app: FastifyInstance,
+  as: TestUser,
+  orgId: string,
+  body: Record<string, unknown>,
+): Promise<FormJson> {
+  const res = await call(app, 'POST', formsUrl(orgId), {
+    as,
+    body: { title: 'Household water survey', fields: SURVEY_FIELDS, ...body },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body as FormJson;
+}
+
+/** A form through the API, published. */
+export async function publishedForm(
+  app: FastifyInstance,
+  as: TestUser,
+  orgId: string,
+  body: Record<string, unknown>,
+): Promise<FormJson> {
+  const form = await postForm(app, as, orgId, body);
+  const res = await call(app, 'POST', formUrl(orgId, form.id, 'publish'), { as });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body as FormJson;
+}
+
+/** A valid answer set for SURVEY_FIELDS. */
+export const answers = (overrides: Record<string, unknown> = {}) => ({
+  name: 'Achieng',
+  household_size: 5,
+  source: 'well',
+  consent: true,
+  ...overrides,
+});
