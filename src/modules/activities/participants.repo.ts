@@ -34,7 +34,8 @@ const literal = (word: string) => word.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** Every word must appear in one of the names, the village or the district, in any case. */
 function matching(orgId: string, search: string | undefined, scope: SQL | undefined): SQL | undefined {
-  const words = (search ?? '').trim().split(/\s+/).filter(Boolean).slice(0, 10);
+  // At most 50 words: the search is 100 characters at most.
+  const words = (search ?? '').trim().split(/\s+/).filter(Boolean);
   return and(
     eq(participants.orgId, orgId),
     scope,
