@@ -78,7 +78,7 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<AppContext> = asyn
           '(cancelled activities aside; with `attendedOnly`, the default, only confirmed attendance). A ' +
           'person in several activities counts once. `value` is that count; `disaggregatedValues` gives it ' +
           "by sex (female, male, other) and by age band at the period's end (0-17, 18-35, 36-59, 60+, " +
-          'unknown without a date of birth), every category present, zeros included. An indicator without ' +
+          'unknown without a date of birth or with one after the period), every category present, zeros included. An indicator without ' +
           'disaggregations gets both breakdowns (each adds up to the value on its own). An indicator with ' +
           'disaggregations gets the ones that are exactly the sexes or exactly the age bands; if any of its ' +
           'disaggregations differs (other categories, a subset), nothing is written: 400 naming it. ' +

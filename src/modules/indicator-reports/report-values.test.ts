@@ -290,3 +290,103 @@ describe('reportValues with hostile keys', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
+
+describe('reportValues for participant categories on an indicator without disaggregations', () => {
+  // A pre-fill's breakdown: the sexes and the age bands, each adding up to the 8 people on its own.
+  const PREFILLED: DisaggregatedValues = {
+    female: 3,
+    male: 3,
+    other: 2,
+    '0-17': 1,
+    '18-35': 2,
+    '36-59': 3,
+    '60+': 1,
+    unknown: 1,
+  };
+
+  const accepted: [string, Sent, ReportValues][] = [
+    [
+      'the sexes and the age bands are two dimensions, not 16 free keys',
+      { disaggregatedValues: PREFILLED },
+      {
+        value: 8,
+        disaggregatedValues: PREFILLED,
+      },
+    ],
+    [
+      'with an agreeing value',
+      { value: 8, disaggregatedValues: PREFILLED },
+      {
+        value: 8,
+        disaggregatedValues: PREFILLED,
+      },
+    ],
+    [
+      'the sexes alone',
+      { disaggregatedValues: { female: 2, other: 1 } },
+      {
+        value: 3,
+        disaggregatedValues: { female: 2, other: 1 },
+      },
+    ],
+    [
+      'the age bands alone, unknown included',
+      { disaggregatedValues: { '60+': 4, unknown: 5 } },
+      {
+        value: 9,
+        disaggregatedValues: { '60+': 4, unknown: 5 },
+      },
+    ],
+    [
+      'every category zero',
+      { disaggregatedValues: { female: 0, male: 0, '0-17': 0, unknown: 0 } },
+      {
+        value: 0,
+        disaggregatedValues: { female: 0, male: 0, '0-17': 0, unknown: 0 },
+      },
+    ],
+    [
+      'a participant category among free keys leaves them all free',
+      { disaggregatedValues: { female: 2, north: 3, '60+': 4 } },
+      {
+        value: 9,
+        disaggregatedValues: { female: 2, north: 3, '60+': 4 },
+      },
+    ],
+    [
+      'categories are matched exactly: Female is a free key',
+      { disaggregatedValues: { Female: 2, male: 3 } },
+      {
+        value: 5,
+        disaggregatedValues: { Female: 2, male: 3 },
+      },
+    ],
+  ];
+
+  it.each(accepted)('%s', (_, sent, expected) => {
+    expect(reportValues([], sent)).toEqual(expected);
+  });
+
+  it('refuses sexes and age bands that add up to different totals, naming both', () => {
+    expect(refusal([], { disaggregatedValues: { female: 2, male: 1, '18-35': 2 } })).toEqual(
+      refused(UNEQUAL('sex 3, age band 2')),
+    );
+  });
+
+  it('refuses a value that differs from their common total', () => {
+    expect(refusal([], { value: 16, disaggregatedValues: PREFILLED })).toEqual(refused(DIFFERS(8)));
+  });
+
+  it('checks a value sent later against the pre-filled breakdowns stored', () => {
+    const stored: ReportValues = { value: 8, disaggregatedValues: PREFILLED };
+    expect(reportValues([], { value: 8 }, stored)).toEqual(stored);
+    expect(reportValues([], { value: null }, stored)).toEqual(stored);
+    expect(refusal([], { value: 9 }, stored)).toEqual(refused(DIFFERS(8)));
+  });
+
+  it('does not apply when the indicator has disaggregations of its own', () => {
+    expect(refusal([SEX], { disaggregatedValues: { female: 1, other: 1, '0-17': 2 } })).toEqual(
+      refused(UNKNOWN('other'), UNKNOWN('0-17')),
+    );
+  });
+});
