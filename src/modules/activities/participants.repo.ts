@@ -3,6 +3,7 @@ import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import type { Member } from '../../http/access.js';
 import { projectScope } from '../projects/project-scope.js';
+import { compareText } from '../../lib/text.js';
 import { activities, activityParticipants, householdMembers, participants } from './activities.tables.js';
 
 export type ParticipantRow = typeof participants.$inferSelect;
@@ -154,9 +155,12 @@ export async function insertParticipants(
   rows: Omit<typeof participants.$inferInsert, 'createdAt' | 'updatedAt'>[],
 ): Promise<Set<string>> {
   if (rows.length === 0) return new Set();
+  // In national-id order: two batches sharing people then take their unique-index locks in the same
+  // order, so one waits for the other instead of both deadlocking.
+  const ordered = [...rows].sort((a, b) => compareText(a.nationalId, b.nationalId));
   const inserted = await db
     .insert(participants)
-    .values(rows)
+    .values(ordered)
     .onConflictDoNothing({
       target: [participants.orgId, participants.nationalId],
       where: sql`${participants.nationalId} IS NOT NULL`,

@@ -2,6 +2,7 @@ import { and, asc, count, eq, gte, inArray, lte, ne, sql, type SQL } from 'drizz
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import type { AgeBand, Sex } from '../../lib/demographics.js';
+import { compareText } from '../../lib/text.js';
 import { activities, activityParticipants, participants } from './activities.tables.js';
 
 export type RegistrationRow = typeof activityParticipants.$inferSelect;
@@ -65,9 +66,11 @@ export async function insertRegistrations(
   rows: Omit<typeof activityParticipants.$inferInsert, 'id' | 'registeredAt'>[],
 ): Promise<number> {
   if (rows.length === 0) return 0;
+  // In participant order, for the reason given at insertParticipants.
+  const ordered = [...rows].sort((a, b) => compareText(a.participantId, b.participantId));
   const inserted = await db
     .insert(activityParticipants)
-    .values(rows)
+    .values(ordered)
     .onConflictDoNothing({ target: [activityParticipants.activityId, activityParticipants.participantId] })
     .returning({ id: activityParticipants.id });
   return inserted.length;
