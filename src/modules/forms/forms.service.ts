@@ -162,7 +162,8 @@ export class FormService {
         ...(input.closesAt !== undefined && { closesAt: input.closesAt ? new Date(input.closesAt) : null }),
         ...(input.fields !== undefined && { fields: input.fields }),
       };
-      await updateForm(tx, member.orgId, id, changes);
+      // An empty body changes nothing, not even updatedAt.
+      if (Object.keys(input).length > 0) await updateForm(tx, member.orgId, id, changes);
     }).catch(translateConstraint);
     return this.get(member, id);
   }

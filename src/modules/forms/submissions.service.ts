@@ -35,6 +35,13 @@ interface Upload extends StoredFile {
   fileName: string;
 }
 
+/** What a multipart body carried besides its JSON: stored files, refused files' keys, part problems. */
+interface Received {
+  uploads: Upload[];
+  refused: string[];
+  problems: string[];
+}
+
 /** A form that takes responses now: unknown or unpublished 404, past closesAt 410. */
 function open(form: FormRow | undefined, now = new Date()): FormRow {
   if (!form?.isPublished) throw notFound('Form');
@@ -50,9 +57,15 @@ const typeList = `${fileTypes.slice(0, -1).join(', ')} or ${fileTypes.at(-1)}`;
  * vanishing respondent never holds a connection. `data` is the JSON of a JSON submission; each file
  * part is named by its field's key. What is wrong is collected, reported with the answers' problems.
  */
-async function readParts(parts: AsyncIterable<Multipart>, fields: FormField[], storage: FileStorage) {
+async function readParts(
+  parts: AsyncIterable<Multipart>,
+  fields: FormField[],
+  storage: FileStorage,
+  maxFiles: number,
+) {
   const types = new Map(fields.map((field) => [field.key, field.type]));
   const uploads: Upload[] = [];
+  const refused: string[] = [];
   const problems: string[] = [];
   let data: unknown = { answers: {} };
   let dataSeen = false;
@@ -97,13 +110,17 @@ async function readParts(parts: AsyncIterable<Multipart>, fields: FormField[], s
       } catch (err) {
         if (!(err instanceof AppError && err.statusCode === 415)) throw err;
         problems.push(`answers.${name} must be a ${typeList} file`);
+        refused.push(name);
       }
     }
   } catch (err) {
     await Promise.all(uploads.map((u) => storage.delete(u.key)));
+    if ((err as { code?: string }).code === 'FST_FILES_LIMIT') {
+      throw badRequest(`A submission carries at most one file per file field (${maxFiles} here)`);
+    }
     throw multipartError(err);
   }
-  return { data, uploads, problems };
+  return { data, received: { uploads, refused, problems } };
 }
 
 const fileUrl = (row: SubmissionRow, key: string) =>
@@ -141,19 +158,15 @@ export class SubmissionService {
 
   async submitJson(token: string, body: unknown) {
     const form = await this.byToken(token);
-    return this.record(form, body, [], []);
+    return this.record(form, body, { uploads: [], refused: [], problems: [] });
   }
 
   /** Refused before a byte is read when the form does not take responses. */
   async submitMultipart(token: string, parts: (limits: { files: number }) => AsyncIterable<Multipart>) {
     const form = await this.byToken(token);
-    const fileFields = form.fields.filter((field) => field.type === 'file').length;
-    const { data, uploads, problems } = await readParts(
-      parts({ files: Math.max(fileFields, 1) }),
-      form.fields,
-      this.storage,
-    );
-    return this.record(form, data, uploads, problems);
+    const files = Math.max(form.fields.filter((field) => field.type === 'file').length, 1);
+    const { data, received } = await readParts(parts({ files }), form.fields, this.storage, files);
+    return this.record(form, data, received);
   }
 
   /**
@@ -161,7 +174,8 @@ export class SubmissionService {
    * indicator's report and stores it, all or nothing. Files of hidden fields, or of a refused
    * submission, are removed again.
    */
-  private async record(form: FormRow, body: unknown, uploads: Upload[], uploadProblems: string[]) {
+  private async record(form: FormRow, body: unknown, received: Received) {
+    const { uploads, refused, problems: partProblems } = received;
     let kept: string[] = [];
     try {
       const saved = await transaction(this.db, async (tx) => {
@@ -169,8 +183,9 @@ export class SubmissionService {
         // The link was regenerated or the form unpublished or deleted since it was read.
         if (current?.publicToken !== form.publicToken) throw notFound('Form');
         open(current);
-        const fileKeys = uploads.map((upload) => upload.fieldKey);
-        const { submission, problems } = checkSubmission(current.fields, body, fileKeys, uploadProblems);
+        // A refused file was still sent: its field is reported as the wrong type, not as missing.
+        const fileKeys = [...uploads.map((upload) => upload.fieldKey), ...refused];
+        const { submission, problems } = checkSubmission(current.fields, body, fileKeys, partProblems);
         if (!submission) throw badRequest(...problems);
         kept = submission.files;
         const counted = await this.count(tx, current, submission);
