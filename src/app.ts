@@ -32,7 +32,10 @@ import { projectIndicatorRoutes } from './modules/indicators/project-indicators.
 import { feedRoutes } from './modules/feed/feed.routes.js';
 import { formRoutes } from './modules/forms/forms.routes.js';
 import { publicFormRoutes } from './modules/forms/public-forms.routes.js';
+import { dashboardRoutes } from './modules/dashboard/dashboard.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
+import { reportRoutes } from './modules/reports/reports.routes.js';
+import { sharedReportRoutes } from './modules/reports/shared-reports.routes.js';
 import { createFileStorage } from './modules/files/storage.js';
 import { createMailTransport } from './modules/mail/mail.transport.js';
 import { OutboxWorker, type OutboxWorkerOptions } from './modules/mail/outbox-worker.js';
@@ -167,6 +170,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     attachmentRoutes,
     formRoutes,
     publicFormRoutes,
+    reportRoutes,
+    sharedReportRoutes,
+    dashboardRoutes,
     feedRoutes,
   ]) {
     await app.register(routes, context);

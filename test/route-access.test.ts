@@ -21,6 +21,8 @@ const PUBLIC_ROUTES = new Set([
   'GET /auth/idp/callback',
   'GET /forms/public/:token',
   'POST /forms/public/:token/submit',
+  'GET /reports/share/:token',
+  'GET /reports/share/:token/attachments/:attachmentId',
 ]);
 
 it('every registered route declares its access rule', () => {

@@ -12,4 +12,5 @@ export * from '../modules/orgs/orgs.tables.js';
 export * from '../modules/periods/periods.tables.js';
 export * from '../modules/programs/programs.tables.js';
 export * from '../modules/projects/projects.tables.js';
+export * from '../modules/reports/reports.tables.js';
 export * from '../modules/results/results.tables.js';

@@ -11,3 +11,9 @@ export function dateOrderProblem(
     ? 'endDate must not be before startDate'
     : 'startDate must not be after endDate';
 }
+
+/** The calendar date `days` after a `YYYY-MM-DD` date (negative: before). */
+export function addDays(date: string, days: number): string {
+  const time = new Date(`${date}T00:00:00Z`).getTime() + days * 86_400_000;
+  return new Date(time).toISOString().slice(0, 10);
+}

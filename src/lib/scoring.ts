@@ -142,10 +142,18 @@ export function progressOf(value: number | null, target: number | null): Progres
       ? null
       : denoise(target - value, Math.max(Math.abs(target), Math.abs(value)));
   if (value === null) return { value, target, progressPct: null, status: 'no_data', gap };
-  const percent = target === null || target === 0 ? NaN : (value / target) * 100;
-  if (!Number.isFinite(percent)) return { value, target, progressPct: null, status: 'no_target', gap };
-  const progressPct = roundDecimals(denoise(percent, percent), 1);
+  const progressPct = percentOf(value, target);
+  if (progressPct === null) return { value, target, progressPct: null, status: 'no_target', gap };
   return { value, target, progressPct, status: bandOf(progressPct), gap };
+}
+
+/**
+ * `part / whole * 100` rounded to one decimal (half away from zero, on the decimal value); null when the
+ * whole is null or 0, or so near 0 that the percent overflows. Progress and budget burn rates use it.
+ */
+export function percentOf(part: number, whole: number | null): number | null {
+  const percent = whole === null || whole === 0 ? NaN : (part / whole) * 100;
+  return Number.isFinite(percent) ? roundDecimals(denoise(percent, percent), 1) : null;
 }
 
 /** aggregate + cumulativeTarget + progressOf. */

@@ -11,6 +11,7 @@ export function linksToScore(db: Db, orgId: string, filter: IndicatorFilter, sco
   return db
     .select({
       target: projectIndicators.target,
+      programId: projects.programId,
       project: { id: projects.id, name: projects.name },
       indicator: indicators,
     })

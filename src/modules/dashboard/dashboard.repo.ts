@@ -1,0 +1,61 @@
+import { and, asc, between, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { rowsOf, type Db } from '../../db/client.js';
+import { reportingPeriods } from '../periods/periods.tables.js';
+import { programs } from '../programs/programs.tables.js';
+import { projects } from '../projects/projects.tables.js';
+
+export interface BudgetRow {
+  programId: string | null;
+  currency: string | null;
+  projectCount: number;
+  activeCount: number;
+  budget: string;
+  spent: string;
+}
+
+/**
+ * Project counts and money in one pass, summed exactly in numeric: the whole organization, per currency,
+ * per program, and per program and currency (GROUPING SETS). Spent is the sum of budget lines' actual
+ * amounts. `scope` limits the projects (a reporter's assignments).
+ */
+export async function projectTotals(db: Db, orgId: string, scope: SQL | undefined): Promise<BudgetRow[]> {
+  const result = await db.execute(sql`
+    SELECT p.program_id AS "programId", p.currency,
+      count(*)::int AS "projectCount",
+      (count(*) FILTER (WHERE p.status = 'active'))::int AS "activeCount",
+      sum(p.budget)::text AS budget,
+      coalesce(sum(b.spent), 0)::text AS spent
+    FROM projects p
+    LEFT JOIN (
+      SELECT project_id, sum(actual_amount) AS spent FROM budget_lines WHERE org_id = ${orgId} GROUP BY project_id
+    ) b ON b.project_id = p.id
+    WHERE p.org_id = ${orgId} ${scope ? sql`AND ${scope}` : sql``}
+    GROUP BY GROUPING SETS ((), (p.currency), (p.program_id), (p.program_id, p.currency))
+    ORDER BY p.currency`);
+  return rowsOf<BudgetRow>(result);
+}
+
+/** Programs by name; `programIds` limits them (a reporter sees the programs of their projects). */
+export function programList(db: Db, orgId: string, programIds: string[] | undefined) {
+  return db
+    .select({ id: programs.id, name: programs.name, status: programs.status })
+    .from(programs)
+    .where(and(eq(programs.orgId, orgId), programIds ? inArray(programs.id, programIds) : undefined))
+    .orderBy(asc(programs.name), asc(programs.id));
+}
+
+/** Periods due from `from` to `to` (inclusive), soonest first, ties by project name and period id. */
+export function periodsDue(db: Db, orgId: string, from: string, to: string, scope: SQL | undefined) {
+  return db
+    .select({
+      periodId: reportingPeriods.id,
+      projectId: reportingPeriods.projectId,
+      projectName: projects.name,
+      label: reportingPeriods.label,
+      dueDate: sql<string>`${reportingPeriods.dueDate}`,
+    })
+    .from(reportingPeriods)
+    .innerJoin(projects, eq(projects.id, reportingPeriods.projectId))
+    .where(and(eq(reportingPeriods.orgId, orgId), between(reportingPeriods.dueDate, from, to), scope))
+    .orderBy(asc(reportingPeriods.dueDate), asc(projects.name), asc(reportingPeriods.id));
+}

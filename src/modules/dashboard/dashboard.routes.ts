@@ -1,0 +1,30 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { ALL_ROLES, memberOf } from '../../http/access.js';
+import { Params } from '../../http/schemas.js';
+import { DashboardSummary } from './dashboard.schemas.js';
+import { dashboardSummary, DEADLINE_WINDOW_DAYS, OFF_TRACK_LIMIT } from './dashboard.service.js';
+
+export const dashboardRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, { db }) => {
+  app.get(
+    '/orgs/:orgId/dashboard-summary',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        tags: ['Dashboard'],
+        summary: 'The organization at a glance',
+        description:
+          'Project counts (activeProjects: status active); budgets and spending (budget lines’ actual amounts) ' +
+          'summed per currency; indicator-project pairs per band of their org-level score (every submitted and ' +
+          `approved value); reporting periods due from today to today + ${DEADLINE_WINDOW_DAYS} days (UTC, both ` +
+          'included, locked or not), soonest first; per program its status, project count, money and ' +
+          'indicatorCompletionRate (percent of its pairs on track, null without pairs), by name; and up to ' +
+          `${OFF_TRACK_LIMIT} off-track pairs, largest gap first, shaped as in \`GET /indicators?status=\`. ` +
+          'Reporters: only their assigned projects, and only the programs holding them.',
+        params: Params('orgId'),
+        response: { 200: DashboardSummary },
+      },
+    },
+    (request) => dashboardSummary(db, memberOf(request)),
+  );
+};

@@ -1,0 +1,88 @@
+import type { Db } from '../../db/client.js';
+import type { Member } from '../../http/access.js';
+import { addDays } from '../../lib/dates.js';
+import { todayUtc } from '../../lib/demographics.js';
+import { percentOf, type ProgressStatus } from '../../lib/scoring.js';
+import { byLargestGap, scoreLinks } from '../indicators/progress.service.js';
+import { reportingPeriods } from '../periods/periods.tables.js';
+import { projects } from '../projects/projects.tables.js';
+import { projectScope } from '../projects/project-scope.js';
+import { periodsDue, programList, projectTotals, type BudgetRow } from './dashboard.repo.js';
+
+export const DEADLINE_WINDOW_DAYS = 30;
+export const OFF_TRACK_LIMIT = 10;
+
+const SCORE_KEYS: Record<ProgressStatus, 'onTrack' | 'atRisk' | 'offTrack' | 'noTarget' | 'noData'> = {
+  on_track: 'onTrack',
+  at_risk: 'atRisk',
+  off_track: 'offTrack',
+  no_target: 'noTarget',
+  no_data: 'noData',
+};
+
+const money = (row: BudgetRow) => ({
+  currency: row.currency!,
+  budget: Number(row.budget ?? 0),
+  spent: Number(row.spent ?? 0),
+});
+
+/**
+ * The organization at a glance (DECISIONS.md section 11). Counts and money are summed by the database;
+ * indicator scores come from the same scoring as `GET /indicators?status=`. A reporter's figures cover
+ * only their assigned projects, and the programs holding them.
+ */
+export async function dashboardSummary(db: Db, member: Member, today = todayUtc()) {
+  const reporterOnly = member.role === 'reporter';
+  const [totals, deadlines, scored] = await Promise.all([
+    projectTotals(db, member.orgId, projectScope(member, projects.id)),
+    periodsDue(
+      db,
+      member.orgId,
+      today,
+      addDays(today, DEADLINE_WINDOW_DAYS),
+      projectScope(member, reportingPeriods.projectId),
+    ),
+    scoreLinks(db, member, {}),
+  ]);
+  const overall = totals.find((row) => row.programId === null && row.currency === null);
+  const perProgram = totals.filter((row) => row.programId !== null && row.currency === null);
+  const programs = await programList(
+    db,
+    member.orgId,
+    reporterOnly ? perProgram.map((row) => row.programId!) : undefined,
+  );
+
+  const indicatorScores = { onTrack: 0, atRisk: 0, offTrack: 0, noTarget: 0, noData: 0 };
+  const pairs = new Map<string, { total: number; onTrack: number }>();
+  for (const { programId, entry } of scored) {
+    indicatorScores[SCORE_KEYS[entry.progress.status]] += 1;
+    const program = pairs.get(programId) ?? { total: 0, onTrack: 0 };
+    program.total += 1;
+    if (entry.progress.status === 'on_track') program.onTrack += 1;
+    pairs.set(programId, program);
+  }
+
+  return {
+    activeProjects: overall?.activeCount ?? 0,
+    totalProjects: overall?.projectCount ?? 0,
+    budgetByCurrency: totals.filter((row) => row.programId === null && row.currency !== null).map(money),
+    indicatorScores,
+    upcomingDeadlines: deadlines,
+    programs: programs.map((program) => {
+      const counted = pairs.get(program.id);
+      return {
+        ...program,
+        projectCount: perProgram.find((row) => row.programId === program.id)?.projectCount ?? 0,
+        budgetByCurrency: totals
+          .filter((row) => row.programId === program.id && row.currency !== null)
+          .map(money),
+        indicatorCompletionRate: counted ? percentOf(counted.onTrack, counted.total) : null,
+      };
+    }),
+    offTrackIndicators: scored
+      .map((link) => link.entry)
+      .filter((entry) => entry.progress.status === 'off_track')
+      .sort(byLargestGap)
+      .slice(0, OFF_TRACK_LIMIT),
+  };
+}

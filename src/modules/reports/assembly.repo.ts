@@ -1,0 +1,267 @@
+import { and, asc, count, eq, gte, inArray, lte, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { activities, activityParticipants } from '../activities/activities.tables.js';
+import { budgetLines } from '../budget/budget.tables.js';
+import { donors } from '../donors/donors.tables.js';
+import { attachments } from '../files/files.tables.js';
+import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
+import { indicators, projectIndicators } from '../indicators/indicators.tables.js';
+import { formulaBasics } from '../indicators/progress.repo.js';
+import { organizations } from '../orgs/orgs.tables.js';
+import { reportingPeriods } from '../periods/periods.tables.js';
+import { programDonors, programs } from '../programs/programs.tables.js';
+import { projects } from '../projects/projects.tables.js';
+import { resultNodes } from '../results/results.tables.js';
+import type { AssemblyInput, IncludedPeriod, IncludedValue } from './assembly.js';
+
+/**
+ * The reads behind one assembled report: a fixed number of set-based queries whatever the number of
+ * indicators, periods or activities. Counts and money sums are computed by the database.
+ */
+
+const COUNTED = ['submitted', 'approved'] as const;
+
+export interface Range {
+  startDate: string;
+  endDate: string;
+}
+
+/** The project with its program's name and the organization's cover details. */
+export async function projectForReport(db: Db, orgId: string, projectId: string) {
+  const [row] = await db
+    .select({
+      project: {
+        id: projects.id,
+        name: projects.name,
+        code: projects.code,
+        programId: projects.programId,
+        programName: programs.name,
+        status: projects.status,
+        startDate: projects.startDate,
+        endDate: projects.endDate,
+        currency: projects.currency,
+        budget: projects.budget,
+        location: projects.location,
+        lead: projects.lead,
+        description: projects.description,
+      },
+      organization: { name: organizations.name, logoUrl: organizations.logoUrl },
+    })
+    .from(projects)
+    .innerJoin(programs, eq(programs.id, projects.programId))
+    .innerJoin(organizations, eq(organizations.id, projects.orgId))
+    .where(and(eq(projects.orgId, orgId), eq(projects.id, projectId)));
+  return row;
+}
+
+const periodColumns = {
+  id: reportingPeriods.id,
+  projectId: reportingPeriods.projectId,
+  label: reportingPeriods.label,
+  startDate: reportingPeriods.startDate,
+  endDate: reportingPeriods.endDate,
+};
+
+/** The org's periods among `ids`, with their project (the caller checks it). */
+export function periodsById(db: Db, orgId: string, ids: string[]) {
+  return db
+    .select(periodColumns)
+    .from(reportingPeriods)
+    .where(and(eq(reportingPeriods.orgId, orgId), inArray(reportingPeriods.id, ids)));
+}
+
+/** The project's periods overlapping the range. */
+export function periodsOverlapping(db: Db, orgId: string, projectId: string, range: Range) {
+  return db
+    .select(periodColumns)
+    .from(reportingPeriods)
+    .where(
+      and(
+        eq(reportingPeriods.orgId, orgId),
+        eq(reportingPeriods.projectId, projectId),
+        lte(reportingPeriods.startDate, range.endDate),
+        gte(reportingPeriods.endDate, range.startDate),
+      ),
+    )
+    .orderBy(asc(reportingPeriods.startDate));
+}
+
+const valueColumns = {
+  indicatorId: indicatorReports.indicatorId,
+  periodId: indicatorReports.reportingPeriodId,
+  value: indicatorReports.value,
+  target: indicatorReports.target,
+  narrative: indicatorReports.narrative,
+  disaggregatedValues: indicatorReports.disaggregatedValues,
+};
+
+/** Submitted and approved values of the project in the given periods. */
+export function valuesInPeriods(db: Db, orgId: string, projectId: string, periodIds: string[]) {
+  if (periodIds.length === 0) return Promise.resolve([] as IncludedValue[]);
+  return db
+    .select(valueColumns)
+    .from(indicatorReports)
+    .where(
+      and(
+        eq(indicatorReports.orgId, orgId),
+        eq(indicatorReports.projectId, projectId),
+        inArray(indicatorReports.reportingPeriodId, periodIds),
+        inArray(indicatorReports.status, [...COUNTED]),
+      ),
+    );
+}
+
+/**
+ * The fallback when no period overlaps the range (SPEC.md assembly rule 4): the project's submitted and
+ * approved values whose submission date (UTC) falls in the range, with the periods they belong to.
+ */
+export async function valuesSubmittedIn(db: Db, orgId: string, projectId: string, range: Range) {
+  const rows = await db
+    .select({ ...valueColumns, period: { ...periodColumns } })
+    .from(indicatorReports)
+    .innerJoin(reportingPeriods, eq(reportingPeriods.id, indicatorReports.reportingPeriodId))
+    .where(
+      and(
+        eq(indicatorReports.orgId, orgId),
+        eq(indicatorReports.projectId, projectId),
+        inArray(indicatorReports.status, [...COUNTED]),
+        sql`(${indicatorReports.submittedAt} AT TIME ZONE 'UTC')::date BETWEEN ${range.startDate} AND ${range.endDate}`,
+      ),
+    );
+  const periods = new Map<string, IncludedPeriod>(rows.map((row) => [row.period.id, row.period]));
+  return { periods: [...periods.values()], values: rows.map(({ period: _period, ...value }) => value) };
+}
+
+/** Every indicator linked to the project, with the link's target and baseline and its result node. */
+export function linkedIndicators(db: Db, orgId: string, projectId: string) {
+  return db
+    .select({
+      indicator: {
+        id: indicators.id,
+        name: indicators.name,
+        code: indicators.code,
+        unit: indicators.unit,
+        aggregationMethod: indicators.aggregationMethod,
+        isFormula: indicators.isFormula,
+        formula: indicators.formula,
+      },
+      target: projectIndicators.target,
+      baseline: projectIndicators.baseline,
+      resultNodeId: resultNodes.id,
+      resultNodeLevel: resultNodes.level,
+      resultNodeTitle: resultNodes.title,
+    })
+    .from(projectIndicators)
+    .innerJoin(indicators, eq(indicators.id, projectIndicators.indicatorId))
+    .leftJoin(resultNodes, eq(resultNodes.id, indicators.resultNodeId))
+    .where(and(eq(projectIndicators.orgId, orgId), eq(projectIndicators.projectId, projectId)));
+}
+
+/** The project's activities overlapping the range, with their registrations counted. */
+export function activitiesIn(db: Db, orgId: string, projectId: string, range: Range) {
+  return db
+    .select({
+      id: activities.id,
+      title: activities.title,
+      status: activities.status,
+      startDate: activities.startDate,
+      endDate: activities.endDate,
+      location: activities.location,
+      outputId: activities.outputId,
+      participantCount: count(activityParticipants.participantId),
+      attendedCount: sql<number>`count(*) FILTER (WHERE ${activityParticipants.attended})::int`,
+    })
+    .from(activities)
+    .leftJoin(activityParticipants, eq(activityParticipants.activityId, activities.id))
+    .where(
+      and(
+        eq(activities.orgId, orgId),
+        eq(activities.projectId, projectId),
+        lte(activities.startDate, range.endDate),
+        gte(activities.endDate, range.startDate),
+      ),
+    )
+    .groupBy(activities.id)
+    .orderBy(asc(activities.startDate), asc(activities.id));
+}
+
+/** Budget lines in creation order, each with the project's totals summed exactly in numeric. */
+export async function budgetOf(db: Db, orgId: string, projectId: string) {
+  const rows = await db
+    .select({
+      id: budgetLines.id,
+      category: budgetLines.category,
+      description: budgetLines.description,
+      plannedAmount: budgetLines.plannedAmount,
+      actualAmount: budgetLines.actualAmount,
+      totalPlanned: sql<string>`sum(${budgetLines.plannedAmount}) OVER ()`,
+      totalActual: sql<string>`sum(${budgetLines.actualAmount}) OVER ()`,
+    })
+    .from(budgetLines)
+    .where(and(eq(budgetLines.orgId, orgId), eq(budgetLines.projectId, projectId)))
+    .orderBy(asc(budgetLines.createdAt), asc(budgetLines.id));
+  return {
+    totalPlanned: Number(rows[0]?.totalPlanned ?? 0),
+    totalActual: Number(rows[0]?.totalActual ?? 0),
+    lines: rows.map(({ totalPlanned: _p, totalActual: _a, ...line }) => line),
+  };
+}
+
+export function donorsOfProgram(db: Db, orgId: string, programId: string) {
+  return db
+    .select({ id: donors.id, name: donors.name, code: donors.code })
+    .from(programDonors)
+    .innerJoin(donors, and(eq(donors.orgId, programDonors.orgId), eq(donors.id, programDonors.donorId)))
+    .where(and(eq(programDonors.orgId, orgId), eq(programDonors.programId, programId)))
+    .orderBy(asc(donors.name), asc(donors.id));
+}
+
+export async function attachmentsOf(db: Db, orgId: string, projectId: string) {
+  const rows = await db
+    .select({
+      id: attachments.id,
+      title: attachments.title,
+      fileName: attachments.fileName,
+      contentType: attachments.contentType,
+      size: attachments.size,
+      createdAt: attachments.createdAt,
+    })
+    .from(attachments)
+    .where(and(eq(attachments.orgId, orgId), eq(attachments.projectId, projectId)))
+    .orderBy(asc(attachments.createdAt), asc(attachments.id));
+  return rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() }));
+}
+
+/** Everything but the periods and values, read side by side. */
+export async function projectData(
+  db: Db,
+  orgId: string,
+  project: { id: string; programId: string },
+  range: Range,
+): Promise<
+  Pick<AssemblyInput, 'links' | 'formulaBasics' | 'activities' | 'budget' | 'attachments' | 'donors'>
+> {
+  const [links, basics, activityRows, budget, files, donorRows] = await Promise.all([
+    linkedIndicators(db, orgId, project.id),
+    formulaBasics(db, orgId),
+    activitiesIn(db, orgId, project.id, range),
+    budgetOf(db, orgId, project.id),
+    attachmentsOf(db, orgId, project.id),
+    donorsOfProgram(db, orgId, project.programId),
+  ]);
+  return {
+    links: links.map((link) => ({
+      indicator: link.indicator,
+      target: link.target,
+      baseline: link.baseline,
+      resultNode: link.resultNodeId
+        ? { id: link.resultNodeId, level: link.resultNodeLevel!, title: link.resultNodeTitle! }
+        : null,
+    })),
+    formulaBasics: basics,
+    activities: activityRows,
+    budget,
+    attachments: files,
+    donors: donorRows,
+  };
+}

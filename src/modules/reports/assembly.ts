@@ -1,0 +1,253 @@
+import { aggregate, percentOf, type AggregationMethod, type ProgressStatus } from '../../lib/scoring.js';
+import { ProgressCalculator, type CountedReport, type ScoredIndicator } from '../indicators/progress.js';
+
+/**
+ * Turns what assembly.repo.ts read into the sections of a donor report (SPEC.md "Assembly rules",
+ * DECISIONS.md section 11). Pure: the numbers come from the shared scoring functions, so a report, the
+ * dashboard and `GET /indicators?status=` agree.
+ */
+
+export interface Narratives {
+  executiveSummary: string;
+  challengesLessons: string;
+  recommendations: string;
+}
+
+export const EMPTY_NARRATIVES: Narratives = {
+  executiveSummary: '',
+  challengesLessons: '',
+  recommendations: '',
+};
+
+export interface IncludedPeriod {
+  id: string;
+  label: string;
+  startDate: string;
+  endDate: string;
+}
+
+export interface LinkedIndicator {
+  indicator: ScoredIndicator & { name: string; unit: string };
+  target: number | null;
+  baseline: number | null;
+  resultNode: { id: string; level: string; title: string } | null;
+}
+
+/** A submitted or approved value in an included period. */
+export interface IncludedValue {
+  indicatorId: string;
+  periodId: string;
+  value: number | null;
+  target: number | null;
+  narrative: string | null;
+  disaggregatedValues: Record<string, number>;
+}
+
+export interface IndicatorEntry {
+  indicatorId: string;
+  indicatorName: string;
+  code: string;
+  unit: string;
+  aggregationMethod: AggregationMethod | null;
+  value: number | null;
+  target: number | null;
+  baseline: number | null;
+  progressPct: number | null;
+  status: ProgressStatus;
+  narrative: string;
+  disaggregatedValues: Record<string, number>;
+  resultNode: { id: string; level: string; title: string } | null;
+  periods: { periodId: string; label: string; value: number | null; target: number | null }[];
+}
+
+export interface ActivityEntry {
+  id: string;
+  title: string;
+  status: string;
+  startDate: string;
+  endDate: string;
+  location: string | null;
+  outputId: string | null;
+  participantCount: number;
+  attendedCount: number;
+}
+
+export interface BudgetLineEntry {
+  id: string;
+  category: string;
+  description: string | null;
+  plannedAmount: number;
+  actualAmount: number;
+}
+
+export interface BudgetSummary {
+  currency: string;
+  totalPlanned: number;
+  totalActual: number;
+  burnRate: number | null;
+  lines: BudgetLineEntry[];
+}
+
+export interface AttachmentEntry {
+  id: string;
+  title: string;
+  fileName: string;
+  contentType: string;
+  size: number;
+  createdAt: string;
+}
+
+export interface ReportProject {
+  id: string;
+  name: string;
+  code: string;
+  programId: string;
+  programName: string;
+  status: string;
+  startDate: string;
+  endDate: string;
+  currency: string;
+  budget: number;
+  location: string | null;
+  lead: string | null;
+  description: string | null;
+}
+
+export interface Cover {
+  projectName: string;
+  donors: { id: string; name: string; code: string }[];
+  organization: { name: string; logoUrl: string | null };
+  period: { startDate: string; endDate: string };
+}
+
+/** The stored snapshot: everything of a report but its identity, narratives and sharing. */
+export interface ReportContent {
+  periodIds: string[];
+  project: ReportProject;
+  cover: Cover;
+  indicators: IndicatorEntry[];
+  activities: ActivityEntry[];
+  budget: BudgetSummary;
+  attachments: AttachmentEntry[];
+}
+
+export interface AssemblyInput {
+  range: { startDate: string; endDate: string };
+  project: ReportProject;
+  organization: { name: string; logoUrl: string | null };
+  donors: Cover['donors'];
+  periods: IncludedPeriod[];
+  links: LinkedIndicator[];
+  values: IncludedValue[];
+  /** Every indicator of the organization: formulas may use indicators by code. */
+  formulaBasics: ScoredIndicator[];
+  activities: ActivityEntry[];
+  budget: { totalPlanned: number; totalActual: number; lines: BudgetLineEntry[] };
+  attachments: AttachmentEntry[];
+}
+
+const byCode = (a: LinkedIndicator, b: LinkedIndicator) => {
+  const x = a.indicator.code.toLowerCase();
+  const y = b.indicator.code.toLowerCase();
+  return x < y ? -1 : x > y ? 1 : a.indicator.id < b.indicator.id ? -1 : 1;
+};
+
+/** Each category aggregated over the periods by the indicator's method; a period without it adds nothing. */
+function disaggregationsOf(method: AggregationMethod, values: (IncludedValue & { periodStart: string })[]) {
+  const keys = [...new Set(values.flatMap((v) => Object.keys(v.disaggregatedValues)))].sort();
+  const result: Record<string, number> = {};
+  for (const key of keys) {
+    const total = aggregate(
+      method,
+      values.map((v) => ({
+        periodStart: v.periodStart,
+        value: v.disaggregatedValues[key] ?? null,
+        target: null,
+      })),
+    );
+    if (total !== null) result[key] = total;
+  }
+  return result;
+}
+
+export function assembleIndicators(
+  input: Pick<AssemblyInput, 'periods' | 'links' | 'values' | 'formulaBasics' | 'project'>,
+) {
+  const periods = [...input.periods].sort((a, b) =>
+    a.startDate < b.startDate ? -1 : a.startDate > b.startDate ? 1 : 0,
+  );
+  const startOf = new Map(periods.map((p) => [p.id, p.startDate]));
+  const values = input.values
+    .filter((v) => startOf.has(v.periodId))
+    .map((v) => ({ ...v, periodStart: startOf.get(v.periodId)! }));
+  const counted = (list: typeof values): CountedReport[] =>
+    list.map((v) => ({ ...v, projectId: input.project.id }));
+  const overall = new ProgressCalculator(input.formulaBasics, counted(values));
+  const perPeriod = new Map(
+    periods.map((p) => [
+      p.id,
+      new ProgressCalculator(input.formulaBasics, counted(values.filter((v) => v.periodId === p.id))),
+    ]),
+  );
+
+  return [...input.links].sort(byCode).map((link): IndicatorEntry => {
+    const { indicator } = link;
+    const own = values
+      .filter((v) => v.indicatorId === indicator.id)
+      .sort((a, b) => (a.periodStart < b.periodStart ? -1 : a.periodStart > b.periodStart ? 1 : 0));
+    const progress = overall.progress(input.project.id, indicator.id, link.target);
+    return {
+      indicatorId: indicator.id,
+      indicatorName: indicator.name,
+      code: indicator.code,
+      unit: indicator.unit,
+      aggregationMethod: indicator.aggregationMethod,
+      value: progress.value,
+      target: progress.target,
+      baseline: link.baseline,
+      progressPct: progress.progressPct,
+      status: progress.status,
+      narrative: own
+        .map((v) => v.narrative?.trim())
+        .filter(Boolean)
+        .join('\n\n'),
+      disaggregatedValues:
+        indicator.isFormula || !indicator.aggregationMethod
+          ? {}
+          : disaggregationsOf(indicator.aggregationMethod, own),
+      resultNode: link.resultNode,
+      periods: periods.map((period) => ({
+        periodId: period.id,
+        label: period.label,
+        value: perPeriod.get(period.id)!.progress(input.project.id, indicator.id, null).value,
+        target: indicator.isFormula ? null : (own.find((v) => v.periodId === period.id)?.target ?? null),
+      })),
+    };
+  });
+}
+
+export function assemble(input: AssemblyInput): ReportContent {
+  const periods = [...input.periods].sort((a, b) =>
+    a.startDate < b.startDate ? -1 : a.startDate > b.startDate ? 1 : 0,
+  );
+  return {
+    periodIds: periods.map((p) => p.id),
+    project: input.project,
+    cover: {
+      projectName: input.project.name,
+      donors: input.donors,
+      organization: input.organization,
+      period: input.range,
+    },
+    indicators: assembleIndicators(input),
+    activities: input.activities,
+    budget: {
+      currency: input.project.currency,
+      totalPlanned: input.budget.totalPlanned,
+      totalActual: input.budget.totalActual,
+      burnRate: percentOf(input.budget.totalActual, input.budget.totalPlanned),
+      lines: input.budget.lines,
+    },
+    attachments: input.attachments,
+  };
+}

@@ -1,0 +1,34 @@
+import type { ReportRow } from './reports.repo.js';
+
+/** Where a report's attachments are downloaded: by members, or through the share link it was read by. */
+export type AttachmentLinks = { orgId: string } | { shareToken: string };
+
+/** The full report of DECISIONS.md section 11 from its row: identity, sharing, snapshot and narratives. */
+export function reportView(row: ReportRow, appUrl: string, links: AttachmentLinks) {
+  const { periodIds, project, cover, indicators, activities, budget, attachments } = row.content;
+  const download = (id: string) =>
+    'orgId' in links
+      ? `/orgs/${links.orgId}/attachments/${id}/download`
+      : `/reports/share/${links.shareToken}/attachments/${id}`;
+  return {
+    id: row.id,
+    orgId: row.orgId,
+    title: row.title,
+    projectId: row.projectId,
+    reportType: row.reportType,
+    startDate: row.startDate,
+    endDate: row.endDate,
+    periodIds,
+    status: row.status,
+    shareToken: row.shareToken,
+    shareUrl: row.shareToken ? `${appUrl}/r/${row.shareToken}` : null,
+    shareExpiresAt: row.shareExpiresAt,
+    publishedAt: row.publishedAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    project,
+    cover,
+    sections: { ...row.narratives, indicators, activities, budget },
+    attachments: attachments.map((file) => ({ ...file, downloadUrl: download(file.id) })),
+  };
+}

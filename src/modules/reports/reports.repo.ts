@@ -1,0 +1,98 @@
+import { and, count, desc, eq, type SQL } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { inWindow, type Window } from '../../db/window.js';
+import { projects } from '../projects/projects.tables.js';
+import { reports } from './reports.tables.js';
+
+export type ReportRow = typeof reports.$inferSelect;
+export type NewReport = Omit<typeof reports.$inferInsert, 'id' | 'createdAt' | 'updatedAt'>;
+export type ReportChanges = Partial<
+  Omit<ReportRow, 'id' | 'orgId' | 'projectId' | 'createdAt' | 'updatedAt'>
+>;
+
+/** What a list item shows: no sections, so a long list stays light. */
+const listColumns = {
+  id: reports.id,
+  orgId: reports.orgId,
+  title: reports.title,
+  projectId: reports.projectId,
+  projectName: projects.name,
+  reportType: reports.reportType,
+  startDate: reports.startDate,
+  endDate: reports.endDate,
+  status: reports.status,
+  shareToken: reports.shareToken,
+  shareExpiresAt: reports.shareExpiresAt,
+  publishedAt: reports.publishedAt,
+  createdAt: reports.createdAt,
+  updatedAt: reports.updatedAt,
+};
+
+export async function countReports(db: Db, where: SQL | undefined): Promise<number> {
+  const [row] = await db.select({ total: count() }).from(reports).where(where);
+  return row?.total ?? 0;
+}
+
+/** Newest first, ties by id. */
+export function listReports(db: Db, where: SQL | undefined, window: Window) {
+  return inWindow(
+    db
+      .select(listColumns)
+      .from(reports)
+      .innerJoin(projects, eq(projects.id, reports.projectId))
+      .where(where)
+      .orderBy(desc(reports.createdAt), desc(reports.id))
+      .$dynamic(),
+    window,
+  );
+}
+
+export async function findReport(db: Db, orgId: string, id: string): Promise<ReportRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(reports)
+    .where(and(eq(reports.orgId, orgId), eq(reports.id, id)));
+  return row;
+}
+
+/** The report row, locked for a change that depends on its state. */
+export async function lockReport(db: Db, orgId: string, id: string): Promise<ReportRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(reports)
+    .where(and(eq(reports.orgId, orgId), eq(reports.id, id)))
+    .for('update');
+  return row;
+}
+
+export async function findReportByShareHash(db: Db, hash: string): Promise<ReportRow | undefined> {
+  const [row] = await db.select().from(reports).where(eq(reports.shareTokenHash, hash));
+  return row;
+}
+
+export async function insertReport(db: Db, values: NewReport): Promise<ReportRow> {
+  const [row] = await db.insert(reports).values(values).returning();
+  return row!;
+}
+
+export async function updateReport(
+  db: Db,
+  orgId: string,
+  id: string,
+  changes: ReportChanges,
+): Promise<ReportRow> {
+  const [row] = await db
+    .update(reports)
+    .set({ ...changes, updatedAt: new Date() })
+    .where(and(eq(reports.orgId, orgId), eq(reports.id, id)))
+    .returning();
+  return row!;
+}
+
+export async function deleteReport(db: Db, orgId: string, id: string): Promise<boolean> {
+  const rows = await db
+    .delete(reports)
+    .where(and(eq(reports.orgId, orgId), eq(reports.id, id)))
+    .returning({ id: reports.id });
+  return rows.length > 0;
+}

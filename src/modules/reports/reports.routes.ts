@@ -1,0 +1,212 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { ALL_ROLES, MANAGERS, memberOf } from '../../http/access.js';
+import { errorResponse } from '../../http/errors.js';
+import { Collection } from '../../http/pagination.js';
+import { NoContent, Params } from '../../http/schemas.js';
+import { optionalBody } from '../../http/validation.js';
+import {
+  CreateProjectReportBody,
+  CreateReportBody,
+  Report,
+  ReportListItem,
+  ReportQuery,
+  ShareBody,
+  ShareLink,
+  UpdateReportBody,
+} from './reports.schemas.js';
+import { REPORT_PUBLISHED, ReportService } from './reports.service.js';
+import { SharingService } from './sharing.service.js';
+
+const tags = ['Reports'];
+const READ = 'Reporters only for projects assigned to them.';
+const ASSEMBLY =
+  'Assembly (SPEC.md "Assembly rules", DECISIONS.md section 11): the periods chosen, or the periods of the ' +
+  'project overlapping the range; only submitted and approved values, aggregated per indicator by its method ' +
+  'against the cumulative target, formula indicators evaluated on the aggregated inputs. When no period ' +
+  'overlaps the range, the values submitted (submittedAt, UTC date) within the range are used, with their ' +
+  'periods. Indicators are ordered by code; activities overlapping the range by start date; budget lines and ' +
+  "attachments by creation. The result is stored as a snapshot; narratives start empty. The report's " +
+  'startDate and endDate are the range, or for chosen periods the first start and the last end.';
+const published = { 409: errorResponse(REPORT_PUBLISHED) };
+
+export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
+  const reports = new ReportService(ctx.db, ctx.config);
+  const sharing = new SharingService(ctx.db, ctx.config, ctx.storage);
+
+  app.get(
+    '/orgs/:orgId/reports',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        tags,
+        summary: 'Reports of the organization',
+        description: `Newest first, ties by id; list items carry projectName and no sections. ${READ}`,
+        params: Params('orgId'),
+        querystring: ReportQuery,
+        response: { 200: Collection(ReportListItem) },
+      },
+    },
+    (request) => reports.list(memberOf(request), request.query),
+  );
+
+  app.post(
+    '/orgs/:orgId/reports',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: 'Assemble a report from periods or a date range',
+        description:
+          'Either `periodIds` (periods of the project: unknown 404, of another project 400) or `startDate` and ' +
+          `\`endDate\`; both or neither: 400. ${ASSEMBLY}`,
+        params: Params('orgId'),
+        body: CreateReportBody,
+        response: { 201: Report },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await reports.create(memberOf(request), request.body)),
+  );
+
+  app.post(
+    '/orgs/:orgId/projects/:projectId/reports',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: 'Assemble a report of a project over a custom date range',
+        description: `reportType defaults to ad_hoc. ${ASSEMBLY}`,
+        params: Params('orgId', 'projectId'),
+        body: CreateProjectReportBody,
+        response: { 201: Report },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .status(201)
+        .send(await reports.createForProject(memberOf(request), request.params.projectId, request.body)),
+  );
+
+  app.get(
+    '/orgs/:orgId/reports/:id',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        tags,
+        summary: 'An assembled report',
+        description: READ,
+        params: Params('orgId', 'id'),
+        response: { 200: Report },
+      },
+    },
+    (request) => reports.get(memberOf(request), request.params.id),
+  );
+
+  app.patch(
+    '/orgs/:orgId/reports/:id',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: 'Edit title and narratives, publish, or move back to draft',
+        description:
+          'A draft takes `title`, any of the three narratives and `status`. `status: published` sets publishedAt ' +
+          'and records `report.published` (edits in the same body are applied first). A published report takes ' +
+          'only `status: draft`, which clears publishedAt; anything else is 409. An empty body changes nothing.',
+        params: Params('orgId', 'id'),
+        body: UpdateReportBody,
+        response: { 200: Report, ...published },
+      },
+    },
+    (request) => reports.update(memberOf(request), request.params.id, request.body),
+  );
+
+  app.post(
+    '/orgs/:orgId/reports/:id/refresh',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: "Re-assemble a draft's data sections",
+        description:
+          'From the same periods (skipping any deleted since) or the same date range, with the data as it is now; ' +
+          'title and narratives stay. A published report: 409.',
+        params: Params('orgId', 'id'),
+        response: { 200: Report, ...published },
+      },
+    },
+    (request) => reports.refresh(memberOf(request), request.params.id),
+  );
+
+  app.delete(
+    '/orgs/:orgId/reports/:id',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: 'Delete a report',
+        description: 'Its share link stops working at once.',
+        params: Params('orgId', 'id'),
+        response: { 204: NoContent },
+      },
+    },
+    async (request, reply) => {
+      await reports.remove(memberOf(request), request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.patch(
+    '/orgs/:orgId/reports/:id/share',
+    {
+      config: { access: { roles: MANAGERS } },
+      preValidation: optionalBody,
+      schema: {
+        tags,
+        summary: 'Share a report by link',
+        description:
+          'Without an active link: a new token (UUIDv4), expiring at `expiresAt` when given. On an active link the ' +
+          'token stays and `expiresAt`, when sent, replaces the expiry (null: never). An expired link gets a new ' +
+          'token. `expiresAt` must be in the future (400). Drafts may be shared too. The body may be omitted.',
+        params: Params('orgId', 'id'),
+        body: ShareBody,
+        response: { 200: ShareLink },
+      },
+    },
+    (request) => sharing.share(memberOf(request), request.params.id, request.body),
+  );
+
+  app.patch(
+    '/orgs/:orgId/reports/:id/share/regenerate',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: 'Replace the share token',
+        description: 'The old link answers 404 at once; the expiry stays. A report never shared: 409.',
+        params: Params('orgId', 'id'),
+        response: { 200: ShareLink, 409: errorResponse('Report is not shared') },
+      },
+    },
+    (request) => sharing.regenerate(memberOf(request), request.params.id),
+  );
+
+  app.delete(
+    '/orgs/:orgId/reports/:id/share',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: 'Revoke the share link',
+        description:
+          'shareToken becomes null and every old link answers 404. Revoking an unshared report is a no-op.',
+        params: Params('orgId', 'id'),
+        response: { 204: NoContent },
+      },
+    },
+    async (request, reply) => {
+      await sharing.revoke(memberOf(request), request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,276 @@
+import { and, eq, type SQL } from 'drizzle-orm';
+import type { Config } from '../../config.js';
+import { transaction, type Db } from '../../db/client.js';
+import type { Member } from '../../http/access.js';
+import { badRequest, conflict, notFound, pgErrorCode } from '../../http/errors.js';
+import { paginate } from '../../http/pagination.js';
+import { dateOrderProblem } from '../../lib/dates.js';
+import { actorName, recordFeedEvent } from '../feed/feed.service.js';
+import { ensureProjectAccess, projectScope } from '../projects/project-scope.js';
+import { assemble, EMPTY_NARRATIVES, type ReportContent } from './assembly.js';
+import {
+  periodsById,
+  periodsOverlapping,
+  projectData,
+  projectForReport,
+  valuesInPeriods,
+  valuesSubmittedIn,
+  type Range,
+} from './assembly.repo.js';
+import {
+  countReports,
+  deleteReport,
+  findReport,
+  insertReport,
+  listReports,
+  lockReport,
+  updateReport,
+  type ReportChanges,
+  type ReportRow,
+} from './reports.repo.js';
+import type {
+  CreateProjectReportInput,
+  CreateReportInput,
+  ReportQueryInput,
+  UpdateReportInput,
+} from './reports.schemas.js';
+import { reports } from './reports.tables.js';
+import { reportView } from './report-view.js';
+
+export const REPORT_PUBLISHED = 'Report is published: move it back to draft to change it';
+
+/** Which values a report includes: chosen periods, or a date range. */
+type Selection = { periodIds: string[] } | { range: Range };
+
+/**
+ * Reads everything a report shows and assembles it (SPEC.md "Assembly rules"). Chosen periods must be
+ * of the project; a period deleted since a report was made is skipped on refresh (`lenient`).
+ */
+async function assembleFor(
+  db: Db,
+  orgId: string,
+  projectId: string,
+  selection: Selection,
+  lenient = false,
+): Promise<{ range: Range; content: ReportContent }> {
+  const found = await projectForReport(db, orgId, projectId);
+  if (!found) throw notFound('Project');
+  let range: Range;
+  let periods;
+  let values;
+  if ('periodIds' in selection) {
+    periods = await periodsById(db, orgId, selection.periodIds);
+    if (!lenient) {
+      const byId = new Map(periods.map((period) => [period.id, period]));
+      const missing = selection.periodIds.find((id) => !byId.has(id));
+      if (missing) throw notFound('Reporting period');
+      const foreign = selection.periodIds
+        .map((id, index) =>
+          byId.get(id)!.projectId === projectId
+            ? null
+            : `periodIds.${index} must be a reporting period of this project`,
+        )
+        .filter((problem): problem is string => problem !== null);
+      if (foreign.length > 0) throw badRequest(...foreign);
+    }
+    periods = periods.filter((period) => period.projectId === projectId);
+    range = periods.length
+      ? {
+          startDate: periods.reduce(
+            (min, p) => (p.startDate < min ? p.startDate : min),
+            periods[0]!.startDate,
+          ),
+          endDate: periods.reduce((max, p) => (p.endDate > max ? p.endDate : max), periods[0]!.endDate),
+        }
+      : { startDate: found.project.startDate, endDate: found.project.endDate };
+    values = await valuesInPeriods(
+      db,
+      orgId,
+      projectId,
+      periods.map((period) => period.id),
+    );
+  } else {
+    range = selection.range;
+    periods = await periodsOverlapping(db, orgId, projectId, range);
+    if (periods.length > 0) {
+      values = await valuesInPeriods(
+        db,
+        orgId,
+        projectId,
+        periods.map((period) => period.id),
+      );
+    } else {
+      ({ periods, values } = await valuesSubmittedIn(db, orgId, projectId, range));
+    }
+  }
+  const data = await projectData(db, orgId, found.project, range);
+  return {
+    range,
+    content: assemble({
+      ...data,
+      range,
+      project: found.project,
+      organization: found.organization,
+      periods,
+      values,
+    }),
+  };
+}
+
+function rangeOf(input: { startDate: string; endDate: string }): Range {
+  const problem = dateOrderProblem(input);
+  if (problem) throw badRequest(problem);
+  return { startDate: input.startDate, endDate: input.endDate };
+}
+
+export class ReportService {
+  constructor(
+    private readonly db: Db,
+    private readonly config: Config,
+  ) {}
+
+  private view(row: ReportRow) {
+    return reportView(row, this.config.appUrl, { orgId: row.orgId });
+  }
+
+  async list(member: Member, query: ReportQueryInput) {
+    const where: SQL | undefined = and(
+      eq(reports.orgId, member.orgId),
+      query.projectId ? eq(reports.projectId, query.projectId) : undefined,
+      query.status ? eq(reports.status, query.status as ReportRow['status']) : undefined,
+      projectScope(member, reports.projectId),
+    );
+    const shareUrl = (token: string | null) => (token ? `${this.config.appUrl}/r/${token}` : null);
+    return paginate(query, {
+      count: () => countReports(this.db, where),
+      list: async (window) =>
+        (await listReports(this.db, where, window)).map((row) => ({
+          ...row,
+          shareUrl: shareUrl(row.shareToken),
+        })),
+    });
+  }
+
+  /** `POST /orgs/:orgId/reports`: periodIds or startDate and endDate, never both. */
+  async create(member: Member, input: CreateReportInput) {
+    const hasRange = input.startDate !== undefined || input.endDate !== undefined;
+    if (input.periodIds && hasRange)
+      throw badRequest('Send either periodIds or startDate and endDate, not both');
+    if (!input.periodIds && !hasRange) throw badRequest('Send either periodIds or startDate and endDate');
+    if (hasRange) {
+      const missing = (['startDate', 'endDate'] as const).filter((key) => input[key] === undefined);
+      if (missing.length > 0)
+        throw badRequest(
+          ...missing.map((key) => `${key} is required with ${key === 'startDate' ? 'endDate' : 'startDate'}`),
+        );
+    }
+    const selection: Selection = input.periodIds
+      ? { periodIds: input.periodIds }
+      : { range: rangeOf({ startDate: input.startDate!, endDate: input.endDate! }) };
+    return this.insert(member, input.projectId, input.title, input.reportType, selection);
+  }
+
+  /** `POST /orgs/:orgId/projects/:projectId/reports`: a custom date range. */
+  createForProject(member: Member, projectId: string, input: CreateProjectReportInput) {
+    const range = rangeOf(input);
+    return this.insert(member, projectId, input.title, input.reportType ?? 'ad_hoc', { range });
+  }
+
+  private async insert(
+    member: Member,
+    projectId: string,
+    title: string,
+    reportType: string,
+    selection: Selection,
+  ) {
+    const { range, content } = await assembleFor(this.db, member.orgId, projectId, selection);
+    try {
+      const row = await insertReport(this.db, {
+        orgId: member.orgId,
+        projectId,
+        title: title.trim(),
+        reportType: reportType as ReportRow['reportType'],
+        ...range,
+        selectedPeriodIds: 'periodIds' in selection ? selection.periodIds : null,
+        narratives: EMPTY_NARRATIVES,
+        content,
+        createdBy: member.userId,
+      });
+      return this.view(row);
+    } catch (err) {
+      // The project went away while the report was assembled.
+      if (pgErrorCode(err).code === '23503') throw notFound('Project');
+      throw err;
+    }
+  }
+
+  /** A report the member may read: 404 outside the org, 403 for a reporter not on its project. */
+  private async readable(member: Member, id: string): Promise<ReportRow> {
+    const row = await findReport(this.db, member.orgId, id);
+    if (!row) throw notFound('Report');
+    await ensureProjectAccess(this.db, member, row.projectId);
+    return row;
+  }
+
+  async get(member: Member, id: string) {
+    return this.view(await this.readable(member, id));
+  }
+
+  /**
+   * Title and narratives of a draft; `status` publishes (publishedAt, feed `report.published`) or moves a
+   * published report back to draft. A published report takes nothing but `status: draft` (409).
+   */
+  async update(member: Member, id: string, input: UpdateReportInput) {
+    const row = await transaction(this.db, async (tx) => {
+      const report = await lockReport(tx, member.orgId, id);
+      if (!report) throw notFound('Report');
+      const edits = input.title !== undefined || input.sections !== undefined;
+      if (report.status === 'published' && (edits || input.status !== 'draft')) {
+        throw conflict(edits ? REPORT_PUBLISHED : 'Report is already published');
+      }
+      const changes: ReportChanges = {};
+      if (input.title !== undefined) changes.title = input.title.trim();
+      if (input.sections) changes.narratives = { ...report.narratives, ...input.sections };
+      const publishing = report.status === 'draft' && input.status === 'published';
+      if (publishing) Object.assign(changes, { status: 'published', publishedAt: new Date() });
+      if (report.status === 'published') Object.assign(changes, { status: 'draft', publishedAt: null });
+      if (Object.keys(changes).length === 0) return report;
+      const updated = await updateReport(tx, member.orgId, id, changes);
+      if (publishing) {
+        const actor = await actorName(tx, member.userId);
+        await recordFeedEvent(tx, {
+          orgId: member.orgId,
+          type: 'report.published',
+          actorId: member.userId,
+          projectId: updated.projectId,
+          subject: { type: 'report', id: updated.id, label: updated.title },
+          summary: `${actor} published the report ${updated.title} of ${updated.content.project.name}`,
+        });
+      }
+      return updated;
+    });
+    return this.view(row);
+  }
+
+  /** Re-assembles the data sections of a draft from today's data; narratives and title stay. */
+  async refresh(member: Member, id: string) {
+    const before = await findReport(this.db, member.orgId, id);
+    if (!before) throw notFound('Report');
+    if (before.status === 'published') throw conflict(REPORT_PUBLISHED);
+    const selection: Selection = before.selectedPeriodIds
+      ? { periodIds: before.selectedPeriodIds }
+      : { range: { startDate: before.startDate, endDate: before.endDate } };
+    const { range, content } = await assembleFor(this.db, member.orgId, before.projectId, selection, true);
+    const row = await transaction(this.db, async (tx) => {
+      const report = await lockReport(tx, member.orgId, id);
+      if (!report) throw notFound('Report');
+      if (report.status === 'published') throw conflict(REPORT_PUBLISHED);
+      return updateReport(tx, member.orgId, id, { ...range, content });
+    });
+    return this.view(row);
+  }
+
+  async remove(member: Member, id: string): Promise<void> {
+    if (!(await deleteReport(this.db, member.orgId, id))) throw notFound('Report');
+  }
+}

@@ -1,0 +1,58 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../context.js';
+import { errorResponse } from '../../http/errors.js';
+import { Uuid } from '../../http/schemas.js';
+import { contentDisposition } from '../files/storage.js';
+import { Report } from './reports.schemas.js';
+import { SharingService } from './sharing.service.js';
+
+const tags = ['Shared reports'];
+// Any text: a token that is not one of ours is an unknown report (404), whatever it looks like.
+const token = Type.String({ maxLength: 200, description: 'The share token of the report' });
+const gone = errorResponse('Unknown, revoked or expired link');
+
+/** The donors' side of share links: no session, the public rate-limit bucket (DECISIONS.md section 12). */
+export const sharedReportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
+  const sharing = new SharingService(ctx.db, ctx.config, ctx.storage);
+
+  app.get(
+    '/reports/share/:token',
+    {
+      config: { access: 'public', rateLimitBucket: 'public' },
+      schema: {
+        tags,
+        summary: 'A report shared by link',
+        description:
+          'The same full report its editors read, with attachment links that work through this share link. ' +
+          '404 `Report not found` when the token is unknown, revoked or past shareExpiresAt.',
+        params: Type.Object({ token }, { additionalProperties: false }),
+        response: { 200: Report, 404: gone },
+      },
+    },
+    (request) => sharing.publicReport(request.params.token),
+  );
+
+  app.get(
+    '/reports/share/:token/attachments/:attachmentId',
+    {
+      config: { access: 'public', rateLimitBucket: 'public' },
+      schema: {
+        tags,
+        summary: 'Download an attachment of a shared report',
+        description:
+          'While the link is valid, an attachment listed in the report that still exists; otherwise 404 ' +
+          '(`Report not found` for the link, `Attachment not found` for the file).',
+        params: Type.Object({ token, attachmentId: Uuid() }, { additionalProperties: false }),
+      },
+    },
+    async (request, reply) => {
+      const file = await sharing.publicAttachment(request.params.token, request.params.attachmentId);
+      return reply
+        .header('content-type', file.contentType)
+        .header('content-length', file.size)
+        .header('content-disposition', contentDisposition(file.fileName))
+        .send(file.stream);
+    },
+  );
+};

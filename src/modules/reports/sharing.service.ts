@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../../config.js';
+import { transaction, type Db } from '../../db/client.js';
+import type { Member } from '../../http/access.js';
+import { badRequest, conflict, notFound } from '../../http/errors.js';
+import { hashToken } from '../../lib/ids.js';
+import { findAttachment } from '../files/files.repo.js';
+import { StoredFileMissing, type FileStorage } from '../files/storage.js';
+import { findReportByShareHash, lockReport, updateReport, type ReportRow } from './reports.repo.js';
+import { reportView } from './report-view.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const isActive = (row: ReportRow, now: Date) =>
+  row.shareToken !== null && (row.shareExpiresAt === null || row.shareExpiresAt > now);
+
+/** A fresh link: a UUIDv4 (122 random bits), found again only by its SHA-256. */
+function newToken() {
+  const shareToken = randomUUID();
+  return { shareToken, shareTokenHash: hashToken(shareToken) };
+}
+
+/**
+ * Share links of reports (SPEC.md "Report share link"): the editors' side, and the donors' side that
+ * reads a report, and its attachments, by token while the link is valid.
+ */
+export class SharingService {
+  constructor(
+    private readonly db: Db,
+    private readonly config: Config,
+    private readonly storage: FileStorage,
+  ) {}
+
+  private link(row: ReportRow) {
+    return {
+      shareToken: row.shareToken!,
+      shareUrl: `${this.config.appUrl}/r/${row.shareToken}`,
+      shareExpiresAt: row.shareExpiresAt,
+    };
+  }
+
+  private async change(member: Member, id: string, work: (row: ReportRow, now: Date) => Partial<ReportRow>) {
+    return transaction(this.db, async (tx) => {
+      const row = await lockReport(tx, member.orgId, id);
+      if (!row) throw notFound('Report');
+      return updateReport(tx, member.orgId, id, work(row, new Date()));
+    });
+  }
+
+  /**
+   * Opens the link, or on an active one keeps the token and sets the expiry when `expiresAt` is sent. An
+   * expired link is replaced by a new token, so the old URL never comes back to life.
+   */
+  async share(member: Member, id: string, input: { expiresAt?: string | null } | null | undefined) {
+    const expiresAt = input?.expiresAt;
+    const expiry = expiresAt === undefined || expiresAt === null ? expiresAt : new Date(expiresAt);
+    if (expiry && expiry <= new Date()) throw badRequest('expiresAt must be in the future');
+    const row = await this.change(member, id, (report, now) => {
+      if (isActive(report, now)) return expiry === undefined ? {} : { shareExpiresAt: expiry };
+      return { ...newToken(), shareExpiresAt: expiry ?? null };
+    });
+    return this.link(row);
+  }
+
+  /** A new token for the same report: the old URL answers 404 at once. The expiry stays. */
+  async regenerate(member: Member, id: string) {
+    const row = await this.change(member, id, (report) => {
+      if (report.shareToken === null) throw conflict('Report is not shared');
+      return newToken();
+    });
+    return this.link(row);
+  }
+
+  async revoke(member: Member, id: string): Promise<void> {
+    await this.change(member, id, () => ({ shareToken: null, shareTokenHash: null, shareExpiresAt: null }));
+  }
+
+  /** The report behind a valid link; unknown, revoked or expired tokens all answer 404. */
+  private async shared(token: string): Promise<ReportRow> {
+    // Not a token we hand out: no need to ask the database.
+    if (!UUID.test(token)) throw notFound('Report');
+    const row = await findReportByShareHash(this.db, hashToken(token.toLowerCase()));
+    if (!row || !isActive(row, new Date())) throw notFound('Report');
+    return row;
+  }
+
+  async publicReport(token: string) {
+    const row = await this.shared(token);
+    return reportView(row, this.config.appUrl, { shareToken: row.shareToken! });
+  }
+
+  /** An attachment listed in the shared report that still exists. */
+  async publicAttachment(token: string, attachmentId: string) {
+    const row = await this.shared(token);
+    const listed = row.content.attachments.some((file) => file.id === attachmentId);
+    const attachment = listed ? await findAttachment(this.db, row.orgId, attachmentId) : undefined;
+    if (!attachment || attachment.projectId !== row.projectId) throw notFound('Attachment');
+    try {
+      return { ...attachment, stream: await this.storage.get(attachment.storageKey) };
+    } catch (err) {
+      if (err instanceof StoredFileMissing) throw notFound('Attachment');
+      throw err;
+    }
+  }
+}
