@@ -8,7 +8,7 @@ import { Collection, PageQuery } from '../../http/pagination.js';
 import { NoContent, Params } from '../../http/schemas.js';
 import { Attachment } from './files.schemas.js';
 import { AttachmentService, unsupportedBody } from './files.service.js';
-import { contentDisposition, MAX_FILE_SIZE } from './storage.js';
+import { downloadHeaders, MAX_FILE_SIZE } from './storage.js';
 
 const tags = ['Attachments'];
 
@@ -81,11 +81,7 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
     },
     async (request, reply) => {
       const file = await attachments.download(memberOf(request), request.params.id);
-      return reply
-        .header('content-type', file.contentType)
-        .header('content-length', file.size)
-        .header('content-disposition', contentDisposition(file.fileName))
-        .send(file.stream);
+      return reply.headers(downloadHeaders(file)).send(file.stream);
     },
   );
 

@@ -181,6 +181,15 @@ export function contentDisposition(fileName: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
+/** The headers of a stored file sent for download: its detected type, its size, its sanitized name. */
+export function downloadHeaders(file: { contentType: string; size: number; fileName: string }) {
+  return {
+    'content-type': file.contentType,
+    'content-length': file.size,
+    'content-disposition': contentDisposition(file.fileName),
+  };
+}
+
 /**
  * Removes the files of rows that a cascade deleted (a project or program with attachments). Runs after
  * the commit; a file that cannot be removed is only logged, since its row is gone either way.

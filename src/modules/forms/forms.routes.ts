@@ -5,7 +5,7 @@ import { ALL_ROLES, MANAGERS, memberOf } from '../../http/access.js';
 import { errorResponse } from '../../http/errors.js';
 import { Collection, PageQuery } from '../../http/pagination.js';
 import { NoContent, Params } from '../../http/schemas.js';
-import { contentDisposition } from '../files/storage.js';
+import { contentDisposition, downloadHeaders } from '../files/storage.js';
 import {
   CreateFormBody,
   FileParams,
@@ -218,11 +218,7 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
         submissionId: request.params.submissionId,
         key: request.params.key,
       });
-      return reply
-        .header('content-type', file.contentType)
-        .header('content-length', file.size)
-        .header('content-disposition', contentDisposition(file.fileName))
-        .send(file.stream);
+      return reply.headers(downloadHeaders(file)).send(file.stream);
     },
   );
 };

@@ -2,14 +2,14 @@ import { and, asc, count, eq, gte, inArray, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { activities, activityParticipants } from '../activities/activities.tables.js';
 import { budgetLines } from '../budget/budget.tables.js';
-import { donors } from '../donors/donors.tables.js';
 import { attachments } from '../files/files.tables.js';
 import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
 import { indicators, projectIndicators } from '../indicators/indicators.tables.js';
 import { formulaBasics } from '../indicators/progress.repo.js';
 import { organizations } from '../orgs/orgs.tables.js';
 import { reportingPeriods } from '../periods/periods.tables.js';
-import { programDonors, programs } from '../programs/programs.tables.js';
+import { listDonorsOfPrograms } from '../programs/programs.repo.js';
+import { programs } from '../programs/programs.tables.js';
 import { projects } from '../projects/projects.tables.js';
 import { resultNodes } from '../results/results.tables.js';
 import type { AssemblyInput, IncludedPeriod, IncludedValue } from './assembly.js';
@@ -207,15 +207,6 @@ export async function budgetOf(db: Db, orgId: string, projectId: string) {
   };
 }
 
-export function donorsOfProgram(db: Db, orgId: string, programId: string) {
-  return db
-    .select({ id: donors.id, name: donors.name, code: donors.code })
-    .from(programDonors)
-    .innerJoin(donors, and(eq(donors.orgId, programDonors.orgId), eq(donors.id, programDonors.donorId)))
-    .where(and(eq(programDonors.orgId, orgId), eq(programDonors.programId, programId)))
-    .orderBy(asc(donors.name), asc(donors.id));
-}
-
 export async function attachmentsOf(db: Db, orgId: string, projectId: string) {
   const rows = await db
     .select({
@@ -247,7 +238,7 @@ export async function projectData(
     activitiesIn(db, orgId, project.id, range),
     budgetOf(db, orgId, project.id),
     attachmentsOf(db, orgId, project.id),
-    donorsOfProgram(db, orgId, project.programId),
+    listDonorsOfPrograms(db, orgId, [project.programId]),
   ]);
   return {
     links: links.map((link) => ({
@@ -262,6 +253,6 @@ export async function projectData(
     activities: activityRows,
     budget,
     attachments: files,
-    donors: donorRows,
+    donors: donorRows.map(({ programId: _programId, ...donor }) => donor),
   };
 }

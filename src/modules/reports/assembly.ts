@@ -146,6 +146,11 @@ export interface AssemblyInput {
   attachments: AttachmentEntry[];
 }
 
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** Oldest first; periods of one project never overlap, so start dates differ. */
+const inStartOrder = (periods: IncludedPeriod[]) =>
+  [...periods].sort((a, b) => byText(a.startDate, b.startDate));
+
 const byCode = (a: LinkedIndicator, b: LinkedIndicator) => {
   const x = a.indicator.code.toLowerCase();
   const y = b.indicator.code.toLowerCase();
@@ -173,9 +178,7 @@ function disaggregationsOf(method: AggregationMethod, values: (IncludedValue & {
 export function assembleIndicators(
   input: Pick<AssemblyInput, 'periods' | 'links' | 'values' | 'formulaBasics' | 'project'>,
 ) {
-  const periods = [...input.periods].sort((a, b) =>
-    a.startDate < b.startDate ? -1 : a.startDate > b.startDate ? 1 : 0,
-  );
+  const periods = inStartOrder(input.periods);
   const startOf = new Map(periods.map((p) => [p.id, p.startDate]));
   const values = input.values
     .filter((v) => startOf.has(v.periodId))
@@ -194,7 +197,7 @@ export function assembleIndicators(
     const { indicator } = link;
     const own = values
       .filter((v) => v.indicatorId === indicator.id)
-      .sort((a, b) => (a.periodStart < b.periodStart ? -1 : a.periodStart > b.periodStart ? 1 : 0));
+      .sort((a, b) => byText(a.periodStart, b.periodStart));
     const progress = overall.progress(input.project.id, indicator.id, link.target);
     return {
       indicatorId: indicator.id,
@@ -227,9 +230,7 @@ export function assembleIndicators(
 }
 
 export function assemble(input: AssemblyInput): ReportContent {
-  const periods = [...input.periods].sort((a, b) =>
-    a.startDate < b.startDate ? -1 : a.startDate > b.startDate ? 1 : 0,
-  );
+  const periods = inStartOrder(input.periods);
   return {
     periodIds: periods.map((p) => p.id),
     project: input.project,

@@ -7,7 +7,13 @@ import { paginate } from '../../http/pagination.js';
 import { dateOrderProblem } from '../../lib/dates.js';
 import { actorName, recordFeedEvent } from '../feed/feed.service.js';
 import { ensureProjectAccess, projectScope } from '../projects/project-scope.js';
-import { assemble, EMPTY_NARRATIVES, type ReportContent } from './assembly.js';
+import {
+  assemble,
+  EMPTY_NARRATIVES,
+  type IncludedPeriod,
+  type IncludedValue,
+  type ReportContent,
+} from './assembly.js';
 import {
   periodsById,
   periodsOverlapping,
@@ -42,10 +48,65 @@ export const REPORT_PUBLISHED = 'Report is published: move it back to draft to c
 /** Which values a report includes: chosen periods, or a date range. */
 type Selection = { periodIds: string[] } | { range: Range };
 
+interface Included {
+  range: Range;
+  periods: IncludedPeriod[];
+  values: IncludedValue[];
+}
+
 /**
- * Reads everything a report shows and assembles it (SPEC.md "Assembly rules"). Chosen periods must be
- * of the project; a period deleted since a report was made is skipped on refresh (`lenient`).
+ * Chosen periods must be of the project: unknown 404, another project's 400. A period deleted since a
+ * report was made is skipped on refresh (`lenient`). The range spans the periods.
  */
+async function chosenPeriods(
+  db: Db,
+  orgId: string,
+  project: { id: string; startDate: string; endDate: string },
+  periodIds: string[],
+  lenient: boolean,
+): Promise<Included> {
+  const found = await periodsById(db, orgId, periodIds);
+  if (!lenient) {
+    const byId = new Map(found.map((period) => [period.id, period]));
+    if (periodIds.some((id) => !byId.has(id))) throw notFound('Reporting period');
+    const foreign = periodIds.flatMap((id, index) =>
+      byId.get(id)!.projectId === project.id
+        ? []
+        : [`periodIds.${index} must be a reporting period of this project`],
+    );
+    if (foreign.length > 0) throw badRequest(...foreign);
+  }
+  const periods = found.filter((period) => period.projectId === project.id);
+  const range =
+    periods.length > 0
+      ? {
+          startDate: periods.map((p) => p.startDate).reduce((a, b) => (b < a ? b : a)),
+          endDate: periods.map((p) => p.endDate).reduce((a, b) => (b > a ? b : a)),
+        }
+      : { startDate: project.startDate, endDate: project.endDate };
+  const values = await valuesInPeriods(
+    db,
+    orgId,
+    project.id,
+    periods.map((period) => period.id),
+  );
+  return { range, periods, values };
+}
+
+/** The project's periods overlapping the range; without any, the values submitted within it (rule 4). */
+async function periodsInRange(db: Db, orgId: string, projectId: string, range: Range): Promise<Included> {
+  const periods = await periodsOverlapping(db, orgId, projectId, range);
+  if (periods.length === 0) return { range, ...(await valuesSubmittedIn(db, orgId, projectId, range)) };
+  const values = await valuesInPeriods(
+    db,
+    orgId,
+    projectId,
+    periods.map((period) => period.id),
+  );
+  return { range, periods, values };
+}
+
+/** Reads everything a report shows and assembles it (SPEC.md "Assembly rules"). */
 async function assembleFor(
   db: Db,
   orgId: string,
@@ -55,66 +116,20 @@ async function assembleFor(
 ): Promise<{ range: Range; content: ReportContent }> {
   const found = await projectForReport(db, orgId, projectId);
   if (!found) throw notFound('Project');
-  let range: Range;
-  let periods;
-  let values;
-  if ('periodIds' in selection) {
-    periods = await periodsById(db, orgId, selection.periodIds);
-    if (!lenient) {
-      const byId = new Map(periods.map((period) => [period.id, period]));
-      const missing = selection.periodIds.find((id) => !byId.has(id));
-      if (missing) throw notFound('Reporting period');
-      const foreign = selection.periodIds
-        .map((id, index) =>
-          byId.get(id)!.projectId === projectId
-            ? null
-            : `periodIds.${index} must be a reporting period of this project`,
-        )
-        .filter((problem): problem is string => problem !== null);
-      if (foreign.length > 0) throw badRequest(...foreign);
-    }
-    periods = periods.filter((period) => period.projectId === projectId);
-    range = periods.length
-      ? {
-          startDate: periods.reduce(
-            (min, p) => (p.startDate < min ? p.startDate : min),
-            periods[0]!.startDate,
-          ),
-          endDate: periods.reduce((max, p) => (p.endDate > max ? p.endDate : max), periods[0]!.endDate),
-        }
-      : { startDate: found.project.startDate, endDate: found.project.endDate };
-    values = await valuesInPeriods(
-      db,
-      orgId,
-      projectId,
-      periods.map((period) => period.id),
-    );
-  } else {
-    range = selection.range;
-    periods = await periodsOverlapping(db, orgId, projectId, range);
-    if (periods.length > 0) {
-      values = await valuesInPeriods(
-        db,
-        orgId,
-        projectId,
-        periods.map((period) => period.id),
-      );
-    } else {
-      ({ periods, values } = await valuesSubmittedIn(db, orgId, projectId, range));
-    }
-  }
+  const { range, periods, values } =
+    'periodIds' in selection
+      ? await chosenPeriods(db, orgId, found.project, selection.periodIds, lenient)
+      : await periodsInRange(db, orgId, projectId, selection.range);
   const data = await projectData(db, orgId, found.project, range);
-  return {
+  const content = assemble({
+    ...data,
     range,
-    content: assemble({
-      ...data,
-      range,
-      project: found.project,
-      organization: found.organization,
-      periods,
-      values,
-    }),
-  };
+    project: found.project,
+    organization: found.organization,
+    periods,
+    values,
+  });
+  return { range, content };
 }
 
 function rangeOf(input: { startDate: string; endDate: string }): Range {

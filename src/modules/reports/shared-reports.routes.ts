@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { errorResponse } from '../../http/errors.js';
 import { Uuid } from '../../http/schemas.js';
-import { contentDisposition } from '../files/storage.js';
+import { downloadHeaders } from '../files/storage.js';
 import { Report } from './reports.schemas.js';
 import { SharingService } from './sharing.service.js';
 
@@ -48,11 +48,7 @@ export const sharedReportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
     },
     async (request, reply) => {
       const file = await sharing.publicAttachment(request.params.token, request.params.attachmentId);
-      return reply
-        .header('content-type', file.contentType)
-        .header('content-length', file.size)
-        .header('content-disposition', contentDisposition(file.fileName))
-        .send(file.stream);
+      return reply.headers(downloadHeaders(file)).send(file.stream);
     },
   );
 };
