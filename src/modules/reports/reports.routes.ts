@@ -41,7 +41,9 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
       schema: {
         tags,
         summary: 'Reports of the organization',
-        description: `Newest first, ties by id; list items carry projectName and no sections. ${READ}`,
+        description:
+          'Newest first, ties by id; list items carry projectName and no sections. `projectId` of a project ' +
+          `not in the organization: 404. ${READ}`,
         params: Params('orgId'),
         querystring: ReportQuery,
         response: { 200: Collection(ReportListItem) },

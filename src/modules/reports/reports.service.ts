@@ -6,7 +6,7 @@ import { badRequest, conflict, notFound, pgErrorCode } from '../../http/errors.j
 import { paginate } from '../../http/pagination.js';
 import { dateOrderProblem } from '../../lib/dates.js';
 import { actorName, recordFeedEvent } from '../feed/feed.service.js';
-import { ensureProjectAccess, projectScope } from '../projects/project-scope.js';
+import { ensureProjectAccess, projectScope, requireProject } from '../projects/project-scope.js';
 import {
   assemble,
   EMPTY_NARRATIVES,
@@ -149,6 +149,7 @@ export class ReportService {
   }
 
   async list(member: Member, query: ReportQueryInput) {
+    if (query.projectId) await requireProject(this.db, member, query.projectId);
     const where: SQL | undefined = and(
       eq(reports.orgId, member.orgId),
       query.projectId ? eq(reports.projectId, query.projectId) : undefined,
