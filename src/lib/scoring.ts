@@ -65,6 +65,9 @@ function denoise(x: number, scale: number): number {
   return roundDecimals(x, Math.max(0, SIGNIFICANT_DIGITS - 1 - Math.floor(Math.log10(Math.abs(scale)))));
 }
 
+/** A computed number (a formula's result) rid of binary noise at its own magnitude: 7.000000000000001 is 7. */
+export const withoutNoise = (x: number): number => denoise(x, x);
+
 const absoluteSum = (numbers: number[]): number => numbers.reduce((total, n) => total + Math.abs(n), 0);
 
 function sumOf(numbers: number[]): number {

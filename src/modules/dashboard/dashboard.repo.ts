@@ -19,19 +19,20 @@ export interface BudgetRow {
  * amounts. `scope` limits the projects (a reporter's assignments).
  */
 export async function projectTotals(db: Db, orgId: string, scope: SQL | undefined): Promise<BudgetRow[]> {
+  // Unaliased: `scope` names the projects table itself.
   const result = await db.execute(sql`
-    SELECT p.program_id AS "programId", p.currency,
+    SELECT projects.program_id AS "programId", projects.currency,
       count(*)::int AS "projectCount",
-      (count(*) FILTER (WHERE p.status = 'active'))::int AS "activeCount",
-      sum(p.budget)::text AS budget,
-      coalesce(sum(b.spent), 0)::text AS spent
-    FROM projects p
+      (count(*) FILTER (WHERE projects.status = 'active'))::int AS "activeCount",
+      sum(projects.budget)::text AS budget,
+      coalesce(sum(spending.spent), 0)::text AS spent
+    FROM projects
     LEFT JOIN (
       SELECT project_id, sum(actual_amount) AS spent FROM budget_lines WHERE org_id = ${orgId} GROUP BY project_id
-    ) b ON b.project_id = p.id
-    WHERE p.org_id = ${orgId} ${scope ? sql`AND ${scope}` : sql``}
-    GROUP BY GROUPING SETS ((), (p.currency), (p.program_id), (p.program_id, p.currency))
-    ORDER BY p.currency`);
+    ) spending ON spending.project_id = projects.id
+    WHERE projects.org_id = ${orgId} ${scope ? sql`AND ${scope}` : sql``}
+    GROUP BY GROUPING SETS ((), (projects.currency), (projects.program_id), (projects.program_id, projects.currency))
+    ORDER BY projects.currency`);
   return rowsOf<BudgetRow>(result);
 }
 

@@ -6,6 +6,7 @@ import {
   type AggregationMethod,
   type PeriodValue,
   type Progress,
+  withoutNoise,
 } from '../../lib/scoring.js';
 
 export interface ScoredIndicator {
@@ -68,7 +69,7 @@ export class ProgressCalculator {
       return input ? this.value(projectId, input, visiting) : null;
     });
     visiting.delete(indicator.id);
-    return result;
+    return result === null ? null : withoutNoise(result);
   }
 
   private ast(indicator: ScoredIndicator): FormulaNode | null {

@@ -60,8 +60,16 @@ describe('report assembly: aggregation by method against the cumulative target',
     const [q1, q2, q3] = await quarters(project, 3);
     const partSum = await linked(project, { code: `A_${tag}`, aggregationMethod: 'sum' }, { target: 999 });
     const noneSum = await linked(project, { code: `B_${tag}`, aggregationMethod: 'sum' }, { target: 40 });
-    const noneLatest = await linked(project, { code: `C_${tag}`, aggregationMethod: 'latest' }, { target: 40 });
-    const earlierAvg = await linked(project, { code: `D_${tag}`, aggregationMethod: 'average' }, { target: 1 });
+    const noneLatest = await linked(
+      project,
+      { code: `C_${tag}`, aggregationMethod: 'latest' },
+      { target: 40 },
+    );
+    const earlierAvg = await linked(
+      project,
+      { code: `D_${tag}`, aggregationMethod: 'average' },
+      { target: 1 },
+    );
     const untargeted = await linked(project, { code: `E_${tag}`, aggregationMethod: 'max' });
     const zero = await linked(project, { code: `F_${tag}`, aggregationMethod: 'sum' }, { target: 0 });
     for (const [period, target] of [
@@ -174,6 +182,29 @@ describe('report assembly: which values count', () => {
         },
       ),
     ]);
+  });
+
+  it('includes every period overlapping the range, whole, boundary days included', async () => {
+    const project = await newProject();
+    const [q1, q2, q3] = await quarters(project, 3);
+    const indicator = await linked(project, { aggregationMethod: 'sum' }, { target: 1000 });
+    await value(project, indicator, q1!, { value: 1 });
+    await value(project, indicator, q2!, { value: 10 });
+    await value(project, indicator, q3!, { value: 100 });
+    const cases = [
+      // [range, periods included, sum]
+      [['2026-03-31', '2026-04-01'], [q1!, q2!], 11], // Q1 ends on the first day, Q2 starts on the last
+      [['2026-04-01', '2026-06-30'], [q2!], 10], // exactly Q2
+      [['2026-05-15', '2026-05-15'], [q2!], 10], // one day inside Q2 takes all of Q2
+      [['2026-06-30', '2026-12-31'], [q2!, q3!], 110],
+    ] as const;
+    for (const [[startDate, endDate], included, sum] of cases) {
+      const report = await assembleRange(project.id, startDate, endDate);
+      expect([report.periodIds, report.sections.indicators[0].value]).toEqual([
+        included.map((p) => p.id),
+        sum,
+      ]);
+    }
   });
 
   it('shows every linked indicator: one without counted values is no_data', async () => {

@@ -234,14 +234,14 @@ export class ReportService {
 
   /**
    * Title and narratives of a draft; `status` publishes (publishedAt, feed `report.published`) or moves a
-   * published report back to draft. A published report takes nothing but `status: draft` (409).
+   * published report back to draft. A published report takes only `status: draft` or an empty body; anything else is 409.
    */
   async update(member: Member, id: string, input: UpdateReportInput) {
     const row = await transaction(this.db, async (tx) => {
       const report = await lockReport(tx, member.orgId, id);
       if (!report) throw notFound('Report');
       const edits = input.title !== undefined || input.sections !== undefined;
-      if (report.status === 'published' && (edits || input.status !== 'draft')) {
+      if (report.status === 'published' && (edits || input.status === 'published')) {
         throw conflict(edits ? REPORT_PUBLISHED : 'Report is already published');
       }
       const changes: ReportChanges = {};
@@ -249,7 +249,9 @@ export class ReportService {
       if (input.sections) changes.narratives = { ...report.narratives, ...input.sections };
       const publishing = report.status === 'draft' && input.status === 'published';
       if (publishing) Object.assign(changes, { status: 'published', publishedAt: new Date() });
-      if (report.status === 'published') Object.assign(changes, { status: 'draft', publishedAt: null });
+      if (report.status === 'published' && input.status === 'draft') {
+        Object.assign(changes, { status: 'draft', publishedAt: null });
+      }
       if (Object.keys(changes).length === 0) return report;
       const updated = await updateReport(tx, member.orgId, id, changes);
       if (publishing) {
