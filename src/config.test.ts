@@ -134,7 +134,7 @@ describe('defaults', () => {
       OIDC_REDIRECT_URI: 'https://api.example.org/auth/oidc/callback',
     });
     expect(config.oidc).toEqual({
-      issuer: 'https://id.example.org',
+      issuer: 'https://id.example.org/',
       clientId: 'mel',
       clientSecret: 'shh',
       redirectUri: 'https://api.example.org/auth/oidc/callback',
@@ -146,6 +146,23 @@ describe('defaults', () => {
     });
     expect(error.message).toContain('OIDC_CLIENT_SECRET');
     expect(error.message).toContain('OIDC_REDIRECT_URI');
+  });
+
+  it('requires an https issuer, except on localhost', () => {
+    const oidc = (issuer: string) => ({
+      JWT_SECRET: SECRET,
+      OIDC_ISSUER: issuer,
+      OIDC_CLIENT_ID: 'mel',
+      OIDC_CLIENT_SECRET: 'shh',
+      OIDC_REDIRECT_URI: 'https://api.example.org/auth/idp/callback',
+    });
+    expect(errorOf(oidc('http://id.example.org')).message).toContain(
+      'OIDC_ISSUER must be an https URL; http only on localhost (got "http://id.example.org")',
+    );
+    expect(errorOf(oidc('not a url')).message).toContain('OIDC_ISSUER must be an http(s) URL');
+    for (const local of ['http://127.0.0.1:8080', 'http://localhost:8080/realms/mel', 'http://[::1]:9000']) {
+      expect(load(oidc(local)).oidc?.issuer).toBe(local);
+    }
   });
 });
 

@@ -38,6 +38,9 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+const secureOrLoopback = (url: URL) => url.protocol === 'https:' || LOOPBACK.has(url.hostname);
+
 type Env = Record<string, string | undefined>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -123,7 +126,11 @@ export function loadConfig(env: Env = process.env): Config {
       `${oidcNames.filter((n) => !oidcSet.includes(n)).join(', ')} must be set with ${oidcSet.join(', ')}`,
     );
   }
-  const oidcIssuer = url('OIDC_ISSUER', undefined);
+  // The issuer is kept exactly as given: discovery compares it with the provider's own, trailing slash included.
+  const oidcIssuer = url('OIDC_ISSUER', undefined) && text('OIDC_ISSUER');
+  if (oidcIssuer && !secureOrLoopback(new URL(oidcIssuer))) {
+    problems.push(`OIDC_ISSUER must be an https URL; http only on localhost (got "${oidcIssuer}")`);
+  }
   const oidcRedirect = url('OIDC_REDIRECT_URI', undefined);
 
   const config: Config = {

@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { organizations, orgMembers } from '../orgs/orgs.tables.js';
-import { passwordResets, revokedTokens, users } from './auth.tables.js';
+import { externalIdentities, passwordResets, revokedTokens, users } from './auth.tables.js';
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -26,7 +26,7 @@ export async function findUserById(db: Db, id: string): Promise<UserRow | undefi
 /** Returns the new user, or undefined when the email is taken (also under a concurrent insert). */
 export async function insertUser(
   db: Db,
-  user: { email: string; passwordHash: string; firstName: string; lastName: string },
+  user: { email: string; passwordHash: string | null; firstName: string; lastName: string },
 ): Promise<UserRow | undefined> {
   const [row] = await db.insert(users).values(user).onConflictDoNothing({ target: users.email }).returning();
   return row;
@@ -134,4 +134,26 @@ export async function findSessionState(db: Db, userId: string, jti: string, orgI
     .where(eq(users.id, userId))
     .limit(1);
   return row;
+}
+
+/** The user an external identity belongs to. */
+export async function findUserByIdentity(
+  db: Db,
+  issuer: string,
+  subject: string,
+): Promise<UserRow | undefined> {
+  const [row] = await db
+    .select({ user: users })
+    .from(externalIdentities)
+    .innerJoin(users, eq(users.id, externalIdentities.userId))
+    .where(and(eq(externalIdentities.issuer, issuer), eq(externalIdentities.subject, subject)));
+  return row?.user;
+}
+
+/** Links an identity to a user; a concurrent link of the same identity is left as it is. */
+export async function linkIdentity(
+  db: Db,
+  identity: { issuer: string; subject: string; userId: string; email: string },
+): Promise<void> {
+  await db.insert(externalIdentities).values(identity).onConflictDoNothing();
 }

@@ -140,15 +140,20 @@ export class AuthService {
   }
 
   /** The session lands in the user's first organization (by join date), or none before they have one. */
-  private async tokenFor(user: UserRow): Promise<IssuedToken> {
-    const [first] = await listMemberships(this.db, user.id).limit(1);
-    return this.sessions.issue({
-      userId: user.id,
-      email: user.email,
-      organizationId: first?.organization.id ?? null,
-      role: first?.role ?? null,
-    });
+  private tokenFor(user: UserRow): Promise<IssuedToken> {
+    return sessionFor(this.db, this.sessions, user);
   }
+}
+
+/** A session for the user, in their first organization by join date (DECISIONS.md section 3). */
+export async function sessionFor(db: Db, sessions: Sessions, user: UserRow): Promise<IssuedToken> {
+  const [first] = await listMemberships(db, user.id).limit(1);
+  return sessions.issue({
+    userId: user.id,
+    email: user.email,
+    organizationId: first?.organization.id ?? null,
+    role: first?.role ?? null,
+  });
 }
 
 function checkPassword(password: string, email: string): void {

@@ -1,43 +1,98 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../http/errors.js';
+import { ExternalSignIn, FLOW_TTL_SECONDS, SignInFailure } from './idp.service.js';
 
 const NOT_CONFIGURED = 'External sign-in is not configured';
+const FLOW_COOKIE = 'idp_flow';
+const FLOW_PATH = '/auth/idp';
 
 /**
- * Sign-in through an external OpenID Connect provider. Without OIDC_* configuration both routes answer
- * 404 (DECISIONS.md section 3); the provider flow itself is built by its own issue, and until then
- * buildApp refuses to start with OIDC_* set rather than pretend to support it.
+ * Sign-in through an external OpenID Connect provider (DECISIONS.md section 3). Without OIDC_* both
+ * routes answer 404. Both legs end in a redirect: to the provider, then to the front end's
+ * `/auth/callback` with the user or an error code.
  */
-export const idpRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, { config }) => {
-  if (config.oidc)
-    throw new Error('OIDC_* are set, but external sign-in is not available in this version yet');
-  const notConfigured = () => {
-    throw new AppError(404, NOT_CONFIGURED);
+export const idpRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, { config, db, sessions }) => {
+  const signIn = config.oidc
+    ? new ExternalSignIn(db, sessions, config.oidc, config.jwtSecret, app.log)
+    : null;
+  const secure = config.baseUrl.startsWith('https:');
+  const callbackUrl = (params: Record<string, string>) =>
+    `${config.frontendUrl}/auth/callback?${new URLSearchParams(params).toString()}`;
+  const failed = (reply: FastifyReply, err: unknown) => {
+    if (!(err instanceof SignInFailure)) throw err;
+    app.log.warn({ err: err.cause ?? err, code: err.code }, 'external sign-in failed');
+    return reply.redirect(callbackUrl({ error: err.code }), 302);
   };
-  const schema = { tags: ['Authentication'] };
+  const configured = () => {
+    if (!signIn) throw new AppError(404, NOT_CONFIGURED);
+    return signIn;
+  };
+  const tags = ['Authentication'];
+
   app.get(
     '/auth/idp',
     {
       config: { access: 'public' },
       schema: {
-        ...schema,
+        tags,
         summary: 'Start sign-in with the external identity provider',
-        description: `404 \`${NOT_CONFIGURED}\` while OIDC_* are unset.`,
+        description:
+          'Redirects (302) to the provider: authorization code flow with PKCE (S256), `state` and `nonce`, kept ' +
+          `for ${FLOW_TTL_SECONDS / 60} minutes in a signed HttpOnly cookie \`${FLOW_COOKIE}\`. A provider that ` +
+          'cannot be reached: redirect to `{FRONTEND_URL}/auth/callback?error=provider_unavailable`. ' +
+          `404 \`${NOT_CONFIGURED}\` while OIDC_* are unset.`,
       },
     },
-    notConfigured,
+    async (_request, reply) => {
+      const service = configured();
+      try {
+        const { url, flow } = await service.start();
+        void reply.setCookie(FLOW_COOKIE, flow, {
+          httpOnly: true,
+          path: FLOW_PATH,
+          sameSite: 'lax',
+          secure,
+          maxAge: FLOW_TTL_SECONDS,
+        });
+        return await reply.redirect(url, 302);
+      } catch (err) {
+        return failed(reply, err);
+      }
+    },
   );
+
   app.get(
     '/auth/idp/callback',
     {
       config: { access: 'public' },
       schema: {
-        ...schema,
+        tags,
         summary: "The identity provider's redirect back",
-        description: `404 \`${NOT_CONFIGURED}\` while OIDC_* are unset.`,
+        description:
+          'Checks `state` against the flow cookie, exchanges the code (PKCE), validates the ID token (issuer, ' +
+          'audience, nonce, expiry) and requires `email_verified`. The user is found by provider and subject, ' +
+          'else the user with that email is linked, else a user without a password is created (names from ' +
+          'given_name/family_name or name). Success: the `jwt` cookie is set and the browser is sent to ' +
+          '`{FRONTEND_URL}/auth/callback?user=<URL-encoded JSON user>`. Any failure creates no session and ' +
+          'redirects to `{FRONTEND_URL}/auth/callback?error=<code>`: the provider’s own code (e.g. ' +
+          '`access_denied`, `invalid_grant` for a used code), `invalid_state` (missing, expired or mismatched ' +
+          'flow), `invalid_token`, `email_not_verified`, `provider_unavailable`. The flow cookie is cleared ' +
+          `either way. 404 \`${NOT_CONFIGURED}\` while OIDC_* are unset.`,
       },
     },
-    notConfigured,
+    async (request, reply) => {
+      const service = configured();
+      void reply.clearCookie(FLOW_COOKIE, { httpOnly: true, path: FLOW_PATH, sameSite: 'lax', secure });
+      const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
+      try {
+        const { user, token } = await service.finish(query, request.cookies[FLOW_COOKIE]);
+        sessions.setCookie(reply, token);
+        return await reply.redirect(callbackUrl({ user: JSON.stringify(user) }), 302);
+      } catch (err) {
+        return failed(reply, err);
+      }
+    },
   );
 };
