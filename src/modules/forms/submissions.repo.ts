@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, inArray, or, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { projects } from '../projects/projects.tables.js';
@@ -56,11 +56,10 @@ export function submissionsAfter(
     .where(
       and(
         eq(formSubmissions.formId, formId),
+        // A row comparison, which PostgreSQL reads as one range of the (form_id, submitted_at, id) index;
+        // the equivalent OR of two conditions made it scan every earlier row again for each slice.
         after
-          ? or(
-              gt(formSubmissions.submittedAt, after.submittedAt),
-              and(eq(formSubmissions.submittedAt, after.submittedAt), gt(formSubmissions.id, after.id)),
-            )
+          ? sql`(${formSubmissions.submittedAt}, ${formSubmissions.id}) > (${after.submittedAt.toISOString()}::timestamptz, ${after.id}::uuid)`
           : undefined,
       ),
     )

@@ -1,0 +1,60 @@
+import { buildApp } from '../src/app.js';
+import type { Config } from '../src/config.js';
+import { openDatabase } from '../src/db/client.js';
+
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+export interface CapturedRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/**
+ * Records the SQL the service sends for one request: the app is built in this process on the same
+ * database with a logger that sees every statement, and the request goes over real HTTP (a CSV export
+ * is streamed, not buffered). Every statement is kept, the session check of an authenticated request
+ * included: the floor runs the same SQL and skips only the work around it.
+ */
+export async function captureStatements(
+  config: Config,
+  requests: Record<string, CapturedRequest>,
+): Promise<Record<string, { statements: Statement[]; status: number; body: string }>> {
+  let recording: Statement[] | null = null;
+  const database = openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: 2,
+    logger: { logQuery: (sql, params) => recording?.push({ sql, params }) },
+  });
+  const app = await buildApp(config, { database, worker: false, logger: false });
+  const captured: Record<string, { statements: Statement[]; status: number; body: string }> = {};
+  try {
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as { port: number };
+    for (const [name, request] of Object.entries(requests)) {
+      recording = [];
+      const res = await fetch(`http://127.0.0.1:${port}${request.path}`, {
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+      });
+      // Read to the end, a slice at a time: a large export is never held whole.
+      let body = '';
+      for await (const chunk of res.body ?? []) {
+        if (body.length < 4096) body += Buffer.from(chunk as Uint8Array).toString('utf8');
+      }
+      const statements = recording;
+      recording = null;
+      captured[name] = { statements, status: res.status, body };
+    }
+  } finally {
+    await app.close();
+    await database.close();
+  }
+  return captured;
+}

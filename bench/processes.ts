@@ -1,0 +1,77 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+/** A server of ours running as a child process, answering on `url`. */
+export interface Server {
+  name: string;
+  url: string;
+  pid: number;
+  /** The resident memory of the process now, in bytes (Linux). */
+  rss(): number;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+function residentBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = /^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1];
+  return kib ? Number(kib) * 1024 : 0;
+}
+
+/**
+ * Starts a TypeScript entry point as one Node process (`node --import tsx`, not the `tsx` wrapper, so
+ * the pid is the server's own) and waits until `readyPath` answers 200.
+ */
+export async function startServer(
+  name: string,
+  entry: string,
+  env: Record<string, string>,
+  readyPath = '/health/ready',
+): Promise<Server> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`${name} exited with code ${code} before it was ready`))),
+  );
+  exited.catch(() => undefined);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const ok = await Promise.race([
+      fetch(`${url}${readyPath}`).then(
+        (res) => res.ok,
+        () => false,
+      ),
+      exited,
+    ]);
+    if (ok) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${name} was not ready within 60 s`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return {
+    name,
+    url,
+    pid: child.pid!,
+    rss: () => residentBytes(child.pid!),
+    async stop() {
+      if (child.exitCode !== null) return;
+      const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      await gone;
+    },
+  };
+}
