@@ -1,4 +1,3 @@
-import bcrypt from 'bcrypt';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Session } from '../../http/access.js';
@@ -21,6 +20,7 @@ import {
   setPassword,
   type UserRow,
 } from './auth.repo.js';
+import { hashPassword, passwordMatches } from './passwords.js';
 
 const INVALID_LOGIN = 'Invalid email or password';
 const INVALID_RESET = 'Invalid or expired reset token';
@@ -34,13 +34,13 @@ export class AuthService {
     private readonly config: Config,
     private readonly sessions: Sessions,
   ) {
-    this.decoyHash = bcrypt.hash('decoy-password-for-timing', config.bcryptCost);
+    this.decoyHash = hashPassword('decoy-password-for-timing', config.bcryptCost);
   }
 
   async register(input: { email: string; password: string; firstName: string; lastName: string }) {
     const email = normalizeEmail(input.email);
     checkPassword(input.password, email);
-    const passwordHash = await bcrypt.hash(input.password, this.config.bcryptCost);
+    const passwordHash = await hashPassword(input.password, this.config.bcryptCost);
     const user = await insertUser(this.db, {
       email,
       passwordHash,
@@ -54,7 +54,7 @@ export class AuthService {
   async login(input: { email: string; password: string }) {
     const user = await findUserByEmail(this.db, normalizeEmail(input.email));
     const hash = user?.passwordHash ?? (await this.decoyHash);
-    const matches = await bcrypt.compare(input.password, hash);
+    const matches = await passwordMatches(input.password, hash);
     if (!user?.passwordHash || !matches) throw new AppError(401, INVALID_LOGIN);
     return { user: publicUser(user), token: await this.tokenFor(user) };
   }
@@ -130,7 +130,7 @@ export class AuthService {
     const user = userId ? await findUserById(this.db, userId) : undefined;
     if (!user) throw badRequest(INVALID_RESET);
     checkPassword(input.password, user.email);
-    const passwordHash = await bcrypt.hash(input.password, this.config.bcryptCost);
+    const passwordHash = await hashPassword(input.password, this.config.bcryptCost);
     // Taken after hashing, so a session minted while the hash was computed is cut off too.
     const now = new Date();
     await transaction(this.db, async (tx) => {

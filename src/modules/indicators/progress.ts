@@ -40,7 +40,9 @@ export class ProgressCalculator {
     }
     for (const report of reports) {
       const key = `${report.projectId}:${report.indicatorId}`;
-      this.periods.set(key, [...(this.periods.get(key) ?? []), report]);
+      const periods = this.periods.get(key);
+      if (periods) periods.push(report);
+      else this.periods.set(key, [report]);
     }
   }
 
