@@ -16,13 +16,13 @@ export interface Row {
 }
 
 export async function machine(sql: pg.Pool) {
-  const { rows } = await sql.query<{ version: string }>('SHOW server_version');
+  const { rows } = await sql.query<{ server_version: string }>('SHOW server_version');
   return {
     cores: os.cpus().length,
     cpu: os.cpus()[0]?.model ?? 'unknown',
     memoryGiB: Math.round(os.totalmem() / 2 ** 30),
     node: process.version,
-    postgres: rows[0]?.version ?? 'unknown',
+    postgres: rows[0]?.server_version ?? 'unknown',
   };
 }
 

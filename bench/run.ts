@@ -23,14 +23,16 @@ const { values: args } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '50' },
-    few: { type: 'string', default: '4' },
+    few: { type: 'string', default: '1' },
     only: { type: 'string' },
     smoke: { type: 'boolean', default: false },
   },
 });
 const duration = args.smoke ? 1 : Number(args.duration);
 const many = args.smoke ? 4 : Number(args.connections);
-const few = args.smoke ? 2 : Number(args.few);
+const few = args.smoke ? 1 : Number(args.few);
+/** The login storm: readers, and clients signing in over and over. */
+const stormSize = args.smoke ? { readers: 2, logins: 2 } : { readers: 4, logins: 8 };
 
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl || !/^postgres(ql)?:/.test(databaseUrl)) {
@@ -233,7 +235,7 @@ async function loginStorm(manifest: Manifest, service: Server, auth: Record<stri
   const reads = {
     url: `${service.url}/orgs/${manifest.orgId}/projects/${manifest.bigProject.id}`,
     headers: auth,
-    connections: few,
+    connections: stormSize.readers,
     duration,
   };
   const alone = await load(reads);
@@ -242,7 +244,7 @@ async function loginStorm(manifest: Manifest, service: Server, auth: Record<stri
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(manifest.admin),
-    connections: few * 2,
+    connections: stormSize.logins,
     duration,
   });
   const during = await load(reads);
@@ -250,7 +252,7 @@ async function loginStorm(manifest: Manifest, service: Server, auth: Record<stri
   console.log('done');
   return {
     scenario: 'reads during a login storm',
-    connections: few,
+    connections: stormSize.readers,
     rps: during.rps,
     p50: during.p50,
     p99: during.p99,

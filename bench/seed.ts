@@ -5,15 +5,14 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { openDatabase } from '../src/db/client.js';
+import { MANIFEST_PATH as MANIFEST } from './manifest.js';
 import { seed, SIZES, type Query, type Size } from './seed/index.js';
 import { progressBar } from './seed/progress.js';
 import { foreignData, truncateAll } from './seed/reset.js';
 
-const MANIFEST = path.join(path.dirname(fileURLToPath(import.meta.url)), '.seed.json');
 const USAGE =
   'Usage: npm run seed:bench -- --size small|medium|large [--seed N] [--scale X] [--force]\n' +
   '  --seed N   random seed (default 1): the same seed gives the same rows, ids included\n' +
