@@ -11,7 +11,10 @@ import Fastify from 'fastify';
 import pg from 'pg';
 import type { FloorScenario } from './scenarios.js';
 
-const scenarios = JSON.parse(readFileSync(process.env.FLOOR_SCENARIOS!, 'utf8')) as Record<string, FloorScenario>;
+const scenarios = JSON.parse(readFileSync(process.env.FLOOR_SCENARIOS!, 'utf8')) as Record<
+  string,
+  FloorScenario
+>;
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 const app = Fastify({ logger: false });
 
@@ -42,7 +45,11 @@ for (const [name, scenario] of Object.entries(scenarios)) {
           reply.raw.writeHead(200, { 'content-type': 'text/csv' });
           for (const statement of statementsOf(scenario)) {
             const { rows } = await client.query<Record<string, unknown>>(statement);
-            const lines = rows.map((row) => Object.values(row).map((v) => JSON.stringify(v)).join(','));
+            const lines = rows.map((row) =>
+              Object.values(row)
+                .map((v) => JSON.stringify(v))
+                .join(','),
+            );
             if (lines.length > 0 && !reply.raw.write(`${lines.join('\n')}\n`)) {
               await new Promise((resolve) => reply.raw.once('drain', resolve));
             }
@@ -66,5 +73,12 @@ for (const [name, scenario] of Object.entries(scenarios)) {
 
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.once(signal, () => void app.close().then(() => pool.end()).then(() => process.exit(0)));
+  process.once(
+    signal,
+    () =>
+      void app
+        .close()
+        .then(() => pool.end())
+        .then(() => process.exit(0)),
+  );
 }

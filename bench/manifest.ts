@@ -1,32 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { SeedManifest } from './seed/manifest.js';
 
 export const MANIFEST_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), '.seed.json');
 
 /** What `npm run seed:bench` wrote about the data it made: the bench finds its ids here. */
-export interface Manifest {
-  size: string;
-  seed: number;
-  seededAt: string;
-  seconds: number;
-  counts: Record<string, number>;
-  orgId: string;
-  admin: { email: string; password: string };
-  users: { email: string; password: string; role: string }[];
-  bigProject: { id: string; periodIds: string[]; indicatorCount: number; activityCount: number };
-  typicalProjectId: string;
-  intake: {
-    formId: string;
-    publicToken: string;
-    projectId: string;
-    indicatorId: string;
-    periodId: string;
-    fieldName: string;
-    answers: Record<string, unknown>;
-  };
-  csvForm: { id: string; submissions: number };
-}
+export type Manifest = SeedManifest;
 
 export function readManifest(): Manifest {
   if (!existsSync(MANIFEST_PATH)) {

@@ -21,7 +21,12 @@ export async function freePort(): Promise<number> {
 }
 
 function residentBytes(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return 0; // gone
+  }
   const kib = /^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1];
   return kib ? Number(kib) * 1024 : 0;
 }
@@ -41,6 +46,8 @@ export async function startServer(
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
+  // However the bench ends, its servers end with it.
+  process.once('exit', () => child.kill('SIGKILL'));
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<never>((_, reject) =>
     child.once('exit', (code) => reject(new Error(`${name} exited with code ${code} before it was ready`))),
@@ -49,7 +56,7 @@ export async function startServer(
   const deadline = Date.now() + 60_000;
   for (;;) {
     const ok = await Promise.race([
-      fetch(`${url}${readyPath}`).then(
+      fetch(`${url}${readyPath}`, { signal: AbortSignal.timeout(2000) }).then(
         (res) => res.ok,
         () => false,
       ),
@@ -68,10 +75,12 @@ export async function startServer(
     pid: child.pid!,
     rss: () => residentBytes(child.pid!),
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await gone;
+      clearTimeout(killer);
     },
   };
 }

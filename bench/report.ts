@@ -27,7 +27,9 @@ export async function machine(sql: pg.Pool) {
 }
 
 const number = (value: number | null, digits = 0) =>
-  value === null ? '' : value.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+  value === null
+    ? ''
+    : value.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 /** The results as a Markdown table (the README shows the same). */
 export function table(rows: Row[]): string {

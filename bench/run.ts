@@ -4,7 +4,7 @@
  * bench/results/latest.json. `--smoke` runs every scenario for a second (CI checks that it all works).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,7 +83,7 @@ async function exportOnce(server: Server, path_: string, headers: Record<string,
   const sampler = setInterval(() => (peak = Math.max(peak, server.rss())), 20);
   const started = performance.now();
   try {
-    const res = await fetch(`${server.url}${path_}`, { headers });
+    const res = await fetch(`${server.url}${path_}`, { headers, signal: AbortSignal.timeout(600_000) });
     if (!res.ok) throw new Error(`${server.name} export: ${res.status}`);
     let lines = 0;
     for await (const chunk of res.body ?? []) {
@@ -105,7 +105,10 @@ function loadRow(scenario: Scenario, service: LoadResult, floor: LoadResult | nu
     p99: service.p99,
     floorRps: floor?.rps ?? null,
     ratio: floor ? service.rps / floor.rps : null,
-    note: [service.failures || floor?.failures ? `failures ${service.failures}/${floor?.failures ?? 0}` : '', note]
+    note: [
+      service.failures || floor?.failures ? `failures ${service.failures}/${floor?.failures ?? 0}` : '',
+      note,
+    ]
       .filter(Boolean)
       .join('; '),
   };
@@ -124,6 +127,8 @@ async function main() {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(manifest.admin),
     });
+    if (!login.ok)
+      throw new Error(`sign-in as ${manifest.admin.email}: ${login.status} ${await login.text()}`);
     const { accessToken } = (await login.json()) as { accessToken: string };
     const auth = { authorization: `Bearer ${accessToken}` };
     const { id: reportId } = await post(
@@ -188,11 +193,26 @@ async function main() {
       const target = { method: s.request.method, body: s.request.body, connections };
       // Warm both (JIT, prepared statements, caches) before measuring.
       const warm = Math.min(2, duration);
-      await load({ ...target, url: `${service.url}${s.request.path}`, headers: s.request.headers, duration: warm });
-      await load({ ...target, url: `${floor.url}/${s.name}`, headers: { 'content-type': 'application/json' }, duration: warm });
+      await load({
+        ...target,
+        url: `${service.url}${s.request.path}`,
+        headers: s.request.headers,
+        duration: warm,
+      });
+      await load({
+        ...target,
+        url: `${floor.url}/${s.name}`,
+        headers: { 'content-type': 'application/json' },
+        duration: warm,
+      });
 
       const before = s.name === 'submission' ? await intakeState(manifest) : null;
-      const ours = await load({ ...target, url: `${service.url}${s.request.path}`, headers: s.request.headers, duration });
+      const ours = await load({
+        ...target,
+        url: `${service.url}${s.request.path}`,
+        headers: s.request.headers,
+        duration,
+      });
       let note = `${statements} SQL statements`;
       if (before) {
         await new Promise((resolve) => setTimeout(resolve, 500));
@@ -200,7 +220,8 @@ async function main() {
         const increment = Number(manifest.intake.answers[manifest.intake.fieldName] ?? 1);
         const exact = after.value - before.value === (after.counted - before.counted) * increment;
         const acknowledged = after.counted - before.counted >= ours.requests;
-        note += exact && acknowledged ? '; count exact' : `; COUNT WRONG (${JSON.stringify({ before, after })})`;
+        note +=
+          exact && acknowledged ? '; count exact' : `; COUNT WRONG (${JSON.stringify({ before, after })})`;
         if (!exact || !acknowledged) process.exitCode = 1;
       }
       const bare = await load({
@@ -213,10 +234,17 @@ async function main() {
       console.log('done');
     }
 
-    if (!args.only || args.only.split(',').includes('storm')) rows.push(await loginStorm(manifest, service, auth));
+    if (!args.only || args.only.split(',').includes('storm'))
+      rows.push(await loginStorm(manifest, service, auth));
 
     printTable(rows);
-    const results = { at: new Date().toISOString(), machine: await machine(sql), manifest: summary(manifest), duration, rows };
+    const results = {
+      at: new Date().toISOString(),
+      machine: await machine(sql),
+      manifest: summary(manifest),
+      duration,
+      rows,
+    };
     mkdirSync(path.join(root, 'bench/results'), { recursive: true });
     const file = path.join(root, 'bench/results', args.smoke ? 'smoke.json' : 'latest.json');
     writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
@@ -226,6 +254,7 @@ async function main() {
     await floor?.stop();
     await service.stop();
     await sql.end();
+    rmSync(env.DATA_DIR!, { recursive: true, force: true });
   }
 }
 
@@ -268,4 +297,5 @@ function summary(manifest: Manifest) {
   return { size: manifest.size, seed: manifest.seed, seededAt: manifest.seededAt, counts: manifest.counts };
 }
 
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 await main();

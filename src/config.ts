@@ -131,7 +131,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (oidcIssuer && !secureOrLoopback(new URL(oidcIssuer))) {
     problems.push(`OIDC_ISSUER must be an https URL; http only on localhost (got "${oidcIssuer}")`);
   }
-  const oidcRedirect = url('OIDC_REDIRECT_URI', undefined);
+  // Providers compare redirect URIs exactly: kept as written too.
+  const oidcRedirect = url('OIDC_REDIRECT_URI', undefined) && text('OIDC_REDIRECT_URI');
 
   const config: Config = {
     env: env_,

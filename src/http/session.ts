@@ -25,7 +25,8 @@ export const COOKIE_NAME = 'jwt';
 /** Signs, reads and sets session tokens: HS256 only, the algorithm pinned on both sides. */
 export class Sessions {
   private readonly key: Uint8Array;
-  private readonly secureCookie: boolean;
+  /** Cookies carry Secure when the service is served over https. */
+  readonly secureCookie: boolean;
 
   constructor(private readonly config: Config) {
     this.key = new TextEncoder().encode(config.jwtSecret);

@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
+import { prepared } from '../../db/prepared.js';
 import { organizations, orgMembers } from '../orgs/orgs.tables.js';
 import { externalIdentities, passwordResets, revokedTokens, users } from './auth.tables.js';
 
@@ -32,7 +33,13 @@ export async function insertUser(
   return row;
 }
 
-export async function setPassword(db: Db, userId: string, passwordHash: string, now: Date): Promise<void> {
+/** A null hash removes the password; either way every session issued before `now` stops working. */
+export async function setPassword(
+  db: Db,
+  userId: string,
+  passwordHash: string | null,
+  now: Date,
+): Promise<void> {
   await db.update(users).set({ passwordHash, sessionsValidAfter: now }).where(eq(users.id, userId));
 }
 
@@ -126,13 +133,9 @@ export async function findSessionState(db: Db, userId: string, jti: string, orgI
   return row;
 }
 
-/**
- * Every authenticated request runs this one, so it is a prepared statement (planned once per connection):
- * measured by the bench, it is most of the database's work on a simple read. Without an organization
- * (`orgId` null) the join finds nothing and the role is null.
- */
-function prepareSessionState(db: Db) {
-  return db
+/** Every authenticated request runs this one. Without an organization (`orgId` null) the role is null. */
+const sessionStateQuery = prepared((db) =>
+  db
     .select({
       email: users.email,
       sessionsValidAfter: users.sessionsValidAfter,
@@ -146,18 +149,8 @@ function prepareSessionState(db: Db) {
     )
     .where(eq(users.id, sql.placeholder('userId')))
     .limit(1)
-    .prepare('session_state');
-}
-
-const sessionStateQueries = new WeakMap<Db, ReturnType<typeof prepareSessionState>>();
-function sessionStateQuery(db: Db) {
-  let query = sessionStateQueries.get(db);
-  if (!query) {
-    query = prepareSessionState(db);
-    sessionStateQueries.set(db, query);
-  }
-  return query;
-}
+    .prepare('session_state'),
+);
 
 /** The user an external identity belongs to. */
 export async function findUserByIdentity(

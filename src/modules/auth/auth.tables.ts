@@ -49,7 +49,7 @@ export const externalIdentities = pgTable(
     userId: uuid('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    /** The email the provider vouched for at the last sign-in. */
+    /** The email the provider vouched for when the identity was linked. */
     email: text('email').notNull(),
     createdAt: createdAt(),
   },

@@ -6,7 +6,6 @@ import { ExternalSignIn, FLOW_TTL_SECONDS, SignInFailure } from './idp.service.j
 
 const NOT_CONFIGURED = 'External sign-in is not configured';
 const FLOW_COOKIE = 'idp_flow';
-const FLOW_PATH = '/auth/idp';
 
 /**
  * Sign-in through an external OpenID Connect provider (DECISIONS.md section 3). Without OIDC_* both
@@ -17,7 +16,9 @@ export const idpRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, { co
   const signIn = config.oidc
     ? new ExternalSignIn(db, sessions, config.oidc, config.jwtSecret, app.log)
     : null;
-  const secure = config.baseUrl.startsWith('https:');
+  const secure = sessions.secureCookie;
+  // Sent back only to the callback, wherever the service is mounted (BASE_URL may have a path prefix).
+  const flowPath = config.oidc ? new URL(config.oidc.redirectUri).pathname : '/';
   const callbackUrl = (params: Record<string, string>) =>
     `${config.frontendUrl}/auth/callback?${new URLSearchParams(params).toString()}`;
   const failed = (reply: FastifyReply, err: unknown) => {
@@ -51,7 +52,7 @@ export const idpRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, { co
         const { url, flow } = await service.start();
         void reply.setCookie(FLOW_COOKIE, flow, {
           httpOnly: true,
-          path: FLOW_PATH,
+          path: flowPath,
           sameSite: 'lax',
           secure,
           maxAge: FLOW_TTL_SECONDS,
@@ -73,7 +74,9 @@ export const idpRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, { co
         description:
           'Checks `state` against the flow cookie, exchanges the code (PKCE), validates the ID token (issuer, ' +
           'audience, nonce, expiry) and requires `email_verified`. The user is found by provider and subject, ' +
-          'else the user with that email is linked, else a user without a password is created (names from ' +
+          'else the user with that email is linked (a password that user had is removed and their sessions end: ' +
+          'registration never proved the email; forgot-password sets a new one), else a user without a password ' +
+          'is created (names from ' +
           'given_name/family_name or name). Success: the `jwt` cookie is set and the browser is sent to ' +
           '`{FRONTEND_URL}/auth/callback?user=<URL-encoded JSON user>`. Any failure creates no session and ' +
           'redirects to `{FRONTEND_URL}/auth/callback?error=<code>`: the provider’s own code (e.g. ' +
@@ -84,7 +87,7 @@ export const idpRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, { co
     },
     async (request, reply) => {
       const service = configured();
-      void reply.clearCookie(FLOW_COOKIE, { httpOnly: true, path: FLOW_PATH, sameSite: 'lax', secure });
+      void reply.clearCookie(FLOW_COOKIE, { httpOnly: true, path: flowPath, sameSite: 'lax', secure });
       const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
       try {
         const { user, token } = await service.finish(query, request.cookies[FLOW_COOKIE]);

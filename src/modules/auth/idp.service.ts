@@ -12,6 +12,7 @@ import {
   insertUser,
   linkIdentity,
   publicUser,
+  setPassword,
   type UserRow,
 } from './auth.repo.js';
 import { sessionFor } from './auth.service.js';
@@ -142,9 +143,10 @@ export class ExternalSignIn {
   async finish(query: string, flowCookie: string | undefined) {
     const flow = await this.readFlow(flowCookie);
     const params = new URLSearchParams(query);
+    // State first: a forged callback must not choose the error the user is shown.
+    if (params.get('state') !== flow.state) throw new SignInFailure('invalid_state');
     const providerError = params.get('error');
     if (providerError) throw new SignInFailure(codeOf({ error: providerError }, 'login_failed'));
-    if (params.get('state') !== flow.state) throw new SignInFailure('invalid_state');
     const configuration = await this.configuration();
     const current = new URL(this.settings.redirectUri);
     current.search = params.toString();
@@ -191,6 +193,13 @@ export class ExternalSignIn {
         (await findUserByEmail(tx, email));
       if (!user) throw new SignInFailure('login_failed');
       await linkIdentity(tx, { issuer, subject, userId: user.id, email });
+      // Registration never proves the email, so a password set before the provider vouched for it may be
+      // someone else's (registered in advance to take the account over): it is removed, with every
+      // session it opened. The owner can set a new one through forgot-password, which proves the email.
+      if (user.passwordHash !== null) {
+        await setPassword(tx, user.id, null, new Date());
+        return { ...user, passwordHash: null };
+      }
       return user;
     });
   }

@@ -121,7 +121,7 @@ describe('GET /auth/idp', () => {
       .slice(1)
       .map((a) => a.trim())
       .sort();
-    expect(attributes).toEqual(['HttpOnly', 'Max-Age=600', 'Path=/auth/idp', 'SameSite=Lax']);
+    expect(attributes).toEqual(['HttpOnly', 'Max-Age=600', 'Path=/auth/idp/callback', 'SameSite=Lax']);
     // The flow is signed, and neither the verifier nor anything else is readable as a session.
     expect(flow.split('.')).toHaveLength(3);
     expect(JSON.stringify(claimsOf(flow))).not.toContain(params.get('code_challenge')!);
@@ -210,9 +210,13 @@ describe('GET /auth/idp/callback', () => {
     expect(await identitiesOf(first.user!.id as string)).toHaveLength(1);
   });
 
-  it('links an existing password user by email; their password keeps working and the session lands in their org', async () => {
+  it('links an existing user by email; a password set before is removed with its sessions; the session lands in their org', async () => {
     const member = await registerUser(t.app, { firstName: 'Ada', lastName: 'Lovelace' });
     const org = await createOrg(t.app, member);
+    const before = await call(t.app, 'POST', '/auth/token', {
+      body: { email: member.email, password: member.password },
+    });
+    expect(before.status).toBe(200);
     const { res, user } = await signIn(account({ email: member.email.toUpperCase(), given_name: 'Other' }));
     expect(user).toMatchObject({
       id: member.id,
@@ -220,19 +224,40 @@ describe('GET /auth/idp/callback', () => {
       firstName: 'Ada',
       lastName: 'Lovelace',
     });
-    expect(claimsOf(jwtCookie(res).value)).toMatchObject({
-      sub: member.id,
-      organizationId: org.id,
-      role: 'org_admin',
-    });
+    const session = jwtCookie(res).value;
+    expect(claimsOf(session)).toMatchObject({ sub: member.id, organizationId: org.id, role: 'org_admin' });
     expect(await identitiesOf(member.id)).toHaveLength(1);
     expect(await usersWithEmail(member.email)).toHaveLength(1);
 
+    // Registration never proved the email: whoever chose that password loses it and its sessions.
+    const [row] = await usersWithEmail(member.email);
+    expect(row!.passwordHash).toBeNull();
     const login = await call(t.app, 'POST', '/auth/login', {
       body: { email: member.email, password: member.password },
     });
+    expect(login.status).toBe(401);
+    expect(login.body).toEqual(INVALID_LOGIN);
+    const old = await call(t.app, 'GET', '/auth/me', { as: { token: before.body.accessToken } });
+    expect(old.status).toBe(401);
+    const mine = await call(t.app, 'GET', '/auth/me', withCookie(session));
+    expect(mine.status).toBe(200);
+    expect(mine.body.memberships).toHaveLength(1);
+
+    // A later sign-in finds them by subject and changes nothing more.
+    const again = await signIn(
+      account({ sub: (await identitiesOf(member.id))[0]!.subject, email: member.email }),
+    );
+    expect(again.user).toMatchObject({ id: member.id });
+  });
+
+  it('leaves other password users alone', async () => {
+    const bystander = await registerUser(t.app);
+    await signIn(account());
+    const login = await call(t.app, 'POST', '/auth/login', {
+      body: { email: bystander.email, password: bystander.password },
+    });
     expect(login.status).toBe(200);
-    expect(login.body.id).toBe(member.id);
+    expect((await call(t.app, 'GET', '/auth/me', { as: bystander })).status).toBe(200);
   });
 
   it('takes the names from `name` when given and family names are missing', async () => {

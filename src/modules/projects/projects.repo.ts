@@ -1,5 +1,6 @@
-import { and, asc, count, eq, ne, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, ne, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
+import { prepared } from '../../db/prepared.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { programs } from '../programs/programs.tables.js';
 import { projects } from './projects.tables.js';
@@ -72,9 +73,19 @@ export async function projectExists(db: Db, orgId: string, projectId: string): P
 }
 
 export async function findProject(db: Db, orgId: string, id: string): Promise<ProjectRow | undefined> {
-  const [row] = await db.select().from(projects).where(inOrg(orgId, id)).limit(1);
+  const [row] = await projectQuery(db).execute({ orgId, id });
   return row;
 }
+
+/** Most project routes read the project first. */
+const projectQuery = prepared((db) =>
+  db
+    .select()
+    .from(projects)
+    .where(and(eq(projects.orgId, sql.placeholder('orgId')), eq(projects.id, sql.placeholder('id'))))
+    .limit(1)
+    .prepare('project_by_id'),
+);
 
 /** Locks every project of a program until the transaction ends (a program delete holds back uploads). */
 export async function lockProjectsOfProgram(db: Db, orgId: string, programId: string): Promise<void> {
