@@ -268,6 +268,10 @@ describe('hardening', () => {
     expect(redactedUrl({ url: '/reset-password?token=s3cret&x=1', params: {} })).toBe(
       '/reset-password?token=[redacted]&x=1',
     );
+    expect(redactedUrl({ url: '/auth/idp/callback?code=abc&state=xyz', params: {} })).toBe(
+      '/auth/idp/callback?code=[redacted]&state=xyz',
+    );
+    expect(redactedUrl({ url: '/x?postcode=123&zipcode=9', params: {} })).toBe('/x?postcode=123&zipcode=9');
     expect(redactedUrl({ url: `/orgs/${team.org.id}`, params: { orgId: team.org.id } })).toBe(
       `/orgs/${team.org.id}`,
     );

@@ -2,8 +2,9 @@ import type { FastifyRequest, FastifyServerOptions } from 'fastify';
 import type { Config } from '../config.js';
 
 /**
- * pino options: link tokens (invitation, reset, form, share) never reach the logs, and neither do the
- * parameters of a failed query, which may hold emails and hashes.
+ * pino options: link tokens (invitation, reset, form, share) and the identity provider's authorization
+ * code never reach the logs, and neither do the parameters of a failed query, which may hold emails and
+ * hashes.
  */
 export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
   return {
@@ -27,5 +28,6 @@ export function redactedUrl(request: Pick<FastifyRequest, 'url' | 'params'>): st
       url = url.replace(encodeURIComponent(value), '[redacted]').replace(value, '[redacted]');
     }
   }
-  return url.replace(/([?&][^=&]*token[^=&]*=)[^&]*/gi, '$1[redacted]');
+  // Also the identity provider's one-time authorization `code` on the sign-in callback.
+  return url.replace(/([?&](?:[^=&]*token[^=&]*|code)=)[^&]*/gi, '$1[redacted]');
 }
