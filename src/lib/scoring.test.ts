@@ -8,6 +8,8 @@ import {
   progressOf,
   PROGRESS_STATUSES,
   type Progress,
+  roundDecimals,
+  roundDecimalsByDigits,
   scoreIndicator,
 } from './scoring.js';
 
@@ -315,5 +317,51 @@ describe('scoreIndicator', () => {
     for (const order of permutations(quarters)) {
       expect(scoreIndicator(method, order, 999)).toEqual(expected);
     }
+  });
+});
+
+describe('roundDecimals', () => {
+  it('rounds decimal ties half away from zero on the shortest decimal form', () => {
+    expect(roundDecimals(1.005, 2)).toBe(1.01);
+    expect(roundDecimals(-1.005, 2)).toBe(-1.01);
+    expect(roundDecimals(2.675, 2)).toBe(2.68);
+    expect(roundDecimals(89.95, 1)).toBe(90);
+    expect(roundDecimals(0.5, 0)).toBe(1);
+    expect(roundDecimals(-0.5, 0)).toBe(-1);
+    expect(roundDecimals(0.30000000000000004, 11)).toBe(0.3);
+    expect(Object.is(roundDecimals(-0.004, 2), 0)).toBe(true);
+  });
+
+  it('answers exactly as the digit-by-digit reference, ties and near-ties included', () => {
+    // A fixed-seed generator (mulberry32): the same cases on every run.
+    let state = 0x9e3779b9;
+    const random = () => {
+      state = (state + 0x6d2b79f5) | 0;
+      let t = Math.imul(state ^ (state >>> 15), 1 | state);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const mismatches: string[] = [];
+    for (let i = 0; i < 200_000; i++) {
+      const decimals = Math.floor(random() * 16);
+      const places = Math.floor(random() * 18);
+      const magnitude = 10 ** (Math.floor(random() * 24) - 12);
+      const kind = i % 4;
+      // Short decimals (ties at `decimals` included), arbitrary doubles, sums with binary noise, near-ties.
+      const x =
+        kind === 0
+          ? Number(
+              (Math.floor(random() * 1e6) / 10 ** Math.min(places, 8) + 5 / 10 ** (decimals + 1)).toFixed(12),
+            )
+          : kind === 1
+            ? (random() - 0.5) * magnitude
+            : kind === 2
+              ? Math.floor(random() * 1e4) / 10 + Math.floor(random() * 1e4) / 100
+              : (Math.floor(random() * 1e7) + 0.5 + (random() - 0.5) * 1e-9) / 10 ** decimals;
+      const expected = roundDecimalsByDigits(x, decimals);
+      const actual = roundDecimals(x, decimals);
+      if (!Object.is(actual, expected)) mismatches.push(`${x} at ${decimals}: ${actual} vs ${expected}`);
+    }
+    expect(mismatches.slice(0, 5)).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import type { Member } from '../../http/access.js';
 import { addDays } from '../../lib/dates.js';
 import { todayUtc } from '../../lib/demographics.js';
 import { percentOf, type ProgressStatus } from '../../lib/scoring.js';
-import { byLargestGap, scoreLinks } from '../indicators/progress.service.js';
+import { byLargestGap, entryOf, scoreLinks } from '../indicators/progress.service.js';
 import { reportingPeriods } from '../periods/periods.tables.js';
 import { projects } from '../projects/projects.tables.js';
 import { projectScope } from '../projects/project-scope.js';
@@ -54,11 +54,11 @@ export async function dashboardSummary(db: Db, member: Member, today = todayUtc(
 
   const indicatorScores = { onTrack: 0, atRisk: 0, offTrack: 0, noTarget: 0, noData: 0 };
   const pairs = new Map<string, { total: number; onTrack: number }>();
-  for (const { programId, entry } of scored) {
-    indicatorScores[SCORE_KEYS[entry.progress.status]] += 1;
+  for (const { programId, progress } of scored) {
+    indicatorScores[SCORE_KEYS[progress.status]] += 1;
     const program = pairs.get(programId) ?? { total: 0, onTrack: 0 };
     program.total += 1;
-    if (entry.progress.status === 'on_track') program.onTrack += 1;
+    if (progress.status === 'on_track') program.onTrack += 1;
     pairs.set(programId, program);
   }
 
@@ -80,8 +80,8 @@ export async function dashboardSummary(db: Db, member: Member, today = todayUtc(
       };
     }),
     offTrackIndicators: scored
-      .map((link) => link.entry)
-      .filter((entry) => entry.progress.status === 'off_track')
+      .filter((pair) => pair.progress.status === 'off_track')
+      .map(entryOf)
       .sort(byLargestGap)
       .slice(0, OFF_TRACK_LIMIT),
   };

@@ -1,53 +1,105 @@
-import { and, eq, inArray, type SQL } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
-import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
-import { reportingPeriods } from '../periods/periods.tables.js';
-import { projects } from '../projects/projects.tables.js';
+import { eq, sql, type SQL } from 'drizzle-orm';
+import { rowsOf, type Db } from '../../db/client.js';
+import { pgErrorCode } from '../../http/errors.js';
 import type { IndicatorFilter } from './indicators.repo.js';
-import { indicators, projectIndicators } from './indicators.tables.js';
+import { indicators } from './indicators.tables.js';
+import type { CountedSummary } from './progress.js';
 
-/** Project-indicator links with their indicator and project name; `scope` limits the projects. */
-export function linksToScore(db: Db, orgId: string, filter: IndicatorFilter, scope: SQL | undefined) {
-  return db
-    .select({
-      target: projectIndicators.target,
-      programId: projects.programId,
-      project: { id: projects.id, name: projects.name },
-      indicator: indicators,
-    })
-    .from(projectIndicators)
-    .innerJoin(indicators, eq(indicators.id, projectIndicators.indicatorId))
-    .innerJoin(projects, eq(projects.id, projectIndicators.projectId))
-    .where(
-      and(
-        eq(projectIndicators.orgId, orgId),
-        filter.projectId ? eq(projectIndicators.projectId, filter.projectId) : undefined,
-        filter.resultNodeId ? eq(indicators.resultNodeId, filter.resultNodeId) : undefined,
-        scope,
-      ),
-    );
+export interface LinkToScore {
+  target: number | null;
+  indicatorId: string;
+  programId: string;
+  projectId: string;
+  projectName: string;
 }
 
-/** Submitted and approved values of the organization's projects (one, those of `scope`, or all). */
-export function countedReports(db: Db, orgId: string, projectId: string | undefined, scope: SQL | undefined) {
-  return db
-    .select({
-      projectId: indicatorReports.projectId,
-      indicatorId: indicatorReports.indicatorId,
-      value: indicatorReports.value,
-      target: indicatorReports.target,
-      periodStart: reportingPeriods.startDate,
-    })
-    .from(indicatorReports)
-    .innerJoin(reportingPeriods, eq(reportingPeriods.id, indicatorReports.reportingPeriodId))
-    .where(
-      and(
-        eq(indicatorReports.orgId, orgId),
-        inArray(indicatorReports.status, ['submitted', 'approved']),
-        projectId ? eq(indicatorReports.projectId, projectId) : undefined,
-        scope,
-      ),
-    );
+/**
+ * Project-indicator links with their project's name and program; `scope` limits the projects. The
+ * indicators themselves are read once (orgIndicators), not once per link. Plain SQL, as countedSummaries.
+ */
+export async function linksToScore(
+  db: Db,
+  orgId: string,
+  filter: IndicatorFilter,
+  scope: SQL | undefined,
+): Promise<LinkToScore[]> {
+  // Unaliased: `scope` names the project_indicators table itself.
+  const result = await db.execute(sql`
+    SELECT project_indicators.target, project_indicators.indicator_id AS "indicatorId",
+      projects.program_id AS "programId", projects.id AS "projectId", projects.name AS "projectName"
+    FROM project_indicators
+    JOIN projects ON projects.id = project_indicators.project_id
+    WHERE project_indicators.org_id = ${orgId}
+      ${filter.projectId ? sql`AND project_indicators.project_id = ${filter.projectId}` : sql``}
+      ${
+        filter.resultNodeId
+          ? sql`AND project_indicators.indicator_id IN (
+              SELECT id FROM indicators WHERE org_id = ${orgId} AND result_node_id = ${filter.resultNodeId})`
+          : sql``
+      }
+      ${scope ? sql`AND ${scope}` : sql``}`);
+  return rowsOf<LinkToScore>(result);
+}
+
+/** Every indicator of the organization, whole (the scored entries show them; formulas use them by code). */
+export function orgIndicators(db: Db, orgId: string) {
+  return db.select().from(indicators).where(eq(indicators.orgId, orgId));
+}
+
+/** Sums in double precision, as JavaScript would. PostgreSQL raises an error (22003) on overflow. */
+const floatSum = (column: SQL) => sql`coalesce(sum(${column}), 0)`;
+/** Sums each double's shortest exact decimal in numeric, as text: slower, never overflows. */
+const exactSum = (column: SQL) => sql`coalesce(sum((${column})::text::numeric), 0)::text`;
+/** The value of the latest period (by start date) where `column` is set, when `needed` holds. */
+const latestOf = (column: SQL, needed: SQL) =>
+  sql`(max(ARRAY[reporting_periods.start_date - DATE '2000-01-01', ${column}]) FILTER (WHERE ${column} IS NOT NULL AND ${needed}))[2]`;
+
+/**
+ * The submitted and approved values of the organization's projects (one, those of `scope`, or all),
+ * summarized per project and indicator by the database (scoring.ts PeriodSummary): the org view reads one
+ * row per pair instead of one per period (GET dashboard-summary on 100,000 reports: 440 -> 190 ms).
+ * `latest` is read only for indicators aggregated by it and `latestTarget` only for those not summed (the
+ * only ones that use them); elsewhere they are null. Sums are doubles added in the database's order, so
+ * they may differ from a report's in the last bits, which scoring's noise removal drops. A sum that
+ * overflows a double makes PostgreSQL raise an error: then the sums are taken again exactly in numeric.
+ * Plain SQL, not the query builder: mapping thousands of rows through it cost more than the query.
+ */
+export async function countedSummaries(
+  db: Db,
+  orgId: string,
+  projectId: string | undefined,
+  scope: SQL | undefined,
+): Promise<CountedSummary[]> {
+  const method = sql`coalesce(indicators.aggregation_method::text, 'latest')`;
+  const value = sql`indicator_reports.value`;
+  const target = sql`indicator_reports.target`;
+  // Unaliased: `scope` names the indicator_reports table itself.
+  const read = (sum: typeof floatSum) =>
+    db.execute(sql`
+      SELECT indicator_reports.project_id AS "projectId", indicator_reports.indicator_id AS "indicatorId",
+        count(${value})::int AS count, ${sum(value)} AS sum, ${sum(sql`abs(${value})`)} AS "absSum",
+        min(${value}) AS min, max(${value}) AS max, ${latestOf(value, sql`${method} = 'latest'`)} AS latest,
+        count(${target})::int AS "targetCount", ${sum(target)} AS "targetSum",
+        ${sum(sql`abs(${target})`)} AS "targetAbsSum", ${latestOf(target, sql`${method} <> 'sum'`)} AS "latestTarget"
+      FROM indicator_reports
+      JOIN reporting_periods ON reporting_periods.id = indicator_reports.reporting_period_id
+      JOIN indicators ON indicators.id = indicator_reports.indicator_id
+      WHERE indicator_reports.org_id = ${orgId} AND indicator_reports.status IN ('submitted', 'approved')
+        ${projectId ? sql`AND indicator_reports.project_id = ${projectId}` : sql``}
+        ${scope ? sql`AND ${scope}` : sql``}
+      GROUP BY indicator_reports.project_id, indicator_reports.indicator_id`);
+  const result = await read(floatSum).catch((err: unknown) => {
+    if (pgErrorCode(err).code !== '22003') throw err;
+    return read(exactSum);
+  });
+  // An exact sum too large for a double reads as Infinity.
+  return rowsOf<CountedSummary>(result).map((row) => ({
+    ...row,
+    sum: Number(row.sum),
+    absSum: Number(row.absSum),
+    targetSum: Number(row.targetSum),
+    targetAbsSum: Number(row.targetAbsSum),
+  }));
 }
 
 /** What formulas need of every indicator: code, method and formula. */

@@ -5,32 +5,46 @@ import { projectScope } from '../projects/project-scope.js';
 import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
 import { projectIndicators } from './indicators.tables.js';
 import type { IndicatorFilter } from './indicators.repo.js';
-import { countedReports, formulaBasics, linksToScore } from './progress.repo.js';
+import { countedSummaries, linksToScore, orgIndicators } from './progress.repo.js';
 import { ProgressCalculator } from './progress.js';
 
 /**
  * The org-level score of every indicator in every project that links it (DECISIONS.md section 8):
  * all submitted and approved reports of the project count. Reporters see their assigned projects only.
- * Each entry also names the project's program, for the dashboard.
+ * Each link also names the project's program, for the dashboard; `entryOf` makes the API's entry.
  */
 export async function scoreLinks(db: Db, member: Member, filter: IndicatorFilter) {
-  const [links, reports, basics] = await Promise.all([
+  const [links, summaries, orgWide] = await Promise.all([
     linksToScore(db, member.orgId, filter, projectScope(member, projectIndicators.projectId)),
-    countedReports(db, member.orgId, filter.projectId, projectScope(member, indicatorReports.projectId)),
-    formulaBasics(db, member.orgId),
+    countedSummaries(db, member.orgId, filter.projectId, projectScope(member, indicatorReports.projectId)),
+    orgIndicators(db, member.orgId),
   ]);
-  const calculator = new ProgressCalculator(basics, reports);
-  return links.map((link) => ({
-    programId: link.programId,
-    entry: {
-      ...link.indicator,
-      project: link.project,
-      progress: calculator.progress(link.project.id, link.indicator.id, link.target),
-    },
-  }));
+  const calculator = new ProgressCalculator(orgWide, summaries);
+  const byId = new Map(orgWide.map((indicator) => [indicator.id, indicator]));
+  return links.flatMap((link) => {
+    const indicator = byId.get(link.indicatorId);
+    if (!indicator) return [];
+    return [
+      {
+        programId: link.programId,
+        indicator,
+        project: { id: link.projectId, name: link.projectName },
+        progress: calculator.progress(link.projectId, link.indicatorId, link.target),
+      },
+    ];
+  });
 }
 
-export type ScoredLink = Awaited<ReturnType<typeof scoreLinks>>[number]['entry'];
+type ScoredPair = Awaited<ReturnType<typeof scoreLinks>>[number];
+
+/** An indicator with the project it is scored in and its progress there. */
+export const entryOf = (pair: ScoredPair) => ({
+  ...pair.indicator,
+  project: pair.project,
+  progress: pair.progress,
+});
+
+export type ScoredLink = ReturnType<typeof entryOf>;
 
 /** Largest gap (target − value) first; ties by indicator code, then project. */
 export function byLargestGap(a: ScoredLink, b: ScoredLink): number {
@@ -51,8 +65,8 @@ export async function indicatorsInBand(
 ) {
   const scored = await scoreLinks(db, member, filter);
   return scored
-    .map((link) => link.entry)
-    .filter((entry) => entry.progress.status === status)
+    .filter((pair) => pair.progress.status === status)
+    .map(entryOf)
     .sort(byLargestGap);
 }
 

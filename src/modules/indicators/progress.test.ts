@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { createTeam, type Team } from '../../../test/helpers/factories.js';
+import { call } from '../../../test/helpers/http.js';
 import { act, indicatorCode, linkIndicator } from '../../../test/helpers/indicators.js';
 import { entry, only, progress, progressScene } from '../../../test/helpers/progress-scenes.js';
 
@@ -16,6 +17,29 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('GET /orgs/:orgId/indicators?status=: which reports count', () => {
+  it('scores a sum past the largest double as no value, never a broken answer (the database sums it again exactly)', async () => {
+    // Two values of 1e308 overflow a double: PostgreSQL refuses the float sum; the exact one reads as Infinity.
+    const { project, indicator } = await scenario('sum', 100, [
+      [1, 1e308, 1e308],
+      [2, 1e308, 1e308],
+    ]);
+    const huge = await newIndicator({ aggregationMethod: 'max' });
+    await linkIndicator(t.app, team.officer, team.org.id, project.id, huge.id, { target: 1e308 });
+    await report(project, huge, (await quarter(project.id, 3)).id, 1.5e308);
+    const bands = await allBands({ projectId: project.id });
+    // Infinity has no JSON form: the sum and its target count as none; a gap past the largest double as none.
+    expect(bands).toEqual(
+      only({
+        no_data: [entry(indicator, project, progress(null, null, null, 'no_data', null))],
+        on_track: [entry(huge, project, progress(1.5e308, 1e308, 150, 'on_track', -5e307))],
+      }),
+    );
+    const dashboard = await call(t.app, 'GET', `/orgs/${team.org.id}/dashboard-summary`, {
+      as: team.officer,
+    });
+    expect(dashboard.status).toBe(200);
+  });
+
   it('counts submitted and approved reports only: drafts and rejected ones neither add values nor targets', async () => {
     const { project, indicator, reports } = await scenario('sum', 100, [
       [1, 30, null, 'approved'],

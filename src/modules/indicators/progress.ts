@@ -1,9 +1,11 @@
 import { evaluateFormula, parseFormula, type FormulaNode } from '../../lib/formula.js';
 import {
-  aggregate,
-  cumulativeTarget,
+  aggregateSummary,
   progressOf,
+  summarize,
+  targetOfSummary,
   type AggregationMethod,
+  type PeriodSummary,
   type PeriodValue,
   type Progress,
   withoutNoise,
@@ -22,45 +24,80 @@ export interface CountedReport extends PeriodValue {
   indicatorId: string;
 }
 
+/** The counted reports of one indicator in one project, summarized (by the database or `summarize`). */
+export interface CountedSummary extends PeriodSummary {
+  projectId: string;
+  indicatorId: string;
+}
+
+const EMPTY = summarize([]);
+
 /**
  * Progress of indicators in projects over a given set of reports (the org view counts every submitted
- * and approved report; an assembled report counts its periods). A formula indicator is evaluated on the
- * aggregated values of its inputs in the same project; its target is the project link's.
+ * and approved report; an assembled report counts its periods), summarized per project and indicator.
+ * A formula indicator is evaluated on the aggregated values of its inputs in the same project; its
+ * target is the project link's.
  */
 export class ProgressCalculator {
   private readonly byId = new Map<string, ScoredIndicator>();
   private readonly byCode = new Map<string, ScoredIndicator>();
-  private readonly periods = new Map<string, PeriodValue[]>();
+  /** By project, then indicator. */
+  private readonly summaries = new Map<string, Map<string, PeriodSummary>>();
   private readonly asts = new Map<string, FormulaNode | null>();
 
-  constructor(indicators: ScoredIndicator[], reports: CountedReport[]) {
+  constructor(indicators: ScoredIndicator[], summaries: CountedSummary[]) {
     for (const indicator of indicators) {
       this.byId.set(indicator.id, indicator);
       this.byCode.set(indicator.code.toLowerCase(), indicator);
     }
+    for (const summary of summaries) {
+      const project = this.summaries.get(summary.projectId);
+      if (project) project.set(summary.indicatorId, summary);
+      else this.summaries.set(summary.projectId, new Map([[summary.indicatorId, summary]]));
+    }
+  }
+
+  /** Over reports, summarized here per project and indicator. */
+  static ofReports(indicators: ScoredIndicator[], reports: CountedReport[]): ProgressCalculator {
+    const grouped = new Map<string, CountedReport[]>();
     for (const report of reports) {
       const key = `${report.projectId}:${report.indicatorId}`;
-      const periods = this.periods.get(key);
+      const periods = grouped.get(key);
       if (periods) periods.push(report);
-      else this.periods.set(key, [report]);
+      else grouped.set(key, [report]);
     }
+    const summaries = [...grouped.values()].map((periods) => ({
+      projectId: periods[0]!.projectId,
+      indicatorId: periods[0]!.indicatorId,
+      ...summarize(periods),
+    }));
+    return new ProgressCalculator(indicators, summaries);
   }
 
   progress(projectId: string, indicatorId: string, linkTarget: number | null): Progress {
     const indicator = this.byId.get(indicatorId);
     if (!indicator) return progressOf(null, linkTarget);
-    const periods = indicator.isFormula ? [] : this.periodsOf(projectId, indicatorId);
-    const target = cumulativeTarget(indicator.aggregationMethod ?? 'latest', periods, linkTarget);
+    const summary = indicator.isFormula ? EMPTY : this.summaryOf(projectId, indicatorId);
+    const target = targetOfSummary(indicator.aggregationMethod ?? 'latest', summary, linkTarget);
     return progressOf(this.value(projectId, indicator, new Set()), target);
   }
 
-  private periodsOf(projectId: string, indicatorId: string): PeriodValue[] {
-    return this.periods.get(`${projectId}:${indicatorId}`) ?? [];
+  /** The aggregated value alone (no target or band): what a report shows per period. */
+  valueOf(projectId: string, indicatorId: string): number | null {
+    const indicator = this.byId.get(indicatorId);
+    return indicator ? this.value(projectId, indicator, new Set()) : null;
+  }
+
+  private summaryOf(projectId: string, indicatorId: string): PeriodSummary {
+    return this.summaries.get(projectId)?.get(indicatorId) ?? EMPTY;
   }
 
   private value(projectId: string, indicator: ScoredIndicator, visiting: Set<string>): number | null {
     if (!indicator.isFormula) {
-      return aggregate(indicator.aggregationMethod ?? 'latest', this.periodsOf(projectId, indicator.id));
+      return aggregateSummary(
+        indicator.aggregationMethod ?? 'latest',
+        this.summaryOf(projectId, indicator.id),
+      );
     }
     const ast = this.ast(indicator);
     // Cycles are refused when formulas are saved; the guard only keeps a bad row from looping.

@@ -185,19 +185,24 @@ export function assembleIndicators(
     .map((v) => ({ ...v, periodStart: startOf.get(v.periodId)! }));
   const counted = (list: typeof values): CountedReport[] =>
     list.map((v) => ({ ...v, projectId: input.project.id }));
-  const overall = new ProgressCalculator(input.formulaBasics, counted(values));
+  const overall = ProgressCalculator.ofReports(input.formulaBasics, counted(values));
   const perPeriod = new Map(
     periods.map((p) => [
       p.id,
-      new ProgressCalculator(input.formulaBasics, counted(values.filter((v) => v.periodId === p.id))),
+      ProgressCalculator.ofReports(input.formulaBasics, counted(values.filter((v) => v.periodId === p.id))),
     ]),
   );
+  // Each indicator's own values, oldest first.
+  const byIndicator = new Map<string, typeof values>();
+  for (const v of [...values].sort((a, b) => byText(a.periodStart, b.periodStart))) {
+    const own = byIndicator.get(v.indicatorId);
+    if (own) own.push(v);
+    else byIndicator.set(v.indicatorId, [v]);
+  }
 
   return [...input.links].sort(byCode).map((link): IndicatorEntry => {
     const { indicator } = link;
-    const own = values
-      .filter((v) => v.indicatorId === indicator.id)
-      .sort((a, b) => byText(a.periodStart, b.periodStart));
+    const own = byIndicator.get(indicator.id) ?? [];
     const progress = overall.progress(input.project.id, indicator.id, link.target);
     return {
       indicatorId: indicator.id,
@@ -222,7 +227,7 @@ export function assembleIndicators(
       periods: periods.map((period) => ({
         periodId: period.id,
         label: period.label,
-        value: perPeriod.get(period.id)!.progress(input.project.id, indicator.id, null).value,
+        value: perPeriod.get(period.id)!.valueOf(input.project.id, indicator.id),
         target: indicator.isFormula ? null : (own.find((v) => v.periodId === period.id)?.target ?? null),
       })),
     };
