@@ -51,7 +51,8 @@ type Selection = { periodIds: string[] } | { range: Range };
 interface Included {
   range: Range;
   periods: IncludedPeriod[];
-  values: IncludedValue[];
+  /** Still being read, while the rest of the project is read beside it. */
+  values: Promise<IncludedValue[]>;
 }
 
 /**
@@ -84,7 +85,7 @@ async function chosenPeriods(
           endDate: periods.map((p) => p.endDate).reduce((a, b) => (b > a ? b : a)),
         }
       : { startDate: project.startDate, endDate: project.endDate };
-  const values = await valuesInPeriods(
+  const values = valuesInPeriods(
     db,
     orgId,
     project.id,
@@ -96,8 +97,11 @@ async function chosenPeriods(
 /** The project's periods overlapping the range; without any, the values submitted within it (rule 4). */
 async function periodsInRange(db: Db, orgId: string, projectId: string, range: Range): Promise<Included> {
   const periods = await periodsOverlapping(db, orgId, projectId, range);
-  if (periods.length === 0) return { range, ...(await valuesSubmittedIn(db, orgId, projectId, range)) };
-  const values = await valuesInPeriods(
+  if (periods.length === 0) {
+    const submitted = await valuesSubmittedIn(db, orgId, projectId, range);
+    return { range, periods: submitted.periods, values: Promise.resolve(submitted.values) };
+  }
+  const values = valuesInPeriods(
     db,
     orgId,
     projectId,
@@ -120,14 +124,14 @@ async function assembleFor(
     'periodIds' in selection
       ? await chosenPeriods(db, orgId, found.project, selection.periodIds, lenient)
       : await periodsInRange(db, orgId, projectId, selection.range);
-  const data = await projectData(db, orgId, found.project, range);
+  const [data, included] = await Promise.all([projectData(db, orgId, found.project, range), values]);
   const content = assemble({
     ...data,
     range,
     project: found.project,
     organization: found.organization,
     periods,
-    values,
+    values: included,
   });
   return { range, content };
 }
