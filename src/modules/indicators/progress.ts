@@ -59,18 +59,17 @@ export class ProgressCalculator {
 
   /** Over reports, summarized here per project and indicator. */
   static ofReports(indicators: ScoredIndicator[], reports: CountedReport[]): ProgressCalculator {
-    const grouped = new Map<string, CountedReport[]>();
+    const grouped = new Map<string, Map<string, CountedReport[]>>();
     for (const report of reports) {
-      const key = `${report.projectId}:${report.indicatorId}`;
-      const periods = grouped.get(key);
+      let project = grouped.get(report.projectId);
+      if (!project) grouped.set(report.projectId, (project = new Map()));
+      const periods = project.get(report.indicatorId);
       if (periods) periods.push(report);
-      else grouped.set(key, [report]);
+      else project.set(report.indicatorId, [report]);
     }
-    const summaries = [...grouped.values()].map((periods) => ({
-      projectId: periods[0]!.projectId,
-      indicatorId: periods[0]!.indicatorId,
-      ...summarize(periods),
-    }));
+    const summaries = [...grouped].flatMap(([projectId, project]) =>
+      [...project].map(([indicatorId, periods]) => ({ projectId, indicatorId, ...summarize(periods) })),
+    );
     return new ProgressCalculator(indicators, summaries);
   }
 
@@ -79,20 +78,21 @@ export class ProgressCalculator {
     if (!indicator) return progressOf(null, linkTarget);
     const summary = indicator.isFormula ? EMPTY : this.summaryOf(projectId, indicatorId);
     const target = targetOfSummary(indicator.aggregationMethod ?? 'latest', summary, linkTarget);
-    return progressOf(this.value(projectId, indicator, new Set()), target);
+    return progressOf(this.value(projectId, indicator), target);
   }
 
   /** The aggregated value alone (no target or band): what a report shows per period. */
   valueOf(projectId: string, indicatorId: string): number | null {
     const indicator = this.byId.get(indicatorId);
-    return indicator ? this.value(projectId, indicator, new Set()) : null;
+    return indicator ? this.value(projectId, indicator) : null;
   }
 
   private summaryOf(projectId: string, indicatorId: string): PeriodSummary {
     return this.summaries.get(projectId)?.get(indicatorId) ?? EMPTY;
   }
 
-  private value(projectId: string, indicator: ScoredIndicator, visiting: Set<string>): number | null {
+  /** `visiting`: the formulas being evaluated, made at the first formula. */
+  private value(projectId: string, indicator: ScoredIndicator, visiting?: Set<string>): number | null {
     if (!indicator.isFormula) {
       return aggregateSummary(
         indicator.aggregationMethod ?? 'latest',
@@ -101,13 +101,14 @@ export class ProgressCalculator {
     }
     const ast = this.ast(indicator);
     // Cycles are refused when formulas are saved; the guard only keeps a bad row from looping.
-    if (!ast || visiting.has(indicator.id)) return null;
-    visiting.add(indicator.id);
+    const seen = visiting ?? new Set<string>();
+    if (!ast || seen.has(indicator.id)) return null;
+    seen.add(indicator.id);
     const result = evaluateFormula(ast, (code) => {
       const input = this.byCode.get(code.toLowerCase());
-      return input ? this.value(projectId, input, visiting) : null;
+      return input ? this.value(projectId, input, seen) : null;
     });
-    visiting.delete(indicator.id);
+    seen.delete(indicator.id);
     return result === null ? null : withoutNoise(result);
   }
 

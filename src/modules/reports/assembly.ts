@@ -186,11 +186,10 @@ export function assembleIndicators(
   const counted = (list: typeof values): CountedReport[] =>
     list.map((v) => ({ ...v, projectId: input.project.id }));
   const overall = ProgressCalculator.ofReports(input.formulaBasics, counted(values));
+  const byPeriod = new Map<string, typeof values>(periods.map((p) => [p.id, []]));
+  for (const v of values) byPeriod.get(v.periodId)!.push(v);
   const perPeriod = new Map(
-    periods.map((p) => [
-      p.id,
-      ProgressCalculator.ofReports(input.formulaBasics, counted(values.filter((v) => v.periodId === p.id))),
-    ]),
+    [...byPeriod].map(([id, list]) => [id, ProgressCalculator.ofReports(input.formulaBasics, counted(list))]),
   );
   // Each indicator's own values, oldest first.
   const byIndicator = new Map<string, typeof values>();
@@ -203,6 +202,7 @@ export function assembleIndicators(
   return [...input.links].sort(byCode).map((link): IndicatorEntry => {
     const { indicator } = link;
     const own = byIndicator.get(indicator.id) ?? [];
+    const ownByPeriod = new Map(own.map((v) => [v.periodId, v]));
     const progress = overall.progress(input.project.id, indicator.id, link.target);
     return {
       indicatorId: indicator.id,
@@ -228,7 +228,7 @@ export function assembleIndicators(
         periodId: period.id,
         label: period.label,
         value: perPeriod.get(period.id)!.valueOf(input.project.id, indicator.id),
-        target: indicator.isFormula ? null : (own.find((v) => v.periodId === period.id)?.target ?? null),
+        target: indicator.isFormula ? null : (ownByPeriod.get(period.id)?.target ?? null),
       })),
     };
   });
