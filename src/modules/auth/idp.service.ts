@@ -4,7 +4,7 @@ import { SignJWT, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
-import type { Sessions } from '../../http/session.js';
+import { hmacKey, type Sessions } from '../../http/session.js';
 import { normalizeEmail } from '../../lib/email.js';
 import {
   findUserByEmail,
@@ -63,7 +63,7 @@ function namesOf(claims: oidc.IDToken, email: string): { firstName: string; last
  */
 export class ExternalSignIn {
   private discovered?: Promise<oidc.Configuration>;
-  private readonly flowKey: Uint8Array;
+  private readonly flowKey: Promise<CryptoKey>;
 
   constructor(
     private readonly db: Db,
@@ -73,7 +73,7 @@ export class ExternalSignIn {
     private readonly log: FastifyBaseLogger,
   ) {
     // A key of its own, so a flow cookie can never pass for a session token.
-    this.flowKey = createHash('sha256').update(`${jwtSecret}:idp-flow`).digest();
+    this.flowKey = hmacKey(createHash('sha256').update(`${jwtSecret}:idp-flow`).digest());
   }
 
   /** The provider's metadata, discovered once; a failed discovery is tried again next time. */
@@ -115,14 +115,14 @@ export class ExternalSignIn {
       .setAudience(FLOW_AUDIENCE)
       .setIssuedAt()
       .setExpirationTime(`${FLOW_TTL_SECONDS}s`)
-      .sign(this.flowKey);
+      .sign(await this.flowKey);
     return { url: url.href, flow: signed };
   }
 
   private async readFlow(cookie: string | undefined): Promise<Flow> {
     if (!cookie) throw new SignInFailure('invalid_state');
     try {
-      const { payload } = await jwtVerify(cookie, this.flowKey, {
+      const { payload } = await jwtVerify(cookie, await this.flowKey, {
         algorithms: ['HS256'],
         audience: FLOW_AUDIENCE,
       });
