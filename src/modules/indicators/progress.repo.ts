@@ -3,7 +3,7 @@ import { rowsOf, type Db } from '../../db/client.js';
 import { pgErrorCode } from '../../http/errors.js';
 import type { IndicatorFilter } from './indicators.repo.js';
 import { indicators } from './indicators.tables.js';
-import type { CountedSummary } from './progress.js';
+import type { CountedSummary, ScoredIndicator } from './progress.js';
 
 export interface LinkToScore {
   target: number | null;
@@ -67,10 +67,21 @@ const latestOf = (column: SQL, needed: SQL) =>
 export async function countedSummaries(
   db: Db,
   orgId: string,
+  orgWide: ScoredIndicator[],
   projectId: string | undefined,
   scope: SQL | undefined,
 ): Promise<CountedSummary[]> {
-  const method = sql`coalesce(indicators.aggregation_method::text, 'latest')`;
+  // By id rather than by joining the indicators: the join cost a tenth of the query.
+  const ofIndicators = (ids: string[]) =>
+    ids.length === 0
+      ? sql`false`
+      : sql`indicator_reports.indicator_id IN (${sql.join(
+          ids.map((id) => sql`${id}`),
+          sql`, `,
+        )})`;
+  const method = (indicator: ScoredIndicator) => indicator.aggregationMethod ?? 'latest';
+  const latestIds = orgWide.filter((i) => !i.isFormula && method(i) === 'latest').map((i) => i.id);
+  const targetedIds = orgWide.filter((i) => !i.isFormula && method(i) !== 'sum').map((i) => i.id);
   const value = sql`indicator_reports.value`;
   const target = sql`indicator_reports.target`;
   // Unaliased: `scope` names the indicator_reports table itself.
@@ -78,12 +89,11 @@ export async function countedSummaries(
     db.execute(sql`
       SELECT indicator_reports.project_id AS "projectId", indicator_reports.indicator_id AS "indicatorId",
         count(${value})::int AS count, ${sum(value)} AS sum, ${sum(sql`abs(${value})`)} AS "absSum",
-        min(${value}) AS min, max(${value}) AS max, ${latestOf(value, sql`${method} = 'latest'`)} AS latest,
+        min(${value}) AS min, max(${value}) AS max, ${latestOf(value, ofIndicators(latestIds))} AS latest,
         count(${target})::int AS "targetCount", ${sum(target)} AS "targetSum",
-        ${sum(sql`abs(${target})`)} AS "targetAbsSum", ${latestOf(target, sql`${method} <> 'sum'`)} AS "latestTarget"
+        ${sum(sql`abs(${target})`)} AS "targetAbsSum", ${latestOf(target, ofIndicators(targetedIds))} AS "latestTarget"
       FROM indicator_reports
       JOIN reporting_periods ON reporting_periods.id = indicator_reports.reporting_period_id
-      JOIN indicators ON indicators.id = indicator_reports.indicator_id
       WHERE indicator_reports.org_id = ${orgId} AND indicator_reports.status IN ('submitted', 'approved')
         ${projectId ? sql`AND indicator_reports.project_id = ${projectId}` : sql``}
         ${scope ? sql`AND ${scope}` : sql``}

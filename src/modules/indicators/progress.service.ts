@@ -14,10 +14,22 @@ import { ProgressCalculator } from './progress.js';
  * Each link also names the project's program, for the dashboard; `entryOf` makes the API's entry.
  */
 export async function scoreLinks(db: Db, member: Member, filter: IndicatorFilter) {
-  const [links, summaries, orgWide] = await Promise.all([
+  const [links, [orgWide, summaries]] = await Promise.all([
     linksToScore(db, member.orgId, filter, projectScope(member, projectIndicators.projectId)),
-    countedSummaries(db, member.orgId, filter.projectId, projectScope(member, indicatorReports.projectId)),
-    orgIndicators(db, member.orgId),
+    // The summaries read only the latest values their indicators' methods use.
+    orgIndicators(db, member.orgId).then(
+      async (orgWide) =>
+        [
+          orgWide,
+          await countedSummaries(
+            db,
+            member.orgId,
+            orgWide,
+            filter.projectId,
+            projectScope(member, indicatorReports.projectId),
+          ),
+        ] as const,
+    ),
   ]);
   const calculator = new ProgressCalculator(orgWide, summaries);
   const byId = new Map(orgWide.map((indicator) => [indicator.id, indicator]));

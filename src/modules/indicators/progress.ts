@@ -62,7 +62,7 @@ export class ProgressCalculator {
     const grouped = new Map<string, Map<string, CountedReport[]>>();
     for (const report of reports) {
       let project = grouped.get(report.projectId);
-      if (!project) grouped.set(report.projectId, (project = new Map()));
+      if (!project) grouped.set(report.projectId, (project = new Map<string, CountedReport[]>()));
       const periods = project.get(report.indicatorId);
       if (periods) periods.push(report);
       else project.set(report.indicatorId, [report]);
