@@ -273,7 +273,12 @@ export class SubmissionService {
 
   async file(member: Member, at: { formId: string; submissionId: string; key: string }) {
     const found = await findSubmissionFile(this.db, member.orgId, at);
-    if (!found) throw notFound('File');
+    if (!found) {
+      // A reporter not on the form's project hears 403 whether or not the file exists, as for the file itself.
+      const form = await findForm(this.db, member.orgId, at.formId);
+      if (form) await ensureProjectAccess(this.db, member, form.projectId);
+      throw notFound('File');
+    }
     await ensureProjectAccess(this.db, member, found.projectId);
     try {
       return { ...found.file, stream: await this.storage.get(found.file.storageKey) };
