@@ -9,7 +9,7 @@ import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openDatabase, type Database } from './db/client.js';
 import { registerAccess, type Access } from './http/access.js';
-import { registerErrorHandler } from './http/errors.js';
+import { frameworkError, registerErrorHandler } from './http/errors.js';
 import { loggerOptions } from './http/logging.js';
 import { registerOpenApi } from './http/openapi.js';
 import { connectRateLimitStore, registerRateLimits } from './http/rate-limit.js';
@@ -82,6 +82,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { allErrors: true } },
+    frameworkErrors: frameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const database = options.database ?? openDatabase(config);

@@ -229,6 +229,23 @@ it('answers an over-long path value with the contract body', async () => {
   });
 });
 
+it('answers a path value over the router limit, and a URL that does not decode, with the contract body', async () => {
+  const long = await call(t.app, 'GET', `/orgs/${'0'.repeat(3000)}`);
+  expect(long.status).toBe(414);
+  expect(long.body).toEqual({
+    statusCode: 414,
+    message: 'A value in the path is too long',
+    error: 'URI Too Long',
+  });
+  const undecodable = await call(t.app, 'GET', '/invitations/%E0%A4%A');
+  expect(undecodable.status).toBe(400);
+  expect(undecodable.body).toEqual({
+    statusCode: 400,
+    message: ['The URL is not valid'],
+    error: 'Bad Request',
+  });
+});
+
 describe('hardening', () => {
   it('answers text/plain with 415, like any type but JSON', async () => {
     const res = await call(t.app, 'POST', '/auth/login', {

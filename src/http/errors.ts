@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { Type } from '@sinclair/typebox';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 
 /** Domain code throws these; the error handler turns them into the contract's body. */
 export class AppError extends Error {
@@ -83,6 +83,21 @@ export function registerErrorHandler(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) =>
     reply.status(404).send(body(404, `Route ${request.method} ${request.url.split('?')[0]} not found`)),
   );
+}
+
+/**
+ * What the router refuses before any route runs (Fastify's `frameworkErrors`), in the contract's body:
+ * a URL that does not decode (400) and a path value over the router's limit (414), without echoing it.
+ */
+export function frameworkError(err: FastifyError, _request: unknown, reply: FastifyReply): void {
+  const status = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : (err.statusCode ?? 400);
+  const message =
+    err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'A value in the path is too long'
+      : err.code === 'FST_ERR_BAD_URL'
+        ? 'The URL is not valid'
+        : clientMessage(err);
+  void reply.status(status).send(body(status, status === 400 ? [message] : message));
 }
 
 function clientMessage(err: FastifyError): string {

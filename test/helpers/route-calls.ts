@@ -91,7 +91,7 @@ export const pdf = () =>
  * Valid bodies for the routes that refuse `{}`, so that they get past validation to the ids in their
  * path. A new route that needs a body and is missing here answers 400 and fails the suite.
  */
-const BODIES: Record<string, (ids: Ids) => unknown> = {
+export const BODIES: Record<string, (ids: Ids) => unknown> = {
   'PATCH /orgs/:orgId/members/:userId': () => ({ role: 'viewer' }),
   'POST /orgs/:orgId/programs/:programId/projects': () => ({
     name: 'Mine',
