@@ -10,6 +10,8 @@ export interface Server {
   /** The resident memory of the process now, in bytes (Linux). */
   rss(): number;
   stop(): Promise<void>;
+  /** SIGKILL: no shutdown, no flush (the crash test). */
+  kill(): Promise<void>;
 }
 
 export async function freePort(): Promise<number> {
@@ -81,6 +83,12 @@ export async function startServer(
       const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await gone;
       clearTimeout(killer);
+    },
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGKILL');
+      await gone;
     },
   };
 }
