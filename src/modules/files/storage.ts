@@ -135,6 +135,10 @@ export async function storeUpload(
 ): Promise<StoredFile> {
   const key = newStorageKey();
   const inspector = new Inspector();
+  // Storage may still be getting ready (a directory being made) when a client leaves and the inspector
+  // is destroyed: its 'error' must not find nobody listening, which would end the process. The write
+  // still fails, as the destroyed inspector is what it reads.
+  inspector.on('error', () => undefined);
   try {
     // `pipe` does not pass errors on: a client leaving mid-upload must fail the write, not stall it.
     upload.stream.once('error', (err) => inspector.destroy(err));
