@@ -9,9 +9,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type Server } from '../bench/processes.js';
+import { maintenanceQuery } from './helpers/app.js';
 import { TestSmtpServer } from './helpers/smtp.js';
 
 const testUrl = process.env.TEST_DATABASE_URL;
@@ -27,17 +27,7 @@ let servers: Server[] = [];
 let dataDir: string;
 let database: string;
 
-async function maintenance(statement: string) {
-  const url = new URL(testUrl!);
-  url.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: url.toString() });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
+const maintenance = (statement: string) => maintenanceQuery(testUrl!, statement);
 
 async function post(server: Server, url: string, body: unknown) {
   return fetch(`${server.url}${url}`, {

@@ -46,7 +46,7 @@ export async function openTestDatabase(options: Pick<DatabaseOptions, 'logger'> 
 }
 
 /** Runs a statement from the server's `postgres` database, so the template itself has no connection. */
-async function maintenanceQuery(url: string, statement: string): Promise<void> {
+export async function maintenanceQuery(url: string, statement: string): Promise<void> {
   const target = new URL(url);
   target.pathname = '/postgres';
   const client = new pg.Client({ connectionString: target.toString() });
