@@ -9,10 +9,10 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/client.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
-import { createTeam, type Team } from './helpers/factories.js';
+import type { Team } from './helpers/factories.js';
 import { PDF } from './helpers/files.js';
 import { publishedForm } from './helpers/forms.js';
-import { resourcesIn, type Ids } from './helpers/route-calls.js';
+import { teamWithResources, type Ids } from './helpers/route-calls.js';
 
 let t: TestApp;
 let team: Team;
@@ -22,16 +22,7 @@ let formToken: string;
 
 beforeAll(async () => {
   t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-  ids = await resourcesIn(
-    t.app,
-    t.database.db,
-    team.admin,
-    team.org.id,
-    'Cut project',
-    team.viewer.id,
-    team.reporter.id,
-  );
+  ({ team, ids } = await teamWithResources(t.app, t.database.db, 'Cut project'));
   formToken = (await publishedForm(t.app, team.admin, team.org.id, { projectId: ids.project })).publicToken;
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   port = (t.app.server.address() as { port: number }).port;

@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from './helpers/app.js';
-import { createTeam, type Team } from './helpers/factories.js';
+import type { Team } from './helpers/factories.js';
 import { fuzzRequests, runFuzz } from './helpers/fuzz.js';
-import { resourcesIn, type Ids } from './helpers/route-calls.js';
+import { teamWithResources, type Ids } from './helpers/route-calls.js';
 
 /** `npm run fuzz` sets these; `npm test` runs 2,000 requests from a fixed seed. */
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 2000);
@@ -20,16 +20,7 @@ let ids: Ids;
 
 beforeAll(async () => {
   t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-  ids = await resourcesIn(
-    t.app,
-    t.database.db,
-    team.admin,
-    team.org.id,
-    'Fuzzed project',
-    team.viewer.id,
-    team.reporter.id,
-  );
+  ({ team, ids } = await teamWithResources(t.app, t.database.db, 'Fuzzed project'));
 });
 afterAll(() => t.close());
 

@@ -8,7 +8,14 @@ import { expect } from 'vitest';
 import type { Db } from '../../src/db/client.js';
 import { budgetLines } from '../../src/modules/budget/budget.tables.js';
 import { postActivity, person, register } from './activities.js';
-import { createProject, insertDonor, uniqueEmail, type TestUser } from './factories.js';
+import {
+  createProject,
+  createTeam,
+  insertDonor,
+  uniqueEmail,
+  type Team,
+  type TestUser,
+} from './factories.js';
 import { multipart, PDF } from './files.js';
 import { answers, publishedForm, submitUrl } from './forms.js';
 import { call } from './http.js';
@@ -233,4 +240,15 @@ export async function resourcesIn(
     member,
     assignee,
   };
+}
+
+/** A team of one member per role, with one resource of every kind in a project named `name`. */
+export async function teamWithResources(
+  app: FastifyInstance,
+  db: Db,
+  name: string,
+): Promise<{ team: Team; ids: Ids }> {
+  const team = await createTeam(app, db);
+  const ids = await resourcesIn(app, db, team.admin, team.org.id, name, team.viewer.id, team.reporter.id);
+  return { team, ids };
 }
