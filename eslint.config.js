@@ -21,6 +21,21 @@ export default tseslint.config(
     },
   },
   {
+    // The public pages' scripts: plain JavaScript served to browsers as written (no build step).
+    files: ['src/modules/pages/assets/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      parserOptions: { projectService: false },
+      sourceType: 'script',
+      globals: Object.fromEntries(
+        ['window', 'document', 'navigator', 'fetch', 'FormData', 'URLSearchParams', 'Image'].map((name) => [
+          name,
+          'readonly',
+        ]),
+      ),
+    },
+  },
+  {
     // Tests read response bodies as untyped JSON.
     files: ['**/*.test.ts', 'test/**/*.ts'],
     rules: {

@@ -42,6 +42,8 @@ import { OutboxWorker, type OutboxWorkerOptions } from './modules/mail/outbox-wo
 import { memberRoutes } from './modules/orgs/members.routes.js';
 import { organizationRoutes } from './modules/orgs/orgs.routes.js';
 import { projectMemberRoutes } from './modules/projects/project-members.routes.js';
+import { pageConstraint } from './modules/pages/page-requests.js';
+import { pageRoutes } from './modules/pages/pages.routes.js';
 
 export interface AppOptions {
   /** An open, migrated database; without one the app opens (and migrates) the configured one and closes it. */
@@ -75,7 +77,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
     // Link tokens travel in the path; longer values reach validation and get the contract's 400.
-    routerOptions: { maxParamLength: 2048 },
+    // Browsers following an emailed link get a page where API clients get JSON (GET /invitations/:token).
+    routerOptions: { maxParamLength: 2048, constraints: { page: pageConstraint } },
     requestIdHeader: false,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
@@ -175,6 +178,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     sharedReportRoutes,
     dashboardRoutes,
     feedRoutes,
+    pageRoutes,
   ]) {
     await app.register(routes, context);
   }

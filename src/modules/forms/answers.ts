@@ -1,7 +1,7 @@
 import { isShown, type FormField, type Location } from './form-fields.js';
 
 export const TEXT_MAX = { text: 2000, textarea: 20_000 } as const;
-const PLACE_MAX = 500;
+export const PLACE_MAX = 500;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 export interface Submission {

@@ -1,0 +1,165 @@
+import { html } from './html.js';
+import type { PageContent } from './layout.js';
+
+export interface InvitationView {
+  organizationName: string;
+  email: string;
+  role: string;
+  expiresAt: Date | string;
+}
+
+const ROLE_NAMES: Record<string, string> = {
+  org_admin: 'administrator',
+  me_officer: 'M&E officer',
+  reporter: 'reporter',
+  viewer: 'viewer',
+};
+const PASSWORD_RULE = html`minlength="8" maxlength="128"`;
+
+const passwordField = (id: string, label: string, autocomplete: string) =>
+  html`<div class="field" data-key="${id}">
+    <label for="${id}">${label}</label>
+    <p class="hint" id="${id}-hint">8 to 128 characters, not your email address.</p>
+    <p class="error" id="${id}-error" data-error></p>
+    <input
+      type="password"
+      id="${id}"
+      name="${id}"
+      autocomplete="${autocomplete}"
+      required
+      ${PASSWORD_RULE}
+      aria-describedby="${id}-hint ${id}-error"
+    />
+  </div>`;
+
+const textField = (id: string, label: string, autocomplete: string, type = 'text', value = '') =>
+  html`<div class="field" data-key="${id}">
+    <label for="${id}">${label}</label>
+    <p class="error" id="${id}-error" data-error></p>
+    <input
+      type="${type}"
+      id="${id}"
+      name="${id}"
+      autocomplete="${autocomplete}"
+      value="${value}"
+      required
+      maxlength="${type === 'email' ? 254 : 100}"
+      aria-describedby="${id}-error"
+    />
+  </div>`;
+
+/**
+ * An invitation: who invites, as what. account.js then signs the person in (or creates their account)
+ * through the API and accepts, so the organization's data is never in this page.
+ */
+export function invitationPage(invitation: InvitationView, token: string): PageContent {
+  const role = ROLE_NAMES[invitation.role] ?? invitation.role;
+  const expires = new Date(invitation.expiresAt);
+  return {
+    title: `Invitation to ${invitation.organizationName}`,
+    scripts: ['common.js', 'account.js'],
+    main: html`<section class="account" data-invitation="${token}" data-email="${invitation.email}">
+      <h1>Join ${invitation.organizationName}</h1>
+      <p class="lead">
+        You are invited as ${role}, with the email address <strong>${invitation.email}</strong>.
+      </p>
+      <p class="hint">
+        This invitation is valid until
+        <time datetime="${expires.toISOString()}">${expires.toUTCString()}</time>.
+      </p>
+      <noscript><p class="error">Accepting needs JavaScript.</p></noscript>
+      <div class="summary" role="alert" tabindex="-1" data-summary hidden></div>
+      <div data-step="checking">
+        <p class="hint" aria-live="polite">Checking whether you are signed in…</p>
+      </div>
+      <div data-step="accept" hidden>
+        <p>You are signed in as <strong data-signed-in-as></strong>.</p>
+        <button type="button" data-accept>Accept the invitation</button>
+      </div>
+      <div data-step="other-account" hidden>
+        <p>
+          You are signed in as <strong data-signed-in-as></strong>, but this invitation is for
+          ${invitation.email}.
+        </p>
+        <button type="button" class="secondary" data-sign-out>Sign out</button>
+      </div>
+      <form data-step="sign-in" hidden novalidate>
+        <h2>Sign in to accept</h2>
+        ${textField('email', 'Email address', 'username', 'email', invitation.email)}
+        <div class="field" data-key="password">
+          <label for="password">Password</label>
+          <p class="error" id="password-error" data-error></p>
+          <input
+            type="password"
+            id="password"
+            name="password"
+            autocomplete="current-password"
+            required
+            maxlength="1024"
+            aria-describedby="password-error"
+          />
+        </div>
+        <button type="submit">Sign in</button>
+        <p>No account yet? <button type="button" class="link" data-show="register">Create one</button></p>
+      </form>
+      <form data-step="register" hidden novalidate>
+        <h2>Create your account</h2>
+        <p>Your account will use ${invitation.email}.</p>
+        ${textField('firstName', 'First name', 'given-name')}
+        ${textField('lastName', 'Last name', 'family-name')}
+        ${passwordField('newPassword', 'Choose a password', 'new-password')}
+        <button type="submit">Create account</button>
+        <p>
+          Already have an account? <button type="button" class="link" data-show="sign-in">Sign in</button>
+        </p>
+      </form>
+      <div data-step="done" hidden tabindex="-1">
+        <h2>Welcome</h2>
+        <p data-done-message></p>
+      </div>
+    </section>`,
+  };
+}
+
+/** Setting a new password with the link from the email; the token goes to the API, never elsewhere. */
+export function resetPasswordPage(hasToken: boolean): PageContent {
+  if (!hasToken) {
+    return {
+      title: 'Reset your password',
+      main: html`<section class="notice">
+        <h1>This link is incomplete</h1>
+        <p>Open the link from the password reset email again, or ask for a new one.</p>
+      </section>`,
+    };
+  }
+  return {
+    title: 'Reset your password',
+    scripts: ['common.js', 'account.js'],
+    main: html`<section class="account">
+      <form data-reset novalidate>
+        <h1>Choose a new password</h1>
+        <div class="summary" role="alert" tabindex="-1" data-summary hidden></div>
+        ${passwordField('newPassword', 'New password', 'new-password')}
+        <div class="field" data-key="confirmPassword">
+          <label for="confirmPassword">Type it again</label>
+          <p class="error" id="confirmPassword-error" data-error></p>
+          <input
+            type="password"
+            id="confirmPassword"
+            name="confirmPassword"
+            autocomplete="new-password"
+            required
+            ${PASSWORD_RULE}
+            aria-describedby="confirmPassword-error"
+          />
+        </div>
+        <noscript><p class="error">Setting a password needs JavaScript.</p></noscript>
+        <button type="submit">Set password</button>
+      </form>
+      <div data-step="done" hidden tabindex="-1">
+        <h1>Password changed</h1>
+        <p>Your new password works from now on; every earlier sign-in has ended.</p>
+      </div>
+    </section>`,
+  };
+}

@@ -1,0 +1,42 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+
+const TYPES: Record<string, string> = {
+  css: 'text/css; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+};
+
+export interface Asset {
+  /** `form.3f2a9c1b.js`: the name carries the content's hash, so it can be cached for good. */
+  name: string;
+  type: string;
+  body: Buffer;
+}
+
+/**
+ * The pages' stylesheet and scripts, read once from ./assets as they are (no build step). `url(name)`
+ * is where a page links one; `byName` is what the asset route serves.
+ */
+export class Assets {
+  private readonly urls = new Map<string, string>();
+  readonly byName = new Map<string, Asset>();
+
+  constructor(folder = new URL('./assets/', import.meta.url)) {
+    for (const file of readdirSync(folder)) {
+      const extension = file.split('.').pop()!;
+      const type = TYPES[extension];
+      if (!type) continue;
+      const body = readFileSync(new URL(file, folder));
+      const hash = createHash('sha256').update(body).digest('hex').slice(0, 10);
+      const name = file.replace(new RegExp(`\\.${extension}$`), `.${hash}.${extension}`);
+      this.byName.set(name, { name, type, body });
+      this.urls.set(file, `/assets/${name}`);
+    }
+  }
+
+  url(file: string): string {
+    const url = this.urls.get(file);
+    if (!url) throw new Error(`no asset ${file}`);
+    return url;
+  }
+}

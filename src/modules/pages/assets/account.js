@@ -1,0 +1,180 @@
+// The invitation page (sign in or create the account, then accept) and the password reset page,
+// both through the API. Field names of the API map to the page's fields for its messages.
+'use strict';
+(() => {
+  const { api, messagesOf, clearProblems, showProblems, problemsFrom } = window.melPages;
+  const PASSWORD_RULES = { min: 8, max: 128 };
+
+  /** The checks the API makes on a new password that a page can make: length, and not the email. */
+  function passwordProblems(password, email) {
+    const label = 'Password';
+    if (password.length < PASSWORD_RULES.min)
+      return [`${label} must be at least ${PASSWORD_RULES.min} characters`];
+    if (password.length > PASSWORD_RULES.max)
+      return [`${label} must be at most ${PASSWORD_RULES.max} characters`];
+    if (email && password.trim().toLowerCase() === email.toLowerCase())
+      return [`${label} must not be the same as the email`];
+    return [];
+  }
+
+  /** Required inputs left blank, as problems of their fields. */
+  function blanks(form) {
+    return [...form.querySelectorAll('input[required]')]
+      .filter((input) => input.value.trim() === '')
+      .map((input) => ({
+        key: input.closest('.field').dataset.key,
+        message: `${input.labels[0].textContent.trim()} is required`,
+      }));
+  }
+
+  async function busy(form, work) {
+    const button = form.querySelector('button[type="submit"]');
+    button.disabled = true;
+    try {
+      return await work();
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  const invitation = document.querySelector('[data-invitation]');
+  if (invitation) {
+    const token = invitation.dataset.invitation;
+    const invited = invitation.dataset.email;
+    const steps = [...invitation.querySelectorAll('[data-step]')];
+    const show = (name) => {
+      for (const step of steps) step.hidden = step.dataset.step !== name;
+      const shown = steps.find((step) => step.dataset.step === name);
+      const focus = shown.querySelector('input, button');
+      if (name === 'done') shown.focus();
+      else if (focus && name !== 'checking') focus.focus();
+    };
+    const problem = (messages, fields = {}) => showProblems(invitation, problemsFrom(messages, fields));
+
+    async function start() {
+      const me = await api('GET', '/auth/me');
+      if (me.status !== 200) return show('sign-in');
+      for (const name of invitation.querySelectorAll('[data-signed-in-as]')) name.textContent = me.body.email;
+      return show(me.body.email.toLowerCase() === invited.toLowerCase() ? 'accept' : 'other-account');
+    }
+
+    invitation.querySelector('[data-accept]').addEventListener('click', async () => {
+      clearProblems(invitation);
+      const accepted = await api('POST', `/invitations/${encodeURIComponent(token)}/accept`);
+      if (accepted.status !== 200) {
+        return problem(
+          accepted.status === 404 ? ['This invitation is no longer valid.'] : messagesOf(accepted),
+        );
+      }
+      const { organization, role } = accepted.body;
+      // Make the new organization the session's current one, as a member would expect after joining.
+      await api('POST', '/auth/token', { organizationId: organization.id });
+      invitation.querySelector('[data-done-message]').textContent =
+        `You are now a member of ${organization.name} (${role.replace('_', ' ')}).`;
+      return show('done');
+    });
+
+    invitation.querySelector('[data-sign-out]').addEventListener('click', async () => {
+      await api('POST', '/auth/logout');
+      show('sign-in');
+    });
+
+    for (const link of invitation.querySelectorAll('[data-show]')) {
+      link.addEventListener('click', () => {
+        clearProblems(invitation);
+        show(link.dataset.show);
+      });
+    }
+
+    const signIn = invitation.querySelector('form[data-step="sign-in"]');
+    signIn.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const missing = blanks(signIn);
+      if (missing.length > 0) return showProblems(invitation, missing);
+      return busy(signIn, async () => {
+        const result = await api('POST', '/auth/login', {
+          email: signIn.elements.email.value.trim(),
+          password: signIn.elements.password.value,
+        });
+        if (result.status !== 200) {
+          return problem(messagesOf(result), {
+            email: { key: 'email', label: 'Email address' },
+            password: { key: 'password', label: 'Password' },
+          });
+        }
+        clearProblems(invitation);
+        return start();
+      });
+    });
+
+    const register = invitation.querySelector('form[data-step="register"]');
+    register.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const password = register.elements.newPassword.value;
+      const found = [
+        ...blanks(register),
+        ...(password === ''
+          ? []
+          : passwordProblems(password, invited).map((message) => ({ key: 'newPassword', message }))),
+      ];
+      if (found.length > 0) return showProblems(invitation, found);
+      return busy(register, async () => {
+        const result = await api('POST', '/auth/register', {
+          email: invited,
+          password,
+          firstName: register.elements.firstName.value.trim(),
+          lastName: register.elements.lastName.value.trim(),
+        });
+        if (result.status === 409) {
+          show('sign-in');
+          return problem(['An account with this email address already exists: sign in to accept.']);
+        }
+        if (result.status !== 201) {
+          return problem(messagesOf(result), {
+            firstName: { key: 'firstName', label: 'First name' },
+            lastName: { key: 'lastName', label: 'Last name' },
+            password: { key: 'newPassword', label: 'Password' },
+          });
+        }
+        clearProblems(invitation);
+        return start();
+      });
+    });
+
+    void start();
+  }
+
+  const reset = document.querySelector('form[data-reset]');
+  if (reset) {
+    const token = new URLSearchParams(window.location.search).get('token');
+    const section = reset.closest('.account');
+    reset.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const password = reset.elements.newPassword.value;
+      const found = [
+        ...blanks(reset),
+        ...(password === ''
+          ? []
+          : passwordProblems(password).map((message) => ({ key: 'newPassword', message }))),
+      ];
+      if (reset.elements.confirmPassword.value !== '' && reset.elements.confirmPassword.value !== password) {
+        found.push({ key: 'confirmPassword', message: 'The two passwords are not the same' });
+      }
+      if (found.length > 0) return showProblems(reset, found);
+      return busy(reset, async () => {
+        const result = await api('POST', '/auth/reset-password', { token, password });
+        if (result.status !== 204) {
+          return showProblems(
+            reset,
+            problemsFrom(messagesOf(result), { password: { key: 'newPassword', label: 'Password' } }),
+          );
+        }
+        reset.hidden = true;
+        const done = section.querySelector('[data-step="done"]');
+        done.hidden = false;
+        done.focus();
+        return undefined;
+      });
+    });
+  }
+})();

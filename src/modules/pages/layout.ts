@@ -1,0 +1,49 @@
+import type { Assets } from './assets.js';
+import { html, type Html } from './html.js';
+
+/**
+ * The pages run only our own scripts and styles, talk only to this service, and cannot be framed.
+ * Images may come from elsewhere: an organization's logo is a URL of its choosing.
+ */
+export const PAGE_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: https: http:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export interface PageContent {
+  title: string;
+  main: Html;
+  /** Script files of ./assets the page needs. */
+  scripts?: string[];
+}
+
+/** A whole document: one stylesheet, deferred scripts, readable without either. */
+export function layout(assets: Assets, { title, main, scripts = [] }: PageContent): string {
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="robots" content="noindex, nofollow" />
+        <title>${title}</title>
+        <link rel="stylesheet" href="${assets.url('pages.css')}" />
+        ${scripts.map((file) => html`<script src="${assets.url(file)}" defer></script> `)}
+      </head>
+      <body>
+        <main id="main">${main}</main>
+      </body>
+    </html> `.text;
+}
+
+/** A page that only says why there is nothing to show (missing, closed, expired). */
+export const notice = (heading: string, ...paragraphs: string[]) =>
+  html`<section class="notice">
+    <h1>${heading}</h1>
+    ${paragraphs.map((text) => html`<p>${text}</p> `)}
+  </section>`;

@@ -1,0 +1,197 @@
+import compress from '@fastify/compress';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { AppError, notFound } from '../../http/errors.js';
+import { SubmissionService } from '../forms/submissions.service.js';
+import { InvitationService } from '../orgs/invitations.service.js';
+import { SharingService } from '../reports/sharing.service.js';
+import { invitationPage, resetPasswordPage } from './account-pages.js';
+import { Assets } from './assets.js';
+import { formPage } from './form-page.js';
+import { layout, notice, PAGE_POLICY, type PageContent } from './layout.js';
+import { reportPage } from './report-page.js';
+
+const tags = ['Public pages'];
+const produces = ['text/html'];
+const TokenParams = Type.Object({ token: Type.String({ maxLength: 2048 }) }, { additionalProperties: false });
+const page = { access: 'public', rateLimitBucket: 'public' } as const;
+
+/** What a page says instead when its link leads nowhere, by the status the service answered. */
+const UNAVAILABLE: Record<string, Record<number, PageContent>> = {
+  form: {
+    404: {
+      title: 'Form not found',
+      main: notice(
+        'This form is not available',
+        'The link may be mistyped, or the form was unpublished or replaced by a new link.',
+        'Ask the person who sent you the link for a new one.',
+      ),
+    },
+    410: {
+      title: 'Form closed',
+      main: notice(
+        'This form is closed',
+        'It is no longer accepting responses. Thank you for your interest.',
+      ),
+    },
+  },
+  report: {
+    404: {
+      title: 'Report not available',
+      main: notice(
+        'This report is no longer shared',
+        'The link has expired or was withdrawn, or it is mistyped.',
+        'Ask the organization that shared it for a new link.',
+      ),
+    },
+  },
+  invitation: {
+    404: {
+      title: 'Invitation not valid',
+      main: notice(
+        'This invitation is no longer valid',
+        'It was already used, withdrawn or replaced, or it expired (invitations last 7 days).',
+        'Ask an administrator of the organization to invite you again.',
+      ),
+    },
+  },
+};
+
+function send(reply: FastifyReply, assets: Assets, content: PageContent, status = 200) {
+  return reply
+    .status(status)
+    .headers({
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': PAGE_POLICY,
+      // Links are tokens: a closed form or a revoked report must not come back from a cache.
+      'cache-control': 'no-store',
+      'x-robots-tag': 'noindex, nofollow',
+    })
+    .send(layout(assets, content));
+}
+
+/**
+ * The pages behind the links the service hands out with the default APP_URL: a form for respondents,
+ * a shared report for donors, an invitation and a password reset. Server-rendered HTML with every
+ * untrusted value escaped; small scripts from ./assets, no framework, no build step.
+ */
+export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
+  await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip'] });
+  const assets = new Assets();
+  const submissions = new SubmissionService(ctx.db, ctx.storage);
+  const sharing = new SharingService(ctx.db, ctx.config, ctx.storage);
+  const invitations = new InvitationService(ctx.db);
+
+  /** The page `render` builds, or the one that says why there is none (404, 410 from the service). */
+  async function pageOr(reply: FastifyReply, kind: string, render: () => Promise<PageContent>) {
+    try {
+      return await send(reply, assets, await render());
+    } catch (err) {
+      const instead = err instanceof AppError ? UNAVAILABLE[kind]?.[err.statusCode] : undefined;
+      if (!instead) throw err;
+      return send(reply, assets, instead, (err as AppError).statusCode);
+    }
+  }
+
+  app.get(
+    '/assets/:name',
+    {
+      config: page,
+      schema: {
+        tags,
+        summary: "The public pages' stylesheet and scripts",
+        description: 'Names carry a hash of the content, so a file is cached for a year and never changes.',
+        params: Type.Object({ name: Type.String({ maxLength: 200 }) }, { additionalProperties: false }),
+      },
+    },
+    async (request, reply) => {
+      const asset = assets.byName.get(request.params.name);
+      if (!asset) throw notFound('Asset');
+      return reply
+        .headers({ 'content-type': asset.type, 'cache-control': 'public, max-age=31536000, immutable' })
+        .send(asset.body);
+    },
+  );
+
+  app.get(
+    '/f/:token',
+    {
+      config: page,
+      schema: {
+        tags,
+        summary: 'The form page for respondents ({APP_URL}/f/<token>)',
+        description:
+          'HTML. Every field type, skip logic (showIf) applied as answers change, the same checks as the ' +
+          'server before sending, the server’s 400 messages next to their fields, files, the browser’s ' +
+          'location or a typed place name, then a thank-you view. 404 page for an unknown or unpublished ' +
+          'form, 410 page once it closed.',
+        params: TokenParams,
+        produces,
+      },
+    },
+    (request, reply) =>
+      pageOr(reply, 'form', async () =>
+        formPage(await submissions.publicForm(request.params.token), request.params.token),
+      ),
+  );
+
+  app.get(
+    '/r/:token',
+    {
+      config: page,
+      schema: {
+        tags,
+        summary: 'The shared report page for donors ({APP_URL}/r/<token>)',
+        description:
+          'HTML of GET /reports/share/:token: cover, indicators with progress bars coloured by status, ' +
+          'values by period, activities, budget and burn rate, narratives, attachment downloads; prints ' +
+          'as a clean document. 404 page once the link is expired, revoked or unknown.',
+        params: TokenParams,
+        produces,
+      },
+    },
+    (request, reply) =>
+      pageOr(reply, 'report', async () => reportPage(await sharing.publicReport(request.params.token))),
+  );
+
+  app.get(
+    '/invitations/:token',
+    {
+      config: page,
+      constraints: { page: 'html' },
+      schema: {
+        tags,
+        summary: 'The invitation page ({APP_URL}/invitations/<token>), for browsers',
+        description:
+          'Served instead of the JSON of this path when the Accept header prefers text/html (a browser ' +
+          'following the emailed link); API clients and `*/*` keep the JSON. Signs in or creates the ' +
+          'account through the API, then accepts. 404 page when the invitation cannot be used.',
+        params: TokenParams,
+        produces,
+      },
+    },
+    (request, reply) =>
+      pageOr(reply, 'invitation', async () =>
+        invitationPage(await invitations.lookup(request.params.token), request.params.token),
+      ),
+  );
+
+  app.get(
+    '/reset-password',
+    {
+      config: page,
+      schema: {
+        tags,
+        summary: 'The password reset page ({APP_URL}/reset-password?token=<token>)',
+        description:
+          'HTML: a new password, checked as the API checks it, sent to POST /auth/reset-password. ' +
+          'Whether the token is valid is known only when it is used.',
+        querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 2048 })) }),
+        produces,
+      },
+    },
+    (request, reply) => send(reply, assets, resetPasswordPage(Boolean(request.query.token))),
+  );
+};

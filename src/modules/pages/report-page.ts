@@ -1,0 +1,348 @@
+import type { reportView } from '../reports/report-view.js';
+import { html, type Html } from './html.js';
+import type { PageContent } from './layout.js';
+
+type SharedReport = ReturnType<typeof reportView>;
+type IndicatorEntry = SharedReport['sections']['indicators'][number];
+
+const STATUS_LABELS: Record<IndicatorEntry['status'], string> = {
+  on_track: 'On track',
+  at_risk: 'At risk',
+  off_track: 'Off track',
+  no_target: 'No target',
+  no_data: 'No data',
+};
+const NARRATIVES = [
+  ['challengesLessons', 'Challenges and lessons learned'],
+  ['recommendations', 'Recommendations'],
+] as const;
+
+const numbers = new Intl.NumberFormat('en', { maximumFractionDigits: 2 });
+const dates = new Intl.DateTimeFormat('en-GB', {
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  timeZone: 'UTC',
+});
+
+const number = (value: number | null) => (value === null ? '—' : numbers.format(value));
+const day = (value: string | Date) =>
+  dates.format(typeof value === 'string' ? new Date(`${value}T00:00:00Z`) : value);
+const range = (start: string, end: string) => html`${day(start)} – ${day(end)}`;
+const humanize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1).replaceAll('_', ' ');
+
+function money(currency: string) {
+  try {
+    const format = new Intl.NumberFormat('en', { style: 'currency', currency });
+    return (amount: number) => format.format(amount);
+  } catch {
+    // Not an ISO 4217 code Intl knows: the amount with the code as written.
+    return (amount: number) => `${currency} ${numbers.format(amount)}`;
+  }
+}
+
+function size(bytes: number) {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${numbers.format(Math.round(bytes / 102.4) / 10)} KB`;
+  return `${numbers.format(Math.round(bytes / (1024 * 102.4)) / 10)} MB`;
+}
+
+/** Paragraphs at blank lines; single line breaks are kept by the stylesheet. */
+const prose = (text: string) =>
+  text
+    .split(/\n\s*\n/)
+    .filter((paragraph) => paragraph.trim() !== '')
+    .map((paragraph) => html`<p class="prose">${paragraph.trim()}</p> `);
+
+/** A bar coloured by the band, with its number and the band in words (colour is never the only sign). */
+function progress(entry: IndicatorEntry): Html {
+  const label = STATUS_LABELS[entry.status];
+  if (entry.progressPct === null) return html`<span class="status band-${entry.status}">${label}</span>`;
+  return html`<progress
+      class="band-${entry.status}"
+      max="100"
+      value="${Math.min(Math.max(entry.progressPct, 0), 100)}"
+      aria-label="${numbers.format(entry.progressPct)}% of target"
+    ></progress>
+    <span class="pct">${numbers.format(entry.progressPct)}%</span>
+    <span class="status band-${entry.status}">${label}</span>`;
+}
+
+function indicatorRows(entry: IndicatorEntry): Html {
+  const categories = Object.entries(entry.disaggregatedValues);
+  return html`<tr>
+      <th scope="row">
+        <span class="code">${entry.code}</span> ${entry.indicatorName}${
+          entry.resultNode
+            ? html`<br /><span class="hint"
+                  >${humanize(entry.resultNode.level)}: ${entry.resultNode.title}</span
+                >`
+            : null
+        }
+      </th>
+      <td class="num">${number(entry.baseline)}</td>
+      <td class="num">${number(entry.target)}</td>
+      <td class="num" data-value>
+        ${number(entry.value)}${
+          categories.length > 0
+            ? html`<br /><span class="hint"
+                  >${categories.map(([name, value], i) => html`${i > 0 ? ' · ' : ''}${name} ${number(value)}`)}</span
+                >`
+            : null
+        }
+      </td>
+      <td>${entry.unit}</td>
+      <td class="progress">${progress(entry)}</td>
+    </tr>
+    ${
+      entry.narrative.trim() !== ''
+        ? html`<tr class="note">
+            <td colspan="6">${prose(entry.narrative)}</td>
+          </tr> `
+        : null
+    }`;
+}
+
+function periodTable(indicators: IndicatorEntry[]): Html | null {
+  const columns = new Map<string, string>();
+  for (const entry of indicators)
+    for (const period of entry.periods) columns.set(period.periodId, period.label);
+  if (columns.size === 0) return null;
+  const ids = [...columns.keys()];
+  const withTargets = indicators.some((entry) => entry.periods.some((period) => period.target !== null));
+  return html`<h3>Values by reporting period</h3>
+    ${withTargets ? html`<p class="hint">Each cell: the value, then the period's target.</p>` : null}
+    <div class="scroll">
+      <table class="periods">
+        <thead>
+          <tr>
+            <th scope="col">Indicator</th>
+            ${ids.map((id) => html`<th scope="col" class="num">${columns.get(id)}</th>`)}
+          </tr>
+        </thead>
+        <tbody>
+          ${indicators.map((entry) => {
+            const byPeriod = new Map(entry.periods.map((period) => [period.periodId, period]));
+            return html`<tr>
+              <th scope="row"><span class="code">${entry.code}</span></th>
+              ${ids.map((id) => {
+                const cell = byPeriod.get(id);
+                return html`<td class="num">
+                  ${number(cell?.value ?? null)}${
+                    cell?.target != null
+                      ? html`<br /><span class="hint">of ${number(cell.target)}</span>`
+                      : null
+                  }
+                </td>`;
+              })}
+            </tr> `;
+          })}
+        </tbody>
+      </table>
+    </div>`;
+}
+
+function indicatorSection(indicators: IndicatorEntry[]): Html {
+  if (indicators.length === 0) return html`<p>No indicators are linked to this project.</p>`;
+  return html`<div class="scroll">
+      <table class="indicators">
+        <thead>
+          <tr>
+            <th scope="col">Indicator</th>
+            <th scope="col" class="num">Baseline</th>
+            <th scope="col" class="num">Target</th>
+            <th scope="col" class="num">Value</th>
+            <th scope="col">Unit</th>
+            <th scope="col">Progress</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${indicators.map(indicatorRows)}
+        </tbody>
+      </table>
+    </div>
+    ${periodTable(indicators)}`;
+}
+
+function activitySection(activities: SharedReport['sections']['activities']): Html {
+  if (activities.length === 0) return html`<p>No activities in this period.</p>`;
+  return html`<div class="scroll">
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Activity</th>
+          <th scope="col">Dates</th>
+          <th scope="col">Location</th>
+          <th scope="col">Status</th>
+          <th scope="col" class="num">Registered</th>
+          <th scope="col" class="num">Attended</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${activities.map(
+          (activity) =>
+            html`<tr>
+              <th scope="row">${activity.title}</th>
+              <td>${range(activity.startDate, activity.endDate)}</td>
+              <td>${activity.location ?? '—'}</td>
+              <td>${humanize(activity.status)}</td>
+              <td class="num">${number(activity.participantCount)}</td>
+              <td class="num">${number(activity.attendedCount)}</td>
+            </tr> `,
+        )}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+function budgetSection(budget: SharedReport['sections']['budget']): Html {
+  const format = money(budget.currency);
+  const burn = budget.burnRate;
+  return html`<dl class="figures">
+      <div>
+        <dt>Planned</dt>
+        <dd data-budget-planned>${format(budget.totalPlanned)}</dd>
+      </div>
+      <div>
+        <dt>Spent</dt>
+        <dd data-budget-actual>${format(budget.totalActual)}</dd>
+      </div>
+      <div>
+        <dt>Burn rate</dt>
+        <dd data-burn-rate>${burn === null ? '—' : `${numbers.format(burn)}%`}</dd>
+      </div>
+    </dl>
+    ${burn === null ? null : html`<progress class="burn" max="100" value="${Math.min(Math.max(burn, 0), 100)}" aria-label="Burn rate ${numbers.format(burn)}%"></progress>`}
+    ${
+      budget.lines.length === 0
+        ? html`<p>No budget lines.</p>`
+        : html`<div class="scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Category</th>
+                  <th scope="col">Description</th>
+                  <th scope="col" class="num">Planned</th>
+                  <th scope="col" class="num">Spent</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${budget.lines.map(
+                  (line) =>
+                    html`<tr>
+                      <th scope="row">${line.category}</th>
+                      <td>${line.description ?? ''}</td>
+                      <td class="num">${format(line.plannedAmount)}</td>
+                      <td class="num">${format(line.actualAmount)}</td>
+                    </tr> `,
+                )}
+              </tbody>
+            </table>
+          </div>`
+    }`;
+}
+
+function attachmentSection(attachments: SharedReport['attachments']): Html {
+  if (attachments.length === 0) return html`<p>No attachments.</p>`;
+  return html`<ul class="files">
+    ${attachments.map(
+      (file) =>
+        html`<li>
+          <a href="${file.downloadUrl}" download="${file.fileName}">${file.title}</a>
+          <span class="hint">${file.fileName}, ${size(file.size)}</span>
+        </li> `,
+    )}
+  </ul>`;
+}
+
+const isWebAddress = (url: string | null): url is string => url !== null && /^https?:\/\//i.test(url);
+
+/** The donor's view of a shared report: everything is in the page; printing gives a clean document. */
+export function reportPage(report: SharedReport): PageContent {
+  const { cover, project, sections } = report;
+  const logo = cover.organization.logoUrl;
+  const narrative = (title: string, text: string) =>
+    text.trim() === ''
+      ? null
+      : html`<section>
+          <h2>${title}</h2>
+          ${prose(text)}
+        </section> `;
+  return {
+    title: report.title,
+    scripts: ['report.js'],
+    main: html`<article class="report">
+      <header class="cover">
+        ${isWebAddress(logo) ? html`<img class="logo" src="${logo}" alt="${cover.organization.name}" />` : null}
+        <p class="org">${cover.organization.name}</p>
+        <h1>${report.title}</h1>
+        <p class="lead">
+          ${cover.projectName} <span class="code">${project.code}</span> · ${project.programName}
+        </p>
+        <dl class="figures">
+          <div>
+            <dt>Period</dt>
+            <dd>${range(cover.period.startDate, cover.period.endDate)}</dd>
+          </div>
+          <div>
+            <dt>Report</dt>
+            <dd>${humanize(report.reportType)}</dd>
+          </div>
+          ${
+            cover.donors.length > 0
+              ? html`<div>
+                  <dt>Donors</dt>
+                  <dd>${cover.donors.map((d) => d.name).join(', ')}</dd>
+                </div>`
+              : null
+          }
+          ${
+            project.location
+              ? html`<div>
+                  <dt>Location</dt>
+                  <dd>${project.location}</dd>
+                </div>`
+              : null
+          }
+          ${
+            project.lead
+              ? html`<div>
+                  <dt>Project lead</dt>
+                  <dd>${project.lead}</dd>
+                </div>`
+              : null
+          }
+        </dl>
+        ${project.description ? html`<p>${project.description}</p>` : null}
+        <p class="actions">
+          <button type="button" class="secondary" data-print>Print or save as PDF</button>
+        </p>
+      </header>
+      ${narrative('Executive summary', sections.executiveSummary)}
+      <section id="indicators">
+        <h2>Indicators</h2>
+        ${indicatorSection(sections.indicators)}
+      </section>
+      <section id="activities">
+        <h2>Activities</h2>
+        ${activitySection(sections.activities)}
+      </section>
+      <section id="budget">
+        <h2>Budget</h2>
+        ${budgetSection(sections.budget)}
+      </section>
+      ${NARRATIVES.map(([key, title]) => narrative(title, sections[key]))}
+      <section id="attachments">
+        <h2>Attachments</h2>
+        ${attachmentSection(report.attachments)}
+      </section>
+      <footer class="hint">
+        Shared by
+        ${cover.organization.name}${
+          report.publishedAt ? html` · published ${day(report.publishedAt)}` : null
+        }.
+        The figures are a snapshot taken when the report was assembled.
+      </footer>
+    </article>`,
+  };
+}
