@@ -24,6 +24,14 @@ const PUBLIC_ROUTES = new Set([
   'GET /reports/share/:token',
   'GET /reports/share/:token/attachments/:attachmentId',
 ]);
+/** The pages behind the links the service hands out (issue 11), and their scripts and stylesheet. */
+const PUBLIC_PAGES = new Set([
+  'GET /f/:token',
+  'GET /r/:token',
+  'GET /invitations/:token',
+  'GET /reset-password',
+  'GET /assets/:name',
+]);
 
 it('every registered route declares its access rule', () => {
   const undeclared = t.app.routeTable.filter((route) => route.access === undefined);
@@ -35,7 +43,7 @@ it('only the routes the contract makes public are public (besides the documentat
   const publicRoutes = t.app.routeTable
     .filter((route) => route.access === 'public' && !route.url.startsWith('/api') && route.url !== '*')
     .map((route) => `${route.method} ${route.url}`);
-  expect(new Set(publicRoutes)).toEqual(PUBLIC_ROUTES);
+  expect(new Set(publicRoutes)).toEqual(new Set([...PUBLIC_ROUTES, ...PUBLIC_PAGES]));
 });
 
 it('every route under /orgs/:orgId is scoped to members with declared roles', () => {

@@ -161,6 +161,8 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
       await page.click('.field[data-key="spot"] [data-locate]');
       await page.locator('[data-location-status]', { hasText: '9.05790, 7.49510' }).waitFor();
 
+      await page.screenshot({ path: artifact('form.png'), fullPage: true });
+
       // The browser's own checks, as the server's: nothing is sent.
       await page.click('button[type="submit"]');
       await page.locator('[data-summary]').waitFor();
@@ -188,7 +190,6 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
       await page.screenshot({ path: artifact('form-server-error.png'), fullPage: true });
 
       await page.setInputFiles('#f-photo', { name: 'photo.png', mimeType: 'image/png', buffer: PNG });
-      await page.screenshot({ path: artifact('form.png'), fullPage: true });
       await page.click('button[type="submit"]');
       await page.locator('[data-thanks] h1', { hasText: 'Thank you' }).waitFor();
       expect(await page.locator('form.respondent').isVisible()).toBe(false);
@@ -459,6 +460,7 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
       // Printing: no buttons, and Chromium's "Save as PDF" makes a document.
       await page.emulateMedia({ media: 'print' });
       expect(await page.locator('[data-print]').isVisible()).toBe(false);
+      await page.screenshot({ path: artifact('report-print.png'), fullPage: true });
       const pdf = await page.pdf({ path: artifact('report.pdf'), format: 'A4', printBackground: true });
       expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
 

@@ -169,10 +169,18 @@ export function fuzzRequests(
   return fc.sample(request, { numRuns: count, seed });
 }
 
-/** What is wrong with an answer: a 5xx, or an error without the contract's body. */
-export function problemWith(status: number, text: string): string | null {
+/**
+ * What is wrong with an answer: a 5xx, or an error without the contract's body. The public pages answer
+ * a link that leads nowhere with a page of their own (404, 410), never anything else.
+ */
+export function problemWith(status: number, text: string, contentType = ''): string | null {
   if (status >= 500) return `${status} ${text.slice(0, 200)}`;
   if (status < 400) return null;
+  if (contentType.startsWith('text/html')) {
+    return [404, 410].includes(status) && text.startsWith('<!doctype html>')
+      ? null
+      : `${status} page: ${text.slice(0, 100)}`;
+  }
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -210,7 +218,7 @@ export async function runFuzz(
       },
       ...(request.payload !== undefined ? { payload: request.payload } : {}),
     });
-    const problem = problemWith(res.statusCode, res.body);
+    const problem = problemWith(res.statusCode, res.body, res.headers['content-type'] as string | undefined);
     if (problem)
       problems.push(
         `${request.method} ${request.url.slice(0, 160)} ${request.payload?.slice(0, 120) ?? ''} -> ${problem}`,

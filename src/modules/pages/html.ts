@@ -32,5 +32,3 @@ export function html(strings: TemplateStringsArray, ...values: Part[]): Html {
 /** Trusted markup as is (our own constants only). */
 export const raw = (text: string) => new Html(text);
 
-/** JSON for a `data-` attribute or a `<script type="application/json">`: escaped like any text. */
-export const json = (value: unknown) => JSON.stringify(value);
