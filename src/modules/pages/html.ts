@@ -31,4 +31,3 @@ export function html(strings: TemplateStringsArray, ...values: Part[]): Html {
 
 /** Trusted markup as is (our own constants only). */
 export const raw = (text: string) => new Html(text);
-
