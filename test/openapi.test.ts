@@ -37,6 +37,10 @@ describe('OpenAPI document', () => {
       expect.arrayContaining(['201', '400', '401', '403', '404', '429']),
     );
     expect(members.requestBody.content['application/json'].schema.additionalProperties).toBe(false);
+    // The invitation page shares its path with the JSON route; the document keeps the JSON route.
+    const invitation = doc.paths['/invitations/{token}'].get;
+    expect(invitation.tags).toEqual(['Members and invitations']);
+    expect(Object.keys(invitation.responses['200'].content)).toEqual(['application/json']);
     const register = doc.paths['/auth/register'].post;
     expect(register.security).toEqual([]);
     expect(register.responses['401']).toBeUndefined();

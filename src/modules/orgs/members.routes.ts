@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { errorResponse } from '../../http/errors.js';
 import { ADMINS, ALL_ROLES, memberOf, sessionOf } from '../../http/access.js';
-import { normalizeEmailField } from '../../http/hooks.js';
+import { normalizeEmailField, varyOnAccept } from '../../http/hooks.js';
 import { Collection, PageQuery } from '../../http/pagination.js';
 import { NoContent, Params } from '../../http/schemas.js';
 import {
@@ -142,12 +142,19 @@ export const memberRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
       schema: {
         tags,
         summary: 'What an invitation link offers',
-        description: 'Unknown, used, revoked or expired: 404.',
+        description:
+          'Unknown, used, revoked or expired: 404. This is also the path of the emailed link: a request whose ' +
+          'Accept header prefers text/html to JSON (a browser) gets the invitation page instead, which ' +
+          'signs in or creates the account and accepts through this API; `*/*` and JSON clients get this.',
         params: TokenParams,
         response: { 200: InvitationLookup },
       },
     },
-    (request) => invitations.lookup(request.params.token),
+    (request, reply) => {
+      // The same URL is the invitation page for browsers: caches must keep the two apart.
+      void reply.header('vary', varyOnAccept(reply));
+      return invitations.lookup(request.params.token);
+    },
   );
 
   app.post(

@@ -1,5 +1,5 @@
 import { html } from './html.js';
-import type { PageContent } from './layout.js';
+import { moment, type PageContent } from './layout.js';
 
 export interface InvitationView {
   organizationName: string;
@@ -54,18 +54,17 @@ const textField = (id: string, label: string, autocomplete: string, type = 'text
  */
 export function invitationPage(invitation: InvitationView, token: string): PageContent {
   const role = ROLE_NAMES[invitation.role] ?? invitation.role;
-  const expires = new Date(invitation.expiresAt);
   return {
     title: `Invitation to ${invitation.organizationName}`,
     scripts: ['common.js', 'account.js'],
-    main: html`<section class="account" data-invitation="${token}" data-email="${invitation.email}">
+    main: html`<section class="account" data-invitation="${token}" data-email="${invitation.email}" data-role-name="${role}">
       <h1>Join ${invitation.organizationName}</h1>
       <p class="lead">
         You are invited as ${role}, with the email address <strong>${invitation.email}</strong>.
       </p>
       <p class="hint">
         This invitation is valid until
-        <time datetime="${expires.toISOString()}">${expires.toUTCString()}</time>.
+        ${moment(invitation.expiresAt)}.
       </p>
       <noscript><p class="error">Accepting needs JavaScript.</p></noscript>
       <div class="summary" role="alert" tabindex="-1" data-summary hidden></div>
@@ -154,7 +153,7 @@ export function resetPasswordPage(hasToken: boolean): PageContent {
           />
         </div>
         <noscript><p class="error">Setting a password needs JavaScript.</p></noscript>
-        <button type="submit">Set password</button>
+        <button type="submit" disabled data-ready>Set password</button>
       </form>
       <div data-step="done" hidden tabindex="-1">
         <h1>Password changed</h1>

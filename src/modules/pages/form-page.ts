@@ -2,7 +2,7 @@ import { PLACE_MAX, TEXT_MAX } from '../forms/answers.js';
 import type { FormField } from '../forms/form-fields.js';
 import { ACCEPTED_TYPES, MAX_FILE_SIZE } from '../files/storage.js';
 import { html, type Html } from './html.js';
-import type { PageContent } from './layout.js';
+import { moment, type PageContent } from './layout.js';
 
 export interface PublicFormView {
   title: string;
@@ -109,11 +109,11 @@ export function formPage(form: PublicFormView, token: string): PageContent {
       >
         <h1>${form.title}</h1>
         ${form.description ? html`<p class="lead prose">${form.description}</p>` : null}
-        ${closes ? html`<p class="hint">Open until <time datetime="${closes.toISOString()}">${closes.toUTCString()}</time>.</p>` : null}
+        ${closes ? html`<p class="hint">Open until ${moment(closes)}.</p>` : null}
         <noscript><p class="error">This form needs JavaScript to send your answers.</p></noscript>
         <div class="summary" role="alert" tabindex="-1" data-summary hidden></div>
         ${form.fields.map(fieldBlock)}
-        <button type="submit">Send</button>
+        <button type="submit" disabled data-ready>Send</button>
         <p class="hint" data-progress aria-live="polite"></p>
       </form>
       <section class="thanks" data-thanks hidden tabindex="-1">

@@ -12,11 +12,8 @@ describe('html templates', () => {
 
   it('keeps markup built by html or raw as it is, joins lists and drops null, undefined and false', () => {
     const items = ['<a>', 'b'].map((item) => html`<li>${item}</li>`);
-    expect(
-      html`<ul>
-          ${items}
-        </ul>
-        ${null}${undefined}${false}${raw('<hr>')}${0}`.text,
-    ).toBe('<ul><li>&lt;a&gt;</li><li>b</li></ul><hr>0');
+    expect(html`<ul>${items}</ul>${null}${undefined}${false}${raw('<hr>')}${0}`.text).toBe(
+      '<ul><li>&lt;a&gt;</li><li>b</li></ul><hr>0',
+    );
   });
 });

@@ -41,6 +41,14 @@ export function layout(assets: Assets, { title, main, scripts = [] }: PageConten
     </html> `.text;
 }
 
+const moments = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' });
+
+/** A point in time as people read it, with the exact value for machines. */
+export const moment = (value: Date | string) => {
+  const date = new Date(value);
+  return html`<time datetime="${date.toISOString()}">${moments.format(date)} UTC</time>`;
+};
+
 /** A page that only says why there is nothing to show (missing, closed, expired). */
 export const notice = (heading: string, ...paragraphs: string[]) =>
   html`<section class="notice">

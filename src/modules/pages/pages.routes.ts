@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError, notFound } from '../../http/errors.js';
+import { varyOnAccept } from '../../http/hooks.js';
 import { SubmissionService } from '../forms/submissions.service.js';
 import { InvitationService } from '../orgs/invitations.service.js';
 import { SharingService } from '../reports/sharing.service.js';
@@ -15,6 +16,14 @@ import { reportPage } from './report-page.js';
 
 const tags = ['Public pages'];
 const produces = ['text/html'];
+/** The page's answers for the OpenAPI document: HTML, whatever the status. */
+const answers = (pages: Record<number, string>) =>
+  Object.fromEntries(
+    Object.entries(pages).map(([status, description]) => [
+      status,
+      { description, content: { 'text/html': { schema: { type: 'string' } } } },
+    ]),
+  );
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 2048 }) }, { additionalProperties: false });
 const page = { access: 'public', rateLimitBucket: 'public' } as const;
 
@@ -69,6 +78,7 @@ function send(reply: FastifyReply, assets: Assets, content: PageContent, status 
       'cache-control': 'no-store',
       'x-robots-tag': 'noindex, nofollow',
     })
+    .header('vary', varyOnAccept(reply))
     .send(layout(assets, content));
 }
 
@@ -129,6 +139,11 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
           'form, 410 page once it closed.',
         params: TokenParams,
         produces,
+        response: answers({
+          200: 'The form',
+          404: 'Unknown or unpublished form',
+          410: 'The form is closed',
+        }),
       },
     },
     (request, reply) =>
@@ -150,6 +165,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
           'as a clean document. 404 page once the link is expired, revoked or unknown.',
         params: TokenParams,
         produces,
+        response: answers({ 200: 'The report', 404: 'Expired, revoked or unknown link' }),
       },
     },
     (request, reply) =>
@@ -161,16 +177,8 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     {
       config: page,
       constraints: { page: 'html' },
-      schema: {
-        tags,
-        summary: 'The invitation page ({APP_URL}/invitations/<token>), for browsers',
-        description:
-          'Served instead of the JSON of this path when the Accept header prefers text/html (a browser ' +
-          'following the emailed link); API clients and `*/*` keep the JSON. Signs in or creates the ' +
-          'account through the API, then accepts. 404 page when the invitation cannot be used.',
-        params: TokenParams,
-        produces,
-      },
+      // One path, one entry in the document: the JSON route's description tells of this page.
+      schema: { hide: true, params: TokenParams },
     },
     (request, reply) =>
       pageOr(reply, 'invitation', async () =>
@@ -190,6 +198,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
           'Whether the token is valid is known only when it is used.',
         querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 2048 })) }),
         produces,
+        response: answers({ 200: 'The page; without a token, a page saying the link is incomplete' }),
       },
     },
     (request, reply) => send(reply, assets, resetPasswordPage(Boolean(request.query.token))),

@@ -78,6 +78,8 @@ describe('the form page', () => {
       expect(res.body).toContain(control);
     }
     expect(res.body).toContain(`data-submit-url="/forms/public/${form.publicToken}/submit"`);
+    // Until form.js takes over, the browser must not send the answers itself (a GET, answers in the URL).
+    expect(res.body).toMatch(/<button type="submit" disabled data-ready>Send<\/button>/);
   });
 
   it('is a 404 page for an unknown or unpublished form and a 410 page once closed', async () => {
@@ -180,10 +182,12 @@ describe('the invitation page', () => {
       role: 'me_officer',
       expiresAt: expect.any(String),
     };
+    expect(page.headers.vary).toBe('Origin, Accept');
     for (const accept of [undefined, '*/*', 'application/json', 'application/json, text/html;q=0.5']) {
       const res = await call(t.app, 'GET', `/invitations/${token}`, { headers: accept ? { accept } : {} });
       expect(res.status, String(accept)).toBe(200);
       expect(res.headers['content-type']).toContain('application/json');
+      expect(res.headers.vary, 'caches keep the page and the JSON apart').toBe('Origin, Accept');
       expect(res.body).toEqual(json);
     }
   });

@@ -273,7 +273,7 @@ export function reportPage(report: SharedReport): PageContent {
     scripts: ['report.js'],
     main: html`<article class="report">
       <header class="cover">
-        ${isWebAddress(logo) ? html`<img class="logo" src="${logo}" alt="${cover.organization.name}" />` : null}
+        ${isWebAddress(logo) ? html`<img class="logo" src="${logo}" alt="" />` : null}
         <p class="org">${cover.organization.name}</p>
         <h1>${report.title}</h1>
         <p class="lead">

@@ -66,11 +66,12 @@
           accepted.status === 404 ? ['This invitation is no longer valid.'] : messagesOf(accepted),
         );
       }
-      const { organization, role } = accepted.body;
+      const { organization } = accepted.body;
       // Make the new organization the session's current one, as a member would expect after joining.
-      await api('POST', '/auth/token', { organizationId: organization.id });
+      const switched = await api('POST', '/auth/token', { organizationId: organization.id });
       invitation.querySelector('[data-done-message]').textContent =
-        `You are now a member of ${organization.name} (${role.replace('_', ' ')}).`;
+        `You are now a member of ${organization.name} as ${invitation.dataset.roleName}.` +
+        (switched.status === 200 ? '' : ' Sign in again to work in it.');
       return show('done');
     });
 
@@ -176,5 +177,7 @@
         return undefined;
       });
     });
+    // Disabled until now: without this script the browser would put the password in the URL.
+    reset.querySelector('button[type="submit"]').disabled = false;
   }
 })();

@@ -90,7 +90,7 @@ window.melPages = (() => {
   function problemsFrom(messages, fields) {
     return messages.map((message) => {
       const match = /^([A-Za-z][\w]*)((?:\.\w+)*)( .*)$/.exec(message);
-      const target = match && fields[match[1]];
+      const target = match && Object.hasOwn(fields, match[1]) ? fields[match[1]] : null;
       if (!target) return { message };
       return { key: target.key, message: `${target.label}${match[2]}${match[3]}` };
     });

@@ -196,4 +196,7 @@
       ),
     );
   });
+  // The button comes disabled: before this script took over, the browser would send the answers itself,
+  // as a GET with every answer in the URL.
+  button.disabled = false;
 })();
