@@ -108,11 +108,14 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
   app.get(
     '/assets/:name',
     {
-      config: page,
+      // Served from memory and cached for good: counting them would only spend the respondents' limit
+      // (many people may share one address: a training hall on one phone's connection).
+      config: { access: 'public', rateLimitBucket: 'none' },
       schema: {
         tags,
         summary: "The public pages' stylesheet and scripts",
-        description: 'Names carry a hash of the content, so a file is cached for a year and never changes.',
+        description:
+          'Names carry a hash of the content, so a file is cached for a year and never changes. Not rate limited.',
         params: Type.Object({ name: Type.String({ maxLength: 200 }) }, { additionalProperties: false }),
       },
     },

@@ -247,5 +247,7 @@ describe('the pages’ scripts and stylesheet', () => {
     )!;
     const compressed = await get(script, { 'accept-encoding': 'br' });
     expect(compressed.headers['content-encoding']).toBe('br');
+    // Scripts and the stylesheet do not spend the respondents' public limit.
+    expect(compressed.headers['x-ratelimit-limit']).toBeUndefined();
   });
 });
