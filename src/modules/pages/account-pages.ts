@@ -1,4 +1,4 @@
-import { html } from './html.js';
+import { html, type Html } from './html.js';
 import { moment, type PageContent } from './layout.js';
 
 export interface InvitationView {
@@ -14,38 +14,31 @@ const ROLE_NAMES: Record<string, string> = {
   reporter: 'reporter',
   viewer: 'viewer',
 };
-const PASSWORD_RULE = html`minlength="8" maxlength="128"`;
+const NEW_PASSWORD = {
+  type: 'password',
+  limits: html`minlength="8" maxlength="128"`,
+  hint: '8 to 128 characters, not your email address.',
+};
 
-const passwordField = (id: string, label: string, autocomplete: string) =>
+interface Input {
+  id: string;
+  label: string;
+  autocomplete: string;
+  type?: string;
+  value?: string;
+  /** Length attributes, as the API's schema has them. */
+  limits?: Html;
+  hint?: string;
+}
+
+/** A labelled, required input with its hint and the place for its error, as account.js expects. */
+const field = ({ id, label, autocomplete, type = 'text', value = '', limits, hint }: Input) =>
   html`<div class="field" data-key="${id}">
     <label for="${id}">${label}</label>
-    <p class="hint" id="${id}-hint">8 to 128 characters, not your email address.</p>
+    ${hint ? html`<p class="hint" id="${id}-hint">${hint}</p>` : null}
     <p class="error" id="${id}-error" data-error></p>
-    <input
-      type="password"
-      id="${id}"
-      name="${id}"
-      autocomplete="${autocomplete}"
-      required
-      ${PASSWORD_RULE}
-      aria-describedby="${id}-hint ${id}-error"
-    />
-  </div>`;
-
-const textField = (id: string, label: string, autocomplete: string, type = 'text', value = '') =>
-  html`<div class="field" data-key="${id}">
-    <label for="${id}">${label}</label>
-    <p class="error" id="${id}-error" data-error></p>
-    <input
-      type="${type}"
-      id="${id}"
-      name="${id}"
-      autocomplete="${autocomplete}"
-      value="${value}"
-      required
-      maxlength="${type === 'email' ? 254 : 100}"
-      aria-describedby="${id}-error"
-    />
+    <input type="${type}" id="${id}" name="${id}" autocomplete="${autocomplete}" value="${value}" required
+      ${limits ?? html`maxlength="100"`} aria-describedby="${hint ? `${id}-hint ` : ''}${id}-error" />
   </div>`;
 
 /**
@@ -84,29 +77,17 @@ export function invitationPage(invitation: InvitationView, token: string): PageC
       </div>
       <form data-step="sign-in" hidden novalidate>
         <h2>Sign in to accept</h2>
-        ${textField('email', 'Email address', 'username', 'email', invitation.email)}
-        <div class="field" data-key="password">
-          <label for="password">Password</label>
-          <p class="error" id="password-error" data-error></p>
-          <input
-            type="password"
-            id="password"
-            name="password"
-            autocomplete="current-password"
-            required
-            maxlength="1024"
-            aria-describedby="password-error"
-          />
-        </div>
+        ${field({ id: 'email', label: 'Email address', autocomplete: 'username', type: 'email', value: invitation.email, limits: html`maxlength="254"` })}
+        ${field({ id: 'password', label: 'Password', autocomplete: 'current-password', type: 'password', limits: html`maxlength="1024"` })}
         <button type="submit">Sign in</button>
         <p>No account yet? <button type="button" class="link" data-show="register">Create one</button></p>
       </form>
       <form data-step="register" hidden novalidate>
         <h2>Create your account</h2>
         <p>Your account will use ${invitation.email}.</p>
-        ${textField('firstName', 'First name', 'given-name')}
-        ${textField('lastName', 'Last name', 'family-name')}
-        ${passwordField('newPassword', 'Choose a password', 'new-password')}
+        ${field({ id: 'firstName', label: 'First name', autocomplete: 'given-name' })}
+        ${field({ id: 'lastName', label: 'Last name', autocomplete: 'family-name' })}
+        ${field({ id: 'newPassword', label: 'Choose a password', autocomplete: 'new-password', ...NEW_PASSWORD })}
         <button type="submit">Create account</button>
         <p>
           Already have an account? <button type="button" class="link" data-show="sign-in">Sign in</button>
@@ -138,20 +119,8 @@ export function resetPasswordPage(hasToken: boolean): PageContent {
       <form data-reset novalidate>
         <h1>Choose a new password</h1>
         <div class="summary" role="alert" tabindex="-1" data-summary hidden></div>
-        ${passwordField('newPassword', 'New password', 'new-password')}
-        <div class="field" data-key="confirmPassword">
-          <label for="confirmPassword">Type it again</label>
-          <p class="error" id="confirmPassword-error" data-error></p>
-          <input
-            type="password"
-            id="confirmPassword"
-            name="confirmPassword"
-            autocomplete="new-password"
-            required
-            ${PASSWORD_RULE}
-            aria-describedby="confirmPassword-error"
-          />
-        </div>
+        ${field({ id: 'newPassword', label: 'New password', autocomplete: 'new-password', ...NEW_PASSWORD })}
+        ${field({ id: 'confirmPassword', label: 'Type it again', autocomplete: 'new-password', type: 'password', limits: NEW_PASSWORD.limits })}
         <noscript><p class="error">Setting a password needs JavaScript.</p></noscript>
         <button type="submit" disabled data-ready>Set password</button>
       </form>

@@ -27,6 +27,13 @@
       }));
   }
 
+  /** A form with a new password (#newPassword): its blanks, then what the API would say of the password. */
+  function newPasswordProblems(form, email) {
+    const password = form.elements.newPassword.value;
+    const rules = password === '' ? [] : passwordProblems(password, email);
+    return [...blanks(form), ...rules.map((message) => ({ key: 'newPassword', message }))];
+  }
+
   async function busy(form, work) {
     const button = form.querySelector('button[type="submit"]');
     button.disabled = true;
@@ -112,12 +119,7 @@
     register.addEventListener('submit', (event) => {
       event.preventDefault();
       const password = register.elements.newPassword.value;
-      const found = [
-        ...blanks(register),
-        ...(password === ''
-          ? []
-          : passwordProblems(password, invited).map((message) => ({ key: 'newPassword', message }))),
-      ];
+      const found = newPasswordProblems(register, invited);
       if (found.length > 0) return showProblems(invitation, found);
       return busy(register, async () => {
         const result = await api('POST', '/auth/register', {
@@ -152,12 +154,7 @@
     reset.addEventListener('submit', (event) => {
       event.preventDefault();
       const password = reset.elements.newPassword.value;
-      const found = [
-        ...blanks(reset),
-        ...(password === ''
-          ? []
-          : passwordProblems(password).map((message) => ({ key: 'newPassword', message }))),
-      ];
+      const found = newPasswordProblems(reset);
       if (reset.elements.confirmPassword.value !== '' && reset.elements.confirmPassword.value !== password) {
         found.push({ key: 'confirmPassword', message: 'The two passwords are not the same' });
       }
