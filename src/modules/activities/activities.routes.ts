@@ -14,7 +14,7 @@ import {
   RegistrationQuery,
   UpdateRegistrationBody,
 } from './participants.schemas.js';
-import { registrationProblems, RegistrationService } from './registrations.service.js';
+import { NATIONAL_ID_ELSEWHERE, registrationProblems, RegistrationService } from './registrations.service.js';
 
 const tags = ['Activities'];
 const READ =
@@ -151,10 +151,16 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
           'already registered changes nothing; within one batch the first item for a person counts. ' +
           '201: the registrations of the batch, in its order. One `participant.registered` feed entry per ' +
           'batch that registers anyone, with the count. ' +
-          WRITE,
+          WRITE +
+          ' A reporter reaches only people registered in an activity of a project assigned to them: ' +
+          'another `participantId` is 404 (`Participant not found`), and a new participant whose nationalId ' +
+          `is of someone outside those projects is 409 (\`${NATIONAL_ID_ELSEWHERE}\`), naming nobody.`,
         params: Params('orgId', 'id'),
         body: RegisterParticipantsBody,
-        response: { 201: Type.Array(ActivityParticipant) },
+        response: {
+          201: Type.Array(ActivityParticipant),
+          409: errorResponse("nationalId of a participant out of a reporter's reach"),
+        },
       },
       attachValidation: true,
     },

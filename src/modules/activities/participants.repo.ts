@@ -122,28 +122,41 @@ export async function insertHouseholdMember(
   return row!;
 }
 
-/** The ones of these ids that name a participant of the organization. */
-export async function existingParticipantIds(db: Db, orgId: string, ids: string[]): Promise<Set<string>> {
+/** The ones of these ids that name a participant of the organization within `scope`. */
+export async function existingParticipantIds(
+  db: Db,
+  orgId: string,
+  ids: string[],
+  scope?: SQL,
+): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const rows = await db
     .select({ id: participants.id })
     .from(participants)
-    .where(and(eq(participants.orgId, orgId), inArray(participants.id, ids)));
+    .where(and(eq(participants.orgId, orgId), inArray(participants.id, ids), scope));
   return new Set(rows.map((row) => row.id));
 }
 
-/** nationalId → participant id, for the ones of these national ids the organization knows. */
+/**
+ * nationalId → participant, for the ones of these national ids the organization knows; `inScope` says
+ * whether `scope` (see participantScope) reaches that participant.
+ */
 export async function participantsByNationalId(
   db: Db,
   orgId: string,
   nationalIds: string[],
-): Promise<Map<string, string>> {
+  scope?: SQL,
+): Promise<Map<string, { id: string; inScope: boolean }>> {
   if (nationalIds.length === 0) return new Map();
   const rows = await db
-    .select({ id: participants.id, nationalId: participants.nationalId })
+    .select({
+      id: participants.id,
+      nationalId: participants.nationalId,
+      inScope: scope ? sql<boolean>`${scope}` : sql<boolean>`true`,
+    })
     .from(participants)
     .where(and(eq(participants.orgId, orgId), inArray(participants.nationalId, nationalIds)));
-  return new Map(rows.map((row) => [row.nationalId!, row.id]));
+  return new Map(rows.map((row) => [row.nationalId!, { id: row.id, inScope: row.inScope }]));
 }
 
 /**

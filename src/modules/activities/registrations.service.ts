@@ -1,13 +1,18 @@
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { badRequest, notFound } from '../../http/errors.js';
+import { badRequest, conflict, notFound } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { newId } from '../../lib/ids.js';
 import { actorName, recordFeedEvent } from '../feed/feed.service.js';
 import { ensureProjectAccess } from '../projects/project-scope.js';
 import { findActivity, lockActivity } from './activities.repo.js';
 import { viewRegistrations } from './participant-view.js';
-import { existingParticipantIds, insertParticipants, participantsByNationalId } from './participants.repo.js';
+import {
+  existingParticipantIds,
+  insertParticipants,
+  participantScope,
+  participantsByNationalId,
+} from './participants.repo.js';
 import type { ParticipantFields, RegistrationItemInput } from './participants.schemas.js';
 import { birthDateProblem, participantValues } from './participants.service.js';
 import {
@@ -18,6 +23,9 @@ import {
   updateRegistration,
   type RegistrationFilter,
 } from './registrations.repo.js';
+
+export const NATIONAL_ID_ELSEWHERE =
+  'A participant with this national id is registered in a project you are not assigned to';
 
 const NEW_PARTICIPANT_FIELDS = [
   'firstName',
@@ -78,6 +86,8 @@ export class RegistrationService {
    * participant or a new one; a new one whose nationalId the organization knows is that person. A person
    * already registered keeps their registration (registering twice changes nothing); within the batch
    * the first item for a person decides role and attendance. Returns the batch's registrations in order.
+   * A reporter reaches only people of their projects (DECISIONS.md section 5): another participantId is
+   * 404, another person's nationalId 409; checked in this transaction, the conflict path included.
    */
   async register(member: Member, activityId: string, items: RegistrationItemInput[]) {
     const problems = registrationProblems(items);
@@ -87,7 +97,7 @@ export class RegistrationService {
       if (!activity) throw notFound('Activity');
       await ensureProjectAccess(tx, member, activity.projectId);
 
-      const ids = await this.resolveParticipants(tx, member.orgId, items);
+      const ids = await this.resolveParticipants(tx, member, items);
       const first = new Map<string, RegistrationItemInput>();
       ids.forEach((id, i) => first.has(id) || first.set(id, items[i]!));
       const registered = await insertRegistrations(
@@ -123,18 +133,20 @@ export class RegistrationService {
   /** The participant id of each item: given, found by nationalId, or of a participant inserted now. */
   private async resolveParticipants(
     tx: Db,
-    orgId: string,
+    member: Member,
     items: RegistrationItemInput[],
   ): Promise<string[]> {
+    const { orgId } = member;
+    const scope = participantScope(member);
     const given = [...new Set(items.flatMap((item) => (item.participantId ? [item.participantId] : [])))];
-    const known = await existingParticipantIds(tx, orgId, given);
+    const known = await existingParticipantIds(tx, orgId, given, scope);
     if (known.size < given.length) throw notFound('Participant');
 
     const newcomers = items.map((item) =>
       item.participantId ? null : participantValues(item as ParticipantFields),
     );
     const nationalIds = [...new Set(newcomers.flatMap((p) => (p?.nationalId ? [p.nationalId] : [])))];
-    const byNationalId = await participantsByNationalId(tx, orgId, nationalIds);
+    const byNationalId = reachable(await participantsByNationalId(tx, orgId, nationalIds, scope));
 
     const ids: string[] = [];
     const rows: (ReturnType<typeof participantValues> & { id: string; orgId: string })[] = [];
@@ -152,11 +164,14 @@ export class RegistrationService {
     const inserted = await insertParticipants(tx, rows);
     const lost = rows.filter((row) => !inserted.has(row.id));
     if (lost.length === 0) return ids;
-    // Another request registered these national ids first: they are that request's people.
-    const taken = await participantsByNationalId(
-      tx,
-      orgId,
-      lost.map((row) => row.nationalId!),
+    // Another request registered these national ids first: they are that request's people, if in reach.
+    const taken = reachable(
+      await participantsByNationalId(
+        tx,
+        orgId,
+        lost.map((row) => row.nationalId!),
+        scope,
+      ),
     );
     const replaced = new Map(lost.map((row) => [row.id, taken.get(row.nationalId!)!]));
     return ids.map((id) => replaced.get(id) ?? id);
@@ -198,4 +213,10 @@ export class RegistrationService {
     await ensureProjectAccess(this.db, member, activity.projectId);
     return activity;
   }
+}
+
+/** nationalId → participant id; a person out of the caller's reach is a 409 that names nobody. */
+function reachable(found: Map<string, { id: string; inScope: boolean }>): Map<string, string> {
+  if ([...found.values()].some((person) => !person.inScope)) throw conflict(NATIONAL_ID_ELSEWHERE);
+  return new Map([...found].map(([nationalId, person]) => [nationalId, person.id]));
 }
