@@ -16,6 +16,7 @@ const PUBLIC_ROUTES = new Set([
   'POST /auth/token',
   'POST /auth/forgot-password',
   'POST /auth/reset-password',
+  'POST /auth/verify-email',
   'GET /invitations/:token',
   'GET /auth/idp',
   'GET /auth/idp/callback',
@@ -30,6 +31,7 @@ const PUBLIC_PAGES = new Set([
   'GET /r/:token',
   'GET /invitations/:token',
   'GET /reset-password',
+  'GET /verify-email',
   'GET /assets/:name',
 ]);
 

@@ -35,11 +35,14 @@ describe('login timing', () => {
       return performance.now() - started;
     };
     await timed(known.email); // warm-up: the decoy hash is made on first use
+    // An account of its own per sample: failures add up per email and slow the next attempts (issue 20,
+    // finding 9), for unknown emails as for known ones; here none has failed more than once.
+    const accounts = [known, ...(await Promise.all(Array.from({ length: 8 }, () => registerUser(t.app))))];
     const unknown: number[] = [];
     const wrong: number[] = [];
     for (let i = 0; i < 9; i++) {
       unknown.push(await timed(uniqueEmail('nobody')));
-      wrong.push(await timed(known.email));
+      wrong.push(await timed(accounts[i]!.email));
     }
     const [a, b] = [median(unknown), median(wrong)];
     expect(

@@ -1,3 +1,4 @@
+import { isIPv6 } from 'node:net';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { Redis } from 'ioredis';
@@ -57,17 +58,17 @@ export async function registerRateLimits(
   const general = app.createRateLimit({
     max: config.rateLimit.max,
     timeWindow,
-    keyGenerator: (r) => `g:${r.ip}`,
+    keyGenerator: (r) => `g:${clientOf(r.ip)}`,
   });
   const publicRoutes = app.createRateLimit({
     max: config.rateLimit.publicMax,
     timeWindow,
-    keyGenerator: (r) => `p:${r.ip}`,
+    keyGenerator: (r) => `p:${clientOf(r.ip)}`,
   });
   const auth = app.createRateLimit({
     max: config.rateLimit.authMax,
     timeWindow,
-    keyGenerator: (r) => `a:${r.ip}:${accountOf(r)}`,
+    keyGenerator: (r) => `a:${clientOf(r.ip)}:${accountOf(r)}`,
   });
 
   app.addHook('onRequest', async (request, reply) => {
@@ -77,6 +78,41 @@ export async function registerRateLimits(
   });
 
   return { authLimit: (request, reply) => spend(auth, request, reply) };
+}
+
+/**
+ * The client a limit counts: an IPv4 address as it is; an IPv6 address by its /64, the network one
+ * subscriber is given (counting exact addresses would hand an attacker 2^64 of them); an IPv4-mapped
+ * IPv6 address (`::ffff:1.2.3.4`) as its IPv4 address.
+ */
+export function clientOf(ip: string): string {
+  const address = ip.split('%', 1)[0]!;
+  if (!isIPv6(address)) return ip;
+  const groups = ipv6Groups(address);
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
+    return [groups[6]! >> 8, groups[6]! & 255, groups[7]! >> 8, groups[7]! & 255].join('.');
+  }
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
+}
+
+/** The eight 16-bit groups of a valid IPv6 address: `::` expanded, a dotted IPv4 tail as two groups. */
+function ipv6Groups(address: string): number[] {
+  let text = address;
+  const lastColon = text.lastIndexOf(':');
+  const tail = text.slice(lastColon + 1);
+  if (tail.includes('.')) {
+    const [a = 0, b = 0, c = 0, d = 0] = tail.split('.').map(Number);
+    text = `${text.slice(0, lastColon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const parse = (part: string | undefined) => (part ? part.split(':').map((h) => parseInt(h, 16)) : []);
+  const [head, rest] = text.split('::') as [string, string | undefined];
+  const left = parse(head);
+  const right = parse(rest);
+  const zeros = rest === undefined ? [] : new Array<number>(8 - left.length - right.length).fill(0);
+  return [...left, ...zeros, ...right];
 }
 
 /** The account a request is about: the email it names, else (an organization switch) the session's user. */

@@ -15,7 +15,7 @@ import { postActivity, register, person } from '../helpers/activities.js';
 import { linkIn } from '../helpers/smtp.js';
 
 /**
- * The four pages behind the links the service hands out, in headless Chromium against the real server
+ * The pages behind the links the service hands out, in headless Chromium against the real server
  * listening on a port: the links come from the API's answers and from the emails it sends.
  */
 describe.skipIf(!hasChromium)('public pages in Chromium', () => {
@@ -489,7 +489,8 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
         body: { email, role },
       });
       expect(res.status).toBe(201);
-      const [message] = await emailsTo(t.smtp, email);
+      // A registered user's first email was the verification link: wait for the invitation.
+      const [message] = await emailsTo(t.smtp, email, 1, `${base}/invitations/`);
       return linkIn(message!, `${base}/invitations/`);
     };
     const memberRole = async (email: string) => {
@@ -558,7 +559,7 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
       expect(
         (await call(t.app, 'POST', '/auth/forgot-password', { body: { email: user.email } })).status,
       ).toBe(202);
-      const [message] = await emailsTo(t.smtp, user.email);
+      const [message] = await emailsTo(t.smtp, user.email, 1, `${base}/reset-password?token=`);
       const link = linkIn(message!, `${base}/reset-password?token=`);
       const page = await newPage({ viewport: { width: 400, height: 700 } });
       expect((await page.goto(link))?.status()).toBe(200);
@@ -593,6 +594,29 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
       await page.fill('#confirmPassword', 'yet another password');
       await page.click('button[type="submit"]');
       await page.locator('[data-summary] li', { hasText: 'Invalid or expired reset token' }).waitFor();
+    });
+  });
+
+  describe('the email verification page', () => {
+    it('confirms the address with the link emailed at registration when asked to, once', async () => {
+      const user = await registerUser(t.app);
+      const [message] = await emailsTo(t.smtp, user.email, 1, `${base}/verify-email?token=`);
+      const link = linkIn(message!, `${base}/verify-email?token=`);
+      const verified = async () => (await call(t.app, 'GET', '/auth/me', { as: user })).body.emailVerified;
+      const page = await newPage({ viewport: { width: 400, height: 700 } });
+      expect((await page.goto(link))?.status()).toBe(200);
+      expect(await page.locator('h1').first().innerText()).toBe('Confirm your email address');
+      // Opening the link sends nothing (a mail scanner may open it): only the button does.
+      expect(await verified()).toBe(false);
+      await page.screenshot({ path: artifact('verify-email.png'), fullPage: true });
+      await page.click('button[data-confirm]:enabled');
+      await page.locator('[data-step="done"] h1', { hasText: 'Email address confirmed' }).waitFor();
+      expect(await verified()).toBe(true);
+
+      // The link works once: the server's refusal is shown.
+      await page.goto(link);
+      await page.click('button[data-confirm]:enabled');
+      await page.locator('[data-summary] li', { hasText: 'Invalid or expired verification token' }).waitFor();
     });
   });
 });

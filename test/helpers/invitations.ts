@@ -21,21 +21,32 @@ export async function invite(
   return res.body as { id: string; email: string; role: string; expiresAt: string };
 }
 
-/** Waits until `count` messages to `address` have arrived and returns them in arrival order. */
-export async function emailsTo(smtp: TestSmtpServer, address: string, count = 1): Promise<ReceivedEmail[]> {
+/**
+ * Waits until `count` messages to `address` (those whose text has `containing`, when given) have arrived
+ * and returns them in arrival order.
+ */
+export async function emailsTo(
+  smtp: TestSmtpServer,
+  address: string,
+  count = 1,
+  containing = '',
+): Promise<ReceivedEmail[]> {
   await smtp.waitFor(address);
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const found = smtp.received.filter((m) => m.to.includes(address));
+    const found = smtp.received.filter((m) => m.to.includes(address) && m.text.includes(containing));
     if (found.length >= count) return found;
     if (Date.now() > deadline) throw new Error(`fewer than ${count} emails to ${address}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
 
-/** The token of the `nth` invitation email to `address` (1-based), read from the link in it. */
+/**
+ * The token of the `nth` invitation email to `address` (1-based), read from the link in it. Other
+ * emails to the address (the verification link of a registered user) are not counted.
+ */
 export async function invitationToken(smtp: TestSmtpServer, address: string, nth = 1): Promise<string> {
-  const emails = await emailsTo(smtp, address, nth);
+  const emails = await emailsTo(smtp, address, nth, INVITATION_LINK);
   return linkIn(emails[nth - 1]!, INVITATION_LINK).slice(INVITATION_LINK.length);
 }
 

@@ -1,8 +1,15 @@
-import { and, asc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { prepared } from '../../db/prepared.js';
 import { organizations, orgMembers } from '../orgs/orgs.tables.js';
-import { externalIdentities, passwordResets, revokedTokens, users } from './auth.tables.js';
+import {
+  emailVerifications,
+  externalIdentities,
+  loginFailures,
+  passwordResets,
+  revokedTokens,
+  users,
+} from './auth.tables.js';
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -27,20 +34,121 @@ export async function findUserById(db: Db, id: string): Promise<UserRow | undefi
 /** Returns the new user, or undefined when the email is taken (also under a concurrent insert). */
 export async function insertUser(
   db: Db,
-  user: { email: string; passwordHash: string | null; firstName: string; lastName: string },
+  user: {
+    email: string;
+    passwordHash: string | null;
+    firstName: string;
+    lastName: string;
+    emailVerifiedAt?: Date;
+  },
 ): Promise<UserRow | undefined> {
   const [row] = await db.insert(users).values(user).onConflictDoNothing({ target: users.email }).returning();
   return row;
 }
 
-/** A null hash removes the password; either way every session issued before `now` stops working. */
-export async function setPassword(
-  db: Db,
-  userId: string,
-  passwordHash: string | null,
-  now: Date,
-): Promise<void> {
+/** Every session issued before `now` stops working. */
+export async function setPassword(db: Db, userId: string, passwordHash: string, now: Date): Promise<void> {
   await db.update(users).set({ passwordHash, sessionsValidAfter: now }).where(eq(users.id, userId));
+}
+
+/**
+ * Removes the password, and ends its sessions, only while the address is unproven; checked in the
+ * statement itself, so a verification committed meanwhile is respected. True when one was removed.
+ */
+export async function removeUnprovenPassword(db: Db, userId: string, now: Date): Promise<boolean> {
+  const rows = await db
+    .update(users)
+    .set({ passwordHash: null, sessionsValidAfter: now })
+    .where(and(eq(users.id, userId), isNotNull(users.passwordHash), isNull(users.emailVerifiedAt)))
+    .returning({ id: users.id });
+  return rows.length > 0;
+}
+
+/** Records that the owner proved the address; the first proof's time is kept. */
+export async function markEmailProven(db: Db, userId: string, now: Date): Promise<void> {
+  await db
+    .update(users)
+    .set({ emailVerifiedAt: now })
+    .where(and(eq(users.id, userId), isNull(users.emailVerifiedAt)));
+}
+
+export async function insertEmailVerification(
+  db: Db,
+  verification: { userId: string; tokenHash: string; expiresAt: Date },
+): Promise<void> {
+  await db.insert(emailVerifications).values(verification);
+}
+
+/**
+ * Marks a valid verification token used and returns its user; undefined when unknown, used or expired.
+ * The user's other links are spent too: the address is proven, they have nothing left to do.
+ */
+export async function consumeEmailVerification(
+  db: Db,
+  tokenHash: string,
+  now: Date,
+): Promise<string | undefined> {
+  const [row] = await db
+    .update(emailVerifications)
+    .set({ usedAt: now })
+    .where(
+      and(
+        eq(emailVerifications.tokenHash, tokenHash),
+        isNull(emailVerifications.usedAt),
+        gt(emailVerifications.expiresAt, now),
+      ),
+    )
+    .returning({ userId: emailVerifications.userId });
+  if (row) {
+    await db
+      .update(emailVerifications)
+      .set({ usedAt: now })
+      .where(and(eq(emailVerifications.userId, row.userId), isNull(emailVerifications.usedAt)));
+  }
+  return row?.userId;
+}
+
+/** Failures older than this are forgotten (and their rows pruned). */
+const FAILURE_MEMORY = '1 hour';
+const recentFailure = sql`${loginFailures.lastFailedAt} > now() - ${FAILURE_MEMORY}::interval`;
+
+/** The account's recent failed sign-ins, aged by the database's clock (the one every instance shares). */
+export async function findLoginFailures(
+  db: Db,
+  email: string,
+): Promise<{ failures: number; sinceLastMs: number } | undefined> {
+  const [row] = await db
+    .select({
+      failures: loginFailures.failures,
+      sinceLastMs: sql<number>`(extract(epoch from now() - ${loginFailures.lastFailedAt}) * 1000)::float8`,
+    })
+    .from(loginFailures)
+    .where(and(eq(loginFailures.email, email), recentFailure))
+    .limit(1);
+  return row ? { failures: row.failures, sinceLastMs: Number(row.sinceLastMs) } : undefined;
+}
+
+/** One more failure, atomically (concurrent failures all count); a forgotten count starts again at 1. */
+export async function recordLoginFailure(db: Db, email: string): Promise<void> {
+  await db
+    .insert(loginFailures)
+    .values({ email, failures: 1, lastFailedAt: sql`now()` })
+    .onConflictDoUpdate({
+      target: loginFailures.email,
+      set: {
+        // Capped: the delay stops growing long before, and the column must never overflow.
+        failures: sql`case when ${recentFailure} then least(${loginFailures.failures} + 1, 1000) else 1 end`,
+        lastFailedAt: sql`now()`,
+      },
+    });
+  // Emails that were only ever tried must not pile up.
+  await db
+    .delete(loginFailures)
+    .where(sql`${loginFailures.lastFailedAt} < now() - ${FAILURE_MEMORY}::interval`);
+}
+
+export async function clearLoginFailures(db: Db, email: string): Promise<void> {
+  await db.delete(loginFailures).where(eq(loginFailures.email, email));
 }
 
 export async function revokeToken(db: Db, jti: string, expiresAt: Date): Promise<void> {

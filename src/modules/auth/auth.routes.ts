@@ -13,10 +13,20 @@ import {
   TokenBody,
   TokenResponse,
   User,
+  VerifyEmailBody,
 } from './auth.schemas.js';
 import { AuthService } from './auth.service.js';
 
 const tags = ['Authentication'];
+/** Routes that hash a password: refused at once when too many hashes already wait (issue 20, finding 9). */
+const BUSY = errorResponse(
+  'Too many password hashes waiting: `The service is busy, retry in 5 seconds`, with `Retry-After: 5`',
+);
+const SLOWED =
+  ' After 5 failed password sign-ins for one email (from any address, by login or token, the last within ' +
+  'an hour) each attempt waits before it is checked: 250 ms, doubling with each further failure, at most 10 s, ' +
+  'counted from the last failure. Never a lockout: the right password after the wait signs in and clears ' +
+  'the count, as does a password reset. An unknown email is counted and slowed alike.';
 
 export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
   const auth = new AuthService(ctx.db, ctx.config, ctx.sessions);
@@ -31,13 +41,16 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
         tags,
         summary: 'Create an account',
         description:
-          'Sets the `jwt` cookie. The new session has no organization until one is created or joined.',
+          'Sets the `jwt` cookie. The new session has no organization until one is created or joined. ' +
+          'Emails a link proving the address, `{APP_URL}/verify-email?token=<token>` (7 days, works once), ' +
+          'queued in the same transaction as the user.',
         body: RegisterBody,
-        response: { 201: User, 409: errorResponse('A user with this email already exists') },
+        response: { 201: User, 409: errorResponse('A user with this email already exists'), 503: BUSY },
       },
     },
     async (request, reply) => {
       const { user, token } = await auth.register(request.body);
+      ctx.mailQueued();
       ctx.sessions.setCookie(reply, token);
       return reply.status(201).send(user);
     },
@@ -51,9 +64,10 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
       schema: {
         tags,
         summary: 'Sign in with email and password',
-        description: "Sets the `jwt` cookie; the session's organization is the user's first by join date.",
+        description:
+          "Sets the `jwt` cookie; the session's organization is the user's first by join date." + SLOWED,
         body: LoginBody,
-        response: { 200: User },
+        response: { 200: User, 503: BUSY },
       },
     },
     async (request, reply) => {
@@ -74,9 +88,12 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
         description:
           'With `email` and `password`: a token for non-browser clients. With `organizationId` and a valid ' +
           'session: a token whose current organization is that one (403 when not a member); when the session ' +
-          'came from the cookie, the cookie is re-issued too.',
+          'came from the cookie, the cookie is re-issued too. The cookie counts only when the request comes ' +
+          "from BASE_URL's, APP_URL's or a CORS_ORIGINS origin (its Origin, else its Referer): from anywhere " +
+          'else it is ignored and a switch without a bearer token answers 401.' +
+          SLOWED,
         body: TokenBody,
-        response: { 200: TokenResponse },
+        response: { 200: TokenResponse, 503: BUSY },
       },
     },
     async (request, reply) => {
@@ -144,14 +161,63 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
         tags,
         summary: 'Choose a new password with a reset token',
         description:
-          'Every session issued before the reset stops working. A bad, used or expired token: 400.',
+          'Every session issued before the reset stops working. Following the link proves the address ' +
+          '(`emailVerified`) and clears the count of failed sign-ins. A bad, used or expired token: 400.',
         body: ResetPasswordBody,
-        response: { 204: NoContent },
+        response: { 204: NoContent, 503: BUSY },
       },
     },
     async (request, reply) => {
       await auth.resetPassword(request.body);
       return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/auth/verify-email',
+    {
+      // No session needed: the link may be opened on another device. Per-IP limit like the other auth routes.
+      preHandler: ctx.authLimit,
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: 'Prove the email address with the emailed verification token',
+        description:
+          'The token of `{APP_URL}/verify-email?token=<token>`, emailed at registration and by ' +
+          'POST /auth/resend-verification: 32 random bytes stored hashed, valid 7 days, works once; using ' +
+          "one spends the user's other links. A proven address keeps its password when an identity-provider " +
+          'sign-in is linked to it by email. A bad, used or expired token: 400 ' +
+          '`Invalid or expired verification token`.',
+        body: VerifyEmailBody,
+        response: { 204: NoContent, 400: errorResponse('Invalid or expired verification token') },
+      },
+    },
+    async (request, reply) => {
+      await auth.verifyEmail(request.body.token);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/auth/resend-verification',
+    {
+      preHandler: ctx.authLimit,
+      config: { access: 'signed-in' },
+      schema: {
+        tags,
+        summary: "Email a new verification link to the signed-in user's address",
+        description:
+          'Always 202 with the same body. A new link is queued (earlier ones keep working until used or ' +
+          'expired) unless the address is already proven, in which case nothing is sent. Limited per IP ' +
+          'and user like the other auth routes.',
+        response: { 202: MessageBody },
+      },
+    },
+    async (request, reply) => {
+      if (await auth.resendVerification(sessionOf(request).userId)) ctx.mailQueued();
+      return reply.status(202).send({
+        message: 'If your email address is not verified yet, a new verification link has been sent',
+      });
     },
   );
 };

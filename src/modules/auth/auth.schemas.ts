@@ -43,8 +43,15 @@ export const ResetPasswordBody = Body({
   password: Password(),
 });
 
+export const VerifyEmailBody = Body({ token: Type.String({ minLength: 1, maxLength: 512 }) });
+
 export const Me = Type.Object({
   ...User.properties,
+  emailVerified: Type.Boolean({
+    description:
+      'Whether the owner proved the address: followed the verification or a reset link, accepted an ' +
+      'invitation sent to it, or signed in through the identity provider, which vouched for it.',
+  }),
   memberships: Type.Array(
     Type.Object({
       organization: Type.Object({

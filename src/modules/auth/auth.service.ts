@@ -7,55 +7,123 @@ import { normalizeEmail } from '../../lib/email.js';
 import { hashToken, newSecretToken } from '../../lib/ids.js';
 import { queueEmail } from '../mail/mail.service.js';
 import {
+  clearLoginFailures,
+  consumeEmailVerification,
   consumePasswordReset,
   findMembership,
   findUsablePasswordReset,
   findUserByEmail,
   findUserById,
+  insertEmailVerification,
   insertPasswordReset,
   insertUser,
   listMemberships,
+  markEmailProven,
   publicUser,
   revokeToken,
   setPassword,
   type UserRow,
 } from './auth.repo.js';
+import { LoginThrottle } from './login-throttle.js';
 import { hashPassword, passwordMatches } from './passwords.js';
 
 const INVALID_LOGIN = 'Invalid email or password';
 const INVALID_RESET = 'Invalid or expired reset token';
+const INVALID_VERIFICATION = 'Invalid or expired verification token';
+/** How long an emailed verification link works (DECISIONS.md section 3). */
+const VERIFICATION_TTL_DAYS = 7;
 
 export class AuthService {
   /** Compared against when the email is unknown, so a failed login costs the same either way. */
-  private decoyHash: Promise<string>;
+  private decoy?: Promise<string>;
+  private readonly throttle: LoginThrottle;
 
   constructor(
     private readonly db: Db,
     private readonly config: Config,
     private readonly sessions: Sessions,
   ) {
-    this.decoyHash = hashPassword('decoy-password-for-timing', config.bcryptCost);
+    this.throttle = new LoginThrottle(db);
+    // Made now, so that the first unknown email costs no more than a wrong password.
+    this.decoyHash().catch(() => undefined);
+  }
+
+  /** Made again by the next login if it could not be (the hashing queue was full). */
+  private decoyHash(): Promise<string> {
+    this.decoy ??= hashPassword('decoy-password-for-timing', this.config.bcryptCost).catch((err: unknown) => {
+      this.decoy = undefined;
+      throw err;
+    });
+    return this.decoy;
   }
 
   async register(input: { email: string; password: string; firstName: string; lastName: string }) {
     const email = normalizeEmail(input.email);
     checkPassword(input.password, email);
     const passwordHash = await hashPassword(input.password, this.config.bcryptCost);
-    const user = await insertUser(this.db, {
-      email,
-      passwordHash,
-      firstName: input.firstName.trim(),
-      lastName: input.lastName.trim(),
+    // The verification email commits with the user, or neither does.
+    const user = await transaction(this.db, async (tx) => {
+      const created = await insertUser(tx, {
+        email,
+        passwordHash,
+        firstName: input.firstName.trim(),
+        lastName: input.lastName.trim(),
+      });
+      if (!created) throw conflict('A user with this email already exists');
+      await this.queueVerification(tx, created);
+      return created;
     });
-    if (!user) throw conflict('A user with this email already exists');
     return { user: publicUser(user), token: await this.tokenFor(user) };
   }
 
+  /** `POST /auth/verify-email`: proves the address the link was sent to. */
+  async verifyEmail(token: string): Promise<void> {
+    const now = new Date();
+    await transaction(this.db, async (tx) => {
+      const userId = await consumeEmailVerification(tx, hashToken(token), now);
+      if (!userId) throw badRequest(INVALID_VERIFICATION);
+      await markEmailProven(tx, userId, now);
+    });
+  }
+
+  /** A new verification link for the session's user; false (nothing sent) when already proven. */
+  async resendVerification(userId: string): Promise<boolean> {
+    const user = await findUserById(this.db, userId);
+    if (!user) throw unauthorized();
+    if (user.emailVerifiedAt) return false;
+    await transaction(this.db, (tx) => this.queueVerification(tx, user));
+    return true;
+  }
+
+  private async queueVerification(tx: Db, user: UserRow): Promise<void> {
+    const { token, hash } = newSecretToken();
+    await insertEmailVerification(tx, {
+      userId: user.id,
+      tokenHash: hash,
+      expiresAt: new Date(Date.now() + VERIFICATION_TTL_DAYS * 86_400_000),
+    });
+    await queueEmail(tx, {
+      recipient: user.email,
+      subject: 'Confirm your email address',
+      body:
+        `Hello ${user.firstName},\n\nTo confirm that this email address is yours, open this link ` +
+        `within ${VERIFICATION_TTL_DAYS} days:\n\n${this.config.appUrl}/verify-email?token=${token}\n\n` +
+        `The link works once. If you did not create an account, ignore this email.\n`,
+    });
+  }
+
   async login(input: { email: string; password: string }) {
-    const user = await findUserByEmail(this.db, normalizeEmail(input.email));
-    const hash = user?.passwordHash ?? (await this.decoyHash);
+    const email = normalizeEmail(input.email);
+    // The same statements and waits for an unknown email as for a wrong password.
+    const hadFailures = await this.throttle.wait(email);
+    const user = await findUserByEmail(this.db, email);
+    const hash = user?.passwordHash ?? (await this.decoyHash());
     const matches = await passwordMatches(input.password, hash);
-    if (!user?.passwordHash || !matches) throw new AppError(401, INVALID_LOGIN);
+    if (!user?.passwordHash || !matches) {
+      await this.throttle.failed(email);
+      throw new AppError(401, INVALID_LOGIN);
+    }
+    if (hadFailures) await this.throttle.succeeded(email);
     return { user: publicUser(user), token: await this.tokenFor(user) };
   }
 
@@ -95,7 +163,11 @@ export class AuthService {
   async me(userId: string) {
     const user = await findUserById(this.db, userId);
     if (!user) throw unauthorized();
-    return { ...publicUser(user), memberships: await listMemberships(this.db, userId) };
+    return {
+      ...publicUser(user),
+      emailVerified: user.emailVerifiedAt !== null,
+      memberships: await listMemberships(this.db, userId),
+    };
   }
 
   /** Always succeeds from the caller's view, so it does not tell which emails are registered. */
@@ -136,6 +208,9 @@ export class AuthService {
     await transaction(this.db, async (tx) => {
       if ((await consumePasswordReset(tx, tokenHash, now)) !== user.id) throw badRequest(INVALID_RESET);
       await setPassword(tx, user.id, passwordHash, now);
+      // The link reached the owner of the address: it is proven, and earlier failed sign-ins no longer count.
+      await markEmailProven(tx, user.id, now);
+      await clearLoginFailures(tx, user.email);
     });
   }
 
@@ -154,6 +229,14 @@ export async function sessionFor(db: Db, sessions: Sessions, user: UserRow): Pro
     organizationId: first?.organization.id ?? null,
     role: first?.role ?? null,
   });
+}
+
+/**
+ * Records, inside the caller's transaction, that the user followed a link sent to their address (an
+ * accepted invitation): the address is proven (DECISIONS.md section 3).
+ */
+export function recordProvenAddress(tx: Db, userId: string, now = new Date()): Promise<void> {
+  return markEmailProven(tx, userId, now);
 }
 
 function checkPassword(password: string, email: string): void {

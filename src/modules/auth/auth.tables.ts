@@ -1,4 +1,4 @@
-import { index, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, id, timestamptz, updatedAt } from '../../db/columns.js';
 
 export const users = pgTable('users', {
@@ -9,6 +9,11 @@ export const users = pgTable('users', {
   lastName: text('last_name').notNull(),
   /** Sessions whose jti was minted before this instant are refused (set by a password reset). */
   sessionsValidAfter: timestamptz('sessions_valid_after'),
+  /**
+   * When the owner first followed a link sent to the address (verification, reset, invitation) or an
+   * identity provider vouched for it; null while unproven. Decides identity-provider linking.
+   */
+  emailVerifiedAt: timestamptz('email_verified_at'),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -35,6 +40,36 @@ export const passwordResets = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index('password_resets_user_id_idx').on(t.userId)],
+);
+
+/** Links emailed at registration (and on request) that prove the address: single use, 7 days. */
+export const emailVerifications = pgTable(
+  'email_verifications',
+  {
+    id: id(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull().unique(),
+    expiresAt: timestamptz('expires_at').notNull(),
+    usedAt: timestamptz('used_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('email_verifications_user_id_idx').on(t.userId)],
+);
+
+/**
+ * Failed password sign-ins per normalized email, from any address, registered or not (so the delay they
+ * cause tells nothing about which emails exist). Shared by every instance through the database.
+ */
+export const loginFailures = pgTable(
+  'login_failures',
+  {
+    email: text('email').primaryKey(),
+    failures: integer('failures').notNull(),
+    lastFailedAt: timestamptz('last_failed_at').notNull(),
+  },
+  (t) => [index('login_failures_last_failed_at_idx').on(t.lastFailedAt)],
 );
 
 /**

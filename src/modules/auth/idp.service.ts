@@ -11,8 +11,9 @@ import {
   findUserByIdentity,
   insertUser,
   linkIdentity,
+  markEmailProven,
   publicUser,
-  setPassword,
+  removeUnprovenPassword,
   type UserRow,
 } from './auth.repo.js';
 import { sessionFor } from './auth.service.js';
@@ -186,21 +187,24 @@ export class ExternalSignIn {
     return transaction(this.db, async (tx): Promise<UserRow> => {
       const known = await findUserByIdentity(tx, issuer, subject);
       if (known) return known;
+      const now = new Date();
+      // The provider verified the address (the callback requires it): a user it creates has proven it.
       const user =
         (await findUserByEmail(tx, email)) ??
-        (await insertUser(tx, { email, passwordHash: null, ...names })) ??
+        (await insertUser(tx, { email, passwordHash: null, emailVerifiedAt: now, ...names })) ??
         // Created by a concurrent sign-in or registration since the look-up.
         (await findUserByEmail(tx, email));
       if (!user) throw new SignInFailure('login_failed');
       await linkIdentity(tx, { issuer, subject, userId: user.id, email });
-      // Registration never proves the email, so a password set before the provider vouched for it may be
-      // someone else's (registered in advance to take the account over): it is removed, with every
-      // session it opened. The owner can set a new one through forgot-password, which proves the email.
-      if (user.passwordHash !== null) {
-        await setPassword(tx, user.id, null, new Date());
-        return { ...user, passwordHash: null };
-      }
-      return user;
+      // A password set before anyone proved the address may be someone else's (registered in advance to
+      // take the account over): it is removed, with every session it opened. A password whose owner had
+      // proven the address (verification, reset or invitation link) stays. Without one, the owner can set
+      // a new one through forgot-password, which proves the address.
+      const removed = await removeUnprovenPassword(tx, user.id, now);
+      // From now on the address counts as proven: the provider vouched for it.
+      await markEmailProven(tx, user.id, now);
+      const proven = { ...user, emailVerifiedAt: user.emailVerifiedAt ?? now };
+      return removed ? { ...proven, passwordHash: null } : proven;
     });
   }
 }

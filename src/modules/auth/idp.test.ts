@@ -184,7 +184,8 @@ describe('GET /auth/idp/callback', () => {
 
     const mine = await call(t.app, 'GET', '/auth/me', withCookie(cookie.value));
     expect(mine.status).toBe(200);
-    expect(mine.body).toEqual({ ...user, memberships: [] });
+    // The provider verified the address: the account starts with it proven.
+    expect(mine.body).toEqual({ ...user, emailVerified: true, memberships: [] });
 
     const [row] = await usersWithEmail(email);
     expect(row!.passwordHash).toBeNull();

@@ -157,6 +157,8 @@ describe('GET /auth/me', () => {
       firstName: 'Meera',
       lastName: 'Das',
       createdAt: expect.stringMatching(TIMESTAMP),
+      // Registration alone does not prove the address (DECISIONS.md section 3).
+      emailVerified: false,
       memberships: [
         { organization: { id: own.id, name: 'Own NGO', code: own.code, logoUrl: null }, role: 'org_admin' },
         {

@@ -4,6 +4,7 @@ import { conflict, forbidden, notFound } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { hashToken } from '../../lib/ids.js';
 import { findUserById } from '../auth/auth.repo.js';
+import { recordProvenAddress } from '../auth/auth.service.js';
 import { recordFeedEvent } from '../feed/feed.service.js';
 import {
   countOpenInvitations,
@@ -53,6 +54,8 @@ export class InvitationService {
         throw conflict('You are already a member of this organization');
       }
       await markInvitationAccepted(tx, organization.id, invitation.id);
+      // The invitation was emailed to this address and the user followed its link: the address is proven.
+      await recordProvenAddress(tx, user.id);
       const name = `${user.firstName} ${user.lastName}`;
       await recordFeedEvent(tx, {
         orgId: organization.id,

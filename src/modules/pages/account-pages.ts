@@ -131,3 +131,36 @@ export function resetPasswordPage(hasToken: boolean): PageContent {
     </section>`,
   };
 }
+
+/**
+ * Proving the address with the link from the verification email. The token is posted only when the
+ * person presses the button: mail scanners that open links (and some run their scripts) do not.
+ */
+export function verifyEmailPage(hasToken: boolean): PageContent {
+  if (!hasToken) {
+    return {
+      title: 'Confirm your email address',
+      main: html`<section class="notice">
+        <h1>This link is incomplete</h1>
+        <p>Open the link from the verification email again, or ask for a new one after signing in.</p>
+      </section>`,
+    };
+  }
+  return {
+    title: 'Confirm your email address',
+    scripts: ['common.js', 'account.js'],
+    main: html`<section class="account" data-verify-email>
+      <div data-step="confirm">
+        <h1>Confirm your email address</h1>
+        <div class="summary" role="alert" tabindex="-1" data-summary hidden></div>
+        <p>Press the button to confirm that this email address is yours.</p>
+        <noscript><p class="error">Confirming needs JavaScript.</p></noscript>
+        <button type="button" disabled data-ready data-confirm>Confirm my email address</button>
+      </div>
+      <div data-step="done" hidden tabindex="-1">
+        <h1>Email address confirmed</h1>
+        <p>Thank you. You can close this page.</p>
+      </div>
+    </section>`,
+  };
+}

@@ -8,7 +8,7 @@ import { varyOnAccept } from '../../http/hooks.js';
 import { SubmissionService } from '../forms/submissions.service.js';
 import { InvitationService } from '../orgs/invitations.service.js';
 import { SharingService } from '../reports/sharing.service.js';
-import { invitationPage, resetPasswordPage } from './account-pages.js';
+import { invitationPage, resetPasswordPage, verifyEmailPage } from './account-pages.js';
 import { Assets } from './assets.js';
 import { formPage } from './form-page.js';
 import { layout, notice, PAGE_POLICY, type PageContent } from './layout.js';
@@ -205,5 +205,24 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
       },
     },
     (request, reply) => send(reply, assets, resetPasswordPage(Boolean(request.query.token))),
+  );
+
+  app.get(
+    '/verify-email',
+    {
+      config: page,
+      schema: {
+        tags,
+        summary: 'The email verification page ({APP_URL}/verify-email?token=<token>)',
+        description:
+          'HTML: a button that sends the token to POST /auth/verify-email, then says the address is ' +
+          'confirmed or shows the refusal. Nothing is sent until the button is pressed, so a mail scanner ' +
+          'opening the link proves nothing. Whether the token is valid is known only when it is used.',
+        querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 2048 })) }),
+        produces,
+        response: answers({ 200: 'The page; without a token, a page saying the link is incomplete' }),
+      },
+    },
+    (request, reply) => send(reply, assets, verifyEmailPage(Boolean(request.query.token))),
   );
 };

@@ -216,11 +216,34 @@ describe('the password reset page', () => {
   });
 });
 
+describe('the email verification page', () => {
+  it('offers a button that sends the token (disabled until the script runs), and says the link is incomplete without one', async () => {
+    const page = await get('/verify-email?token=abc');
+    expectPage(page, 200);
+    expect(heading(page.body)).toBe('Confirm your email address');
+    expect(page.body).toMatch(
+      /<button type="button" disabled data-ready data-confirm>Confirm my email address<\/button>/,
+    );
+    expect(page.headers['x-robots-tag']).toBe('noindex, nofollow');
+    expect(scriptsOf(page.body).some((asset) => asset.includes('account.'))).toBe(true);
+    // The token stays in the address bar for the script: the page never writes it into its markup.
+    expect(page.body).not.toContain('abc');
+    const incomplete = await get('/verify-email');
+    expectPage(incomplete, 200);
+    expect(heading(incomplete.body)).toBe('This link is incomplete');
+  });
+});
+
 describe('the pages’ scripts and stylesheet', () => {
   it('serves what each page links, cached for good, under 50 KB per page before compression', async () => {
     const project = await createProject(t.database.db, team.org.id);
     const form = await publishedForm(t.app, team.admin, team.org.id, { projectId: project.id });
-    for (const url of [`/f/${form.publicToken}`, '/reset-password?token=x', '/f/missing']) {
+    for (const url of [
+      `/f/${form.publicToken}`,
+      '/reset-password?token=x',
+      '/verify-email?token=x',
+      '/f/missing',
+    ]) {
       const assets = scriptsOf((await get(url)).body);
       expect(assets.length, url).toBeGreaterThan(0);
       let bytes = 0;

@@ -1,5 +1,5 @@
-// The invitation page (sign in or create the account, then accept) and the password reset page,
-// both through the API. Field names of the API map to the page's fields for its messages.
+// The invitation page (sign in or create the account, then accept), the password reset page and the
+// email verification page, all through the API. Field names of the API map to the page's fields for its messages.
 'use strict';
 (() => {
   const { api, messagesOf, clearProblems, showProblems, problemsFrom } = window.melPages;
@@ -176,5 +176,24 @@
     });
     // Disabled until now: without this script the browser would put the password in the URL.
     reset.querySelector('button[type="submit"]').disabled = false;
+  }
+
+  const verification = document.querySelector('[data-verify-email]');
+  if (verification) {
+    const token = new URLSearchParams(window.location.search).get('token');
+    const confirm = verification.querySelector('[data-confirm]');
+    confirm.addEventListener('click', async () => {
+      clearProblems(verification);
+      confirm.disabled = true;
+      const result = await api('POST', '/auth/verify-email', { token });
+      confirm.disabled = false;
+      if (result.status !== 204) return showProblems(verification, problemsFrom(messagesOf(result), {}));
+      verification.querySelector('[data-step="confirm"]').hidden = true;
+      const done = verification.querySelector('[data-step="done"]');
+      done.hidden = false;
+      done.focus();
+      return undefined;
+    });
+    confirm.disabled = false;
   }
 })();
