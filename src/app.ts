@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyHttpOptions, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openDatabase, type Database } from './db/client.js';
@@ -12,6 +13,7 @@ import { registerAccess, type Access } from './http/access.js';
 import { frameworkError, registerErrorHandler } from './http/errors.js';
 import { loggerOptions } from './http/logging.js';
 import { registerOpenApi } from './http/openapi.js';
+import { registerPagination } from './http/pagination.js';
 import { connectRateLimitStore, registerRateLimits } from './http/rate-limit.js';
 import { Sessions } from './http/session.js';
 import { registerValidation } from './http/validation.js';
@@ -71,11 +73,32 @@ const version = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
+/**
+ * Limits on slow and idle clients. Node enforces requestTimeout only while headersTimeout is not longer,
+ * and looks for expired requests every connectionsCheckingInterval (30 s by default): a quarter of the
+ * headers limit keeps a cut-off within a few seconds of its limit. Neither bounds sending an answer.
+ */
+function clientLimits({ timeouts }: Config): FastifyHttpOptions<Server> {
+  const request = timeouts.requestSeconds * 1000;
+  const headers = timeouts.headersSeconds * 1000;
+  return {
+    requestTimeout: request,
+    connectionTimeout: timeouts.connectionSeconds * 1000,
+    keepAliveTimeout: timeouts.keepAliveSeconds * 1000,
+    http: {
+      requestTimeout: request,
+      headersTimeout: headers,
+      connectionsCheckingInterval: Math.min(5000, Math.ceil(headers / 4)),
+    },
+  };
+}
+
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config),
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
+    ...clientLimits(config),
     // Link tokens travel in the path; longer values reach validation and get the contract's 400.
     // Browsers following an emailed link get a page where API clients get JSON (GET /invitations/:token).
     routerOptions: { maxParamLength: 2048, constraints: { page: pageConstraint } },
@@ -118,6 +141,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   registerValidation(app);
   registerErrorHandler(app);
+  registerPagination(app, config.baseUrl);
   await app.register(helmet, {
     contentSecurityPolicy: false,
     hsts: config.baseUrl.startsWith('https:'),
@@ -138,6 +162,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       'X-RateLimit-Remaining',
       'X-RateLimit-Reset',
       'Retry-After',
+      'Link',
     ],
   });
   await app.register(cookie);

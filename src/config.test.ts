@@ -50,6 +50,7 @@ describe('defaults', () => {
       corsOrigins: ['http://localhost:3000'],
       oidc: null,
       logLevel: 'info',
+      timeouts: { requestSeconds: 30, headersSeconds: 10, keepAliveSeconds: 72, connectionSeconds: 120 },
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -107,6 +108,10 @@ describe('defaults', () => {
       BCRYPT_COST: '10',
       RESET_TOKEN_TTL: '30m',
       LOG_LEVEL: 'warn',
+      REQUEST_TIMEOUT: '45s',
+      HEADERS_TIMEOUT: '15',
+      KEEP_ALIVE_TIMEOUT: '2m',
+      CONNECTION_TIMEOUT: '5m',
     });
     expect(config).toMatchObject({
       env: 'production',
@@ -121,6 +126,7 @@ describe('defaults', () => {
       resetTokenTtlSeconds: 1800,
       logLevel: 'warn',
       jwtSecret: SECRET,
+      timeouts: { requestSeconds: 45, headersSeconds: 15, keepAliveSeconds: 120, connectionSeconds: 300 },
     });
     expect(load({ JWT_SECRET: SECRET, TRUST_PROXY: 'true' }).trustProxy).toBe(true);
   });
@@ -178,6 +184,33 @@ describe('JWT_EXPIRY', () => {
   });
 });
 
+describe('timeouts', () => {
+  it('keeps the headers limit within a shorter request limit unless HEADERS_TIMEOUT is set', () => {
+    expect(load({ JWT_SECRET: SECRET, REQUEST_TIMEOUT: '5s' }).timeouts).toMatchObject({
+      requestSeconds: 5,
+      headersSeconds: 5,
+    });
+    expect(load({ JWT_SECRET: SECRET, REQUEST_TIMEOUT: '5s', HEADERS_TIMEOUT: '2s' }).timeouts).toMatchObject(
+      {
+        requestSeconds: 5,
+        headersSeconds: 2,
+      },
+    );
+  });
+
+  it('refuses a headers limit longer than the request limit, which Node would not enforce', () => {
+    expect(errorOf({ JWT_SECRET: SECRET, REQUEST_TIMEOUT: '20s', HEADERS_TIMEOUT: '1m' }).message).toContain(
+      'HEADERS_TIMEOUT must not be longer than REQUEST_TIMEOUT (got 60 s and 20 s)',
+    );
+  });
+
+  it('refuses limits longer than an hour', () => {
+    expect(errorOf({ JWT_SECRET: SECRET, KEEP_ALIVE_TIMEOUT: '2h' }).message).toContain(
+      'KEEP_ALIVE_TIMEOUT must be at most 3600 seconds (got "2h")',
+    );
+  });
+});
+
 describe('bad values', () => {
   it.each([
     ['PORT', 'abc'],
@@ -199,6 +232,11 @@ describe('bad values', () => {
     ['FRONTEND_URL', 'javascript:alert(1)'],
     ['JWT_SECRET', 'too-short'],
     ['LOG_LEVEL', 'loud'],
+    ['REQUEST_TIMEOUT', '0'],
+    ['REQUEST_TIMEOUT', '2h'],
+    ['HEADERS_TIMEOUT', 'soon'],
+    ['KEEP_ALIVE_TIMEOUT', '-1s'],
+    ['CONNECTION_TIMEOUT', '1.5m'],
   ])('%s=%s stops start-up with a message naming the variable', (name, value) => {
     const error = errorOf({ JWT_SECRET: SECRET, [name]: value });
     expect(error.message).toContain(name);

@@ -34,6 +34,17 @@ export interface Config {
     readonly redirectUri: string;
   } | null;
   readonly logLevel: string;
+  /** Limits on slow or idle clients, in seconds (REQUEST_TIMEOUT and the others). */
+  readonly timeouts: {
+    /** The whole request, headers and body, must arrive within this. */
+    readonly requestSeconds: number;
+    /** The headers must arrive within this; never longer than the request limit. */
+    readonly headersSeconds: number;
+    /** An idle kept-alive connection is closed after this. */
+    readonly keepAliveSeconds: number;
+    /** A connection on which nothing moves either way for this long is closed. */
+    readonly connectionSeconds: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -70,6 +81,12 @@ export function loadConfig(env: Env = process.env): Config {
       return 1;
     }
     return seconds;
+  };
+  const limit = (name: string, fallback: string, maxSeconds: number): number => {
+    const seconds = duration(name, fallback);
+    if (seconds <= maxSeconds) return seconds;
+    problems.push(`${name} must be at most ${maxSeconds} seconds (got "${text(name)}")`);
+    return maxSeconds;
   };
   const url = (name: string, fallback: string | undefined): string | undefined => {
     const raw = text(name) ?? fallback;
@@ -134,6 +151,15 @@ export function loadConfig(env: Env = process.env): Config {
   // Providers compare redirect URIs exactly: kept as written too.
   const oidcRedirect = url('OIDC_REDIRECT_URI', undefined) && text('OIDC_REDIRECT_URI');
 
+  const requestSeconds = limit('REQUEST_TIMEOUT', '30s', 3600);
+  // Node ignores a request limit shorter than its headers limit (60 s unless set): never longer.
+  const headersSeconds = limit('HEADERS_TIMEOUT', `${Math.min(10, requestSeconds)}s`, 3600);
+  if (text('HEADERS_TIMEOUT') !== undefined && headersSeconds > requestSeconds) {
+    problems.push(
+      `HEADERS_TIMEOUT must not be longer than REQUEST_TIMEOUT (got ${headersSeconds} s and ${requestSeconds} s)`,
+    );
+  }
+
   const config: Config = {
     env: env_,
     port,
@@ -168,6 +194,13 @@ export function loadConfig(env: Env = process.env): Config {
           }
         : null,
     logLevel,
+    timeouts: {
+      requestSeconds,
+      headersSeconds,
+      // Longer than the idle timeout of the proxy in front (60 s for most), so that the proxy closes first.
+      keepAliveSeconds: limit('KEEP_ALIVE_TIMEOUT', '72s', 3600),
+      connectionSeconds: limit('CONNECTION_TIMEOUT', '120s', 3600),
+    },
   };
 
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n- ${problems.join('\n- ')}`);

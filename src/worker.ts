@@ -1,13 +1,15 @@
 import pino from 'pino';
 import { loadConfigOrExit } from './config.js';
 import { openDatabase } from './db/client.js';
+import { loggerOptions } from './http/logging.js';
 import { createMailTransport } from './modules/mail/mail.transport.js';
 import { OutboxWorker } from './modules/mail/outbox-worker.js';
 
 // Delivers the email outbox without serving HTTP, so API instances and workers scale separately.
 const config = loadConfigOrExit();
 
-const log = pino({ level: config.logLevel });
+// The API's logger options: a failed query's values stay out of the worker's log too.
+const log = pino(loggerOptions(config));
 const database = openDatabase(config);
 await database.migrate();
 const mail = createMailTransport(config, log);

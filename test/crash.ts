@@ -38,7 +38,8 @@ async function setUp(url: string) {
   const org = await json(
     await fetch(`${url}/orgs`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', cookie },
+      // A cookie session's changes must come from one of the service's origins (its BASE_URL here).
+      headers: { 'content-type': 'application/json', cookie, origin: 'http://127.0.0.1' },
       body: JSON.stringify({ name: 'Crash NGO', code: `crash-${randomUUID().slice(0, 8)}` }),
     }),
   );

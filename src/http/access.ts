@@ -8,7 +8,8 @@ import type { RateLimitBucket } from './rate-limit.js';
 import type { SessionClaims, Sessions } from './session.js';
 
 /**
- * What a route allows, declared in its config. `public`: anyone (a session is read when present);
+ * What a route allows, declared in its config. `public`: anyone (a session is read when present, but a
+ * cookie on a POST, PUT, PATCH or DELETE from another origin is ignored);
  * `signed-in`: any valid session; `{ roles }`: members of the path's organization with one of these
  * roles, or (with `orSelf`) the member named by that path parameter.
  */
@@ -57,7 +58,12 @@ export function registerAccess(app: FastifyInstance, db: Db, sessions: Sessions)
     const orgId = typeof access === 'object' ? (request.params as { orgId?: string }).orgId : undefined;
     // Checked before the membership query, which would otherwise compare a uuid column with garbage.
     const scopedOrgId = orgId !== undefined && UUID_PATTERN.test(orgId) ? orgId : undefined;
-    const presented = await sessions.read(request);
+    let presented = await sessions.read(request);
+    if (presented?.fromCookie && !sessions.cookieAllowed(request)) {
+      // Cross-origin forgery: refused where a session is needed; a public route runs as if no cookie came.
+      if (access !== 'public') throw forbidden();
+      presented = null;
+    }
     const caller = presented ? await loadCaller(db, presented.claims, scopedOrgId) : null;
     if (presented && caller) {
       request.session = { userId: presented.claims.sub, email: caller.email, ...presented };

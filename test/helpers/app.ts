@@ -9,6 +9,7 @@ import { inject } from 'vitest';
 import { buildApp, type AppOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { openDatabase, type Database, type DatabaseOptions } from '../../src/db/client.js';
+import { TEST_APP_URL, TEST_BASE_URL } from './http.js';
 import { TestSmtpServer } from './smtp.js';
 
 export interface TestApp {
@@ -73,8 +74,8 @@ export async function buildTestApp(
     JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-signing',
     BCRYPT_COST: '4',
     LOG_LEVEL: 'silent',
-    BASE_URL: 'http://api.test',
-    APP_URL: 'http://app.test',
+    BASE_URL: TEST_BASE_URL,
+    APP_URL: TEST_APP_URL,
     RATE_LIMIT_MAX: '100000',
     PUBLIC_RATE_LIMIT_MAX: '100000',
     AUTH_RATE_LIMIT_MAX: '100000',

@@ -1,6 +1,10 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 
+/** BASE_URL and APP_URL of every test app unless a test sets its own. */
+export const TEST_BASE_URL = 'http://api.test';
+export const TEST_APP_URL = 'http://app.test';
+
 export interface Caller {
   token: string;
 }

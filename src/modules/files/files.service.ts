@@ -4,6 +4,7 @@ import type { Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { AppError, badRequest, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
+import { textProblem } from '../../lib/text.js';
 import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
 import {
   countAttachments,
@@ -102,9 +103,11 @@ async function readUploadForm(parts: AsyncIterable<Multipart>, storage: FileStor
   }
   if (!stored && !messages.some((m) => m.startsWith('file '))) messages.unshift('file is required');
   if (title !== undefined) {
+    const problem = textProblem(title);
     if (title.trim() === '') messages.push('title should not be empty');
     else if (title.length > TITLE_MAX_LENGTH)
       messages.push(`title must be at most ${TITLE_MAX_LENGTH} characters`);
+    else if (problem) messages.push(`title ${problem}`);
   }
   if (messages.length > 0 || !stored) {
     if (stored) await storage.delete(stored.key);
@@ -126,13 +129,12 @@ export class AttachmentService {
 
   async list(member: Member, projectId: string, query: PageRequest) {
     await this.project(member, projectId);
-    const page = await paginate(query, {
+    // Mapped inside `list`: the array paginate returns carries its next-page mark.
+    return paginate(query, {
       count: () => countAttachments(this.db, member.orgId, projectId),
-      list: (window) => listAttachments(this.db, member.orgId, projectId, window),
+      list: async (window) =>
+        (await listAttachments(this.db, member.orgId, projectId, window)).map(withDownloadUrl),
     });
-    return Array.isArray(page)
-      ? page.map(withDownloadUrl)
-      : { ...page, data: page.data.map(withDownloadUrl) };
   }
 
   async upload(member: Member, projectId: string, parts: () => AsyncIterable<Multipart>) {

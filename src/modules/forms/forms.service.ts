@@ -88,13 +88,11 @@ export class FormService {
       query.projectId ? eq(forms.projectId, query.projectId) : undefined,
       projectScope(member, forms.projectId),
     );
-    const page = await paginate(query, {
+    // Mapped inside `list`: the array paginate returns carries its next-page mark.
+    return paginate(query, {
       count: () => countForms(this.db, where),
-      list: (window) => listForms(this.db, where, window),
+      list: async (window) => (await listForms(this.db, where, window)).map((form) => this.view(form)),
     });
-    return Array.isArray(page)
-      ? page.map((form) => this.view(form))
-      : { ...page, data: page.data.map((form) => this.view(form)) };
   }
 
   async get(member: Member, id: string) {

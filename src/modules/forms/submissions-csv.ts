@@ -7,18 +7,37 @@ import { filesOf, submissionsAfter, type SubmissionRow } from './submissions.rep
 /** Submissions read per query: memory stays flat whatever the form's size. */
 const SLICE = 1000;
 
+// OWASP's formula triggers, with the full-width forms Apple Numbers folds into them (csv-stringify's list).
+const TRIGGERS = new Set(['=', '+', '-', '@', '\t', '\r', '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20']);
+// Where a spreadsheet may start a new cell inside ours: list separators of every locale, and line breaks.
+const SEPARATORS = new Set([';', ',', '\t', '\r', '\n']);
+const ANY_TRIGGER = /[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
+
 /**
- * A spreadsheet opens a cell that starts with =, +, -, @, tab or carriage return as a formula; a
- * respondent's text is data, so such text gets a leading apostrophe (OWASP's advice). Numbers are
- * written as numbers and keep their sign.
+ * A respondent's text is data: every formula trigger that starts the cell, or a part of it a spreadsheet
+ * may split off (after a separator, leading spaces skipped as import trimming would), gets an apostrophe.
+ * One pass over the characters: linear whatever the input.
  */
-const inert = (text: string) => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
+function inert(text: string): string {
+  // Most answers hold no trigger at all: one native scan (a single character class) returns them as they are.
+  if (!ANY_TRIGGER.test(text)) return text;
+  let out = '';
+  let atStart = true;
+  for (const char of text) {
+    if (atStart && TRIGGERS.has(char)) out += "'";
+    out += char;
+    atStart = SEPARATORS.has(char) || (atStart && char === ' ');
+  }
+  return out;
+}
 
 const coordinates = (location: Location) => `${location.lat},${location.lng}`;
 
-function cell(value: unknown): string | number | boolean {
-  if (value === undefined || value === null) return '';
+/** Text is guarded (and quoted by the stringifier); numbers stay numbers, negative ones included. */
+function cell(value: unknown): string | number | boolean | null {
+  if (value === undefined || value === null) return null;
   if (Array.isArray(value)) return inert(value.join('; '));
+  // Coordinates are written from two validated numbers: nothing of the respondent's text is in them.
   if (typeof value === 'object') return coordinates(value as Location);
   return typeof value === 'string' ? inert(value) : (value as number | boolean);
 }
@@ -49,7 +68,7 @@ async function* rows(db: Db, formId: string, fields: FormField[], baseUrl: strin
         row.id,
         row.submittedAt.toISOString(),
         row.counted,
-        row.location ? coordinates(row.location) : '',
+        row.location ? coordinates(row.location) : null,
         ...fields.map((field) => cell(answers[field.key])),
       ];
     }
@@ -61,9 +80,12 @@ async function* rows(db: Db, formId: string, fields: FormField[], baseUrl: strin
 /**
  * The form's submissions as CSV (RFC 4180, UTF-8), streamed: one row per submission, one column per
  * field by key, multi-select answers joined with "; ", locations as `lat,lng`, files as download URLs.
+ * Text cells are quoted and guarded (`inert`); numbers and booleans are bare; no answer is an empty field.
  */
 export function submissionsCsv(db: Db, formId: string, fields: FormField[], baseUrl: string): Readable {
-  const csv = stringify({ cast: { boolean: (value) => String(value) } });
+  // Every string is quoted, so a `;` or tab inside an answer never ends the cell, whatever separator
+  // the spreadsheet's locale uses; numbers and booleans are left bare so they stay numbers and booleans.
+  const csv = stringify({ quoted_string: true, cast: { boolean: (value) => String(value) } });
   const source = Readable.from(rows(db, formId, fields, baseUrl));
   source.once('error', (err) => csv.destroy(err));
   csv.once('close', () => source.destroy());
