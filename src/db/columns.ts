@@ -1,4 +1,5 @@
-import { timestamp, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { check, timestamp, uuid, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import { newId } from '../lib/ids.js';
 
 export const id = () => uuid('id').primaryKey().$defaultFn(newId);
@@ -9,3 +10,10 @@ export const updatedAt = () =>
     .notNull()
     .defaultNow()
     .$onUpdateFn(() => new Date());
+
+/**
+ * A double precision column holds only finite numbers (or null): Infinity and NaN would break every
+ * later read that serializes or scores them. In PostgreSQL NaN sorts above Infinity, so both fail here.
+ */
+export const finite = (name: string, column: AnyPgColumn) =>
+  check(name, sql`${column} > '-Infinity'::float8 AND ${column} < 'Infinity'::float8`);

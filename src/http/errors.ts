@@ -114,6 +114,11 @@ function clientMessage(err: FastifyError): string {
   }
 }
 
+/** Keywords every request string and number gets (validation.ts); their messages are below. */
+export const NO_NUL = 'noNul';
+export const WELL_FORMED = 'wellFormedText';
+export const FINITE = 'finiteNumber';
+
 interface AjvIssue {
   keyword: string;
   instancePath: string;
@@ -153,6 +158,12 @@ function describe({ keyword, instancePath, params, message }: AjvIssue): string 
       return `${name()} must be ${FORMAT_NAMES[String(params.format)] ?? `a valid ${String(params.format)}`}`;
     case 'notBlank':
       return `${name()} should not be empty`;
+    case NO_NUL:
+      return `${name()} must not contain NUL characters`;
+    case WELL_FORMED:
+      return `${name()} must be valid Unicode text`;
+    case FINITE:
+      return `${name()} must be a finite number`;
     case 'minLength':
       return Number(params.limit) === 1
         ? `${name()} should not be empty`

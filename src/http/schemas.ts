@@ -1,6 +1,7 @@
 import {
   Type,
   type NumberOptions,
+  type ObjectOptions,
   type StringOptions,
   type TProperties,
   type TSchema,
@@ -26,7 +27,7 @@ export const NullableNumber = (options: NumberOptions = {}) =>
   Type.Unsafe<number | null>({ ...options, type: ['number', 'null'] });
 
 /** Request bodies reject properties they do not name (DECISIONS.md section 1). */
-export const Body = <T extends TProperties>(properties: T, options: { description?: string } = {}) =>
+export const Body = <T extends TProperties>(properties: T, options: ObjectOptions = {}) =>
   Type.Object(properties, { additionalProperties: false, ...options });
 
 /** Path parameters: every id is a UUID. */

@@ -1,6 +1,8 @@
 import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { hasLoneSurrogate, hasNul } from '../lib/text.js';
+import { FINITE, NO_NUL, WELL_FORMED } from './errors.js';
 
 const shared: Options = {
   allErrors: true,
@@ -22,7 +24,53 @@ function build(coerceTypes: boolean): Ajv {
     errors: false,
     validate: (enabled: boolean, data: string) => !enabled || data.trim().length > 0,
   });
+  // PostgreSQL refuses NUL in text and lone surrogates in jsonb: refused here, named, never a 500.
+  // `1e309` parses to Infinity and passes `type: number`. Their messages are in errors.ts.
+  const checks: [string, 'string' | 'number', (data: unknown) => boolean][] = [
+    [NO_NUL, 'string', (data) => !hasNul(data as string)],
+    [WELL_FORMED, 'string', (data) => !hasLoneSurrogate(data as string)],
+    [FINITE, 'number', (data) => Number.isFinite(data)],
+  ];
+  for (const [keyword, type, valid] of checks) {
+    ajv.addKeyword({
+      keyword,
+      type,
+      schemaType: 'boolean',
+      errors: false,
+      validate: (_enabled: boolean, data: unknown) => valid(data),
+    });
+  }
   return ajv;
+}
+
+const SUBSCHEMAS = ['additionalProperties', 'items', 'not', 'if', 'then', 'else', 'contains'];
+const SUBSCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems', 'items'];
+const SUBSCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions'];
+
+/**
+ * A copy of a request schema in which every string must be well-formed text and every number finite,
+ * so that no route can forget it. The route's own schema is left as it is: the OpenAPI document and the
+ * serializer read it.
+ */
+export function guarded(schema: unknown): unknown {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return schema;
+  const node: Record<string, unknown> = { ...(schema as Record<string, unknown>) };
+  const types = [node.type].flat();
+  if (types.includes('string')) Object.assign(node, { [NO_NUL]: true, [WELL_FORMED]: true });
+  if (types.includes('number') || types.includes('integer')) node[FINITE] = true;
+  for (const key of SUBSCHEMAS) {
+    if (node[key] !== undefined && !Array.isArray(node[key])) node[key] = guarded(node[key]);
+  }
+  for (const key of SUBSCHEMA_LISTS) {
+    if (Array.isArray(node[key])) node[key] = (node[key] as unknown[]).map(guarded);
+  }
+  for (const key of SUBSCHEMA_MAPS) {
+    const map = node[key];
+    if (map && typeof map === 'object') {
+      node[key] = Object.fromEntries(Object.entries(map).map(([name, sub]) => [name, guarded(sub)]));
+    }
+  }
+  return node;
 }
 
 /**
@@ -48,7 +96,7 @@ export function registerValidation(app: FastifyInstance): void {
   const strict = build(false);
   const coercing = build(true);
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    httpPart === 'body' ? strict.compile(schema) : coercing.compile(schema),
+    (httpPart === 'body' ? strict : coercing).compile(guarded(schema) as object),
   );
 }
 

@@ -1,13 +1,16 @@
 /**
  * Schema-violating requests for every route (issue 10, suite 3), generated with fast-check from a fixed
  * seed: wrong types, missing and unknown fields, huge strings, deep nesting, prototype keys, lone
- * surrogates, numbers JSON cannot hold, garbage in path parameters and queries. Used by fuzz.test.ts
- * (2,000 requests) and `npm run fuzz -- --requests N` (test/fuzz.ts).
+ * surrogates, numbers JSON cannot hold, garbage in path parameters and queries. And, since issue 20:
+ * NUL and lone surrogates in every string of a valid body, `1e309`/`-1e309` as raw JSON in every number,
+ * valid shapes with extreme values (sums that overflow a double among them), adversarial query strings,
+ * repeated and bracketed query keys. Used by fuzz.test.ts and `npm run fuzz -- --requests N`.
  */
 import { STATUS_CODES } from 'node:http';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import type { TestUser } from './factories.js';
+import { answers } from './forms.js';
 import { BODIES, pathFor, routeName, type Ids, type Route } from './route-calls.js';
 
 export interface FuzzRequest {
@@ -51,6 +54,87 @@ const oddValue = fc.oneof(
 );
 const KEYS = ['__proto__', 'constructor', 'prototype', 'id', 'orgId', 'role', 'name', 'unknownField'];
 
+type Path = (string | number)[];
+
+/** The paths of the strings and numbers inside a valid body (`participants.0.firstName`). */
+function leaves(value: unknown, path: Path = []): { path: Path; kind: 'string' | 'number' }[] {
+  if (typeof value === 'string') return [{ path, kind: 'string' }];
+  if (typeof value === 'number') return [{ path, kind: 'number' }];
+  if (value && typeof value === 'object') {
+    return Object.entries(value).flatMap(([key, child]) =>
+      leaves(child, [...path, Array.isArray(value) ? Number(key) : key]),
+    );
+  }
+  return [];
+}
+
+function withLeaf(value: unknown, path: Path, replacement: unknown): unknown {
+  if (path.length === 0) return replacement;
+  const [head, ...rest] = path;
+  const copy = (Array.isArray(value) ? [...value] : { ...(value as object) }) as Record<
+    string | number,
+    unknown
+  >;
+  copy[head!] = withLeaf(copy[head!], rest, replacement);
+  return copy;
+}
+
+/** Stands for a raw number JSON.stringify cannot write; replaced in the text. */
+const RAW = '\u2063raw\u2063';
+const HUGE = ['1e309', '-1e309', '1e400', '-2e308'];
+
+const BAD_TEXT = ['a\u0000b', '\u0000', 'x\ud800', '\udfff', 'a\udc00\ud800b', `${'é'.repeat(100)}\u0000`];
+/** Of the right type, and as far from ordinary as such a value goes. */
+const EXTREME_NUMBERS = [
+  1e308,
+  -1e308,
+  Number.MAX_VALUE,
+  -Number.MAX_VALUE,
+  Number.MIN_VALUE,
+  2 ** 53 + 1,
+  -0,
+];
+const EXTREME_TEXT = [
+  'x'.repeat(2000),
+  'x'.repeat(20_001),
+  '\u202e\u0645\u0631\u062d\u0628\u0627',
+  '😀'.repeat(500),
+  '0001-01-01',
+  '9999-12-31',
+  '2026-02-30',
+  ' ',
+  '=HYPERLINK("http://evil.example")',
+];
+
+/**
+ * A valid body with one string or number inside it swapped: NUL or a lone surrogate for a string, a
+ * number no double holds written as raw JSON, or an extreme value of the right type. Several numbers
+ * set to 1e308 at once make sums (disaggregated values, totals) overflow.
+ */
+function leafAttack(valid: unknown) {
+  const found = leaves(valid);
+  if (found.length === 0) return null;
+  const one = fc.constantFrom(...found).chain(({ path, kind }) =>
+    kind === 'string'
+      ? fc
+          .constantFrom(...BAD_TEXT, ...EXTREME_TEXT)
+          .map((text) => JSON.stringify(withLeaf(valid, path, text)))
+      : fc.oneof(
+          fc
+            .constantFrom(...HUGE)
+            .map((raw) => JSON.stringify(withLeaf(valid, path, RAW)).replace(`"${RAW}"`, raw)),
+          fc.constantFrom(...EXTREME_NUMBERS).map((n) => JSON.stringify(withLeaf(valid, path, n))),
+        ),
+  );
+  const numbers = found.filter((leaf) => leaf.kind === 'number');
+  const overflow = fc.constant(
+    JSON.stringify(numbers.reduce((body, leaf) => withLeaf(body, leaf.path, 1e308), valid)),
+  );
+  return numbers.length > 0
+    ? fc.oneof({ weight: 4, arbitrary: one }, { weight: 1, arbitrary: overflow })
+    : one;
+}
+
 /** A valid body with one field changed, dropped or added, or a raw text that is no body at all. */
 function bodyFor(valid: unknown) {
   const fields = valid && typeof valid === 'object' ? Object.keys(valid) : [];
@@ -65,7 +149,9 @@ function bodyFor(valid: unknown) {
       const rest = JSON.stringify(body).slice(1);
       return `{"__proto__":${JSON.stringify(value) ?? 'null'}${rest === '}' ? '' : ','}${rest}`;
     });
+  const leaf = leafAttack(valid);
   return fc.oneof(
+    ...(leaf ? [{ weight: 6, arbitrary: leaf }] : []),
     { weight: 5, arbitrary: mutated },
     { weight: 2, arbitrary: fc.constantFrom(...NASTY_TEXT) },
     { weight: 1, arbitrary: deep },
@@ -100,20 +186,74 @@ const QUERY_NAMES = [
   'resultNodeId',
   'sort',
 ];
-const query = fc.array(
-  fc.tuple(
-    fc.constantFrom(...QUERY_NAMES, '__proto__'),
-    fc.oneof(
-      fc.string({ maxLength: 30 }),
-      fc.constantFrom('1e309', '-0', '-1', '0', '99999999999999999999', '%', '[]'),
+const queryPairs = fc
+  .array(
+    fc.tuple(
+      fc.constantFrom(...QUERY_NAMES, 'limit', 'token', 'code', '__proto__'),
+      fc.oneof(
+        fc.string({ maxLength: 30 }),
+        fc.constantFrom(
+          '1e309',
+          '-1e309',
+          'Infinity',
+          'NaN',
+          '-0',
+          '-1',
+          '0',
+          '99999999999999999999',
+          '%',
+          '[]',
+        ),
+        fc.constantFrom('a\u0000b', 'x'.repeat(3000)),
+      ),
     ),
-  ),
-  {
-    maxLength: 3,
-  },
+    { maxLength: 3 },
+  )
+  .map((pairs) => pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&'));
+/** Query strings written by hand: what a regular expression might choke on, keys twice, keys with brackets. */
+const rawQuery = fc.constantFrom(
+  `?${'?token'.repeat(2650)}`,
+  `token=${'%3Ftoken'.repeat(3000)}`,
+  `${'a=&'.repeat(5000)}code=x`,
+  'page=1&page=2',
+  'limit=5&limit=500&limit=20',
+  'page[]=1',
+  'status[]=on_track&status[]=off_track',
+  'projectId[x]=1',
+  'search[$gt]=&search=a',
+  'token[]=a&token=b',
+  '__proto__[role]=org_admin',
+  'search=%ED%A0%80',
+  'search=%00',
+  'page=%00',
+  '&&&=&=',
 );
+const query = fc.oneof({ weight: 4, arbitrary: queryPairs }, { weight: 1, arbitrary: rawQuery });
 
-/** Requests for `routes`, reproducible from `seed`. */
+let signIns = 0;
+/** Valid bodies of public routes, so that their mutations get as far as the database. */
+const PUBLIC_BODIES: Record<string, () => unknown> = {
+  'POST /forms/public/:token/submit': () => ({ answers: answers(), location: { lat: 1.5, lng: 36.8 } }),
+  'POST /auth/register': () => ({
+    email: 'fuzz@example.org',
+    password: 'correct horse battery',
+    firstName: 'Fuzz',
+    lastName: 'Tester',
+  }),
+  // A new account each time: failed sign-ins of one account are slowed down (finding 9), by design.
+  'POST /auth/login': () => ({
+    email: `fuzz-${(signIns += 1)}@example.org`,
+    password: 'correct horse battery',
+  }),
+  'POST /auth/forgot-password': () => ({ email: 'fuzz@example.org' }),
+  'POST /auth/reset-password': () => ({ token: 'x'.repeat(43), password: 'correct horse battery' }),
+  'POST /auth/verify-email': () => ({ token: 'x'.repeat(43) }),
+};
+
+/**
+ * Requests for `routes`, reproducible from `seed`. `ids.formToken` and `ids.shareToken`, when given, are a
+ * published form's and a shared report's tokens for the public routes.
+ */
 export function fuzzRequests(
   routes: Route[],
   orgId: string,
@@ -126,14 +266,25 @@ export function fuzzRequests(
     try {
       path = pathFor(route, orgId, ids);
     } catch {
-      // Public routes' tokens: made up.
+      // Public routes: the live form's and shared report's tokens where the caller has them, else made up.
+      const token = /^\/(forms\/public|f)\//.test(route.url)
+        ? ids.formToken
+        : /^\/(reports\/share|r)\//.test(route.url)
+          ? ids.shareToken
+          : undefined;
       path = route.url.replace(/:[a-zA-Z]+/g, (param) =>
-        param === ':orgId' ? orgId : '0f8e4cd2-5c57-4f54-9c1a-5a9d5c0b7e11',
+        param === ':orgId'
+          ? orgId
+          : param === ':token' && token
+            ? token
+            : param === ':attachmentId' && ids.attachment
+              ? ids.attachment
+              : '0f8e4cd2-5c57-4f54-9c1a-5a9d5c0b7e11',
       );
     }
     const segments = path.split('/');
     const params = route.url.split('/').flatMap((segment, index) => (segment.startsWith(':') ? [index] : []));
-    const valid = BODIES[routeName(route)]?.(ids) ?? {};
+    const valid = (BODIES[routeName(route)] ?? PUBLIC_BODIES[routeName(route)])?.(ids) ?? {};
     const hasBody = route.method !== 'GET' && route.method !== 'DELETE';
     return fc
       .record({
@@ -155,9 +306,7 @@ export function fuzzRequests(
       .map(({ route, segment, query, payload, contentType, nobody }) => {
         const parts = [...segments];
         if (segment) parts[segment[0]] = encodeURIComponent(segment[1]);
-        const search = query.length
-          ? `?${query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}`
-          : '';
+        const search = query.length ? `?${query}` : '';
         return {
           method: route.method,
           url: parts.join('/') + search,
@@ -201,6 +350,8 @@ export function problemWith(status: number, text: string, contentType = ''): str
   return null;
 }
 
+const STALL_MS = 10_000;
+
 /** Sends the requests one after another; returns what went wrong, with the request that did it. */
 export async function runFuzz(
   app: FastifyInstance,
@@ -209,6 +360,7 @@ export async function runFuzz(
 ): Promise<string[]> {
   const problems: string[] = [];
   for (const request of requests) {
+    const started = performance.now();
     const res = await app.inject({
       method: request.method as 'GET',
       url: request.url,
@@ -218,7 +370,13 @@ export async function runFuzz(
       },
       ...(request.payload !== undefined ? { payload: request.payload } : {}),
     });
-    const problem = problemWith(res.statusCode, res.body, res.headers['content-type'] as string | undefined);
+    // A generous bound, not a speed test: what it catches is an answer that holds the process (a
+    // backtracking pattern took 33 s for one request before issue 20).
+    const took = performance.now() - started;
+    const problem =
+      took > STALL_MS
+        ? `took ${Math.round(took)} ms: the service stalled`
+        : problemWith(res.statusCode, res.body, res.headers['content-type'] as string | undefined);
     if (problem)
       problems.push(
         `${request.method} ${request.url.slice(0, 160)} ${request.payload?.slice(0, 120) ?? ''} -> ${problem}`,

@@ -1,3 +1,4 @@
+import { textProblem } from '../../lib/text.js';
 import { isShown, type FormField, type Location } from './form-fields.js';
 
 export const TEXT_MAX = { text: 2000, textarea: 20_000 } as const;
@@ -48,6 +49,11 @@ export function coordinateProblems(value: Record<string, unknown>, at: string): 
   return problems;
 }
 
+const textProblems = (text: string, at: string): string[] => {
+  const problem = textProblem(text);
+  return problem ? [`${at} ${problem}`] : [];
+};
+
 /** The problem with one answer, or null; `at` names it (`answers.age`). */
 function answerProblem(field: FormField, value: unknown, at: string): string[] {
   switch (field.type) {
@@ -55,7 +61,8 @@ function answerProblem(field: FormField, value: unknown, at: string): string[] {
     case 'textarea': {
       if (typeof value !== 'string') return [`${at} must be a string`];
       const max = TEXT_MAX[field.type];
-      return value.length > max ? [`${at} must be at most ${max} characters`] : [];
+      if (value.length > max) return [`${at} must be at most ${max} characters`];
+      return textProblems(value, at);
     }
     case 'number':
       return typeof value === 'number' && Number.isFinite(value) ? [] : [`${at} must be a number`];
@@ -77,7 +84,9 @@ function answerProblem(field: FormField, value: unknown, at: string): string[] {
       return typeof value === 'boolean' ? [] : [`${at} must be a boolean`];
     case 'location':
       if (typeof value === 'string') {
-        return value.length > PLACE_MAX ? [`${at} must be at most ${PLACE_MAX} characters`] : [];
+        return value.length > PLACE_MAX
+          ? [`${at} must be at most ${PLACE_MAX} characters`]
+          : textProblems(value, at);
       }
       return isObject(value)
         ? coordinateProblems(value, at)

@@ -213,10 +213,13 @@ export async function indicatorReportsExist(
   return row !== undefined;
 }
 
+/** The largest value counting may reach: just under the largest double (about 1.7977e308). */
+const MAX_COUNTED_VALUE = '1.79e308';
+
 /**
  * Adds `amount` to the report of an indicator for a project and period in one atomic statement,
  * creating it as a draft when there is none, so concurrent additions never lose one. A report that is
- * submitted or approved is left alone: false.
+ * submitted or approved is left alone, and so is a sum past MAX_COUNTED_VALUE: false.
  */
 export async function addToReport(
   db: Db,
@@ -229,7 +232,13 @@ export async function addToReport(
     .onConflictDoUpdate({
       target: [indicatorReports.projectId, indicatorReports.indicatorId, indicatorReports.reportingPeriodId],
       set: { value: sql`coalesce(indicator_reports.value, 0) + excluded.value`, updatedAt: sql`now()` },
-      setWhere: inArray(indicatorReports.status, [...EDITABLE]),
+      // A sum past the largest double would fail the statement (and the submission with it): the
+      // submission is then stored uncounted. Compared in numeric, which cannot overflow; 1.79e308 leaves
+      // room for float8's rounding of the sum.
+      setWhere: and(
+        inArray(indicatorReports.status, [...EDITABLE]),
+        sql`abs(coalesce(${indicatorReports.value}, 0)::numeric + excluded.value::numeric) <= ${MAX_COUNTED_VALUE}::numeric`,
+      ),
     })
     .returning({ id: indicatorReports.id });
   return rows.length > 0;

@@ -9,7 +9,7 @@ import {
   unique,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { createdAt, id, timestamptz, updatedAt } from '../../db/columns.js';
+import { createdAt, finite, id, timestamptz, updatedAt } from '../../db/columns.js';
 import { users } from '../auth/auth.tables.js';
 import { projectIndicators } from '../indicators/indicators.tables.js';
 import { reportingPeriods } from '../periods/periods.tables.js';
@@ -70,5 +70,7 @@ export const indicatorReports = pgTable(
     unique('indicator_reports_org_id_id_key').on(t.orgId, t.id),
     index('indicator_reports_reporting_period_id_idx').on(t.reportingPeriodId),
     index('indicator_reports_indicator_id_idx').on(t.indicatorId),
+    finite('indicator_reports_value_finite', t.value),
+    finite('indicator_reports_target_finite', t.target),
   ],
 );

@@ -41,6 +41,8 @@ export function reportValues(
   if (keys.length === 0) return { value, disaggregatedValues };
 
   const total = totalOf(dimensions, disaggregatedValues);
+  // Values that are each finite can add up past the largest double.
+  if (!Number.isFinite(total)) throw badRequest('disaggregatedValues must add up to a finite number');
   if (value !== null && !same(value, total)) {
     throw badRequest(`value must equal the total of disaggregatedValues (${total})`);
   }

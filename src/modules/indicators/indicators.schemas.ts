@@ -50,20 +50,39 @@ export const Indicator = Type.Object(
   { description: 'An indicator definition of the organization' },
 );
 
-export const CreateIndicatorBody = Body({
-  name: fields.name,
-  code: fields.code,
-  unit: fields.unit,
+const optionalFields = {
   aggregationMethod: Type.Optional(fields.aggregationMethod),
   description: Type.Optional(fields.description),
   dataSource: Type.Optional(fields.dataSource),
   resultNodeId: Type.Optional(fields.resultNodeId),
   isFormula: Type.Optional(fields.isFormula),
   formula: Type.Optional(fields.formula),
-});
+};
+
+/**
+ * A formula indicator is one with `isFormula: true`, or with a formula and no `isFormula`; every other
+ * needs an aggregationMethod. Said in the schema, so that `{}` gets every missing field at once.
+ */
+const IS_FORMULA = {
+  anyOf: [
+    { properties: { isFormula: { const: true } }, required: ['isFormula'] },
+    {
+      not: { required: ['isFormula'] },
+      properties: { formula: { type: 'string', pattern: '\\S' } },
+      required: ['formula'],
+    },
+  ],
+};
+
+export const CreateIndicatorBody = Body(
+  { name: fields.name, code: fields.code, unit: fields.unit, ...optionalFields },
+  { if: IS_FORMULA, else: { required: ['aggregationMethod'] } },
+);
 
 /** Any subset of the create fields. */
-export const UpdateIndicatorBody = Type.Partial(CreateIndicatorBody);
+export const UpdateIndicatorBody = Type.Partial(
+  Body({ name: fields.name, code: fields.code, unit: fields.unit, ...optionalFields }),
+);
 
 export const ProgressStatusSchema = Type.Unsafe<(typeof PROGRESS_STATUSES)[number]>({
   type: 'string',

@@ -13,7 +13,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { createdAt, id, updatedAt } from '../../db/columns.js';
+import { createdAt, finite, id, updatedAt } from '../../db/columns.js';
 import { AGGREGATION_METHODS } from '../../lib/scoring.js';
 import { organizations } from '../orgs/orgs.tables.js';
 import { projects } from '../projects/projects.tables.js';
@@ -125,5 +125,7 @@ export const projectIndicators = pgTable(
       foreignColumns: [indicators.orgId, indicators.id],
     }).onDelete('cascade'),
     index('project_indicators_indicator_id_idx').on(t.indicatorId),
+    finite('project_indicators_target_finite', t.target),
+    finite('project_indicators_baseline_finite', t.baseline),
   ],
 );

@@ -110,7 +110,7 @@ describe('POST /orgs/:orgId/indicators', () => {
   it('rejects missing and malformed fields with 400 naming them', async () => {
     const base = { name: 'x', unit: 'x', aggregationMethod: 'sum' };
     const cases: [unknown, string[]][] = [
-      [{}, ['name is required', 'code is required', 'unit is required']],
+      [{}, ['name is required', 'code is required', 'unit is required', 'aggregationMethod is required']],
       [{ name: 'x', code: indicatorCode(), unit: 'x' }, ['aggregationMethod is required']],
       [{ ...base, code: '1ABC' }, ['code has an invalid format']],
       [{ ...base, code: 'ABC-1' }, ['code has an invalid format']],

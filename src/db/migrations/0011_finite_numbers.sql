@@ -1,0 +1,9 @@
+-- Values stored before numbers were checked to be finite would fail the constraints: they were never readable (every read of them failed), so they become "no value".
+UPDATE "indicator_reports" SET "value" = NULL WHERE NOT ("value" > '-Infinity'::float8 AND "value" < 'Infinity'::float8);--> statement-breakpoint
+UPDATE "indicator_reports" SET "target" = NULL WHERE NOT ("target" > '-Infinity'::float8 AND "target" < 'Infinity'::float8);--> statement-breakpoint
+UPDATE "project_indicators" SET "target" = NULL WHERE NOT ("target" > '-Infinity'::float8 AND "target" < 'Infinity'::float8);--> statement-breakpoint
+UPDATE "project_indicators" SET "baseline" = NULL WHERE NOT ("baseline" > '-Infinity'::float8 AND "baseline" < 'Infinity'::float8);--> statement-breakpoint
+ALTER TABLE "indicator_reports" ADD CONSTRAINT "indicator_reports_value_finite" CHECK ("indicator_reports"."value" > '-Infinity'::float8 AND "indicator_reports"."value" < 'Infinity'::float8);--> statement-breakpoint
+ALTER TABLE "indicator_reports" ADD CONSTRAINT "indicator_reports_target_finite" CHECK ("indicator_reports"."target" > '-Infinity'::float8 AND "indicator_reports"."target" < 'Infinity'::float8);--> statement-breakpoint
+ALTER TABLE "project_indicators" ADD CONSTRAINT "project_indicators_target_finite" CHECK ("project_indicators"."target" > '-Infinity'::float8 AND "project_indicators"."target" < 'Infinity'::float8);--> statement-breakpoint
+ALTER TABLE "project_indicators" ADD CONSTRAINT "project_indicators_baseline_finite" CHECK ("project_indicators"."baseline" > '-Infinity'::float8 AND "project_indicators"."baseline" < 'Infinity'::float8);

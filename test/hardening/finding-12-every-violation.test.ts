@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { createTeam, type Team } from '../helpers/factories.js';
+import { call, expectViolations } from '../helpers/http.js';
+import { indicatorCode, indicatorsUrl } from '../helpers/indicators.js';
+
+let t: TestApp;
+let team: Team;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  team = await createTeam(t.app, t.database.db);
+});
+afterAll(() => t.close());
+
+const create = (body: unknown) => call(t.app, 'POST', indicatorsUrl(team.org.id), { as: team.officer, body });
+
+describe('finding 12: an indicator without aggregationMethod is refused with every violation at once', () => {
+  it('lists all four missing fields of {}', async () => {
+    expectViolations(
+      await create({}),
+      'name is required',
+      'code is required',
+      'unit is required',
+      'aggregationMethod is required',
+    );
+  });
+
+  it('lists aggregationMethod beside the other violations of the body', async () => {
+    expectViolations(
+      await create({ name: 'Wells', code: '1bad', isFormula: false }),
+      'code has an invalid format',
+      'unit is required',
+      'aggregationMethod is required',
+    );
+  });
+
+  it('does not ask a formula indicator for one', async () => {
+    expectViolations(
+      await create({ isFormula: true, formula: 'A + B' }),
+      'name is required',
+      'code is required',
+      'unit is required',
+    );
+  });
+
+  it('still refuses the body with only aggregationMethod missing', async () => {
+    expectViolations(
+      await create({ name: 'Wells', code: indicatorCode(), unit: 'wells' }),
+      'aggregationMethod is required',
+    );
+  });
+});
