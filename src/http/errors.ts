@@ -122,6 +122,8 @@ export const FINITE = 'finiteNumber';
 interface AjvIssue {
   keyword: string;
   instancePath: string;
+  /** Set on the problems of an object's keys (`propertyNames`). */
+  propertyName?: string;
   params: Record<string, unknown>;
   message?: string;
 }
@@ -134,7 +136,7 @@ export function validationMessages(err: { validation?: unknown; validationContex
     issues.filter((i) => !(i.keyword === 'type' && i.params.type === 'null')).map((i) => i.instancePath),
   );
   const messages = issues
-    .filter((issue) => !['anyOf', 'oneOf', 'if'].includes(issue.keyword))
+    .filter((issue) => !['anyOf', 'oneOf', 'if', 'propertyNames'].includes(issue.keyword))
     .filter(
       (issue) =>
         !(issue.keyword === 'type' && issue.params.type === 'null' && otherwiseWrong.has(issue.instancePath)),
@@ -143,8 +145,10 @@ export function validationMessages(err: { validation?: unknown; validationContex
   return [...new Set(messages.length > 0 ? messages : ['Request is not valid'])];
 }
 
-function describe({ keyword, instancePath, params, message }: AjvIssue): string {
-  const field = instancePath.replace(/^\//, '').replace(/\//g, '.');
+function describe({ keyword, instancePath, propertyName, params, message }: AjvIssue): string {
+  const path = instancePath.replace(/^\//, '').replace(/\//g, '.');
+  // A key's problem names the object's keys: `disaggregatedValues keys must not contain NUL characters`.
+  const field = propertyName === undefined ? path : [path, 'keys'].filter(Boolean).join(' ');
   const name = (child?: unknown) =>
     [field, child].filter((p) => p !== undefined && p !== '').join('.') || 'body';
   switch (keyword) {

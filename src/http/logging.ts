@@ -85,10 +85,16 @@ function redactedQuery(query: string): string {
     .join('&');
 }
 
-/** `token`, `refreshToken`, `token[]`...; and the identity provider's one-time `code` (`code[]` too). */
+/**
+ * `token`, `refreshToken`, `token[]`...; the identity provider's one-time `code` (`code[]` too); and
+ * `search`, the one free-text filter, which holds participants' names, phones and national ids.
+ */
 function isSecretKey(key: string): boolean {
   const name = key.toLowerCase();
-  return name.includes('token') || name === 'code' || name.startsWith('code[');
+  return (
+    name.includes('token') ||
+    ['code', 'search'].some((secret) => name === secret || name.startsWith(`${secret}[`))
+  );
 }
 
 /** Error fields that carry values: Drizzle's and PGlite's `params`, PostgreSQL's `detail` and `where`. */

@@ -58,17 +58,17 @@ export async function registerRateLimits(
   const general = app.createRateLimit({
     max: config.rateLimit.max,
     timeWindow,
-    keyGenerator: (r) => `g:${clientOf(r.ip)}`,
+    keyGenerator: (r) => `g:${clientOf(r.ip ?? 'unknown')}`,
   });
   const publicRoutes = app.createRateLimit({
     max: config.rateLimit.publicMax,
     timeWindow,
-    keyGenerator: (r) => `p:${clientOf(r.ip)}`,
+    keyGenerator: (r) => `p:${clientOf(r.ip ?? 'unknown')}`,
   });
   const auth = app.createRateLimit({
     max: config.rateLimit.authMax,
     timeWindow,
-    keyGenerator: (r) => `a:${clientOf(r.ip)}:${accountOf(r)}`,
+    keyGenerator: (r) => `a:${clientOf(r.ip ?? 'unknown')}:${accountOf(r)}`,
   });
 
   app.addHook('onRequest', async (request, reply) => {

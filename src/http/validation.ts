@@ -58,6 +58,10 @@ export function guarded(schema: unknown): unknown {
   const types = [node.type].flat();
   if (types.includes('string')) Object.assign(node, { [NO_NUL]: true, [WELL_FORMED]: true });
   if (types.includes('number') || types.includes('integer')) node[FINITE] = true;
+  // The keys of a free-form object (disaggregated values) are text that is stored too.
+  if (types.includes('object') || node.properties || node.patternProperties) {
+    node.propertyNames = guarded({ type: 'string', ...(node.propertyNames as object | undefined) });
+  }
   for (const key of SUBSCHEMAS) {
     if (node[key] !== undefined && !Array.isArray(node[key])) node[key] = guarded(node[key]);
   }

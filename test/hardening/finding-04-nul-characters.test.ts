@@ -111,6 +111,19 @@ describe('finding 4: text with a NUL character is refused with a 400', () => {
     expectViolations(surrogate, 'answers.name must be valid Unicode text');
   });
 
+  it('in the keys of a free-form object (disaggregated values), NUL and lone surrogates alike', async () => {
+    const res = await call(t.app, 'POST', `/orgs/${team.org.id}/projects/${ids.project}/indicator-reports`, {
+      as: team.admin,
+      body: `{"indicatorId":"${ids.indicator}","reportingPeriodId":"${ids.period}","disaggregatedValues":{"a\\u0000":1,"\\ud800":2}}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    expectViolations(
+      res,
+      'disaggregatedValues keys must not contain NUL characters',
+      'disaggregatedValues keys must be valid Unicode text',
+    );
+  });
+
   it('lone surrogates in API text are refused too, not stored mangled', async () => {
     const res = await call(t.app, 'POST', `/orgs/${team.org.id}/donors`, {
       as: team.admin,

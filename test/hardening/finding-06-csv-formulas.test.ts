@@ -37,6 +37,8 @@ const ANSWERS: [string, string][] = [
   ['a,-1', "a,'-1"],
   ['x; =1', "x; '=1"],
   ['\uFF1D1+1', "'\uFF1D1+1"],
+  ['x;"=1+1', `x;"'=1+1`],
+  ['x;\u00A0=1', "x;\u00A0'=1"],
   ['plain, text; fine = yes', 'plain, text; fine = yes'],
 ];
 const TRIGGERS = ['=', '+', '-', '@', '\t', '\r', '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20'];
@@ -88,7 +90,7 @@ describe('finding 6: CSV cells never open as formulas', () => {
         expect(cell.quoted, JSON.stringify(cell.value)).toBe(true);
         // A spreadsheet that splits on ; , tab or line breaks (and trims spaces) still sees text.
         for (const part of cell.value.split(/[;,\t\r\n]/)) {
-          const start = part.replace(/^ +/, '');
+          const start = part.replace(/^[\p{Zs}"]+/u, '');
           expect(TRIGGERS.includes(start.charAt(0)), JSON.stringify(cell.value)).toBe(false);
         }
       }

@@ -141,5 +141,22 @@ describe('finding 10: no personal data in logs', () => {
       expect(lines.join('')).not.toContain(address);
       expect(lines.join('')).not.toContain(PHONE);
     });
+
+    it('logs a participant search without the name, phone or national id searched for', async () => {
+      const team = await createTeam(t.app, t.database.db);
+      for (const query of [
+        'search=Wanjiku%20Kamau',
+        `search=${encodeURIComponent(PHONE)}`,
+        'Search[]=KE-123-ID',
+      ]) {
+        const res = await call(t.app, 'GET', `/orgs/${team.org.id}/participants?${query}&page=1`, {
+          as: team.admin,
+        });
+        expect(res.status).toBe(200);
+      }
+      const logged = lines.join('');
+      expect(logged).toContain('search=[redacted]&page=1');
+      for (const secret of ['Wanjiku', '712345678', 'KE-123-ID']) expect(logged).not.toContain(secret);
+    });
   });
 });

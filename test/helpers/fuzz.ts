@@ -114,6 +114,17 @@ const EXTREME_TEXT = [
 function leafAttack(valid: unknown) {
   const found = leaves(valid);
   if (found.length === 0) return null;
+  // A hostile key beside the valid ones: free-form objects (disaggregated values) store their keys.
+  const inner = found.filter((leaf) => leaf.path.length > 1);
+  const key = inner.length
+    ? fc
+        .constantFrom(...inner)
+        .chain(({ path }) =>
+          fc
+            .constantFrom(...BAD_TEXT)
+            .map((bad) => JSON.stringify(withLeaf(valid, [...path.slice(0, -1), bad], 1))),
+        )
+    : null;
   const one = fc.constantFrom(...found).chain(({ path, kind }) =>
     kind === 'string'
       ? fc
@@ -130,9 +141,11 @@ function leafAttack(valid: unknown) {
   const overflow = fc.constant(
     JSON.stringify(numbers.reduce((body, leaf) => withLeaf(body, leaf.path, 1e308), valid)),
   );
-  return numbers.length > 0
-    ? fc.oneof({ weight: 4, arbitrary: one }, { weight: 1, arbitrary: overflow })
-    : one;
+  return fc.oneof(
+    { weight: 4, arbitrary: one },
+    ...(numbers.length > 0 ? [{ weight: 1, arbitrary: overflow }] : []),
+    ...(key ? [{ weight: 1, arbitrary: key }] : []),
+  );
 }
 
 /** A valid body with one field changed, dropped or added, or a raw text that is no body at all. */

@@ -12,10 +12,12 @@ const TRIGGERS = new Set(['=', '+', '-', '@', '\t', '\r', '\uFF1D', '\uFF0B', '\
 // Where a spreadsheet may start a new cell inside ours: list separators of every locale, and line breaks.
 const SEPARATORS = new Set([';', ',', '\t', '\r', '\n']);
 const ANY_TRIGGER = /[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
+// What import trimming or a quote may put before a trigger: spaces of every kind (NBSP too) and `"`.
+const SKIPPED = /^[\p{Zs}"]$/u;
 
 /**
  * A respondent's text is data: every formula trigger that starts the cell, or a part of it a spreadsheet
- * may split off (after a separator, leading spaces skipped as import trimming would), gets an apostrophe.
+ * may split off (after a separator, leading spaces and quotes skipped as import trimming would), gets an apostrophe.
  * One pass over the characters: linear whatever the input.
  */
 function inert(text: string): string {
@@ -26,7 +28,7 @@ function inert(text: string): string {
   for (const char of text) {
     if (atStart && TRIGGERS.has(char)) out += "'";
     out += char;
-    atStart = SEPARATORS.has(char) || (atStart && char === ' ');
+    atStart = SEPARATORS.has(char) || (atStart && SKIPPED.test(char));
   }
   return out;
 }
