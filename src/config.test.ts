@@ -50,7 +50,7 @@ describe('defaults', () => {
       corsOrigins: ['http://localhost:3000'],
       oidc: null,
       logLevel: 'info',
-      timeouts: { requestSeconds: 30, headersSeconds: 10, keepAliveSeconds: 72, connectionSeconds: 120 },
+      timeouts: { requestSeconds: 50, headersSeconds: 10, keepAliveSeconds: 72, connectionSeconds: 120 },
     });
     expect(Object.isFrozen(config)).toBe(true);
   });

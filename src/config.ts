@@ -151,7 +151,9 @@ export function loadConfig(env: Env = process.env): Config {
   // Providers compare redirect URIs exactly: kept as written too.
   const oidcRedirect = url('OIDC_REDIRECT_URI', undefined) && text('OIDC_REDIRECT_URI');
 
-  const requestSeconds = limit('REQUEST_TIMEOUT', '30s', 3600);
+  // 50 s: a slow body is cut within a minute (checked every 2.5 s), while a 10 MiB field upload at
+  // 1.7 Mbit/s still arrives; a buffering proxy in front takes slow uploads off the service altogether.
+  const requestSeconds = limit('REQUEST_TIMEOUT', '50s', 3600);
   // Node ignores a request limit shorter than its headers limit (60 s unless set): never longer.
   const headersSeconds = limit('HEADERS_TIMEOUT', `${Math.min(10, requestSeconds)}s`, 3600);
   if (text('HEADERS_TIMEOUT') !== undefined && headersSeconds > requestSeconds) {
