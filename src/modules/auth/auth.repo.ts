@@ -83,30 +83,8 @@ export async function insertEmailVerification(
  * Marks a valid verification token used and returns its user; undefined when unknown, used or expired.
  * The user's other links are spent too: the address is proven, they have nothing left to do.
  */
-export async function consumeEmailVerification(
-  db: Db,
-  tokenHash: string,
-  now: Date,
-): Promise<string | undefined> {
-  const [row] = await db
-    .update(emailVerifications)
-    .set({ usedAt: now })
-    .where(
-      and(
-        eq(emailVerifications.tokenHash, tokenHash),
-        isNull(emailVerifications.usedAt),
-        gt(emailVerifications.expiresAt, now),
-      ),
-    )
-    .returning({ userId: emailVerifications.userId });
-  if (row) {
-    await db
-      .update(emailVerifications)
-      .set({ usedAt: now })
-      .where(and(eq(emailVerifications.userId, row.userId), isNull(emailVerifications.usedAt)));
-  }
-  return row?.userId;
-}
+export const consumeEmailVerification = (db: Db, tokenHash: string, now: Date) =>
+  consumeLink(db, emailVerifications, tokenHash, now);
 
 /** Failures older than this are forgotten (and their rows pruned). */
 const FAILURE_MEMORY = '1 hour';
@@ -164,13 +142,11 @@ export async function insertPasswordReset(
   await db.insert(passwordResets).values(reset);
 }
 
+type EmailedLinks = typeof passwordResets | typeof emailVerifications;
+
 /** Unused and unexpired. */
-const usableReset = (tokenHash: string, now: Date) =>
-  and(
-    eq(passwordResets.tokenHash, tokenHash),
-    isNull(passwordResets.usedAt),
-    gt(passwordResets.expiresAt, now),
-  );
+const usable = (links: EmailedLinks, tokenHash: string, now: Date) =>
+  and(eq(links.tokenHash, tokenHash), isNull(links.usedAt), gt(links.expiresAt, now));
 
 export async function findUsablePasswordReset(
   db: Db,
@@ -180,28 +156,32 @@ export async function findUsablePasswordReset(
   const [row] = await db
     .select({ userId: passwordResets.userId })
     .from(passwordResets)
-    .where(usableReset(tokenHash, now))
+    .where(usable(passwordResets, tokenHash, now))
     .limit(1);
   return row?.userId;
 }
 
 /** Marks a valid reset token used and returns its user; undefined when unknown, used or expired. */
-export async function consumePasswordReset(
+export const consumePasswordReset = (db: Db, tokenHash: string, now: Date) =>
+  consumeLink(db, passwordResets, tokenHash, now);
+
+/** Spends a usable link and every other open link of the same user; the link's user, if it was usable. */
+async function consumeLink(
   db: Db,
+  links: EmailedLinks,
   tokenHash: string,
   now: Date,
 ): Promise<string | undefined> {
   const [row] = await db
-    .update(passwordResets)
+    .update(links)
     .set({ usedAt: now })
-    .where(usableReset(tokenHash, now))
-    .returning({ userId: passwordResets.userId });
+    .where(usable(links, tokenHash, now))
+    .returning({ userId: links.userId });
   if (row) {
-    // Any other outstanding link of the same user stops working too.
     await db
-      .update(passwordResets)
+      .update(links)
       .set({ usedAt: now })
-      .where(and(eq(passwordResets.userId, row.userId), isNull(passwordResets.usedAt)));
+      .where(and(eq(links.userId, row.userId), isNull(links.usedAt)));
   }
   return row?.userId;
 }

@@ -27,36 +27,26 @@ export const revokedTokens = pgTable(
   (t) => [index('revoked_tokens_expires_at_idx').on(t.expiresAt)],
 );
 
-export const passwordResets = pgTable(
-  'password_resets',
-  {
-    id: id(),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
-    tokenHash: text('token_hash').notNull().unique(),
-    expiresAt: timestamptz('expires_at').notNull(),
-    usedAt: timestamptz('used_at'),
-    createdAt: createdAt(),
-  },
-  (t) => [index('password_resets_user_id_idx').on(t.userId)],
-);
+/** A single-use link emailed to a user (reset, verification): only the token's SHA-256 is stored. */
+const emailedLink = () => ({
+  id: id(),
+  userId: uuid('user_id')
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  tokenHash: text('token_hash').notNull().unique(),
+  expiresAt: timestamptz('expires_at').notNull(),
+  usedAt: timestamptz('used_at'),
+  createdAt: createdAt(),
+});
+
+export const passwordResets = pgTable('password_resets', emailedLink(), (t) => [
+  index('password_resets_user_id_idx').on(t.userId),
+]);
 
 /** Links emailed at registration (and on request) that prove the address: single use, 7 days. */
-export const emailVerifications = pgTable(
-  'email_verifications',
-  {
-    id: id(),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
-    tokenHash: text('token_hash').notNull().unique(),
-    expiresAt: timestamptz('expires_at').notNull(),
-    usedAt: timestamptz('used_at'),
-    createdAt: createdAt(),
-  },
-  (t) => [index('email_verifications_user_id_idx').on(t.userId)],
-);
+export const emailVerifications = pgTable('email_verifications', emailedLink(), (t) => [
+  index('email_verifications_user_id_idx').on(t.userId),
+]);
 
 /**
  * Failed password sign-ins per normalized email, from any address, registered or not (so the delay they
