@@ -114,9 +114,10 @@ function nextPageUrl(baseUrl: string, requestUrl: string, next: { page: number; 
 
 /** Adds `Link: <next>; rel="next"` to an unpaged collection that `paginate` cut short. */
 export function registerPagination(app: FastifyInstance, baseUrl: string): void {
-  app.addHook('preSerialization', async (request, reply, payload: unknown) => {
+  // Callback style: it runs on every JSON reply, and an async hook would cost a promise each time.
+  app.addHook('preSerialization', (request, reply, payload: unknown, done) => {
     const next = Array.isArray(payload) ? (payload as CutShort<unknown>)[NEXT_PAGE] : undefined;
     if (next) void reply.header('link', `<${nextPageUrl(baseUrl, request.url, next)}>; rel="next"`);
-    return payload;
+    done(null, payload);
   });
 }
