@@ -38,10 +38,11 @@ import { dashboardRoutes } from './modules/dashboard/dashboard.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { reportRoutes } from './modules/reports/reports.routes.js';
 import { sharedReportRoutes } from './modules/reports/shared-reports.routes.js';
-import { createFileStorage } from './modules/files/storage.js';
+import { createFileStorage } from './storage/file-storage.js';
 import { createMailTransport } from './modules/mail/mail.transport.js';
 import { OutboxWorker, type OutboxWorkerOptions } from './modules/mail/outbox-worker.js';
-import { memberRoutes } from './modules/orgs/members.routes.js';
+import { memberRoutes } from './modules/members/members.routes.js';
+import { memberships } from './modules/orgs/memberships.repo.js';
 import { organizationRoutes } from './modules/orgs/orgs.routes.js';
 import { projectMemberRoutes } from './modules/projects/project-members.routes.js';
 import { pageConstraint } from './modules/pages/page-requests.js';
@@ -167,13 +168,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
   await app.register(cookie);
   const { authLimit } = await registerRateLimits(app, config, redis);
-  registerAccess(app, database.db, sessions);
+  registerAccess(app, database.db, sessions, memberships);
   await registerOpenApi(app, version);
 
   const context: AppContext = {
     config,
     db: database.db,
     sessions,
+    memberships,
     authLimit,
     storage: createFileStorage(config),
     mailQueued: () => worker.wake(),

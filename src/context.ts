@@ -1,14 +1,17 @@
 import type { Config } from './config.js';
 import type { Db } from './db/client.js';
 import type { preHandlerAsyncHookHandler } from 'fastify';
+import type { Memberships } from './http/access.js';
 import type { Sessions } from './http/session.js';
-import type { FileStorage } from './modules/files/storage.js';
+import type { FileStorage } from './storage/file-storage.js';
 
 /** What modules receive from buildApp: configuration and shared parts, nothing global. */
 export interface AppContext {
   config: Config;
   db: Db;
   sessions: Sessions;
+  /** Who belongs to which organization (answered by the orgs module). */
+  memberships: Memberships;
   /** The per-IP-and-email limit of login, token, register and forgot-password. */
   authLimit: preHandlerAsyncHookHandler;
   /** Where uploaded files live (attachments, form files). */

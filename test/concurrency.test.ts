@@ -1,7 +1,7 @@
 /**
  * Races the contract must survive, besides those tested beside their modules (200 concurrent public
  * submissions: forms/submissions.test.ts; approve against reject and double approvals:
- * indicator-reports/review-notices.test.ts; concurrent invitations of one address:
+ * indicator-reports/indicator-reports-transitions.test.ts; concurrent invitations of one address:
  * http-conventions.test.ts): many registrations of one email, many accepts of one invitation.
  */
 import { and, eq } from 'drizzle-orm';

@@ -66,9 +66,10 @@ it('a route that declares no access rule is refused at request time', async () =
   const { registerAccess } = await import('../src/http/access.js');
   const { registerErrorHandler } = await import('../src/http/errors.js');
   const { Sessions } = await import('../src/http/session.js');
+  const { memberships } = await import('../src/modules/orgs/memberships.repo.js');
   registerErrorHandler(app);
   await app.register((await import('@fastify/cookie')).default);
-  registerAccess(app, t.database.db, new Sessions(t.config));
+  registerAccess(app, t.database.db, new Sessions(t.config), memberships);
   app.get('/undeclared', () => ({ leaked: true }));
   const res = await app.inject({ method: 'GET', url: '/undeclared' });
   expect(res.statusCode).toBe(500);

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { invitations } from '../src/modules/orgs/orgs.tables.js';
+import { invitations } from '../src/modules/members/members.tables.js';
 import { buildTestAppWithMail, type MailTestApp } from './helpers/app.js';
 import { createTeam, registerUser, uniqueEmail, type Team } from './helpers/factories.js';
 import { call } from './helpers/http.js';

@@ -10,9 +10,9 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
-import * as schema from './schema.js';
 
-export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+/** Drizzle's query builder; the tables come from the modules that own them, never through this file. */
+export type Db = PgDatabase<PgQueryResultHKT>;
 
 export interface Database {
   readonly db: Db;
@@ -46,7 +46,7 @@ function openPostgres(connectionString: string, max: number, logger?: Logger): D
   const pool = new pg.Pool({ connectionString, max });
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on('error', () => undefined);
-  const db = drizzlePg(pool, { schema, logger }) as unknown as Db;
+  const db = drizzlePg(pool, { logger }) as unknown as Db;
   return {
     db,
     driver: 'pg',
@@ -74,7 +74,7 @@ function openPglite(options: DatabaseOptions): Database {
     client = new PGlite(dir);
   }
   const pglite = client;
-  const db = drizzlePglite(pglite, { schema, logger: options.logger });
+  const db = drizzlePglite(pglite, { logger: options.logger });
   return {
     db: db,
     driver: 'pglite',

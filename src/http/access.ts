@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../db/client.js';
 import { UUID_PATTERN, uuidV7Time } from '../lib/ids.js';
-import { findSessionState } from '../modules/auth/auth.repo.js';
-import type { OrgRole } from '../modules/orgs/orgs.tables.js';
+import type { OrgRole } from './roles.js';
 import { badRequest, forbidden, unauthorized } from './errors.js';
 import type { RateLimitBucket } from './rate-limit.js';
 import type { SessionClaims, Sessions } from './session.js';
@@ -19,6 +18,33 @@ export const ALL_ROLES: readonly OrgRole[] = ['org_admin', 'me_officer', 'report
 export const ADMINS: readonly OrgRole[] = ['org_admin'];
 export const MANAGERS: readonly OrgRole[] = ['org_admin', 'me_officer'];
 export const CONTRIBUTORS: readonly OrgRole[] = ['org_admin', 'me_officer', 'reporter'];
+
+/** One organization of a user, with their role in it. */
+export interface Membership {
+  organization: { id: string; name: string; code: string; logoUrl: string | null };
+  role: OrgRole;
+}
+
+/** What every authenticated request needs: the user's email and last reset, the token's revocation, the role. */
+export interface SessionState {
+  email: string;
+  sessionsValidAfter: Date | null;
+  revoked: boolean;
+  role: OrgRole | null;
+}
+
+/**
+ * Who belongs to which organization. The orgs module owns memberships and answers (src/modules/orgs/
+ * memberships.repo.ts); `src/http` imports no module, so `buildApp` hands the answer to the access
+ * hook and to sign-in.
+ */
+export interface Memberships {
+  /** By join date; `limit` 1 gives the organization a new session lands in. */
+  list(db: Db, userId: string, limit?: number): Promise<Membership[]>;
+  find(db: Db, userId: string, orgId: string): Promise<{ orgId: string; role: OrgRole } | undefined>;
+  /** One indexed query; without an organization (`orgId` undefined) the role is null. */
+  sessionState(db: Db, userId: string, jti: string, orgId: string | undefined): Promise<SessionState | undefined>;
+}
 
 export interface Session {
   userId: string;
@@ -46,7 +72,12 @@ declare module 'fastify' {
 }
 
 /** The one place that decides who may call a route. A route that declares nothing is refused. */
-export function registerAccess(app: FastifyInstance, db: Db, sessions: Sessions): void {
+export function registerAccess(
+  app: FastifyInstance,
+  db: Db,
+  sessions: Sessions,
+  memberships: Memberships,
+): void {
   app.decorateRequest('session', null);
   app.decorateRequest('member', null);
 
@@ -64,7 +95,7 @@ export function registerAccess(app: FastifyInstance, db: Db, sessions: Sessions)
       if (access !== 'public') throw forbidden();
       presented = null;
     }
-    const caller = presented ? await loadCaller(db, presented.claims, scopedOrgId) : null;
+    const caller = presented ? await loadCaller(db, memberships, presented.claims, scopedOrgId) : null;
     if (presented && caller) {
       request.session = { userId: presented.claims.sub, email: caller.email, ...presented };
     }
@@ -86,10 +117,11 @@ export function registerAccess(app: FastifyInstance, db: Db, sessions: Sessions)
  */
 async function loadCaller(
   db: Db,
+  memberships: Memberships,
   claims: SessionClaims,
   orgId: string | undefined,
 ): Promise<{ email: string; role: OrgRole | null } | null> {
-  const row = await findSessionState(db, claims.sub, claims.jti, orgId);
+  const row = await memberships.sessionState(db, claims.sub, claims.jti, orgId);
   if (!row || row.revoked) return null;
   if (row.sessionsValidAfter) {
     const issuedAt = uuidV7Time(claims.jti) ?? claims.iat * 1000;

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SignJWT, jwtVerify } from 'jose';
 import type { Config } from '../config.js';
 import { newId } from '../lib/ids.js';
-import type { OrgRole } from '../modules/orgs/orgs.tables.js';
+import type { OrgRole } from './roles.js';
 
 export interface SessionClaims {
   sub: string;

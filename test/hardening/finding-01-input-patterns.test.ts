@@ -8,7 +8,7 @@
 import type { FastifyReply } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { varyOnAccept } from '../../src/http/hooks.js';
-import { contentDisposition, sanitizeFileName } from '../../src/modules/files/storage.js';
+import { contentDisposition, sanitizeFileName } from '../../src/storage/file-storage.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createProject, createTeam, type Team } from '../helpers/factories.js';
 import { multipart, PNG } from '../helpers/files.js';

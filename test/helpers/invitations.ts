@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import type { Db } from '../../src/db/client.js';
-import { invitations } from '../../src/modules/orgs/orgs.tables.js';
+import { invitations } from '../../src/modules/members/members.tables.js';
 import type { TestUser } from './factories.js';
 import { call } from './http.js';
 import { linkIn, type ReceivedEmail, type TestSmtpServer } from './smtp.js';

@@ -61,7 +61,7 @@ export function expectRecent(timestamp: unknown, before: number): void {
   expect(at).toBeLessThanOrEqual(Date.now());
 }
 
-/** Fixtures, actions and read-backs of the review workflow tests (review, review-actions, review-notices). */
+/** Fixtures, actions and read-backs of the review workflow tests (indicator-reports-transitions, -submit-approve-reject, -notices). */
 export function reviewScene(suite: Suite) {
   const app = () => suite().t.app;
   const db = () => suite().t.database.db;

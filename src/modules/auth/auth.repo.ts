@@ -1,7 +1,6 @@
 import { and, asc, eq, gt, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { prepared } from '../../db/prepared.js';
-import { organizations, orgMembers } from '../orgs/orgs.tables.js';
 import {
   emailVerifications,
   externalIdentities,
@@ -185,60 +184,6 @@ async function consumeLink(
   }
   return row?.userId;
 }
-
-export function listMemberships(db: Db, userId: string) {
-  return db
-    .select({
-      organization: {
-        id: organizations.id,
-        name: organizations.name,
-        code: organizations.code,
-        logoUrl: organizations.logoUrl,
-      },
-      role: orgMembers.role,
-    })
-    .from(orgMembers)
-    .innerJoin(organizations, eq(organizations.id, orgMembers.orgId))
-    .where(eq(orgMembers.userId, userId))
-    .orderBy(asc(orgMembers.joinedAt), asc(orgMembers.orgId));
-}
-
-export async function findMembership(db: Db, userId: string, orgId: string) {
-  const [row] = await db
-    .select({ orgId: orgMembers.orgId, role: orgMembers.role })
-    .from(orgMembers)
-    .where(and(eq(orgMembers.userId, userId), eq(orgMembers.orgId, orgId)))
-    .limit(1);
-  return row;
-}
-
-/**
- * What every authenticated request needs, in one indexed query: the user's email and last reset,
- * whether this token was revoked, and the role in the path's organization (when there is one).
- */
-export async function findSessionState(db: Db, userId: string, jti: string, orgId: string | undefined) {
-  const [row] = await sessionStateQuery(db).execute({ userId, jti, orgId: orgId ?? null });
-  return row;
-}
-
-/** Every authenticated request runs this one. Without an organization (`orgId` null) the role is null. */
-const sessionStateQuery = prepared((db) =>
-  db
-    .select({
-      email: users.email,
-      sessionsValidAfter: users.sessionsValidAfter,
-      revoked: sql<boolean>`exists (select 1 from ${revokedTokens} where ${revokedTokens.jti} = ${sql.placeholder('jti')})`,
-      role: orgMembers.role,
-    })
-    .from(users)
-    .leftJoin(
-      orgMembers,
-      and(eq(orgMembers.userId, users.id), eq(orgMembers.orgId, sql.placeholder('orgId'))),
-    )
-    .where(eq(users.id, sql.placeholder('userId')))
-    .limit(1)
-    .prepare('session_state'),
-);
 
 /** The user an external identity belongs to. */
 export async function findUserByIdentity(

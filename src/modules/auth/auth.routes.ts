@@ -29,7 +29,7 @@ const SLOWED =
   'the count, as does a password reset. An unknown email is counted and slowed alike.';
 
 export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
-  const auth = new AuthService(ctx.db, ctx.config, ctx.sessions);
+  const auth = new AuthService(ctx.db, ctx.config, ctx.sessions, ctx.memberships);
   const limited = { preValidation: normalizeEmailField, preHandler: ctx.authLimit };
 
   app.post(

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Body, Email, Nullable, Text, Timestamp, Uuid } from '../../http/schemas.js';
-import { ORG_ROLES } from '../orgs/orgs.tables.js';
+import { ORG_ROLES } from '../../http/roles.js';
 
 const Password = () =>
   Type.String({ minLength: 8, maxLength: 128, description: '8 to 128 characters, not the email' });

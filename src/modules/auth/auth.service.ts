@@ -1,6 +1,6 @@
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
-import type { Session } from '../../http/access.js';
+import type { Memberships, Session } from '../../http/access.js';
 import { AppError, badRequest, conflict, forbidden, unauthorized } from '../../http/errors.js';
 import type { IssuedToken, Sessions } from '../../http/session.js';
 import { normalizeEmail } from '../../lib/email.js';
@@ -10,14 +10,12 @@ import {
   clearLoginFailures,
   consumeEmailVerification,
   consumePasswordReset,
-  findMembership,
   findUsablePasswordReset,
   findUserByEmail,
   findUserById,
   insertEmailVerification,
   insertPasswordReset,
   insertUser,
-  listMemberships,
   markEmailProven,
   publicUser,
   revokeToken,
@@ -42,6 +40,7 @@ export class AuthService {
     private readonly db: Db,
     private readonly config: Config,
     private readonly sessions: Sessions,
+    private readonly memberships: Memberships,
   ) {
     this.throttle = new LoginThrottle(db);
     // Made now, so that the first unknown email costs no more than a wrong password.
@@ -138,7 +137,7 @@ export class AuthService {
     }
     if (input.organizationId !== undefined) {
       if (!session) throw unauthorized();
-      const membership = await findMembership(this.db, session.userId, input.organizationId);
+      const membership = await this.memberships.find(this.db, session.userId, input.organizationId);
       if (!membership) throw forbidden();
       return this.sessions.issue({
         userId: session.userId,
@@ -166,7 +165,7 @@ export class AuthService {
     return {
       ...publicUser(user),
       emailVerified: user.emailVerifiedAt !== null,
-      memberships: await listMemberships(this.db, userId),
+      memberships: await this.memberships.list(this.db, userId),
     };
   }
 
@@ -216,13 +215,18 @@ export class AuthService {
 
   /** The session lands in the user's first organization (by join date), or none before they have one. */
   private tokenFor(user: UserRow): Promise<IssuedToken> {
-    return sessionFor(this.db, this.sessions, user);
+    return sessionFor(this.db, this.sessions, this.memberships, user);
   }
 }
 
 /** A session for the user, in their first organization by join date (DECISIONS.md section 3). */
-export async function sessionFor(db: Db, sessions: Sessions, user: UserRow): Promise<IssuedToken> {
-  const [first] = await listMemberships(db, user.id).limit(1);
+export async function sessionFor(
+  db: Db,
+  sessions: Sessions,
+  memberships: Memberships,
+  user: UserRow,
+): Promise<IssuedToken> {
+  const [first] = await memberships.list(db, user.id, 1);
   return sessions.issue({
     userId: user.id,
     email: user.email,

@@ -4,6 +4,7 @@ import { SignJWT, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
+import type { Memberships } from '../../http/access.js';
 import { hmacKey, type Sessions } from '../../http/session.js';
 import { normalizeEmail } from '../../lib/email.js';
 import {
@@ -69,6 +70,7 @@ export class ExternalSignIn {
   constructor(
     private readonly db: Db,
     private readonly sessions: Sessions,
+    private readonly memberships: Memberships,
     private readonly settings: OidcConfig,
     jwtSecret: string,
     private readonly log: FastifyBaseLogger,
@@ -175,7 +177,7 @@ export class ExternalSignIn {
       namesOf(claims, email),
     );
     this.log.info({ userId: user.id }, 'signed in through the identity provider');
-    return { user: publicUser(user), token: await sessionFor(this.db, this.sessions, user) };
+    return { user: publicUser(user), token: await sessionFor(this.db, this.sessions, this.memberships, user) };
   }
 
   private userFor(

@@ -15,7 +15,7 @@ import {
 } from '../../../test/helpers/http.js';
 import { projects } from '../projects/projects.tables.js';
 import { attachments } from './files.tables.js';
-import { contentDisposition, createFileStorage, sanitizeFileName } from './storage.js';
+import { contentDisposition, createFileStorage, sanitizeFileName } from '../../storage/file-storage.js';
 
 let t: TestApp;
 let team: Team;

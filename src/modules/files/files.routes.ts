@@ -8,7 +8,7 @@ import { Collection, PageQuery } from '../../http/pagination.js';
 import { NoContent, Params } from '../../http/schemas.js';
 import { Attachment } from './files.schemas.js';
 import { AttachmentService, unsupportedBody } from './files.service.js';
-import { downloadHeaders, MAX_FILE_SIZE } from './storage.js';
+import { downloadHeaders, MAX_FILE_SIZE } from '../../storage/file-storage.js';
 
 const tags = ['Attachments'];
 

@@ -23,7 +23,7 @@ import {
   type FileStorage,
   type StoredFile,
   removeStoredFiles,
-} from './storage.js';
+} from '../../storage/file-storage.js';
 
 const withDownloadUrl = (row: AttachmentRow) => ({
   ...row,

@@ -5,7 +5,7 @@ import { ALL_ROLES, MANAGERS, memberOf } from '../../http/access.js';
 import { errorResponse } from '../../http/errors.js';
 import { Collection, PageQuery } from '../../http/pagination.js';
 import { NoContent, Params } from '../../http/schemas.js';
-import { contentDisposition, downloadHeaders } from '../files/storage.js';
+import { contentDisposition, downloadHeaders } from '../../storage/file-storage.js';
 import {
   CreateFormBody,
   FileParams,

@@ -8,7 +8,7 @@ import { badRequest, conflict, notFound, pgErrorCode } from '../../http/errors.j
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { optionalText } from '../../lib/text.js';
 import { isLinked, shareIndicator, sharePeriod } from '../indicator-reports/indicator-reports.repo.js';
-import { removeStoredFiles, type FileStorage } from '../files/storage.js';
+import { removeStoredFiles, type FileStorage } from '../../storage/file-storage.js';
 import { ensureProjectAccess, projectScope, requireProject } from '../projects/project-scope.js';
 import { breakingEdits, fieldProblems, type FormField } from './form-fields.js';
 import {

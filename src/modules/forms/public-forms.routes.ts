@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { errorResponse } from '../../http/errors.js';
-import { MAX_FILE_SIZE } from '../files/storage.js';
+import { MAX_FILE_SIZE } from '../../storage/file-storage.js';
 import { PublicForm, SubmitBody, Submitted } from './forms.schemas.js';
 import { FORM_CLOSED, SubmissionService } from './submissions.service.js';
 

@@ -13,7 +13,7 @@ import {
   storeUpload,
   type FileStorage,
   type StoredFile,
-} from '../files/storage.js';
+} from '../../storage/file-storage.js';
 import { ensureProjectAccess } from '../projects/project-scope.js';
 import { checkSubmission, type Submission } from './answers.js';
 import type { FormField } from './form-fields.js';

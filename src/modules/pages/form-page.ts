@@ -1,6 +1,6 @@
 import { PLACE_MAX, TEXT_MAX } from '../forms/answers.js';
 import type { FormField } from '../forms/form-fields.js';
-import { ACCEPTED_TYPES, MAX_FILE_SIZE } from '../files/storage.js';
+import { ACCEPTED_TYPES, MAX_FILE_SIZE } from '../../storage/file-storage.js';
 import { html, type Html } from './html.js';
 import { moment, type PageContent } from './layout.js';
 

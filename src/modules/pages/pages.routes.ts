@@ -6,7 +6,7 @@ import type { AppContext } from '../../context.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { varyOnAccept } from '../../http/hooks.js';
 import { SubmissionService } from '../forms/submissions.service.js';
-import { InvitationService } from '../orgs/invitations.service.js';
+import { InvitationService } from '../members/invitations.service.js';
 import { SharingService } from '../reports/sharing.service.js';
 import { invitationPage, resetPasswordPage, verifyEmailPage } from './account-pages.js';
 import { Assets } from './assets.js';

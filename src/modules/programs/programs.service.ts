@@ -25,7 +25,7 @@ import { findDonorsByIds } from '../donors/donors.repo.js';
 import { storageKeysUnder } from '../files/files.repo.js';
 import { submissionFileKeys } from '../forms/submissions.repo.js';
 import { lockProjectsOfProgram } from '../projects/projects.repo.js';
-import { removeStoredFiles, type FileStorage } from '../files/storage.js';
+import { removeStoredFiles, type FileStorage } from '../../storage/file-storage.js';
 import { dateOrderProblem } from '../../lib/dates.js';
 import { canMove, type Transitions } from '../../lib/transitions.js';
 import type { ProgramInput, ProgramStatus } from './programs.schemas.js';

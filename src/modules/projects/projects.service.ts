@@ -18,7 +18,7 @@ import {
 } from './projects.repo.js';
 import { storageKeysUnder } from '../files/files.repo.js';
 import { submissionFileKeys } from '../forms/submissions.repo.js';
-import { removeStoredFiles, type FileStorage } from '../files/storage.js';
+import { removeStoredFiles, type FileStorage } from '../../storage/file-storage.js';
 import { dateOrderProblem } from '../../lib/dates.js';
 import { centsProblems } from '../../lib/money.js';
 import { canMove, type Transitions } from '../../lib/transitions.js';

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { errorResponse } from '../../http/errors.js';
 import { Uuid } from '../../http/schemas.js';
-import { downloadHeaders } from '../files/storage.js';
+import { downloadHeaders } from '../../storage/file-storage.js';
 import { Report } from './reports.schemas.js';
 import { SharingService } from './sharing.service.js';
 

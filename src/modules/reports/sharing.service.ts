@@ -5,7 +5,7 @@ import type { Member } from '../../http/access.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
 import { hashToken } from '../../lib/ids.js';
 import { findAttachment } from '../files/files.repo.js';
-import { StoredFileMissing, type FileStorage } from '../files/storage.js';
+import { StoredFileMissing, type FileStorage } from '../../storage/file-storage.js';
 import { findReportByShareHash, lockReport, updateReport, type ReportRow } from './reports.repo.js';
 import { reportView } from './report-view.js';
 

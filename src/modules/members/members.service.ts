@@ -17,8 +17,8 @@ import {
   listMembers,
   lockAdmins,
   setMemberRole,
-} from './orgs.repo.js';
-import type { OrgRole } from './orgs.tables.js';
+} from '../orgs/orgs.repo.js';
+import type { OrgRole } from '../../http/roles.js';
 
 const INVITATION_DAYS = 7;
 const LAST_ADMIN = 'The last org_admin of an organization can be neither demoted nor removed';

@@ -14,7 +14,7 @@ import {
   Member,
   RoleBody,
   TokenParams,
-} from './orgs.schemas.js';
+} from '../orgs/orgs.schemas.js';
 import { InvitationService } from './invitations.service.js';
 import { MemberService } from './members.service.js';
 

@@ -14,7 +14,7 @@ import {
   markInvitationAccepted,
   publicInvitation,
 } from './invitations.repo.js';
-import { insertMember, publicOrganization } from './orgs.repo.js';
+import { insertMember, publicOrganization } from '../orgs/orgs.repo.js';
 
 export class InvitationService {
   constructor(private readonly db: Db) {}

@@ -2,7 +2,9 @@ import { and, count, desc, eq, gt, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { newId } from '../../lib/ids.js';
-import { invitations, organizations, type OrgRole } from './orgs.tables.js';
+import type { OrgRole } from '../../http/roles.js';
+import { organizations } from '../orgs/orgs.tables.js';
+import { invitations } from './members.tables.js';
 
 export type InvitationRow = typeof invitations.$inferSelect;
 

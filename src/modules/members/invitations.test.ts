@@ -18,7 +18,7 @@ import {
   invitedToken as inviteAndReadToken,
 } from '../../../test/helpers/invitations.js';
 import { linkIn, type TestSmtpServer } from '../../../test/helpers/smtp.js';
-import { invitations } from './orgs.tables.js';
+import { invitations } from './members.tables.js';
 
 let t: MailTestApp;
 let team: Team;

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileTypeFromStream } from 'file-type';
-import type { Config } from '../../config.js';
-import { AppError } from '../../http/errors.js';
+import type { Config } from '../config.js';
+import { AppError } from '../http/errors.js';
 
 /** Where uploaded bytes live. Keys are generated UUIDs (`newStorageKey`), never names a user chose. */
 export interface FileStorage {

@@ -9,8 +9,7 @@ import {
   type Team,
   type TestUser,
 } from '../../../test/helpers/factories.js';
-import { expectError, TIMESTAMP } from '../../../test/helpers/http.js';
-import { conflictBody } from '../../../test/helpers/indicator-scenes.js';
+import { TIMESTAMP } from '../../../test/helpers/http.js';
 import { act } from '../../../test/helpers/indicators.js';
 import { nameOf, reviewScene, type Fixture } from '../../../test/helpers/review-scenes.js';
 import { outboxEmails } from '../mail/mail.tables.js';
@@ -18,7 +17,7 @@ import { outboxEmails } from '../mail/mail.tables.js';
 let t: MailTestApp;
 let team: Team;
 const scene = reviewScene(() => ({ t, team }));
-const { fixture, addIndicator, draft, reportIn, send, stored, shown, feedAbout, outboxFor } = scene;
+const { fixture, addIndicator, draft, send, feedAbout, outboxFor } = scene;
 
 beforeAll(async () => {
   t = await buildTestAppWithMail();
@@ -145,86 +144,5 @@ describe('the rejection email', () => {
       ),
     ).toHaveLength(1);
     expect(noticesTo(user.email)).toHaveLength(1);
-  });
-});
-
-describe('concurrent transitions', () => {
-  const REVIEW = ['indicator_report.approved', 'indicator_report.rejected'];
-
-  it('lets exactly one of two reviewers (approve vs reject) decide; the other gets 409', async () => {
-    for (let round = 0; round < 3; round++) {
-      const { report } = await reportIn('submitted');
-      const [approval, rejection] = await Promise.all([
-        send('approve', report.id, team.admin),
-        send('reject', report.id, team.officer, { comment: 'Not yet' }),
-      ]);
-      expect([approval.status, rejection.status].sort()).toEqual([200, 409]);
-      const approveWon = approval.status === 200;
-      const winner = approveWon ? approval : rejection;
-      const loser = approveWon ? rejection : approval;
-      expect(winner.body.status).toBe(approveWon ? 'approved' : 'rejected');
-      expectError(
-        loser,
-        conflictBody(
-          approveWon
-            ? 'Only submitted indicator reports can be rejected; this one is approved'
-            : 'Only submitted indicator reports can be approved; this one is rejected',
-        ),
-      );
-      const row = await stored(report.id);
-      expect([row.status, row.reviewedBy, row.comment]).toEqual(
-        approveWon ? ['approved', team.admin.id, null] : ['rejected', team.officer.id, 'Not yet'],
-      );
-      expect(await shown(report.id)).toEqual(winner.body);
-      const reviews = (await feedAbout(report.id)).filter((e) => REVIEW.includes(e.type));
-      expect(reviews.map((e) => [e.type, e.actor?.id])).toEqual([
-        approveWon
-          ? ['indicator_report.approved', team.admin.id]
-          : ['indicator_report.rejected', team.officer.id],
-      ]);
-      expect(await outboxFor(report.id)).toHaveLength(approveWon ? 0 : 1);
-    }
-  });
-
-  it('lets exactly one of two simultaneous approvals through', async () => {
-    for (let round = 0; round < 3; round++) {
-      const { report } = await reportIn('submitted');
-      const results = await Promise.all([
-        send('approve', report.id, team.admin, { comment: 'Admin ok' }),
-        send('approve', report.id, team.officer, { comment: 'Officer ok' }),
-      ]);
-      expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
-      const won = results.findIndex((r) => r.status === 200);
-      const [reviewer, comment] = won === 0 ? [team.admin, 'Admin ok'] : [team.officer, 'Officer ok'];
-      expectError(
-        results[1 - won]!,
-        conflictBody('Only submitted indicator reports can be approved; this one is approved'),
-      );
-      const row = await stored(report.id);
-      expect([row.status, row.reviewedBy, row.comment]).toEqual(['approved', reviewer.id, comment]);
-      expect(await shown(report.id)).toEqual(results[won]!.body);
-      const reviews = (await feedAbout(report.id)).filter((e) => REVIEW.includes(e.type));
-      expect(reviews.map((e) => [e.type, e.actor?.id])).toEqual([['indicator_report.approved', reviewer.id]]);
-    }
-  });
-
-  it('lets exactly one of two simultaneous submits of a draft through', async () => {
-    for (let round = 0; round < 3; round++) {
-      const { report } = await reportIn('draft');
-      const submitters = [team.reporter, team.officer];
-      const results = await Promise.all(submitters.map((user) => send('submit', report.id, user)));
-      expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
-      const won = results.findIndex((r) => r.status === 200);
-      expectError(
-        results[1 - won]!,
-        conflictBody('Only draft or rejected indicator reports can be submitted; this one is submitted'),
-      );
-      const row = await stored(report.id);
-      expect([row.status, row.submittedBy]).toEqual(['submitted', submitters[won]!.id]);
-      const entries = await feedAbout(report.id);
-      expect(entries.map((e) => [e.type, e.actor?.id])).toEqual([
-        ['indicator_report.submitted', submitters[won]!.id],
-      ]);
-    }
   });
 });

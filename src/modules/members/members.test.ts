@@ -14,7 +14,7 @@ import {
 } from '../../../test/helpers/factories.js';
 import { call, FORBIDDEN, notFoundBody, UNAUTHORIZED, TIMESTAMP } from '../../../test/helpers/http.js';
 import { projectMembers } from '../projects/projects.tables.js';
-import { orgMembers } from './orgs.tables.js';
+import { orgMembers } from '../orgs/orgs.tables.js';
 
 let t: TestApp;
 let team: Team;

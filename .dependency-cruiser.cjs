@@ -1,0 +1,88 @@
+/**
+ * The module graph (README, "Module order"): a module imports only modules below it, so a change
+ * can break only what sits above it. `npm run lint` runs these rules; test/module-graph.test.ts
+ * checks that they catch a cycle and an upward import.
+ *
+ * Layers, lowest first. A module may import any module of a lower layer, never one of its own
+ * layer or above. Infrastructure (src/lib, src/db, src/http, src/storage, config, context) imports
+ * no module at all.
+ */
+const LAYERS = [
+  ['mail'],
+  ['auth'],
+  ['orgs'],
+  ['donors'],
+  ['programs'],
+  ['projects'],
+  ['feed', 'files', 'results'],
+  ['members', 'periods', 'indicators', 'budget', 'activities'],
+  ['indicator-reports'],
+  ['forms'],
+  ['reports', 'dashboard'],
+  ['pages', 'health'],
+];
+
+const modulePath = (names) => `^src/modules/(${names.join('|')})/`;
+
+const upward = LAYERS.map((layer, index) => ({
+  name: `layer-${index}-imports-upward`,
+  comment: `${layer.join(', ')} may import only modules of lower layers (README, "Module order")`,
+  severity: 'error',
+  from: { path: modulePath(layer) },
+  to: {
+    path: modulePath(LAYERS.slice(index).flat()),
+    pathNot: '^src/modules/$1/',
+  },
+}));
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      comment: 'No import cycle, between modules or within one (type-only imports count).',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    ...upward,
+    {
+      name: 'infrastructure-imports-no-module',
+      comment: 'src/db, src/http, src/storage, config and context serve every module and know none.',
+      severity: 'error',
+      from: { path: '^src/(db|http|storage)/|^src/(config|context)\\.ts$' },
+      to: { path: '^src/modules/' },
+    },
+    {
+      name: 'lib-imports-nothing-of-ours',
+      comment: 'src/lib holds pure helpers: no HTTP, no database, no configuration, no module.',
+      severity: 'error',
+      from: { path: '^src/lib/' },
+      to: { path: '^src/', pathNot: '^src/lib/' },
+    },
+    {
+      name: 'only-the-composition-root-imports-entry-points',
+      comment: 'app.ts, server.ts, worker.ts and migrate.ts assemble the service; nothing imports them.',
+      severity: 'error',
+      from: { path: '^src/(modules|db|http|lib|storage)/' },
+      to: { path: '^src/(app|server|worker|migrate)\\.ts$' },
+    },
+    {
+      name: 'modules-are-known',
+      comment: 'Every folder under src/modules has a place in LAYERS.',
+      severity: 'error',
+      from: { path: '^src/modules/', pathNot: modulePath(LAYERS.flat()) },
+      to: {},
+    },
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '\\.test\\.ts$' },
+    reporterOptions: {
+      archi: {
+        collapsePattern: '^src/(modules/[^/]+|db|http|lib|storage)/|^src/[^/]+\\.ts$',
+      },
+    },
+  },
+};
