@@ -17,7 +17,7 @@ const LAYERS = [
   ['feed', 'files', 'results'],
   ['members', 'periods', 'indicators', 'budget', 'activities'],
   ['indicator-reports'],
-  ['forms'],
+  ['forms', 'progress'],
   ['reports', 'dashboard'],
   ['pages', 'health'],
 ];

@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'src/db/migrations/', 'coverage/'] },
+  { ignores: ['node_modules/', 'data/', 'src/db/migrations/', 'coverage/', 'dist/', 'dist.*/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -32,6 +32,17 @@ export default tseslint.config(
           name,
           'readonly',
         ]),
+      ),
+    },
+  },
+  {
+    // Build, start and CI scripts and the module-graph rules: plain JavaScript run by Node as written.
+    files: ['scripts/**/*.mjs', '.dependency-cruiser.cjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      parserOptions: { projectService: false },
+      globals: Object.fromEntries(
+        ['process', 'console', 'performance', 'URL', 'module'].map((name) => [name, 'readonly']),
       ),
     },
   },

@@ -1,6 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** A server of ours running as a child process, answering on `url`. */
 export interface Server {
@@ -34,8 +38,11 @@ function residentBytes(pid: number): number {
 }
 
 /**
- * Starts a TypeScript entry point as one Node process (`node --import tsx`, not the `tsx` wrapper, so
- * the pid is the server's own) and waits until `readyPath` answers 200.
+ * Starts an entry point as one Node process and waits until `readyPath` answers 200. The service
+ * (`src/server.ts`) runs as `npm start` runs it: compiled (scripts/start.mjs builds when a source is
+ * newer, in a child process, then imports dist/server.js in its own), so the bench measures what is
+ * deployed. Other entries (the floor) run through `node --import tsx`. Either way the pid is the
+ * server's own.
  */
 export async function startServer(
   name: string,
@@ -44,7 +51,11 @@ export async function startServer(
   readyPath = '/health/ready',
 ): Promise<Server> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const compiled = path.resolve(entry) === path.resolve(root, 'src/server.ts');
+  const args = compiled
+    ? ['--enable-source-maps', path.join(root, 'scripts/start.mjs'), 'server']
+    : ['--import', 'tsx', entry];
+  const child: ChildProcess = spawn(process.execPath, args, {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

@@ -5,7 +5,12 @@ import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyHttpOptions, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyHttpOptions,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyServerOptions,
+} from 'fastify';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openDatabase, type Database } from './db/client.js';
@@ -30,6 +35,8 @@ import { projectRoutes } from './modules/projects/projects.routes.js';
 import { resultNodeRoutes } from './modules/results/results.routes.js';
 import { indicatorReportRoutes } from './modules/indicator-reports/indicator-reports.routes.js';
 import { indicatorRoutes } from './modules/indicators/indicators.routes.js';
+import { indicatorReportUse } from './modules/indicator-reports/indicator-use.js';
+import { indicatorsInBand } from './modules/progress/progress.service.js';
 import { projectIndicatorRoutes } from './modules/indicators/project-indicators.routes.js';
 import { feedRoutes } from './modules/feed/feed.routes.js';
 import { formRoutes } from './modules/forms/forms.routes.js';
@@ -45,8 +52,19 @@ import { memberRoutes } from './modules/members/members.routes.js';
 import { memberships } from './modules/orgs/memberships.repo.js';
 import { organizationRoutes } from './modules/orgs/orgs.routes.js';
 import { projectMemberRoutes } from './modules/projects/project-members.routes.js';
+import { programProjects } from './modules/projects/program-projects.js';
+import { storageKeysUnder } from './modules/files/files.repo.js';
+import { submissionFileKeys } from './modules/forms/submissions.repo.js';
 import { pageConstraint } from './modules/pages/page-requests.js';
 import { pageRoutes } from './modules/pages/pages.routes.js';
+
+/** A module's routes that take, besides the shared context, answers from modules above it. */
+function withOptions<Extra extends object>(
+  routes: FastifyPluginAsync<AppContext & Extra>,
+  extra: Extra,
+): FastifyPluginAsync<AppContext> {
+  return (app, context) => routes(app, { ...context, ...extra });
+}
 
 export interface AppOptions {
   /** An open, migrated database; without one the app opens (and migrates) the configured one and closes it. */
@@ -178,6 +196,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     memberships,
     authLimit,
     storage: createFileStorage(config),
+    // Attachments and form submissions' files (the modules above projects that keep files).
+    storedFileKeys: [storageKeysUnder, submissionFileKeys],
     mailQueued: () => worker.wake(),
   };
   await app.register(healthRoutes, { isReady: () => database.isReady() });
@@ -187,12 +207,16 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     organizationRoutes,
     memberRoutes,
     donorRoutes,
-    programRoutes,
+    // Programs sit below projects in the module order: the projects module answers for their projects.
+    withOptions(programRoutes, { projects: programProjects }),
     projectRoutes,
     projectMemberRoutes,
     resultNodeRoutes,
     reportingPeriodRoutes,
-    indicatorRoutes,
+    // Indicators sit below their reports and progress, which answer for them.
+    withOptions(indicatorRoutes, {
+      dependents: { ...indicatorReportUse, inBand: indicatorsInBand },
+    }),
     projectIndicatorRoutes,
     indicatorReportRoutes,
     activityRoutes,

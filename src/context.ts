@@ -3,7 +3,7 @@ import type { Db } from './db/client.js';
 import type { preHandlerAsyncHookHandler } from 'fastify';
 import type { Memberships } from './http/access.js';
 import type { Sessions } from './http/session.js';
-import type { FileStorage } from './storage/file-storage.js';
+import type { FileStorage, StoredFileKeys } from './storage/file-storage.js';
 
 /** What modules receive from buildApp: configuration and shared parts, nothing global. */
 export interface AppContext {
@@ -16,6 +16,8 @@ export interface AppContext {
   authLimit: preHandlerAsyncHookHandler;
   /** Where uploaded files live (attachments, form files). */
   storage: FileStorage;
+  /** Every module that keeps files under a project: deleting a project or program removes them. */
+  storedFileKeys: readonly StoredFileKeys[];
   /** Wakes the in-process outbox worker after a commit that queued email. */
   mailQueued: () => void;
 }

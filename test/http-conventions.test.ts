@@ -84,6 +84,13 @@ describe('error bodies', () => {
     expect(res.body).toEqual({ statusCode: 400, message: ['userId must be a UUID'], error: 'Bad Request' });
   });
 
+  it('refuses a UUID with a urn:uuid: prefix, which the database would not take', async () => {
+    const id = 'urn:uuid:0190f5f4-0000-7000-8000-000000000000';
+    const res = await call(t.app, 'GET', `/orgs/${team.org.id}/projects/${id}`, { as: team.admin });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ statusCode: 400, message: ['id must be a UUID'], error: 'Bad Request' });
+  });
+
   it('refuses a page size above 100 and a page below 1', async () => {
     const res = await call(t.app, 'GET', `/orgs/${team.org.id}/members?limit=101&page=0`, {
       as: team.viewer,

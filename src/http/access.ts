@@ -43,7 +43,12 @@ export interface Memberships {
   list(db: Db, userId: string, limit?: number): Promise<Membership[]>;
   find(db: Db, userId: string, orgId: string): Promise<{ orgId: string; role: OrgRole } | undefined>;
   /** One indexed query; without an organization (`orgId` undefined) the role is null. */
-  sessionState(db: Db, userId: string, jti: string, orgId: string | undefined): Promise<SessionState | undefined>;
+  sessionState(
+    db: Db,
+    userId: string,
+    jti: string,
+    orgId: string | undefined,
+  ): Promise<SessionState | undefined>;
 }
 
 export interface Session {

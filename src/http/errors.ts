@@ -57,6 +57,53 @@ export function pgErrorCode(err: unknown): { code?: string; constraint?: string 
   return {};
 }
 
+/**
+ * Deletes that the database refuses because other rows still point at the one deleted (foreign keys
+ * without cascade), by constraint name and what was being deleted: the contract's 409 messages
+ * (SPEC.md, "Refusals"). An owner does not look for its dependents before deleting (that would make
+ * it import them); it deletes, and the foreign key of the dependent refuses.
+ */
+const REFERENCED_BY: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  indicator_reports_project_indicator_fk: {
+    Indicator: 'Indicator has indicator reports',
+    'Project indicator': 'Indicator has indicator reports in this project',
+  },
+  forms_project_indicator_fk: {
+    Indicator: 'Indicator is used by a form',
+    'Project indicator': 'Indicator is used by a form of this project',
+  },
+  indicator_reports_reporting_period_fk: { 'Reporting period': 'Reporting period has submissions' },
+  form_submissions_reporting_period_id_reporting_periods_id_fk: {
+    'Reporting period': 'Reporting period has submissions',
+  },
+  forms_reporting_period_fk: { 'Reporting period': 'Reporting period is used by a form' },
+};
+
+/**
+ * For a delete's `.catch`: a foreign key's refusal becomes its 409 from the table above (or the
+ * generic one); any other error passes through. `what` names the deleted resource as `notFound` does.
+ */
+export function refusedDelete(what: string): (err: unknown) => never {
+  return (err) => {
+    const { code, constraint } = pgErrorCode(err);
+    if (code !== '23503') throw err;
+    throw conflict((constraint && REFERENCED_BY[constraint]?.[what]) ?? REFERENCED_ELSEWHERE);
+  };
+}
+
+const REFERENCED_ELSEWHERE = 'The record is referenced by other data';
+
+/**
+ * For a write's `.catch`: a unique index's refusal (a race lost after the service's own check, or
+ * the only check) becomes a 409 with `message`; any other error passes through.
+ */
+export function refusedDuplicate(message: string): (err: unknown) => never {
+  return (err) => {
+    if (pgErrorCode(err).code === '23505') throw conflict(message);
+    throw err;
+  };
+}
+
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof AppError) {
@@ -69,7 +116,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
     // Constraint errors that slipped past the service's own checks: a race between two requests.
     const { code } = pgErrorCode(err);
     if (code === '23505') return reply.status(409).send(body(409, 'The record already exists'));
-    if (code === '23503') return reply.status(409).send(body(409, 'The record is referenced by other data'));
+    if (code === '23503') return reply.status(409).send(body(409, REFERENCED_ELSEWHERE));
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       return reply

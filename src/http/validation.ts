@@ -1,6 +1,7 @@
 import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { UUID_PATTERN } from '../lib/ids.js';
 import { hasLoneSurrogate, hasNul } from '../lib/text.js';
 import { FINITE, NO_NUL, WELL_FORMED } from './errors.js';
 
@@ -16,6 +17,8 @@ const shared: Options = {
 function build(coerceTypes: boolean): Ajv {
   const ajv = new Ajv({ ...shared, coerceTypes });
   addFormats.default(ajv, { mode: 'full' });
+  // ajv-formats' `uuid` also takes a `urn:uuid:` prefix, which PostgreSQL refuses (a path id was a 500).
+  ajv.addFormat('uuid', UUID_PATTERN);
   // `notBlank: true` on a string schema: spaces alone are as empty as nothing (names, titles).
   ajv.addKeyword({
     keyword: 'notBlank',

@@ -6,7 +6,9 @@ import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileTypeFromStream } from 'file-type';
 import type { Config } from '../config.js';
+import type { Db } from '../db/client.js';
 import { AppError } from '../http/errors.js';
+import { UUID_PATTERN } from '../lib/ids.js';
 
 /** Where uploaded bytes live. Keys are generated UUIDs (`newStorageKey`), never names a user chose. */
 export interface FileStorage {
@@ -25,7 +27,9 @@ export class StoredFileMissing extends Error {
 
 export const newStorageKey = (): string => randomUUID();
 
-const KEY_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+// Lower case only: a key becomes a file name, and on a case-insensitive disk `A…` and `a…` would be
+// one file under two keys. `newStorageKey` writes lower case.
+const KEY_PATTERN = new RegExp(UUID_PATTERN.source);
 
 /** Files under `<DATA_DIR>/files/<first two key characters>/<key>`; a key is checked, so no path escapes. */
 export class LocalDiskStorage implements FileStorage {
@@ -206,4 +210,28 @@ export async function removeStoredFiles(
   for (const key of keys) {
     await storage.delete(key).catch((err: unknown) => log.warn({ err, key }, 'stored file not removed'));
   }
+}
+
+/**
+ * Reads, inside a deleting transaction, the storage keys of the files a module keeps under a project
+ * or a program, so the files can be removed once the delete commits. The owner of the project or
+ * program asks every module that keeps files (wired in `buildApp`) without importing them.
+ */
+export type StoredFileKeys = (
+  db: Db,
+  orgId: string,
+  under: { projectId: string } | { programId: string },
+) => Promise<string[]>;
+
+/** The keys of every module's files under a project or program, one module after another. */
+export async function storedFileKeysUnder(
+  db: Db,
+  readers: readonly StoredFileKeys[],
+  orgId: string,
+  under: { projectId: string } | { programId: string },
+): Promise<string[]> {
+  const keys: string[] = [];
+  // One after the other: inside a transaction they share one connection anyway.
+  for (const read of readers) keys.push(...(await read(db, orgId, under)));
+  return keys;
 }

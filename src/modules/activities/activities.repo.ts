@@ -1,8 +1,6 @@
 import { and, count, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
-import { projects } from '../projects/projects.tables.js';
-import { resultNodes } from '../results/results.tables.js';
 import type { ActivityFilter } from './activities.schemas.js';
 import { activities } from './activities.tables.js';
 
@@ -18,7 +16,7 @@ export type ActivityValues = Partial<
 const registrations = (
   attendedOnly: boolean,
 ) => sql<number>`(SELECT count(*)::int FROM activity_participants ap
-  WHERE ap.activity_id = "activities"."id"${attendedOnly ? sql` AND ap.attended` : sql``})`;
+  WHERE ap.org_id = "activities"."org_id" AND ap.activity_id = "activities"."id"${attendedOnly ? sql` AND ap.attended` : sql``})`;
 
 /** An activity with its registration counts (two index look-ups per row). */
 const activityColumns = {
@@ -99,9 +97,13 @@ export async function lockActivity(db: Db, orgId: string, id: string, mode: 'upd
 
 export async function insertActivity(
   db: Db,
-  values: Omit<typeof activities.$inferInsert, 'id' | 'createdAt' | 'updatedAt'>,
+  orgId: string,
+  values: Omit<typeof activities.$inferInsert, 'id' | 'orgId' | 'createdAt' | 'updatedAt'>,
 ): Promise<string> {
-  const [row] = await db.insert(activities).values(values).returning({ id: activities.id });
+  const [row] = await db
+    .insert(activities)
+    .values({ ...values, orgId })
+    .returning({ id: activities.id });
   return row!.id;
 }
 
@@ -118,21 +120,4 @@ export async function deleteActivity(db: Db, orgId: string, id: string): Promise
     .where(and(eq(activities.orgId, orgId), eq(activities.id, id)))
     .returning({ id: activities.id });
   return rows.length > 0;
-}
-
-/** The program a project belongs to, which owns the results framework its activities serve. */
-export async function findProjectProgram(db: Db, orgId: string, projectId: string) {
-  const [row] = await db
-    .select({ programId: projects.programId })
-    .from(projects)
-    .where(and(eq(projects.orgId, orgId), eq(projects.id, projectId)));
-  return row?.programId;
-}
-
-export async function findResultNode(db: Db, orgId: string, id: string) {
-  const [row] = await db
-    .select({ level: resultNodes.level, programId: resultNodes.programId })
-    .from(resultNodes)
-    .where(and(eq(resultNodes.orgId, orgId), eq(resultNodes.id, id)));
-  return row;
 }

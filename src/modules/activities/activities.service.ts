@@ -6,12 +6,12 @@ import { paginate, type PageRequest } from '../../http/pagination.js';
 import { dateOrderProblem } from '../../lib/dates.js';
 import { canMove, type Transitions } from '../../lib/transitions.js';
 import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
+import { findProject } from '../projects/projects.repo.js';
+import { findNode } from '../results/results.repo.js';
 import {
   countActivities,
   deleteActivity,
   findActivity,
-  findProjectProgram,
-  findResultNode,
   insertActivity,
   listActivities,
   lockActivity,
@@ -57,8 +57,7 @@ export class ActivityService {
     const problem = dateOrderProblem({ startDate: input.startDate, endDate: input.endDate });
     if (problem) throw badRequest(problem);
     if (input.outputId) await this.checkOutput(member.orgId, projectId, input.outputId);
-    const id = await insertActivity(this.db, {
-      orgId: member.orgId,
+    const id = await insertActivity(this.db, member.orgId, {
       projectId,
       outputId: input.outputId ?? null,
       title: input.title.trim(),
@@ -114,10 +113,10 @@ export class ActivityService {
 
   /** outputId names an output node of the project's program (DECISIONS.md section 9). */
   private async checkOutput(orgId: string, projectId: string, outputId: string, db = this.db) {
-    const node = await findResultNode(db, orgId, outputId);
+    const node = await findNode(db, orgId, outputId);
     if (!node) throw notFound('Result node');
-    const programId = await findProjectProgram(db, orgId, projectId);
-    if (node.level !== 'output' || node.programId !== programId) {
+    const project = await findProject(db, orgId, projectId);
+    if (node.level !== 'output' || node.programId !== project?.programId) {
       throw badRequest("outputId must be an output of the project's program");
     }
   }

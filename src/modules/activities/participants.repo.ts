@@ -1,8 +1,7 @@
 import { and, asc, count, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
-import type { Member } from '../../http/access.js';
-import { projectScope } from '../projects/project-scope.js';
+import { visibleTo, type ProjectVisibility } from '../projects/visibility.js';
 import { compareText } from '../../lib/text.js';
 import { activities, activityParticipants, householdMembers, participants } from './activities.tables.js';
 
@@ -10,19 +9,22 @@ export type ParticipantRow = typeof participants.$inferSelect;
 export type HouseholdMemberRow = typeof householdMembers.$inferSelect;
 
 /**
- * Who a member may see: everyone of the org, but a reporter only people registered in an activity of
- * a project assigned to them (DECISIONS.md section 5). undefined: no limit.
+ * The participants within `visibility`: everyone of the org, or, for a reporter, only people registered
+ * in an activity of a project assigned to them (DECISIONS.md section 5). undefined: no limit.
  */
-export function participantScope(member: Member): SQL | undefined {
-  const projects = projectScope(member, activities.projectId);
+function reachable(orgId: string, visibility: ProjectVisibility): SQL | undefined {
+  const projects = visibleTo(orgId, visibility, activities.projectId);
   if (!projects) return undefined;
   return sql`EXISTS (SELECT 1 FROM ${activityParticipants}
     INNER JOIN ${activities} ON ${activities.orgId} = ${activityParticipants.orgId}
       AND ${activities.id} = ${activityParticipants.activityId}
-    WHERE ${activityParticipants.participantId} = ${participants.id} AND ${projects})`;
+    WHERE ${activityParticipants.orgId} = ${orgId}
+      AND ${activityParticipants.participantId} = ${participants.id} AND ${projects})`;
 }
 
-export async function findParticipant(db: Db, orgId: string, id: string, scope?: SQL) {
+/** The participant, and whether it is within `visibility` (found but not visible: 403, not 404). */
+export async function findParticipant(db: Db, orgId: string, id: string, visibility: ProjectVisibility) {
+  const scope = reachable(orgId, visibility);
   const [row] = await db
     .select({ participant: participants, visible: scope ? sql<boolean>`${scope}` : sql<boolean>`true` })
     .from(participants)
@@ -34,12 +36,12 @@ export async function findParticipant(db: Db, orgId: string, id: string, scope?:
 const literal = (word: string) => word.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** Every word must appear in one of the names, the village or the district, in any case. */
-function matching(orgId: string, search: string | undefined, scope: SQL | undefined): SQL | undefined {
+function matching(orgId: string, search: string | undefined, visibility: ProjectVisibility): SQL | undefined {
   // At most 50 words: the search is 100 characters at most.
   const words = (search ?? '').trim().split(/\s+/).filter(Boolean);
   return and(
     eq(participants.orgId, orgId),
-    scope,
+    reachable(orgId, visibility),
     ...words.map((word) => {
       const pattern = `%${literal(word)}%`;
       return or(
@@ -52,11 +54,16 @@ function matching(orgId: string, search: string | undefined, scope: SQL | undefi
   );
 }
 
-export async function countParticipants(db: Db, orgId: string, search: string | undefined, scope?: SQL) {
+export async function countParticipants(
+  db: Db,
+  orgId: string,
+  search: string | undefined,
+  visibility: ProjectVisibility,
+) {
   const [row] = await db
     .select({ total: count() })
     .from(participants)
-    .where(matching(orgId, search, scope));
+    .where(matching(orgId, search, visibility));
   return row?.total ?? 0;
 }
 
@@ -65,14 +72,14 @@ export function listParticipants(
   db: Db,
   orgId: string,
   search: string | undefined,
-  scope: SQL | undefined,
+  visibility: ProjectVisibility,
   window: Window,
 ) {
   return inWindow(
     db
       .select()
       .from(participants)
-      .where(matching(orgId, search, scope))
+      .where(matching(orgId, search, visibility))
       .orderBy(asc(participants.lastName), asc(participants.firstName), asc(participants.id))
       .$dynamic(),
     window,
@@ -116,38 +123,43 @@ export async function householdsOf(db: Db, orgId: string, participantIds: string
 
 export async function insertHouseholdMember(
   db: Db,
-  values: Omit<typeof householdMembers.$inferInsert, 'id' | 'createdAt'>,
+  orgId: string,
+  values: Omit<typeof householdMembers.$inferInsert, 'id' | 'orgId' | 'createdAt'>,
 ): Promise<HouseholdMemberRow> {
-  const [row] = await db.insert(householdMembers).values(values).returning();
+  const [row] = await db
+    .insert(householdMembers)
+    .values({ ...values, orgId })
+    .returning();
   return row!;
 }
 
-/** The ones of these ids that name a participant of the organization within `scope`. */
+/** The ones of these ids that name a participant of the organization within `visibility`. */
 export async function existingParticipantIds(
   db: Db,
   orgId: string,
   ids: string[],
-  scope?: SQL,
+  visibility: ProjectVisibility,
 ): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const rows = await db
     .select({ id: participants.id })
     .from(participants)
-    .where(and(eq(participants.orgId, orgId), inArray(participants.id, ids), scope));
+    .where(and(eq(participants.orgId, orgId), inArray(participants.id, ids), reachable(orgId, visibility)));
   return new Set(rows.map((row) => row.id));
 }
 
 /**
  * nationalId → participant, for the ones of these national ids the organization knows; `inScope` says
- * whether `scope` (see participantScope) reaches that participant.
+ * whether that participant is within `visibility`.
  */
 export async function participantsByNationalId(
   db: Db,
   orgId: string,
   nationalIds: string[],
-  scope?: SQL,
+  visibility: ProjectVisibility,
 ): Promise<Map<string, { id: string; inScope: boolean }>> {
   if (nationalIds.length === 0) return new Map();
+  const scope = reachable(orgId, visibility);
   const rows = await db
     .select({
       id: participants.id,
@@ -165,12 +177,15 @@ export async function participantsByNationalId(
  */
 export async function insertParticipants(
   db: Db,
-  rows: Omit<typeof participants.$inferInsert, 'createdAt' | 'updatedAt'>[],
+  orgId: string,
+  rows: Omit<typeof participants.$inferInsert, 'orgId' | 'createdAt' | 'updatedAt'>[],
 ): Promise<Set<string>> {
   if (rows.length === 0) return new Set();
   // In national-id order: two batches sharing people then take their unique-index locks in the same
   // order, so one waits for the other instead of both deadlocking.
-  const ordered = [...rows].sort((a, b) => compareText(a.nationalId, b.nationalId));
+  const ordered = [...rows]
+    .sort((a, b) => compareText(a.nationalId, b.nationalId))
+    .map((row) => ({ ...row, orgId }));
   const inserted = await db
     .insert(participants)
     .values(ordered)

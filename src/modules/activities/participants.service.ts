@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client.js';
 import { optionalText } from '../../lib/text.js';
 import type { Member } from '../../http/access.js';
-import { badRequest, conflict, forbidden, notFound, pgErrorCode } from '../../http/errors.js';
+import { badRequest, forbidden, notFound, pgErrorCode, refusedDuplicate } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { ageOn, MAX_AGE, todayUtc } from '../../lib/demographics.js';
 import { viewParticipants } from './participant-view.js';
@@ -11,9 +11,9 @@ import {
   householdsOf,
   insertHouseholdMember,
   listParticipants,
-  participantScope,
   updateParticipant,
 } from './participants.repo.js';
+import { visibilityOf } from '../projects/visibility.js';
 import type { HouseholdMemberInput, ParticipantFields } from './participants.schemas.js';
 
 export const NATIONAL_ID_TAKEN = 'A participant with this nationalId already exists';
@@ -43,14 +43,14 @@ export class ParticipantService {
   constructor(private readonly db: Db) {}
 
   async list(member: Member, query: PageRequest & { search?: string }) {
-    const scope = participantScope(member);
+    const visibility = visibilityOf(member);
     return paginate(query, {
-      count: () => countParticipants(this.db, member.orgId, query.search, scope),
+      count: () => countParticipants(this.db, member.orgId, query.search, visibility),
       list: async (window) =>
         viewParticipants(
           this.db,
           member,
-          await listParticipants(this.db, member.orgId, query.search, scope, window),
+          await listParticipants(this.db, member.orgId, query.search, visibility, window),
         ),
     });
   }
@@ -76,9 +76,9 @@ export class ParticipantService {
     };
     const set = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
     if (Object.keys(set).length > 0) {
-      const updated = await updateParticipant(this.db, member.orgId, id, set).catch((err: unknown) => {
-        throw pgErrorCode(err).code === '23505' ? conflict(NATIONAL_ID_TAKEN) : err;
-      });
+      const updated = await updateParticipant(this.db, member.orgId, id, set).catch(
+        refusedDuplicate(NATIONAL_ID_TAKEN),
+      );
       if (!updated) throw notFound('Participant');
     }
     return this.get(member, id);
@@ -91,8 +91,7 @@ export class ParticipantService {
 
   async addHouseholdMember(member: Member, id: string, input: HouseholdMemberInput) {
     await this.visible(member, id);
-    return insertHouseholdMember(this.db, {
-      orgId: member.orgId,
+    return insertHouseholdMember(this.db, member.orgId, {
       participantId: id,
       name: input.name.trim(),
       relationship: input.relationship.trim(),
@@ -106,7 +105,7 @@ export class ParticipantService {
 
   /** The participant: 404 outside the org, 403 for a reporter who shares no project with them. */
   private async visible(member: Member, id: string) {
-    const found = await findParticipant(this.db, member.orgId, id, participantScope(member));
+    const found = await findParticipant(this.db, member.orgId, id, visibilityOf(member));
     if (!found) throw notFound('Participant');
     if (!found.visible) throw forbidden();
     return found.participant;

@@ -63,11 +63,14 @@ export function listRegistrations(
 /** Registers in one statement; a participant already registered keeps the registration they have. */
 export async function insertRegistrations(
   db: Db,
-  rows: Omit<typeof activityParticipants.$inferInsert, 'id' | 'registeredAt'>[],
+  orgId: string,
+  rows: Omit<typeof activityParticipants.$inferInsert, 'id' | 'orgId' | 'registeredAt'>[],
 ): Promise<number> {
   if (rows.length === 0) return 0;
   // In participant order, for the reason given at insertParticipants.
-  const ordered = [...rows].sort((a, b) => compareText(a.participantId, b.participantId));
+  const ordered = [...rows]
+    .sort((a, b) => compareText(a.participantId, b.participantId))
+    .map((row) => ({ ...row, orgId }));
   const inserted = await db
     .insert(activityParticipants)
     .values(ordered)
@@ -128,7 +131,8 @@ export interface ParticipantGroup {
  */
 export function countParticipantGroups(
   db: Db,
-  where: { orgId: string; projectId: string; startDate: string; endDate: string; attendedOnly: boolean },
+  orgId: string,
+  where: { projectId: string; startDate: string; endDate: string; attendedOnly: boolean },
 ): Promise<ParticipantGroup[]> {
   const end = sql`${where.endDate}::date`;
   const years = sql`extract(year FROM age(${end}, ${participants.dateOfBirth}))`;
@@ -150,7 +154,7 @@ export function countParticipantGroups(
     )
     .where(
       and(
-        eq(activities.orgId, where.orgId),
+        eq(activities.orgId, orgId),
         eq(activities.projectId, where.projectId),
         lte(activities.startDate, where.endDate),
         gte(activities.endDate, where.startDate),
@@ -162,7 +166,7 @@ export function countParticipantGroups(
     db
       .select({ sex: participants.sex, ageBand, people: sql<number>`count(*)::int` })
       .from(participants)
-      .where(and(eq(participants.orgId, where.orgId), inArray(participants.id, registered)))
+      .where(and(eq(participants.orgId, orgId), inArray(participants.id, registered)))
       // By position: the band's expression carries parameters, which GROUP BY cannot match by text.
       .groupBy(sql`1`, sql`2`)
   );

@@ -3,16 +3,12 @@ import type { Member } from '../../http/access.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { newId } from '../../lib/ids.js';
-import { actorName, recordFeedEvent } from '../feed/feed.service.js';
+import { recordFeedEventBy } from '../feed/feed.service.js';
 import { ensureProjectAccess } from '../projects/project-scope.js';
 import { findActivity, lockActivity } from './activities.repo.js';
 import { viewRegistrations } from './participant-view.js';
-import {
-  existingParticipantIds,
-  insertParticipants,
-  participantScope,
-  participantsByNationalId,
-} from './participants.repo.js';
+import { existingParticipantIds, insertParticipants, participantsByNationalId } from './participants.repo.js';
+import { visibilityOf } from '../projects/visibility.js';
 import type { ParticipantFields, RegistrationItemInput } from './participants.schemas.js';
 import { birthDateProblem, participantValues } from './participants.service.js';
 import {
@@ -102,8 +98,8 @@ export class RegistrationService {
       ids.forEach((id, i) => first.has(id) || first.set(id, items[i]!));
       const registered = await insertRegistrations(
         tx,
+        member.orgId,
         [...first].map(([participantId, item]) => ({
-          orgId: member.orgId,
           activityId,
           participantId,
           role: item.role?.trim() ?? 'attendee',
@@ -111,16 +107,13 @@ export class RegistrationService {
         })),
       );
       if (registered > 0) {
-        const actor = await actorName(tx, member.userId);
         const people = registered === 1 ? '1 participant' : `${registered} participants`;
-        await recordFeedEvent(tx, {
-          orgId: member.orgId,
+        await recordFeedEventBy(tx, member, (actor) => ({
           type: 'participant.registered',
-          actorId: member.userId,
           projectId: activity.projectId,
           subject: { type: 'activity', id: activity.id, label: activity.title },
           summary: `${actor} registered ${people} in ${activity.title}`,
-        });
+        }));
       }
       const order = [...first.keys()];
       const rows = await listRegistrations(tx, member.orgId, activityId, { participantIds: order });
@@ -137,31 +130,31 @@ export class RegistrationService {
     items: RegistrationItemInput[],
   ): Promise<string[]> {
     const { orgId } = member;
-    const scope = participantScope(member);
+    const visibility = visibilityOf(member);
     const given = [...new Set(items.flatMap((item) => (item.participantId ? [item.participantId] : [])))];
-    const known = await existingParticipantIds(tx, orgId, given, scope);
+    const known = await existingParticipantIds(tx, orgId, given, visibility);
     if (known.size < given.length) throw notFound('Participant');
 
     const newcomers = items.map((item) =>
       item.participantId ? null : participantValues(item as ParticipantFields),
     );
     const nationalIds = [...new Set(newcomers.flatMap((p) => (p?.nationalId ? [p.nationalId] : [])))];
-    const byNationalId = reachable(await participantsByNationalId(tx, orgId, nationalIds, scope));
+    const byNationalId = reachable(await participantsByNationalId(tx, orgId, nationalIds, visibility));
 
     const ids: string[] = [];
-    const rows: (ReturnType<typeof participantValues> & { id: string; orgId: string })[] = [];
+    const rows: (ReturnType<typeof participantValues> & { id: string })[] = [];
     newcomers.forEach((values, i) => {
       if (!values) return void ids.push(items[i]!.participantId!);
       const known = values.nationalId ? byNationalId.get(values.nationalId) : undefined;
       if (known) return void ids.push(known);
       const id = newId();
-      rows.push({ id, orgId, ...values });
+      rows.push({ id, ...values });
       // A later item of the batch with the same nationalId is this same new person.
       if (values.nationalId) byNationalId.set(values.nationalId, id);
       ids.push(id);
     });
 
-    const inserted = await insertParticipants(tx, rows);
+    const inserted = await insertParticipants(tx, orgId, rows);
     const lost = rows.filter((row) => !inserted.has(row.id));
     if (lost.length === 0) return ids;
     // Another request registered these national ids first: they are that request's people, if in reach.
@@ -170,7 +163,7 @@ export class RegistrationService {
         tx,
         orgId,
         lost.map((row) => row.nationalId!),
-        scope,
+        visibility,
       ),
     );
     const replaced = new Map(lost.map((row) => [row.id, taken.get(row.nationalId!)!]));

@@ -1,6 +1,5 @@
-import { and, asc, eq, gt, isNotNull, isNull, lt, sql } from 'drizzle-orm';
+import { and, eq, gt, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { prepared } from '../../db/prepared.js';
 import {
   emailVerifications,
   externalIdentities,
@@ -205,4 +204,13 @@ export async function linkIdentity(
   identity: { issuer: string; subject: string; userId: string; email: string },
 ): Promise<void> {
   await db.insert(externalIdentities).values(identity).onConflictDoNothing();
+}
+
+/** A user's address and names, for emails. Users are not tenant data: no org id to filter by. */
+export async function findUserName(db: Db, id: string) {
+  const [row] = await db
+    .select({ email: users.email, firstName: users.firstName, lastName: users.lastName })
+    .from(users)
+    .where(eq(users.id, id));
+  return row;
 }

@@ -29,7 +29,7 @@ const SLOWED =
   'the count, as does a password reset. An unknown email is counted and slowed alike.';
 
 export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
-  const auth = new AuthService(ctx.db, ctx.config, ctx.sessions, ctx.memberships);
+  const auth = new AuthService(ctx.db, ctx.config, ctx.sessions, ctx.memberships, ctx.mailQueued);
   const limited = { preValidation: normalizeEmailField, preHandler: ctx.authLimit };
 
   app.post(
@@ -50,7 +50,6 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     },
     async (request, reply) => {
       const { user, token } = await auth.register(request.body);
-      ctx.mailQueued();
       ctx.sessions.setCookie(reply, token);
       return reply.status(201).send(user);
     },
@@ -146,7 +145,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
       },
     },
     async (request, reply) => {
-      if (await auth.forgotPassword(request.body.email)) ctx.mailQueued();
+      await auth.forgotPassword(request.body.email);
       return reply
         .status(202)
         .send({ message: 'If an account exists for this email, a password reset link has been sent' });
@@ -214,7 +213,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
       },
     },
     async (request, reply) => {
-      if (await auth.resendVerification(sessionOf(request).userId)) ctx.mailQueued();
+      await auth.resendVerification(sessionOf(request).userId);
       return reply.status(202).send({
         message: 'If your email address is not verified yet, a new verification link has been sent',
       });

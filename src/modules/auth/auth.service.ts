@@ -41,6 +41,8 @@ export class AuthService {
     private readonly config: Config,
     private readonly sessions: Sessions,
     private readonly memberships: Memberships,
+    /** Wakes the outbox worker; called once a transaction that queued email has committed. */
+    private readonly mailQueued: () => void,
   ) {
     this.throttle = new LoginThrottle(db);
     // Made now, so that the first unknown email costs no more than a wrong password.
@@ -72,6 +74,7 @@ export class AuthService {
       await this.queueVerification(tx, created);
       return created;
     });
+    this.mailQueued();
     return { user: publicUser(user), token: await this.tokenFor(user) };
   }
 
@@ -85,13 +88,13 @@ export class AuthService {
     });
   }
 
-  /** A new verification link for the session's user; false (nothing sent) when already proven. */
-  async resendVerification(userId: string): Promise<boolean> {
+  /** A new verification link for the session's user; nothing is sent when the address is already proven. */
+  async resendVerification(userId: string): Promise<void> {
     const user = await findUserById(this.db, userId);
     if (!user) throw unauthorized();
-    if (user.emailVerifiedAt) return false;
+    if (user.emailVerifiedAt) return;
     await transaction(this.db, (tx) => this.queueVerification(tx, user));
-    return true;
+    this.mailQueued();
   }
 
   private async queueVerification(tx: Db, user: UserRow): Promise<void> {
@@ -170,9 +173,9 @@ export class AuthService {
   }
 
   /** Always succeeds from the caller's view, so it does not tell which emails are registered. */
-  async forgotPassword(rawEmail: string): Promise<boolean> {
+  async forgotPassword(rawEmail: string): Promise<void> {
     const user = await findUserByEmail(this.db, normalizeEmail(rawEmail));
-    if (!user) return false;
+    if (!user) return;
     const { token, hash } = newSecretToken();
     const link = `${this.config.appUrl}/reset-password?token=${token}`;
     const minutes = Math.round(this.config.resetTokenTtlSeconds / 60);
@@ -191,7 +194,7 @@ export class AuthService {
           `The link works once. If you did not ask for it, ignore this email.\n`,
       });
     });
-    return true;
+    this.mailQueued();
   }
 
   async resetPassword(input: { token: string; password: string }): Promise<void> {

@@ -12,7 +12,10 @@ const FLOW_COOKIE = 'idp_flow';
  * routes answer 404. Both legs end in a redirect: to the provider, then to the front end's
  * `/auth/callback` with the user or an error code.
  */
-export const idpRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, { config, db, sessions, memberships }) => {
+export const idpRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
+  app,
+  { config, db, sessions, memberships },
+) => {
   const signIn = config.oidc
     ? new ExternalSignIn(db, sessions, memberships, config.oidc, config.jwtSecret, app.log)
     : null;

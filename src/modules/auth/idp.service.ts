@@ -177,7 +177,10 @@ export class ExternalSignIn {
       namesOf(claims, email),
     );
     this.log.info({ userId: user.id }, 'signed in through the identity provider');
-    return { user: publicUser(user), token: await sessionFor(this.db, this.sessions, this.memberships, user) };
+    return {
+      user: publicUser(user),
+      token: await sessionFor(this.db, this.sessions, this.memberships, user),
+    };
   }
 
   private userFor(

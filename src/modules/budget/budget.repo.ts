@@ -4,15 +4,6 @@ import { inWindow, type Window } from '../../db/window.js';
 import { projects } from '../projects/projects.tables.js';
 import { budgetLines } from './budget.tables.js';
 
-export async function findProjectCurrency(db: Db, orgId: string, projectId: string) {
-  const [row] = await db
-    .select({ currency: projects.currency })
-    .from(projects)
-    .where(and(eq(projects.orgId, orgId), eq(projects.id, projectId)))
-    .limit(1);
-  return row?.currency;
-}
-
 const lineColumns = {
   id: budgetLines.id,
   orgId: budgetLines.orgId,

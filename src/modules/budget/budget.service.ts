@@ -3,12 +3,11 @@ import { optionalText } from '../../lib/text.js';
 import type { Member } from '../../http/access.js';
 import { badRequest, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
-import { ensureProjectAccess } from '../projects/project-scope.js';
+import { requireProject } from '../projects/project-scope.js';
 import {
   countLines,
   deleteLine,
   findLine,
-  findProjectCurrency,
   insertLine,
   listLines,
   updateLine,
@@ -26,9 +25,7 @@ export class BudgetLineService {
   constructor(private readonly db: Db) {}
 
   private async project(member: Member, projectId: string): Promise<void> {
-    if ((await findProjectCurrency(this.db, member.orgId, projectId)) === undefined)
-      throw notFound('Project');
-    await ensureProjectAccess(this.db, member, projectId);
+    await requireProject(this.db, member, projectId);
   }
 
   async list(member: Member, projectId: string, query: PageRequest) {

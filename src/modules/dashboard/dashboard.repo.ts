@@ -1,8 +1,13 @@
-import { and, asc, between, eq, inArray, sql, type SQL } from 'drizzle-orm';
+/**
+ * A read model (README, "Module order"): the dashboard reads across programs, projects, periods and
+ * progress in set-based queries, and writes no table.
+ */
+import { and, asc, between, eq, inArray, sql } from 'drizzle-orm';
 import { rowsOf, type Db } from '../../db/client.js';
 import { reportingPeriods } from '../periods/periods.tables.js';
 import { programs } from '../programs/programs.tables.js';
 import { projects } from '../projects/projects.tables.js';
+import { visibleTo, type ProjectVisibility } from '../projects/visibility.js';
 
 export interface BudgetRow {
   programId: string | null;
@@ -16,10 +21,15 @@ export interface BudgetRow {
 /**
  * Project counts and money in one pass, summed exactly in numeric: the whole organization, per currency,
  * per program, and per program and currency (GROUPING SETS). Spent is the sum of budget lines' actual
- * amounts. `scope` limits the projects (a reporter's assignments).
+ * amounts. Only the projects within `visibility` count.
  */
-export async function projectTotals(db: Db, orgId: string, scope: SQL | undefined): Promise<BudgetRow[]> {
-  // Unaliased: `scope` names the projects table itself.
+export async function projectTotals(
+  db: Db,
+  orgId: string,
+  visibility: ProjectVisibility,
+): Promise<BudgetRow[]> {
+  // Unaliased: the visibility condition names the projects table itself.
+  const scope = visibleTo(orgId, visibility, projects.id);
   const result = await db.execute(sql`
     SELECT projects.program_id AS "programId", projects.currency,
       count(*)::int AS "projectCount",
@@ -45,8 +55,16 @@ export function programList(db: Db, orgId: string, programIds: string[] | undefi
     .orderBy(asc(programs.name), asc(programs.id));
 }
 
-/** Periods due from `from` to `to` (inclusive), soonest first, ties by project name and period id. */
-export function periodsDue(db: Db, orgId: string, from: string, to: string, scope: SQL | undefined) {
+/**
+ * Periods of the projects within `visibility` due from `from` to `to` (inclusive), soonest first, ties
+ * by project name and period id.
+ */
+export function periodsDue(
+  db: Db,
+  orgId: string,
+  visibility: ProjectVisibility,
+  range: { from: string; to: string },
+) {
   return db
     .select({
       periodId: reportingPeriods.id,
@@ -56,7 +74,16 @@ export function periodsDue(db: Db, orgId: string, from: string, to: string, scop
       dueDate: sql<string>`${reportingPeriods.dueDate}`,
     })
     .from(reportingPeriods)
-    .innerJoin(projects, eq(projects.id, reportingPeriods.projectId))
-    .where(and(eq(reportingPeriods.orgId, orgId), between(reportingPeriods.dueDate, from, to), scope))
+    .innerJoin(
+      projects,
+      and(eq(projects.orgId, reportingPeriods.orgId), eq(projects.id, reportingPeriods.projectId)),
+    )
+    .where(
+      and(
+        eq(reportingPeriods.orgId, orgId),
+        between(reportingPeriods.dueDate, range.from, range.to),
+        visibleTo(orgId, visibility, reportingPeriods.projectId),
+      ),
+    )
     .orderBy(asc(reportingPeriods.dueDate), asc(projects.name), asc(reportingPeriods.id));
 }

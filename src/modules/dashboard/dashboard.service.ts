@@ -3,10 +3,8 @@ import type { Member } from '../../http/access.js';
 import { addDays } from '../../lib/dates.js';
 import { todayUtc } from '../../lib/demographics.js';
 import { percentOf, type ProgressStatus } from '../../lib/scoring.js';
-import { byLargestGap, entryOf, scoreLinks } from '../indicators/progress.service.js';
-import { reportingPeriods } from '../periods/periods.tables.js';
-import { projects } from '../projects/projects.tables.js';
-import { projectScope } from '../projects/project-scope.js';
+import { byLargestGap, entryOf, scoreLinks } from '../progress/progress.service.js';
+import { visibilityOf } from '../projects/visibility.js';
 import { periodsDue, programList, projectTotals, type BudgetRow } from './dashboard.repo.js';
 
 export const DEADLINE_WINDOW_DAYS = 30;
@@ -33,15 +31,10 @@ const money = (row: BudgetRow) => ({
  */
 export async function dashboardSummary(db: Db, member: Member, today = todayUtc()) {
   const reporterOnly = member.role === 'reporter';
+  const visibility = visibilityOf(member);
   const [totals, deadlines, scored] = await Promise.all([
-    projectTotals(db, member.orgId, projectScope(member, projects.id)),
-    periodsDue(
-      db,
-      member.orgId,
-      today,
-      addDays(today, DEADLINE_WINDOW_DAYS),
-      projectScope(member, reportingPeriods.projectId),
-    ),
+    projectTotals(db, member.orgId, visibility),
+    periodsDue(db, member.orgId, visibility, { from: today, to: addDays(today, DEADLINE_WINDOW_DAYS) }),
     scoreLinks(db, member, {}),
   ]);
   const overall = totals.find((row) => row.programId === null && row.currency === null);

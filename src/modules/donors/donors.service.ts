@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { transaction, type Db } from '../../db/client.js';
-import { conflict, notFound, pgErrorCode } from '../../http/errors.js';
+import { conflict, notFound, refusedDuplicate } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import {
   countDonors,
@@ -36,9 +36,6 @@ function values(input: UpdateInput): Partial<DonorValues> {
   return out;
 }
 
-/** The unique index on (org, lower(code)) settles a race the check above lost. */
-const codeClash = (err: unknown) => (pgErrorCode(err).code === '23505' ? conflict(CODE_TAKEN) : err);
-
 /** The organization's donor registry; programs attach donors by id. */
 export class DonorService {
   constructor(private readonly db: Db) {}
@@ -61,9 +58,7 @@ export class DonorService {
     return transaction(this.db, async (tx) => {
       if (await donorCodeTaken(tx, orgId, donor.code)) throw conflict(CODE_TAKEN);
       return insertDonor(tx, orgId, donor);
-    }).catch((err: unknown) => {
-      throw codeClash(err);
-    });
+    }).catch(refusedDuplicate(CODE_TAKEN)); // the unique index on (org, lower(code)) settles a lost race
   }
 
   update(orgId: string, id: string, input: UpdateInput) {
@@ -78,9 +73,7 @@ export class DonorService {
       const updated = await updateDonor(tx, orgId, id, changes);
       if (!updated) throw notFound('Donor');
       return updated;
-    }).catch((err: unknown) => {
-      throw codeClash(err);
-    });
+    }).catch(refusedDuplicate(CODE_TAKEN)); // the unique index on (org, lower(code)) settles a lost race
   }
 
   async remove(orgId: string, id: string): Promise<void> {

@@ -1,29 +1,28 @@
-import { and, count, desc, eq, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { users } from '../auth/auth.tables.js';
+import { visibleTo, type ProjectVisibility } from '../projects/visibility.js';
 import { feedEvents } from './feed.tables.js';
 
-export type NewFeedEvent = Omit<typeof feedEvents.$inferInsert, 'id' | 'occurredAt'>;
+export type NewFeedEvent = Omit<typeof feedEvents.$inferInsert, 'id' | 'orgId' | 'occurredAt'>;
 
-export async function insertFeedEvent(db: Db, event: NewFeedEvent): Promise<void> {
-  await db.insert(feedEvents).values(event);
+export async function insertFeedEvent(db: Db, orgId: string, event: NewFeedEvent): Promise<void> {
+  await db.insert(feedEvents).values({ ...event, orgId });
 }
 
-/** `projectScope` limits project events to what the caller may see; org-wide events are always shown. */
-function visible(orgId: string, projectScope: SQL | undefined) {
-  return and(
-    eq(feedEvents.orgId, orgId),
-    projectScope ? or(isNull(feedEvents.projectId), projectScope) : undefined,
-  );
+/** Project events only of the projects within `visibility`; org-wide events are always shown. */
+function visible(orgId: string, visibility: ProjectVisibility) {
+  const projects = visibleTo(orgId, visibility, feedEvents.projectId);
+  return and(eq(feedEvents.orgId, orgId), projects ? or(isNull(feedEvents.projectId), projects) : undefined);
 }
 
-export async function countFeedEvents(db: Db, orgId: string, projectScope: SQL | undefined): Promise<number> {
-  const [row] = await db.select({ total: count() }).from(feedEvents).where(visible(orgId, projectScope));
+export async function countFeedEvents(db: Db, orgId: string, visibility: ProjectVisibility): Promise<number> {
+  const [row] = await db.select({ total: count() }).from(feedEvents).where(visible(orgId, visibility));
   return row?.total ?? 0;
 }
 
-export function listFeedEvents(db: Db, orgId: string, projectScope: SQL | undefined, window: Window) {
+export function listFeedEvents(db: Db, orgId: string, visibility: ProjectVisibility, window: Window) {
   return inWindow(
     db
       .select({
@@ -40,7 +39,7 @@ export function listFeedEvents(db: Db, orgId: string, projectScope: SQL | undefi
       })
       .from(feedEvents)
       .leftJoin(users, eq(users.id, feedEvents.actorId))
-      .where(visible(orgId, projectScope))
+      .where(visible(orgId, visibility))
       .orderBy(desc(feedEvents.occurredAt), desc(feedEvents.id))
       .$dynamic(),
     window,

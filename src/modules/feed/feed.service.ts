@@ -2,9 +2,8 @@ import type { Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { findUserById } from '../auth/auth.repo.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
-import { projectScope } from '../projects/project-scope.js';
+import { visibilityOf } from '../projects/visibility.js';
 import { countFeedEvents, insertFeedEvent, listFeedEvents } from './feed.repo.js';
-import { feedEvents } from './feed.tables.js';
 
 export const FEED_EVENT_TYPES = [
   'indicator_report.submitted',
@@ -29,15 +28,14 @@ export interface FeedEvent {
 }
 
 /** How feed summaries name the member who acted. */
-export async function actorName(db: Db, userId: string): Promise<string> {
+async function actorName(db: Db, userId: string): Promise<string> {
   const actor = await findUserById(db, userId);
   return actor ? `${actor.firstName} ${actor.lastName}` : 'Someone';
 }
 
 /** Records an event inside the caller's transaction, so it exists exactly when the change does. */
 export function recordFeedEvent(tx: Db, event: FeedEvent): Promise<void> {
-  return insertFeedEvent(tx, {
-    orgId: event.orgId,
+  return insertFeedEvent(tx, event.orgId, {
     type: event.type,
     actorId: event.actorId,
     projectId: event.projectId ?? null,
@@ -48,15 +46,32 @@ export function recordFeedEvent(tx: Db, event: FeedEvent): Promise<void> {
   });
 }
 
+/** An event as its recorder describes it, once the name of the member who acted is known. */
+export type EventByActor = Omit<FeedEvent, 'orgId' | 'actorId'>;
+
+/**
+ * Records an event by a member of the organization (the actor), its summary naming them as
+ * `describe` writes it. Returns the name, for what goes out with the event (an email).
+ */
+export async function recordFeedEventBy(
+  tx: Db,
+  actor: { orgId: string; userId: string },
+  describe: (actorName: string) => EventByActor,
+): Promise<string> {
+  const name = await actorName(tx, actor.userId);
+  await recordFeedEvent(tx, { ...describe(name), orgId: actor.orgId, actorId: actor.userId });
+  return name;
+}
+
 const UNPAGED_FEED_LENGTH = 50;
 
 export function listFeed(db: Db, member: Member, query: PageRequest) {
-  const scope = projectScope(member, feedEvents.projectId);
+  const visibility = visibilityOf(member);
   return paginate(query, {
     unpagedLimit: UNPAGED_FEED_LENGTH,
-    count: () => countFeedEvents(db, member.orgId, scope),
+    count: () => countFeedEvents(db, member.orgId, visibility),
     list: async (window) =>
-      (await listFeedEvents(db, member.orgId, scope, window)).map((row) => ({
+      (await listFeedEvents(db, member.orgId, visibility, window)).map((row) => ({
         id: row.id,
         type: row.type,
         occurredAt: row.occurredAt,

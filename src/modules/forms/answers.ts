@@ -1,8 +1,8 @@
 import { textProblem } from '../../lib/text.js';
-import { isShown, type FormField, type Location } from './form-fields.js';
+import { isShown, PLACE_MAX, TEXT_MAX, type FormField, type Location } from './form-fields.js';
 
-export const TEXT_MAX = { text: 2000, textarea: 20_000 } as const;
-export const PLACE_MAX = 500;
+// The limits are field rules (form-fields.ts); pages/form-page.ts reads them here.
+export { PLACE_MAX, TEXT_MAX };
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 export interface Submission {

@@ -1,3 +1,6 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Text } from '../../http/schemas.js';
+
 /** The field types of SPEC.md FormField. */
 export const FIELD_TYPES = [
   'text',
@@ -14,22 +17,62 @@ export type FieldType = (typeof FIELD_TYPES)[number];
 
 export const MAX_FIELDS = 200;
 export const KEY_PATTERN = '^[a-z][a-z0-9_]{0,63}$';
+/** The longest text answers, and the longest place name given instead of coordinates. */
+export const TEXT_MAX = { text: 2000, textarea: 20_000 } as const;
+export const PLACE_MAX = 500;
 
-export interface FormField {
-  type: FieldType;
-  label: string;
-  key: string;
-  options?: string[];
-  required?: boolean;
-  showIf?: { field: string; equals: string | number | boolean };
-}
+const Key = (description: string) => Type.String({ pattern: KEY_PATTERN, description });
 
-/** GPS coordinates as a browser reports them. */
-export interface Location {
-  lat: number;
-  lng: number;
-  accuracy?: number;
-}
+/** A field of a form (SPEC.md FormField); `FormField` is its type. */
+export const FormFieldSchema = Type.Object(
+  {
+    type: Type.Unsafe<FieldType>({ type: 'string', enum: [...FIELD_TYPES] }),
+    label: Text(500),
+    key: Key('The answer identifier: a lowercase letter, then up to 63 lowercase letters, digits or _'),
+    options: Type.Optional(
+      Type.Array(Text(200), {
+        minItems: 1,
+        maxItems: 200,
+        uniqueItems: true,
+        description: 'Required for select and multi_select, not allowed otherwise',
+      }),
+    ),
+    required: Type.Optional(
+      Type.Boolean({ description: 'false by default; only shown fields are required' }),
+    ),
+    showIf: Type.Optional(
+      Type.Object(
+        {
+          field: Key('The key of an earlier field'),
+          equals: Type.Unsafe<string | number | boolean>({
+            type: ['string', 'number', 'boolean'],
+            description:
+              'The answer that shows this field: one of the options of a select (for a multi_select, ' +
+              'one of the chosen options), a boolean, a number, or the exact text',
+          }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      `Answers: text up to ${TEXT_MAX.text} characters, textarea up to ${TEXT_MAX.textarea}; number a ` +
+      'finite number; select one of the options; multi_select a list of distinct options; date ' +
+      'YYYY-MM-DD; boolean true or false; location { lat, lng, accuracy? } or the name of a place; file ' +
+      'a part of a multipart body (PDF, JPEG, PNG, WebP, DOCX, XLSX or CSV, 10 MiB at most).',
+  },
+);
+export type FormField = Static<typeof FormFieldSchema>;
+
+/** GPS coordinates as a browser reports them; `Location` is their type. */
+export const Coordinates = Type.Object({
+  lat: Type.Number({ minimum: -90, maximum: 90 }),
+  lng: Type.Number({ minimum: -180, maximum: 180 }),
+  accuracy: Type.Optional(Type.Number({ minimum: 0, description: 'metres' })),
+});
+export type Location = Static<typeof Coordinates>;
 
 const CHOICE_TYPES: readonly FieldType[] = ['select', 'multi_select'];
 

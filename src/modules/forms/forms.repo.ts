@@ -1,6 +1,7 @@
 import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
+import { visibleTo, type ProjectVisibility } from '../projects/visibility.js';
 import { forms, formSubmissions } from './forms.tables.js';
 
 export type FormRow = typeof forms.$inferSelect;
@@ -8,7 +9,7 @@ export type FormValues = Partial<Omit<FormRow, 'id' | 'orgId' | 'projectId' | 'c
 
 /** Written out: Drizzle leaves columns unqualified in the select list of a one-table query. */
 const submissionCount = sql<number>`(SELECT count(*)::int FROM form_submissions s
-  WHERE s.form_id = "forms"."id")`;
+  WHERE s.org_id = "forms"."org_id" AND s.form_id = "forms"."id")`;
 
 const formColumns = {
   id: forms.id,
@@ -29,15 +30,32 @@ const formColumns = {
 };
 export type FormListRow = Awaited<ReturnType<typeof findForm>> & {};
 
-export async function countForms(db: Db, where: SQL | undefined) {
-  const [row] = await db.select({ total: count() }).from(forms).where(where);
+/** Which forms a list shows: of one project or all, and for a reporter only their projects'. */
+export interface FormFilter extends ProjectVisibility {
+  projectId?: string;
+}
+
+const filtered = (orgId: string, filter: FormFilter): SQL | undefined =>
+  and(
+    eq(forms.orgId, orgId),
+    filter.projectId ? eq(forms.projectId, filter.projectId) : undefined,
+    visibleTo(orgId, filter, forms.projectId),
+  );
+
+export async function countForms(db: Db, orgId: string, filter: FormFilter) {
+  const [row] = await db.select({ total: count() }).from(forms).where(filtered(orgId, filter));
   return row?.total ?? 0;
 }
 
 /** Newest first (ids are time-ordered). */
-export function listForms(db: Db, where: SQL | undefined, window: Window) {
+export function listForms(db: Db, orgId: string, filter: FormFilter, window: Window) {
   return inWindow(
-    db.select(formColumns).from(forms).where(where).orderBy(desc(forms.createdAt), desc(forms.id)).$dynamic(),
+    db
+      .select(formColumns)
+      .from(forms)
+      .where(filtered(orgId, filter))
+      .orderBy(desc(forms.createdAt), desc(forms.id))
+      .$dynamic(),
     window,
   );
 }
@@ -50,7 +68,7 @@ export async function findForm(db: Db, orgId: string, id: string) {
   return row;
 }
 
-/** The form row, locked against submissions (which share-lock it) until the transaction ends. */
+/** The form row, locked against submissions (which lock it FOR SHARE) until the transaction ends. */
 export async function lockForm(db: Db, orgId: string, id: string): Promise<FormRow | undefined> {
   const [row] = await db
     .select()
@@ -60,17 +78,21 @@ export async function lockForm(db: Db, orgId: string, id: string): Promise<FormR
   return row;
 }
 
+/**
+ * The public token lookup, the one query without an org id: a respondent's link carries only the
+ * token, and the form found gives the org every later query filters by.
+ */
 export async function findFormByToken(db: Db, token: string): Promise<FormRow | undefined> {
   const [row] = await db.select().from(forms).where(eq(forms.publicToken, token));
   return row;
 }
 
 /**
- * The form a submission is written to, share-locked with its project's row: an edit of the form, or
- * the deletion of the form, its project or program (which collect file keys first), waits until the
- * submission is in.
+ * The form a submission is written to, under a FOR SHARE row lock (FOR KEY SHARE on its project's
+ * row): an edit of the form, or the deletion of the form, its project or program (which collect file
+ * keys first), waits until the submission is in.
  */
-export async function shareFormForSubmission(db: Db, id: string): Promise<FormRow | undefined> {
+export async function lockFormForSubmission(db: Db, orgId: string, id: string): Promise<FormRow | undefined> {
   const [row] = rowsOf<FormRow>(
     await db.execute(sql`SELECT f.id, f.org_id AS "orgId", f.project_id AS "projectId",
         f.indicator_id AS "indicatorId", f.reporting_period_id AS "reportingPeriodId",
@@ -78,16 +100,20 @@ export async function shareFormForSubmission(db: Db, id: string): Promise<FormRo
         f.is_published AS "isPublished", f.closes_at AS "closesAt", f.fields,
         f.created_at AS "createdAt", f.updated_at AS "updatedAt"
       FROM forms f JOIN projects p ON p.org_id = f.org_id AND p.id = f.project_id
-      WHERE f.id = ${id} FOR SHARE OF f FOR KEY SHARE OF p`),
+      WHERE f.org_id = ${orgId} AND f.id = ${id} FOR SHARE OF f FOR KEY SHARE OF p`),
   );
   return row;
 }
 
 export async function insertForm(
   db: Db,
-  values: Omit<typeof forms.$inferInsert, 'id' | 'createdAt' | 'updatedAt'>,
+  orgId: string,
+  values: Omit<typeof forms.$inferInsert, 'id' | 'orgId' | 'createdAt' | 'updatedAt'>,
 ): Promise<string> {
-  const [row] = await db.insert(forms).values(values).returning({ id: forms.id });
+  const [row] = await db
+    .insert(forms)
+    .values({ ...values, orgId })
+    .returning({ id: forms.id });
   return row!.id;
 }
 
@@ -102,26 +128,11 @@ export async function deleteForm(db: Db, orgId: string, id: string): Promise<voi
   await db.delete(forms).where(and(eq(forms.orgId, orgId), eq(forms.id, id)));
 }
 
-export async function hasSubmissions(db: Db, formId: string): Promise<boolean> {
+export async function hasSubmissions(db: Db, orgId: string, formId: string): Promise<boolean> {
   const [row] = await db
     .select({ id: formSubmissions.id })
     .from(formSubmissions)
-    .where(eq(formSubmissions.formId, formId))
+    .where(and(eq(formSubmissions.orgId, orgId), eq(formSubmissions.formId, formId)))
     .limit(1);
-  return row !== undefined;
-}
-
-/** Whether forms or submissions point at the period, or forms count into the project's indicator. */
-export async function formsUsing(
-  db: Db,
-  on: { reportingPeriodId: string } | { projectId: string; indicatorId: string } | { indicatorId: string },
-): Promise<boolean> {
-  const where =
-    'reportingPeriodId' in on
-      ? eq(forms.reportingPeriodId, on.reportingPeriodId)
-      : 'projectId' in on
-        ? and(eq(forms.projectId, on.projectId), eq(forms.indicatorId, on.indicatorId))
-        : eq(forms.indicatorId, on.indicatorId);
-  const [row] = await db.select({ id: forms.id }).from(forms).where(where).limit(1);
   return row !== undefined;
 }

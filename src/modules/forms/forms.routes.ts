@@ -15,7 +15,6 @@ import {
   UpdateFormBody,
 } from './forms.schemas.js';
 import { FormService } from './forms.service.js';
-import { submissionsCsv } from './submissions-csv.js';
 import { SubmissionService } from './submissions.service.js';
 
 const tags = ['Forms'];
@@ -193,11 +192,11 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
       },
     },
     async (request, reply) => {
-      const form = await submissions.readable(memberOf(request), request.params.id);
+      const { fileName, csv } = await formService.submissionsCsv(memberOf(request), request.params.id);
       return reply
         .header('content-type', 'text/csv; charset=utf-8')
-        .header('content-disposition', contentDisposition(`${form.title}.csv`))
-        .send(submissionsCsv(ctx.db, form.id, form.fields, ctx.config.baseUrl));
+        .header('content-disposition', contentDisposition(fileName))
+        .send(csv);
     },
   );
 

@@ -1,53 +1,7 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.js';
 import { Body, Nullable, NullableString, Text, Timestamp, Uuid } from '../../http/schemas.js';
-import { TEXT_MAX } from './answers.js';
-import { FIELD_TYPES, KEY_PATTERN, MAX_FIELDS, type FormField } from './form-fields.js';
-
-const Key = (description: string) => Type.String({ pattern: KEY_PATTERN, description });
-
-export const FormFieldSchema = Type.Unsafe<FormField>(
-  Type.Object(
-    {
-      type: Type.Unsafe({ type: 'string', enum: [...FIELD_TYPES] }),
-      label: Text(500),
-      key: Key('The answer identifier: a lowercase letter, then up to 63 lowercase letters, digits or _'),
-      options: Type.Optional(
-        Type.Array(Text(200), {
-          minItems: 1,
-          maxItems: 200,
-          uniqueItems: true,
-          description: 'Required for select and multi_select, not allowed otherwise',
-        }),
-      ),
-      required: Type.Optional(
-        Type.Boolean({ description: 'false by default; only shown fields are required' }),
-      ),
-      showIf: Type.Optional(
-        Type.Object(
-          {
-            field: Key('The key of an earlier field'),
-            equals: Type.Unsafe<string | number | boolean>({
-              type: ['string', 'number', 'boolean'],
-              description:
-                'The answer that shows this field: one of the options of a select (for a multi_select, ' +
-                'one of the chosen options), a boolean, a number, or the exact text',
-            }),
-          },
-          { additionalProperties: false },
-        ),
-      ),
-    },
-    {
-      additionalProperties: false,
-      description:
-        `Answers: text up to ${TEXT_MAX.text} characters, textarea up to ${TEXT_MAX.textarea}; number a ` +
-        'finite number; select one of the options; multi_select a list of distinct options; date ' +
-        'YYYY-MM-DD; boolean true or false; location { lat, lng, accuracy? } or the name of a place; file ' +
-        'a part of a multipart body (PDF, JPEG, PNG, WebP, DOCX, XLSX or CSV, 10 MiB at most).',
-    },
-  ),
-);
+import { Coordinates, FormFieldSchema, KEY_PATTERN, MAX_FIELDS } from './form-fields.js';
 
 const Fields = Type.Array(FormFieldSchema, {
   minItems: 1,
@@ -142,21 +96,8 @@ export const FormQuery = Type.Object({
   projectId: Type.Optional(Uuid('Only forms of this project')),
 });
 
-export interface FormInput {
-  title?: string;
-  description?: string | null;
-  closesAt?: string | null;
-  fields?: FormField[];
-  indicatorId?: string | null;
-  reportingPeriodId?: string | null;
-  valueFieldKey?: string | null;
-}
-
-const Coordinates = Type.Object({
-  lat: Type.Number({ minimum: -90, maximum: 90 }),
-  lng: Type.Number({ minimum: -180, maximum: 180 }),
-  accuracy: Type.Optional(Type.Number({ minimum: 0, description: 'metres' })),
-});
+export type NewForm = Static<typeof CreateFormBody>;
+export type FormInput = Static<typeof UpdateFormBody>;
 
 export const SubmitBody = Type.Object(
   {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
+import type { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
@@ -7,9 +7,11 @@ import type { Member } from '../../http/access.js';
 import { badRequest, conflict, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { optionalText } from '../../lib/text.js';
-import { isLinked, shareIndicator, sharePeriod } from '../indicator-reports/indicator-reports.repo.js';
 import { removeStoredFiles, type FileStorage } from '../../storage/file-storage.js';
-import { ensureProjectAccess, projectScope, requireProject } from '../projects/project-scope.js';
+import { isLinked, lockIndicatorForShare } from '../indicators/indicators.repo.js';
+import { lockPeriodForShare } from '../periods/periods.repo.js';
+import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
+import { visibilityOf } from '../projects/visibility.js';
 import { breakingEdits, fieldProblems, type FormField } from './form-fields.js';
 import {
   countForms,
@@ -22,8 +24,8 @@ import {
   updateForm,
   type FormValues,
 } from './forms.repo.js';
-import type { FormInput } from './forms.schemas.js';
-import { forms } from './forms.tables.js';
+import type { FormInput, NewForm } from './forms.schemas.js';
+import { submissionsCsv } from './submissions-csv.js';
 import { submissionFileKeys } from './submissions.repo.js';
 
 type Links = Pick<FormValues, 'indicatorId' | 'reportingPeriodId' | 'valueFieldKey'>;
@@ -45,15 +47,15 @@ function linkProblems(fields: FormField[], links: Links): string[] {
 /** The indicator and period exist in the org (404), belong to the project, and can take counts (400). */
 async function checkTargets(tx: Db, orgId: string, projectId: string, links: Links): Promise<void> {
   if (links.indicatorId) {
-    const indicator = await shareIndicator(tx, orgId, links.indicatorId);
+    const indicator = await lockIndicatorForShare(tx, orgId, links.indicatorId);
     if (!indicator) throw notFound('Indicator');
     if (indicator.isFormula) throw badRequest('Formula indicators are computed and cannot receive reports');
-    if (!(await isLinked(tx, projectId, indicator.id))) {
+    if (!(await isLinked(tx, orgId, projectId, indicator.id))) {
       throw badRequest('indicatorId must be an indicator linked to the project');
     }
   }
   if (links.reportingPeriodId) {
-    const period = await sharePeriod(tx, orgId, links.reportingPeriodId);
+    const period = await lockPeriodForShare(tx, orgId, links.reportingPeriodId);
     if (!period) throw notFound('Reporting period');
     if (period.projectId !== projectId) {
       throw badRequest('reportingPeriodId must be a reporting period of this project');
@@ -72,7 +74,7 @@ const translateConstraint = (err: unknown): never => {
 export class FormService {
   constructor(
     private readonly db: Db,
-    private readonly config: Pick<Config, 'appUrl'>,
+    private readonly config: Pick<Config, 'appUrl' | 'baseUrl'>,
     private readonly storage: FileStorage,
     private readonly log: FastifyBaseLogger,
   ) {}
@@ -83,26 +85,34 @@ export class FormService {
 
   async list(member: Member, query: PageRequest & { projectId?: string }) {
     if (query.projectId) await requireProject(this.db, member, query.projectId);
-    const where = and(
-      eq(forms.orgId, member.orgId),
-      query.projectId ? eq(forms.projectId, query.projectId) : undefined,
-      projectScope(member, forms.projectId),
-    );
+    const filter = { projectId: query.projectId, ...visibilityOf(member) };
     // Mapped inside `list`: the array paginate returns carries its next-page mark.
     return paginate(query, {
-      count: () => countForms(this.db, where),
-      list: async (window) => (await listForms(this.db, where, window)).map((form) => this.view(form)),
+      count: () => countForms(this.db, member.orgId, filter),
+      list: async (window) =>
+        (await listForms(this.db, member.orgId, filter, window)).map((form) => this.view(form)),
     });
   }
 
   async get(member: Member, id: string) {
+    return this.view(await this.readable(member, id));
+  }
+
+  /** The form's submissions as CSV, streamed (submissions-csv.ts), with the file name to give it. */
+  async submissionsCsv(member: Member, id: string): Promise<{ fileName: string; csv: Readable }> {
+    const form = await this.readable(member, id);
+    return { fileName: `${form.title}.csv`, csv: submissionsCsv(this.db, form, this.config.baseUrl) };
+  }
+
+  /** The form, for a member who may read its project. */
+  private async readable(member: Member, id: string) {
     const form = await findForm(this.db, member.orgId, id);
     if (!form) throw notFound('Form');
     await ensureProjectAccess(this.db, member, form.projectId);
-    return this.view(form);
+    return form;
   }
 
-  async create(member: Member, input: FormInput & { projectId: string; title: string; fields: FormField[] }) {
+  async create(member: Member, input: NewForm) {
     await requireProject(this.db, member, input.projectId);
     const links = {
       indicatorId: input.indicatorId ?? null,
@@ -113,8 +123,7 @@ export class FormService {
     if (problems.length > 0) throw badRequest(...problems);
     const id = await transaction(this.db, async (tx) => {
       await checkTargets(tx, member.orgId, input.projectId, links);
-      return insertForm(tx, {
-        orgId: member.orgId,
+      return insertForm(tx, member.orgId, {
         projectId: input.projectId,
         ...links,
         title: input.title.trim(),
@@ -140,7 +149,7 @@ export class FormService {
       const fields = input.fields ?? form.fields;
       const problems = linkProblems(fields, links);
       if (problems.length > 0) throw badRequest(...problems);
-      if (input.fields && (await hasSubmissions(tx, id))) {
+      if (input.fields && (await hasSubmissions(tx, member.orgId, id))) {
         const broken = breakingEdits(form.fields, input.fields);
         if (broken.length > 0) {
           throw conflict(

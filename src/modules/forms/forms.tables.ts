@@ -81,23 +81,33 @@ export const formSubmissions = pgTable(
   },
   (t) => [
     foreignKey({ columns: [t.orgId, t.formId], foreignColumns: [forms.orgId, forms.id] }).onDelete('cascade'),
+    unique('form_submissions_org_id_id_key').on(t.orgId, t.id),
     index('form_submissions_form_id_submitted_at_idx').on(t.formId, t.submittedAt, t.id),
     index('form_submissions_reporting_period_id_idx').on(t.reportingPeriodId),
   ],
 );
 
-/** A file answer; the bytes live in file storage under `storageKey`. */
+/**
+ * A file answer; the bytes live in file storage under `storageKey`. Lookups go by submission, whose
+ * index (submission_id, field_key) serves them and the cascade: no index of its own on org_id.
+ */
 export const formSubmissionFiles = pgTable(
   'form_submission_files',
   {
-    submissionId: uuid('submission_id')
-      .notNull()
-      .references(() => formSubmissions.id, { onDelete: 'cascade' }),
+    orgId: uuid('org_id').notNull(),
+    submissionId: uuid('submission_id').notNull(),
     fieldKey: text('field_key').notNull(),
     fileName: text('file_name').notNull(),
     contentType: text('content_type').notNull(),
     size: integer('size').notNull(),
     storageKey: text('storage_key').notNull().unique(),
   },
-  (t) => [unique('form_submission_files_submission_id_field_key_key').on(t.submissionId, t.fieldKey)],
+  (t) => [
+    foreignKey({
+      name: 'form_submission_files_submission_fk',
+      columns: [t.orgId, t.submissionId],
+      foreignColumns: [formSubmissions.orgId, formSubmissions.id],
+    }).onDelete('cascade'),
+    unique('form_submission_files_submission_id_field_key_key').on(t.submissionId, t.fieldKey),
+  ],
 );

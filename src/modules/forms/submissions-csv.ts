@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { Db } from '../../db/client.js';
 import type { FormField, Location } from './form-fields.js';
+import { submissionFileUrl } from './submission-view.js';
 import { filesOf, submissionsAfter, type SubmissionRow } from './submissions.repo.js';
 
 /** Submissions read per query: memory stays flat whatever the form's size. */
@@ -44,17 +45,26 @@ function cell(value: unknown): string | number | boolean | null {
   return typeof value === 'string' ? inert(value) : (value as number | boolean);
 }
 
+/** The form a CSV export reads: its key and its fields. */
+interface ExportedForm {
+  orgId: string;
+  id: string;
+  fields: FormField[];
+}
+
 /** Submissions oldest first, a slice at a time, with their files' download URLs. */
-async function* rows(db: Db, formId: string, fields: FormField[], baseUrl: string) {
+async function* rows(db: Db, form: ExportedForm, baseUrl: string) {
+  const { orgId, id: formId, fields } = form;
   yield ['id', 'submittedAt', 'counted', 'location', ...fields.map((field) => field.key)];
   let after: SubmissionRow | null = null;
   for (;;) {
-    const slice: SubmissionRow[] = await submissionsAfter(db, formId, after, SLICE);
+    const slice: SubmissionRow[] = await submissionsAfter(db, orgId, formId, after, SLICE);
     if (slice.length === 0) return;
     const hasFileFields = fields.some((field) => field.type === 'file');
     const files = hasFileFields
       ? await filesOf(
           db,
+          orgId,
           slice.map((row) => row.id),
         )
       : [];
@@ -62,8 +72,7 @@ async function* rows(db: Db, formId: string, fields: FormField[], baseUrl: strin
       const answers: Record<string, unknown> = { ...row.answers };
       for (const file of files) {
         if (file.submissionId === row.id) {
-          answers[file.fieldKey] =
-            `${baseUrl}/orgs/${row.orgId}/forms/${row.formId}/submissions/${row.id}/files/${file.fieldKey}`;
+          answers[file.fieldKey] = baseUrl + submissionFileUrl(row, file.fieldKey);
         }
       }
       yield [
@@ -84,11 +93,11 @@ async function* rows(db: Db, formId: string, fields: FormField[], baseUrl: strin
  * field by key, multi-select answers joined with "; ", locations as `lat,lng`, files as download URLs.
  * Text cells are quoted and guarded (`inert`); numbers and booleans are bare; no answer is an empty field.
  */
-export function submissionsCsv(db: Db, formId: string, fields: FormField[], baseUrl: string): Readable {
+export function submissionsCsv(db: Db, form: ExportedForm, baseUrl: string): Readable {
   // Every string is quoted, so a `;` or tab inside an answer never ends the cell, whatever separator
   // the spreadsheet's locale uses; numbers and booleans are left bare so they stay numbers and booleans.
   const csv = stringify({ quoted_string: true, cast: { boolean: (value) => String(value) } });
-  const source = Readable.from(rows(db, formId, fields, baseUrl));
+  const source = Readable.from(rows(db, form, baseUrl));
   source.once('error', (err) => csv.destroy(err));
   csv.once('close', () => source.destroy());
   return source.pipe(csv);

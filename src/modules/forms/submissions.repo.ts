@@ -9,34 +9,37 @@ export type SubmissionFileRow = typeof formSubmissionFiles.$inferSelect;
 
 export async function insertSubmission(
   db: Db,
-  values: Omit<typeof formSubmissions.$inferInsert, 'submittedAt'>,
-  files: Omit<SubmissionFileRow, 'submissionId'>[],
+  orgId: string,
+  values: Omit<typeof formSubmissions.$inferInsert, 'orgId' | 'submittedAt'>,
+  files: Omit<SubmissionFileRow, 'orgId' | 'submissionId'>[],
 ): Promise<{ id: string; submittedAt: Date }> {
   const [row] = await db
     .insert(formSubmissions)
-    .values(values)
+    .values({ ...values, orgId })
     .returning({ id: formSubmissions.id, submittedAt: formSubmissions.submittedAt });
   if (files.length > 0) {
-    await db.insert(formSubmissionFiles).values(files.map((file) => ({ ...file, submissionId: row!.id })));
+    await db
+      .insert(formSubmissionFiles)
+      .values(files.map((file) => ({ ...file, orgId, submissionId: row!.id })));
   }
   return row!;
 }
 
-export async function countSubmissions(db: Db, formId: string) {
-  const [row] = await db
-    .select({ total: count() })
-    .from(formSubmissions)
-    .where(eq(formSubmissions.formId, formId));
+const ofForm = (orgId: string, formId: string) =>
+  and(eq(formSubmissions.orgId, orgId), eq(formSubmissions.formId, formId));
+
+export async function countSubmissions(db: Db, orgId: string, formId: string) {
+  const [row] = await db.select({ total: count() }).from(formSubmissions).where(ofForm(orgId, formId));
   return row?.total ?? 0;
 }
 
 /** Newest first, ties by id. */
-export function listSubmissions(db: Db, formId: string, window: Window) {
+export function listSubmissions(db: Db, orgId: string, formId: string, window: Window) {
   return inWindow(
     db
       .select()
       .from(formSubmissions)
-      .where(eq(formSubmissions.formId, formId))
+      .where(ofForm(orgId, formId))
       .orderBy(desc(formSubmissions.submittedAt), desc(formSubmissions.id))
       .$dynamic(),
     window,
@@ -46,6 +49,7 @@ export function listSubmissions(db: Db, formId: string, window: Window) {
 /** Oldest first from after the given one: the CSV export reads the submissions in slices. */
 export function submissionsAfter(
   db: Db,
+  orgId: string,
   formId: string,
   after: { submittedAt: Date; id: string } | null,
   limit: number,
@@ -55,7 +59,7 @@ export function submissionsAfter(
     .from(formSubmissions)
     .where(
       and(
-        eq(formSubmissions.formId, formId),
+        ofForm(orgId, formId),
         // A row comparison, which PostgreSQL reads as one range of the (form_id, submitted_at, id) index;
         // the equivalent OR of two conditions made it scan every earlier row again for each slice.
         after
@@ -67,12 +71,14 @@ export function submissionsAfter(
     .limit(limit);
 }
 
-export function filesOf(db: Db, submissionIds: string[]): Promise<SubmissionFileRow[]> {
+export function filesOf(db: Db, orgId: string, submissionIds: string[]): Promise<SubmissionFileRow[]> {
   if (submissionIds.length === 0) return Promise.resolve([]);
   return db
     .select()
     .from(formSubmissionFiles)
-    .where(inArray(formSubmissionFiles.submissionId, submissionIds));
+    .where(
+      and(eq(formSubmissionFiles.orgId, orgId), inArray(formSubmissionFiles.submissionId, submissionIds)),
+    );
 }
 
 export async function findSubmissionFile(
@@ -83,11 +89,17 @@ export async function findSubmissionFile(
   const [row] = await db
     .select({ file: formSubmissionFiles, projectId: forms.projectId })
     .from(formSubmissionFiles)
-    .innerJoin(formSubmissions, eq(formSubmissions.id, formSubmissionFiles.submissionId))
+    .innerJoin(
+      formSubmissions,
+      and(
+        eq(formSubmissions.orgId, formSubmissionFiles.orgId),
+        eq(formSubmissions.id, formSubmissionFiles.submissionId),
+      ),
+    )
     .innerJoin(forms, and(eq(forms.orgId, formSubmissions.orgId), eq(forms.id, formSubmissions.formId)))
     .where(
       and(
-        eq(formSubmissions.orgId, orgId),
+        eq(formSubmissionFiles.orgId, orgId),
         eq(formSubmissions.formId, at.formId),
         eq(formSubmissions.id, at.submissionId),
         eq(formSubmissionFiles.fieldKey, at.key),
@@ -112,17 +124,14 @@ export async function submissionFileKeys(
   const rows = await db
     .select({ key: formSubmissionFiles.storageKey })
     .from(formSubmissionFiles)
-    .innerJoin(formSubmissions, eq(formSubmissions.id, formSubmissionFiles.submissionId))
+    .innerJoin(
+      formSubmissions,
+      and(
+        eq(formSubmissions.orgId, formSubmissionFiles.orgId),
+        eq(formSubmissions.id, formSubmissionFiles.submissionId),
+      ),
+    )
     .innerJoin(forms, and(eq(forms.orgId, formSubmissions.orgId), eq(forms.id, formSubmissions.formId)))
-    .where(and(eq(forms.orgId, orgId), scope));
+    .where(and(eq(formSubmissionFiles.orgId, orgId), scope));
   return rows.map((row) => row.key);
-}
-
-export async function submissionsIn(db: Db, reportingPeriodId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: formSubmissions.id })
-    .from(formSubmissions)
-    .where(eq(formSubmissions.reportingPeriodId, reportingPeriodId))
-    .limit(1);
-  return row !== undefined;
 }

@@ -4,7 +4,7 @@ import type { Member } from '../../http/access.js';
 import { AppError, badRequest, gone, notFound } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { newId, UUID_PATTERN } from '../../lib/ids.js';
-import { addToReport, sharePeriod } from '../indicator-reports/indicator-reports.repo.js';
+import { countIntoIndicatorReport } from '../indicator-reports/indicator-reports.service.js';
 import { multipartError } from '../files/files.service.js';
 import {
   ACCEPTED_TYPES,
@@ -17,15 +17,14 @@ import {
 import { ensureProjectAccess } from '../projects/project-scope.js';
 import { checkSubmission, type Submission } from './answers.js';
 import type { FormField } from './form-fields.js';
-import { findForm, findFormByToken, shareFormForSubmission, type FormRow } from './forms.repo.js';
+import { findForm, findFormByToken, lockFormForSubmission, type FormRow } from './forms.repo.js';
+import { submissionView } from './submission-view.js';
 import {
   countSubmissions,
   filesOf,
   findSubmissionFile,
   insertSubmission,
   listSubmissions,
-  type SubmissionFileRow,
-  type SubmissionRow,
 } from './submissions.repo.js';
 
 export const FORM_CLOSED = 'This form is no longer accepting responses';
@@ -123,23 +122,6 @@ async function readParts(
   return { data, received: { uploads, refused, problems } };
 }
 
-const fileUrl = (row: SubmissionRow, key: string) =>
-  `/orgs/${row.orgId}/forms/${row.formId}/submissions/${row.id}/files/${key}`;
-
-/** A submission as listed: its answers with each file answer described and linked. */
-export function submissionView(row: SubmissionRow, files: SubmissionFileRow[]) {
-  const answers: Record<string, unknown> = { ...row.answers };
-  for (const file of files) {
-    answers[file.fieldKey] = {
-      fileName: file.fileName,
-      contentType: file.contentType,
-      size: file.size,
-      url: fileUrl(row, file.fieldKey),
-    };
-  }
-  return { id: row.id, submittedAt: row.submittedAt, location: row.location, counted: row.counted, answers };
-}
-
 /** Public responses to forms and what the organization reads of them. */
 export class SubmissionService {
   constructor(
@@ -179,7 +161,7 @@ export class SubmissionService {
     let kept: string[] = [];
     try {
       const saved = await transaction(this.db, async (tx) => {
-        const current = await shareFormForSubmission(tx, form.id);
+        const current = await lockFormForSubmission(tx, form.orgId, form.id);
         // The link was regenerated or the form unpublished or deleted since it was read.
         if (current?.publicToken !== form.publicToken) throw notFound('Form');
         open(current);
@@ -191,9 +173,9 @@ export class SubmissionService {
         const counted = await this.count(tx, current, submission);
         return insertSubmission(
           tx,
+          current.orgId,
           {
             id: newId(),
-            orgId: current.orgId,
             formId: current.id,
             reportingPeriodId: current.reportingPeriodId,
             answers: submission.answers,
@@ -229,22 +211,16 @@ export class SubmissionService {
     if (!form.indicatorId || !form.reportingPeriodId) return false;
     const amount = form.valueFieldKey ? submission.answers[form.valueFieldKey] : 1;
     if (typeof amount !== 'number') return false;
-    const period = await sharePeriod(tx, form.orgId, form.reportingPeriodId);
-    if (!period || period.isLocked) return false;
-    return addToReport(
-      tx,
-      {
-        orgId: form.orgId,
-        projectId: form.projectId,
-        indicatorId: form.indicatorId,
-        reportingPeriodId: form.reportingPeriodId,
-      },
-      amount,
-    );
+    const key = {
+      projectId: form.projectId,
+      indicatorId: form.indicatorId,
+      reportingPeriodId: form.reportingPeriodId,
+    };
+    return countIntoIndicatorReport(tx, form.orgId, key, amount);
   }
 
   /** The form, for a member who may read its project. */
-  async readable(member: Member, formId: string) {
+  private async readable(member: Member, formId: string) {
     const form = await findForm(this.db, member.orgId, formId);
     if (!form) throw notFound('Form');
     await ensureProjectAccess(this.db, member, form.projectId);
@@ -254,11 +230,12 @@ export class SubmissionService {
   async list(member: Member, formId: string, query: PageRequest) {
     await this.readable(member, formId);
     return paginate(query, {
-      count: () => countSubmissions(this.db, formId),
+      count: () => countSubmissions(this.db, member.orgId, formId),
       list: async (window) => {
-        const rows = await listSubmissions(this.db, formId, window);
+        const rows = await listSubmissions(this.db, member.orgId, formId, window);
         const files = await filesOf(
           this.db,
+          member.orgId,
           rows.map((row) => row.id),
         );
         return rows.map((row) =>

@@ -1,25 +1,30 @@
 import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { byCode } from '../indicators/indicators.repo.js';
 import { inWindow, type Window } from '../../db/window.js';
-import { users } from '../auth/auth.tables.js';
-import { disaggregations, indicators, projectIndicators } from '../indicators/indicators.tables.js';
+import { byCode } from '../indicators/indicators.repo.js';
+import { indicators } from '../indicators/indicators.tables.js';
 import { reportingPeriods } from '../periods/periods.tables.js';
-import { projects } from '../projects/projects.tables.js';
 import { EDITABLE, indicatorReports, type IndicatorReportStatus } from './indicator-reports.tables.js';
 
 export type IndicatorReportRow = typeof indicatorReports.$inferSelect;
-export type ReportChanges = Partial<
+export type IndicatorReportChanges = Partial<
   Omit<IndicatorReportRow, 'id' | 'orgId' | 'projectId' | 'indicatorId' | 'reportingPeriodId' | 'createdAt'>
 >;
 
-export interface ReportFilter {
+export interface IndicatorReportFilter {
   periodId?: string;
   status?: IndicatorReportStatus;
   indicatorId?: string;
 }
 
-function filtered(orgId: string, projectId: string, filter: ReportFilter): SQL | undefined {
+/** Which report of an indicator: one per project, indicator and reporting period. */
+export interface IndicatorReportKey {
+  projectId: string;
+  indicatorId: string;
+  reportingPeriodId: string;
+}
+
+function filtered(orgId: string, projectId: string, filter: IndicatorReportFilter): SQL | undefined {
   return and(
     eq(indicatorReports.orgId, orgId),
     eq(indicatorReports.projectId, projectId),
@@ -29,7 +34,12 @@ function filtered(orgId: string, projectId: string, filter: ReportFilter): SQL |
   );
 }
 
-export async function countReports(db: Db, orgId: string, projectId: string, filter: ReportFilter) {
+export async function countIndicatorReports(
+  db: Db,
+  orgId: string,
+  projectId: string,
+  filter: IndicatorReportFilter,
+) {
   const [row] = await db
     .select({ total: count() })
     .from(indicatorReports)
@@ -37,14 +47,32 @@ export async function countReports(db: Db, orgId: string, projectId: string, fil
   return row?.total ?? 0;
 }
 
-/** By period (earliest first), then indicator code, then id. */
-export function listReports(db: Db, orgId: string, projectId: string, filter: ReportFilter, window: Window) {
+/**
+ * By period (earliest first), then indicator code, then id. The one read of other modules' tables
+ * here: a read-only join for the order, which a set-based page needs.
+ */
+export function listIndicatorReports(
+  db: Db,
+  orgId: string,
+  projectId: string,
+  filter: IndicatorReportFilter,
+  window: Window,
+) {
   return inWindow(
     db
       .select({ report: indicatorReports })
       .from(indicatorReports)
-      .innerJoin(reportingPeriods, eq(reportingPeriods.id, indicatorReports.reportingPeriodId))
-      .innerJoin(indicators, eq(indicators.id, indicatorReports.indicatorId))
+      .innerJoin(
+        reportingPeriods,
+        and(
+          eq(reportingPeriods.orgId, indicatorReports.orgId),
+          eq(reportingPeriods.id, indicatorReports.reportingPeriodId),
+        ),
+      )
+      .innerJoin(
+        indicators,
+        and(eq(indicators.orgId, indicatorReports.orgId), eq(indicators.id, indicatorReports.indicatorId)),
+      )
       .where(filtered(orgId, projectId, filter))
       .orderBy(asc(reportingPeriods.startDate), byCode, asc(indicatorReports.id))
       .$dynamic(),
@@ -53,7 +81,7 @@ export function listReports(db: Db, orgId: string, projectId: string, filter: Re
 }
 
 /** With `lock`, the row stays locked until the transaction ends: one state change at a time. */
-export async function findReport(
+export async function findIndicatorReport(
   db: Db,
   orgId: string,
   id: string,
@@ -67,72 +95,25 @@ export async function findReport(
   return row;
 }
 
-/**
- * The period, share-locked: locking it (which takes its row for update) waits until this transaction
- * has written, so no report slips into a period as it is being locked.
- */
-export async function sharePeriod(db: Db, orgId: string, id: string) {
-  const [row] = await db
-    .select({
-      id: reportingPeriods.id,
-      projectId: reportingPeriods.projectId,
-      label: reportingPeriods.label,
-      startDate: reportingPeriods.startDate,
-      endDate: reportingPeriods.endDate,
-      isLocked: reportingPeriods.isLocked,
-    })
-    .from(reportingPeriods)
-    .where(and(eq(reportingPeriods.orgId, orgId), eq(reportingPeriods.id, id)))
-    .for('share');
-  return row;
-}
-
-/** The indicator, share-locked so its disaggregations hold still while a report is checked against them. */
-export async function shareIndicator(db: Db, orgId: string, id: string) {
-  const [row] = await db
-    .select({
-      id: indicators.id,
-      name: indicators.name,
-      code: indicators.code,
-      isFormula: indicators.isFormula,
-    })
-    .from(indicators)
-    .where(and(eq(indicators.orgId, orgId), eq(indicators.id, id)))
-    .for('share');
-  return row;
-}
-
-export function dimensionsOf(db: Db, indicatorId: string) {
-  return db
-    .select({ name: disaggregations.name, categories: disaggregations.categories })
-    .from(disaggregations)
-    .where(eq(disaggregations.indicatorId, indicatorId))
-    .orderBy(asc(disaggregations.createdAt), asc(disaggregations.id));
-}
-
-export async function isLinked(db: Db, projectId: string, indicatorId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ indicatorId: projectIndicators.indicatorId })
-    .from(projectIndicators)
-    .where(and(eq(projectIndicators.projectId, projectId), eq(projectIndicators.indicatorId, indicatorId)));
-  return row !== undefined;
-}
-
-export async function insertReport(
+export async function insertIndicatorReport(
   db: Db,
-  values: Omit<typeof indicatorReports.$inferInsert, 'id' | 'createdAt' | 'updatedAt'>,
+  orgId: string,
+  values: Omit<typeof indicatorReports.$inferInsert, 'id' | 'orgId' | 'createdAt' | 'updatedAt'>,
 ): Promise<IndicatorReportRow> {
-  const [row] = await db.insert(indicatorReports).values(values).returning();
+  const [row] = await db
+    .insert(indicatorReports)
+    .values({ ...values, orgId })
+    .returning();
   return row!;
 }
 
 /** Applies the changes only while the report is in one of `from`; undefined when it is not (anymore). */
-export async function updateReport(
+export async function updateIndicatorReport(
   db: Db,
   orgId: string,
   id: string,
   from: readonly IndicatorReportStatus[],
-  changes: ReportChanges,
+  changes: IndicatorReportChanges,
 ): Promise<IndicatorReportRow | undefined> {
   const [row] = await db
     .update(indicatorReports)
@@ -149,10 +130,10 @@ export async function updateReport(
 }
 
 /** The report of an indicator for a project and period, row-locked until the transaction ends. */
-export async function lockReportFor(
+export async function lockIndicatorReportFor(
   db: Db,
   orgId: string,
-  key: { projectId: string; indicatorId: string; reportingPeriodId: string },
+  key: IndicatorReportKey,
 ): Promise<IndicatorReportRow | undefined> {
   const [row] = await db
     .select()
@@ -169,50 +150,6 @@ export async function lockReportFor(
   return row;
 }
 
-/** Names for feed entries and emails. */
-export async function reportContext(db: Db, report: IndicatorReportRow) {
-  const [row] = await db
-    .select({
-      indicatorName: indicators.name,
-      indicatorCode: indicators.code,
-      projectName: projects.name,
-      periodLabel: reportingPeriods.label,
-    })
-    .from(indicatorReports)
-    .innerJoin(indicators, eq(indicators.id, indicatorReports.indicatorId))
-    .innerJoin(projects, eq(projects.id, indicatorReports.projectId))
-    .innerJoin(reportingPeriods, eq(reportingPeriods.id, indicatorReports.reportingPeriodId))
-    .where(eq(indicatorReports.id, report.id));
-  return row!;
-}
-
-export async function findUserName(db: Db, id: string) {
-  const [row] = await db
-    .select({ email: users.email, firstName: users.firstName, lastName: users.lastName })
-    .from(users)
-    .where(eq(users.id, id));
-  return row;
-}
-
-/** Whether any report matches: of an indicator, of an indicator in a project, or of a period. */
-export async function indicatorReportsExist(
-  db: Db,
-  where: { indicatorId?: string; projectId?: string; reportingPeriodId?: string },
-): Promise<boolean> {
-  const [row] = await db
-    .select({ id: indicatorReports.id })
-    .from(indicatorReports)
-    .where(
-      and(
-        where.indicatorId ? eq(indicatorReports.indicatorId, where.indicatorId) : undefined,
-        where.projectId ? eq(indicatorReports.projectId, where.projectId) : undefined,
-        where.reportingPeriodId ? eq(indicatorReports.reportingPeriodId, where.reportingPeriodId) : undefined,
-      ),
-    )
-    .limit(1);
-  return row !== undefined;
-}
-
 /** The largest value counting may reach: just under the largest double (about 1.7977e308). */
 const MAX_COUNTED_VALUE = '1.79e308';
 
@@ -221,14 +158,15 @@ const MAX_COUNTED_VALUE = '1.79e308';
  * creating it as a draft when there is none, so concurrent additions never lose one. A report that is
  * submitted or approved is left alone, and so is a sum past MAX_COUNTED_VALUE: false.
  */
-export async function addToReport(
+export async function addToIndicatorReport(
   db: Db,
-  key: { orgId: string; projectId: string; indicatorId: string; reportingPeriodId: string },
+  orgId: string,
+  key: IndicatorReportKey,
   amount: number,
 ): Promise<boolean> {
   const rows = await db
     .insert(indicatorReports)
-    .values({ ...key, value: amount })
+    .values({ orgId, ...key, value: amount })
     .onConflictDoUpdate({
       target: [indicatorReports.projectId, indicatorReports.indicatorId, indicatorReports.reportingPeriodId],
       set: { value: sql`coalesce(indicator_reports.value, 0) + excluded.value`, updatedAt: sql`now()` },
@@ -236,6 +174,7 @@ export async function addToReport(
       // submission is then stored uncounted. Compared in numeric, which cannot overflow; 1.79e308 leaves
       // room for float8's rounding of the sum.
       setWhere: and(
+        eq(indicatorReports.orgId, orgId),
         inArray(indicatorReports.status, [...EDITABLE]),
         sql`abs(coalesce(${indicatorReports.value}, 0)::numeric + excluded.value::numeric) <= ${MAX_COUNTED_VALUE}::numeric`,
       ),

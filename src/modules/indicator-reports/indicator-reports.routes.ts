@@ -15,13 +15,12 @@ import {
   UpdateIndicatorReportBody,
 } from './indicator-reports.schemas.js';
 import { IndicatorReportService } from './indicator-reports.service.js';
-import { prefillReport } from './prefill.js';
 
 const tags = ['Indicator reports'];
 const LOCKED = '`Reporting period is locked` (403)';
 
 export const indicatorReportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
-  const reports = new IndicatorReportService(ctx.db, ctx.config);
+  const reports = new IndicatorReportService(ctx.db, ctx.config, ctx.mailQueued);
 
   app.get(
     '/orgs/:orgId/projects/:projectId/indicator-reports',
@@ -95,8 +94,7 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<AppContext> = asyn
       },
     },
     async (request, reply) => {
-      const { created, report } = await prefillReport(
-        ctx.db,
+      const { created, report } = await reports.prefill(
         memberOf(request),
         request.params.projectId,
         request.body,
@@ -196,15 +194,6 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<AppContext> = asyn
         response: { 200: IndicatorReport, 409: errorResponse('The report is not submitted') },
       },
     },
-    async (request) => {
-      const report = await reports.review(
-        memberOf(request),
-        request.params.id,
-        'rejected',
-        request.body.comment,
-      );
-      ctx.mailQueued();
-      return report;
-    },
+    (request) => reports.review(memberOf(request), request.params.id, 'rejected', request.body.comment),
   );
 };

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.js';
 import { Body, Nullable, NullableNumber, NullableString, Text, Timestamp, Uuid } from '../../http/schemas.js';
 import { INDICATOR_REPORT_STATUSES, type IndicatorReportStatus } from './indicator-reports.tables.js';
@@ -75,3 +75,7 @@ export const PrefillBody = Body({
     Type.Boolean({ default: true, description: 'Count only confirmed attendance (default true)' }),
   ),
 });
+
+export type NewIndicatorReport = Static<typeof CreateIndicatorReportBody>;
+export type IndicatorReportInput = Static<typeof UpdateIndicatorReportBody>;
+export type PrefillInput = Static<typeof PrefillBody>;

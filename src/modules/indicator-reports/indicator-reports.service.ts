@@ -1,43 +1,40 @@
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { badRequest, conflict, forbidden, notFound, pgErrorCode } from '../../http/errors.js';
+import { badRequest, conflict, forbidden, notFound, pgErrorCode, refusedDuplicate } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
-import { actorName, recordFeedEvent } from '../feed/feed.service.js';
+import { countParticipantGroups } from '../activities/registrations.repo.js';
+import { findUserName } from '../auth/auth.repo.js';
+import { recordFeedEventBy } from '../feed/feed.service.js';
+import {
+  dimensionsOf,
+  findIndicator,
+  isLinked,
+  lockIndicatorForShare,
+} from '../indicators/indicators.repo.js';
 import { queueEmail } from '../mail/mail.service.js';
+import { findPeriod, lockPeriodForShare } from '../periods/periods.repo.js';
 import { PERIOD_LOCKED } from '../periods/periods.service.js';
 import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
+import { findProject } from '../projects/projects.repo.js';
 import {
-  countReports,
-  dimensionsOf,
-  findReport,
-  findUserName,
-  insertReport,
-  isLinked,
-  listReports,
-  reportContext,
-  shareIndicator,
-  sharePeriod,
-  updateReport,
+  addToIndicatorReport,
+  countIndicatorReports,
+  findIndicatorReport,
+  insertIndicatorReport,
+  listIndicatorReports,
+  lockIndicatorReportFor,
+  updateIndicatorReport,
+  type IndicatorReportFilter,
+  type IndicatorReportKey,
   type IndicatorReportRow,
-  type ReportFilter,
 } from './indicator-reports.repo.js';
+import type { IndicatorReportInput, NewIndicatorReport, PrefillInput } from './indicator-reports.schemas.js';
 import { EDITABLE, type IndicatorReportStatus } from './indicator-reports.tables.js';
-import { reportValues, type DisaggregatedValues } from './report-values.js';
+import { breakdownsFor, tally } from './prefill.js';
+import { reportValues } from './report-values.js';
 
 export const DUPLICATE = 'An indicator report already exists for this indicator and reporting period';
-
-export interface NewReport extends ReportInput {
-  indicatorId: string;
-  reportingPeriodId: string;
-}
-
-export interface ReportInput {
-  value?: number | null;
-  target?: number | null;
-  narrative?: string | null;
-  disaggregatedValues?: DisaggregatedValues | null;
-}
 
 const cleanNarrative = (text: string | null | undefined) =>
   text === undefined ? undefined : text?.trim() ? text : null;
@@ -45,64 +42,85 @@ const cleanNarrative = (text: string | null | undefined) =>
 /**
  * What a new report needs, checked in this order: the project (404, 403), the indicator and the period
  * in the org (404), the period of this project (400), not locked (403), an indicator that takes reports
- * (400) and is linked to the project (400). Indicator and period stay share-locked.
+ * (400) and is linked to the project (400). Indicator and period stay locked FOR SHARE.
  */
-export async function reportable(
+async function reportable(
   tx: Db,
   member: Member,
   projectId: string,
   input: { indicatorId: string; reportingPeriodId: string },
 ) {
   await requireProject(tx, member, projectId);
-  const indicator = await shareIndicator(tx, member.orgId, input.indicatorId);
+  const indicator = await lockIndicatorForShare(tx, member.orgId, input.indicatorId);
   if (!indicator) throw notFound('Indicator');
-  const period = await sharePeriod(tx, member.orgId, input.reportingPeriodId);
+  const period = await lockPeriodForShare(tx, member.orgId, input.reportingPeriodId);
   if (!period) throw notFound('Reporting period');
   if (period.projectId !== projectId) {
     throw badRequest('reportingPeriodId must be a reporting period of this project');
   }
   if (period.isLocked) throw forbidden(PERIOD_LOCKED);
   if (indicator.isFormula) throw badRequest('Formula indicators are computed and cannot receive reports');
-  if (!(await isLinked(tx, projectId, indicator.id))) {
+  if (!(await isLinked(tx, member.orgId, projectId, indicator.id))) {
     throw badRequest('indicatorId must be an indicator linked to the project');
   }
   return { indicator, period };
 }
+
+/**
+ * Adds `amount` to the report of an indicator for a project and period, in the caller's transaction
+ * (forms count each submission so). Not counted (false): an unknown or locked period, a submitted or
+ * approved report, a sum past the largest double. The period stays locked FOR SHARE, so it cannot be
+ * locked while the count is being written.
+ */
+export async function countIntoIndicatorReport(
+  tx: Db,
+  orgId: string,
+  key: IndicatorReportKey,
+  amount: number,
+): Promise<boolean> {
+  const period = await lockPeriodForShare(tx, orgId, key.reportingPeriodId);
+  if (!period || period.isLocked) return false;
+  return addToIndicatorReport(tx, orgId, key, amount);
+}
+
 
 /** Indicator values per project and period, and their review (SPEC.md IndicatorReport status). */
 export class IndicatorReportService {
   constructor(
     private readonly db: Db,
     private readonly config: Pick<Config, 'appUrl'>,
+    /** Wakes the outbox worker once a transaction that queued email has committed. */
+    private readonly mailQueued: () => void,
   ) {}
 
-  async list(member: Member, projectId: string, query: PageRequest & ReportFilter) {
+  async list(member: Member, projectId: string, query: PageRequest & IndicatorReportFilter) {
     await requireProject(this.db, member, projectId);
-    const filter: ReportFilter = {
+    const filter: IndicatorReportFilter = {
       periodId: query.periodId,
       status: query.status,
       indicatorId: query.indicatorId,
     };
     return paginate(query, {
-      count: () => countReports(this.db, member.orgId, projectId, filter),
+      count: () => countIndicatorReports(this.db, member.orgId, projectId, filter),
       list: async (window) =>
-        (await listReports(this.db, member.orgId, projectId, filter, window)).map((row) => row.report),
+        (await listIndicatorReports(this.db, member.orgId, projectId, filter, window)).map(
+          (row) => row.report,
+        ),
     });
   }
 
   async get(member: Member, id: string): Promise<IndicatorReportRow> {
-    const report = await findReport(this.db, member.orgId, id);
+    const report = await findIndicatorReport(this.db, member.orgId, id);
     if (!report) throw notFound('Indicator report');
     await ensureProjectAccess(this.db, member, report.projectId);
     return report;
   }
 
-  create(member: Member, projectId: string, input: NewReport): Promise<IndicatorReportRow> {
+  create(member: Member, projectId: string, input: NewIndicatorReport): Promise<IndicatorReportRow> {
     return transaction(this.db, async (tx) => {
       const { indicator, period } = await reportable(tx, member, projectId, input);
-      const values = reportValues(await dimensionsOf(tx, indicator.id), input);
-      return insertReport(tx, {
-        orgId: member.orgId,
+      const values = reportValues(await dimensionsOf(tx, member.orgId, indicator.id), input);
+      return insertIndicatorReport(tx, member.orgId, {
         projectId,
         indicatorId: indicator.id,
         reportingPeriodId: period.id,
@@ -119,19 +137,57 @@ export class IndicatorReportService {
     });
   }
 
+  /**
+   * Writes participant counts into the project's report of the indicator for the period (DECISIONS.md
+   * section 7): distinct people registered in the project's activities that overlap the period, counted
+   * by sex and by age band at the period's end. The draft or rejected report is updated, keeping its
+   * status, target and narrative; without a report one is created as draft.
+   */
+  prefill(member: Member, projectId: string, input: PrefillInput) {
+    return transaction(this.db, async (tx) => {
+      const { indicator, period } = await reportable(tx, member, projectId, input);
+      const breakdowns = breakdownsFor(await dimensionsOf(tx, member.orgId, indicator.id));
+      const key = { projectId, indicatorId: indicator.id, reportingPeriodId: period.id };
+      const existing = await lockIndicatorReportFor(tx, member.orgId, key);
+      if (existing && !EDITABLE.includes(existing.status)) {
+        throw conflict(
+          `Only draft or rejected indicator reports can be pre-filled; this one is ${existing.status}`,
+        );
+      }
+      const groups = await countParticipantGroups(tx, member.orgId, {
+        projectId,
+        startDate: period.startDate,
+        endDate: period.endDate,
+        attendedOnly: input.attendedOnly ?? true,
+      });
+      const values = tally(groups, breakdowns);
+      if (existing) {
+        const report = await updateIndicatorReport(tx, member.orgId, existing.id, EDITABLE, values);
+        return { created: false, report: report! };
+      }
+      const report = await insertIndicatorReport(tx, member.orgId, {
+        ...key,
+        ...values,
+        target: null,
+        narrative: null,
+      });
+      return { created: true, report };
+    }).catch(refusedDuplicate(DUPLICATE)); // Another request created the report in between.
+  }
+
   /** Edits a draft or rejected report; it keeps its status. */
-  update(member: Member, id: string, input: ReportInput): Promise<IndicatorReportRow> {
+  update(member: Member, id: string, input: IndicatorReportInput): Promise<IndicatorReportRow> {
     return transaction(this.db, async (tx) => {
       const report = await this.editable(tx, member, id);
       // Stored values are checked again only when the request touches them.
       const touchesValues = input.value !== undefined || input.disaggregatedValues !== undefined;
       const values = touchesValues
-        ? reportValues(await dimensionsOf(tx, report.indicatorId), input, report)
+        ? reportValues(await dimensionsOf(tx, member.orgId, report.indicatorId), input, report)
         : {};
       const changes = { ...values, target: input.target, narrative: cleanNarrative(input.narrative) };
       const set = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
       if (Object.keys(set).length === 0) return report;
-      return (await updateReport(tx, member.orgId, id, EDITABLE, set)) ?? report;
+      return (await updateIndicatorReport(tx, member.orgId, id, EDITABLE, set)) ?? report;
     });
   }
 
@@ -139,7 +195,7 @@ export class IndicatorReportService {
     return transaction(this.db, async (tx) => {
       const report = await this.editable(tx, member, id, 'submitted');
       if (report.value === null) throw badRequest('value is required to submit the report');
-      const submitted = await updateReport(tx, member.orgId, id, EDITABLE, {
+      const submitted = await updateIndicatorReport(tx, member.orgId, id, EDITABLE, {
         status: 'submitted',
         submittedAt: new Date(),
         submittedBy: member.userId,
@@ -149,35 +205,39 @@ export class IndicatorReportService {
     });
   }
 
-  /** Approve or reject a submitted report. Locked periods do not stop a review. */
-  review(
+  /**
+   * Approve or reject a submitted report. Locked periods do not stop a review. A rejection emails the
+   * submitter: the outbox worker is woken once that is committed.
+   */
+  async review(
     member: Member,
     id: string,
     decision: 'approved' | 'rejected',
     comment: string | null | undefined,
   ): Promise<IndicatorReportRow> {
-    return transaction(this.db, async (tx) => {
+    const { reviewed, emailed } = await transaction(this.db, async (tx) => {
       // The row lock makes two reviewers take turns: the second sees the first one's decision.
-      const report = await findReport(tx, member.orgId, id, { lock: true });
+      const report = await findIndicatorReport(tx, member.orgId, id, { lock: true });
       if (!report) throw notFound('Indicator report');
       await ensureProjectAccess(tx, member, report.projectId);
       if (report.status !== 'submitted') {
         throw conflict(`Only submitted indicator reports can be ${decision}; this one is ${report.status}`);
       }
-      const reviewed = await updateReport(tx, member.orgId, id, ['submitted'], {
+      const reviewed = (await updateIndicatorReport(tx, member.orgId, id, ['submitted'], {
         status: decision,
         comment: comment?.trim() || null,
         reviewedAt: new Date(),
         reviewedBy: member.userId,
-      });
-      await this.recordEvent(tx, member, reviewed!, decision);
-      return reviewed!;
+      }))!;
+      return { reviewed, emailed: await this.recordEvent(tx, member, reviewed, decision) };
     });
+    if (emailed) this.mailQueued();
+    return reviewed;
   }
 
   /** The report, row-locked, if it may still change: draft or rejected, in an unlocked period. */
   private async editable(tx: Db, member: Member, id: string, to?: IndicatorReportStatus) {
-    const report = await findReport(tx, member.orgId, id, { lock: true });
+    const report = await findIndicatorReport(tx, member.orgId, id, { lock: true });
     if (!report) throw notFound('Indicator report');
     await ensureProjectAccess(tx, member, report.projectId);
     if (!EDITABLE.includes(report.status)) {
@@ -187,32 +247,30 @@ export class IndicatorReportService {
           : `Indicator report can only be edited while draft or rejected; this one is ${report.status}`,
       );
     }
-    const period = await sharePeriod(tx, member.orgId, report.reportingPeriodId);
+    const period = await lockPeriodForShare(tx, member.orgId, report.reportingPeriodId);
     if (period?.isLocked) throw forbidden(PERIOD_LOCKED);
-    await shareIndicator(tx, member.orgId, report.indicatorId);
+    await lockIndicatorForShare(tx, member.orgId, report.indicatorId);
     return report;
   }
 
+  /** Names the report in the feed entry and, for a rejection, emails the submitter: true when queued. */
   private async recordEvent(
     tx: Db,
     member: Member,
     report: IndicatorReportRow,
     action: 'submitted' | 'approved' | 'rejected',
-  ): Promise<void> {
-    const context = await reportContext(tx, report);
-    const actor = await actorName(tx, member.userId);
+  ): Promise<boolean> {
+    const context = await this.context(tx, report);
     const label = `${context.indicatorName} (${context.periodLabel})`;
-    await recordFeedEvent(tx, {
-      orgId: member.orgId,
+    const actor = await recordFeedEventBy(tx, member, (name) => ({
       type: `indicator_report.${action}`,
-      actorId: member.userId,
       projectId: report.projectId,
       subject: { type: 'indicator_report', id: report.id, label },
-      summary: `${actor} ${action} ${context.indicatorName} for ${context.periodLabel} of ${context.projectName}`,
-    });
-    if (action !== 'rejected' || !report.submittedBy) return;
+      summary: `${name} ${action} ${context.indicatorName} for ${context.periodLabel} of ${context.projectName}`,
+    }));
+    if (action !== 'rejected' || !report.submittedBy) return false;
     const submitter = await findUserName(tx, report.submittedBy);
-    if (!submitter) return;
+    if (!submitter) return false;
     await queueEmail(tx, {
       recipient: submitter.email,
       subject: `Indicator report returned: ${context.indicatorName}, ${context.periodLabel}`,
@@ -224,5 +282,19 @@ export class IndicatorReportService {
         `Edit the report and submit it again:\n` +
         `${this.config.appUrl}/projects/${report.projectId}/indicator-reports/${report.id}\n`,
     });
+    return true;
+  }
+
+  /** Names for feed entries and emails, each read from the module that owns it. */
+  private async context(tx: Db, report: IndicatorReportRow) {
+    const indicator = await findIndicator(tx, report.orgId, report.indicatorId);
+    const project = await findProject(tx, report.orgId, report.projectId);
+    const period = await findPeriod(tx, report.orgId, report.reportingPeriodId);
+    return {
+      indicatorName: indicator!.name,
+      indicatorCode: indicator!.code,
+      projectName: project!.name,
+      periodLabel: period!.label,
+    };
   }
 }

@@ -1,7 +1,6 @@
-import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { and, asc, count, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
-import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
 import { disaggregations, indicators } from './indicators.tables.js';
 
 export type DisaggregationRow = typeof disaggregations.$inferSelect;
@@ -57,23 +56,4 @@ export async function deleteDisaggregation(db: Db, orgId: string, indicatorId: s
     .where(and(ofIndicator(orgId, indicatorId), eq(disaggregations.id, id)))
     .returning({ id: disaggregations.id });
   return rows.length > 0;
-}
-
-/** Whether any report of the indicator holds a value for one of these categories. */
-export async function categoriesInUse(db: Db, indicatorId: string, categories: string[]): Promise<boolean> {
-  const keys = sql.join(
-    categories.map((category) => sql`${category}`),
-    sql`, `,
-  );
-  const [row] = await db
-    .select({ id: indicatorReports.id })
-    .from(indicatorReports)
-    .where(
-      and(
-        eq(indicatorReports.indicatorId, indicatorId),
-        sql`jsonb_exists_any(${indicatorReports.disaggregatedValues}, ARRAY[${keys}]::text[])`,
-      ),
-    )
-    .limit(1);
-  return row !== undefined;
 }

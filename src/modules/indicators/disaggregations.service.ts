@@ -1,10 +1,10 @@
 import { transaction, type Db } from '../../db/client.js';
+import type { IndicatorDependents } from './indicator-dependents.js';
 import type { Member } from '../../http/access.js';
-import { badRequest, conflict, notFound, pgErrorCode } from '../../http/errors.js';
+import { badRequest, conflict, notFound, refusedDuplicate } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { findIndicator } from './indicators.repo.js';
 import {
-  categoriesInUse,
   countDisaggregations,
   deleteDisaggregation,
   insertDisaggregation,
@@ -20,7 +20,10 @@ const NAME_TAKEN = 'A disaggregation with this name already exists for the indic
  * are unique across all of one indicator's disaggregations (compared without regard to case).
  */
 export class DisaggregationService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly dependents: IndicatorDependents,
+  ) {}
 
   async list(member: Member, indicatorId: string, query: PageRequest) {
     if (!(await findIndicator(this.db, member.orgId, indicatorId))) throw notFound('Indicator');
@@ -52,9 +55,7 @@ export class DisaggregationService {
         }
       }
       return insertDisaggregation(tx, member.orgId, indicatorId, { name, categories });
-    }).catch((err: unknown) => {
-      throw pgErrorCode(err).code === '23505' ? conflict(NAME_TAKEN) : err;
-    });
+    }).catch(refusedDuplicate(NAME_TAKEN));
   }
 
   async remove(member: Member, indicatorId: string, id: string): Promise<void> {
@@ -62,7 +63,7 @@ export class DisaggregationService {
       if (!(await lockIndicator(tx, member.orgId, indicatorId))) throw notFound('Indicator');
       const found = (await listDisaggregations(tx, member.orgId, indicatorId)).find((d) => d.id === id);
       if (!found) throw notFound('Disaggregation');
-      if (await categoriesInUse(tx, indicatorId, found.categories)) {
+      if (await this.dependents.holdCategories(tx, member.orgId, indicatorId, found.categories)) {
         throw conflict('Disaggregation is used by indicator reports');
       }
       await deleteDisaggregation(tx, member.orgId, indicatorId, id);

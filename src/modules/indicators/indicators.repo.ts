@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { organizations } from '../orgs/orgs.tables.js';
 import { resultNodes } from '../results/results.tables.js';
-import { formulaInputs, indicators, projectIndicators } from './indicators.tables.js';
+import { disaggregations, formulaInputs, indicators, projectIndicators } from './indicators.tables.js';
 
 /** Indicators in code order, whatever the case; the same on every database collation. */
 export const byCode = asc(sql`lower(${indicators.code}) collate "C"`);
@@ -131,12 +131,15 @@ export async function deleteIndicator(db: Db, orgId: string, id: string): Promis
 }
 
 /** The formula indicators that use this one, by code. */
-export function formulasUsing(db: Db, inputId: string) {
+export function formulasUsing(db: Db, orgId: string, inputId: string) {
   return db
     .select({ id: indicators.id, code: indicators.code })
     .from(formulaInputs)
-    .innerJoin(indicators, eq(indicators.id, formulaInputs.indicatorId))
-    .where(eq(formulaInputs.inputId, inputId))
+    .innerJoin(
+      indicators,
+      and(eq(indicators.orgId, formulaInputs.orgId), eq(indicators.id, formulaInputs.indicatorId)),
+    )
+    .where(and(eq(formulaInputs.orgId, orgId), eq(formulaInputs.inputId, inputId)))
     .orderBy(asc(indicators.code));
 }
 
@@ -154,8 +157,57 @@ export async function replaceFormulaInputs(
   indicatorId: string,
   inputIds: string[],
 ): Promise<void> {
-  await db.delete(formulaInputs).where(eq(formulaInputs.indicatorId, indicatorId));
+  await db
+    .delete(formulaInputs)
+    .where(and(eq(formulaInputs.orgId, orgId), eq(formulaInputs.indicatorId, indicatorId)));
   if (inputIds.length > 0) {
     await db.insert(formulaInputs).values(inputIds.map((inputId) => ({ orgId, indicatorId, inputId })));
   }
+}
+
+/**
+ * The indicator under a FOR SHARE row lock (a row lock, not a share link), so it and its
+ * disaggregations hold still while a report or a form is checked against them.
+ */
+export async function lockIndicatorForShare(db: Db, orgId: string, id: string) {
+  const [row] = await db
+    .select({
+      id: indicators.id,
+      name: indicators.name,
+      code: indicators.code,
+      isFormula: indicators.isFormula,
+    })
+    .from(indicators)
+    .where(and(eq(indicators.orgId, orgId), eq(indicators.id, id)))
+    .for('share');
+  return row;
+}
+
+/** The indicator's disaggregations as dimensions (name and categories), oldest first. */
+export function dimensionsOf(db: Db, orgId: string, indicatorId: string) {
+  return db
+    .select({ name: disaggregations.name, categories: disaggregations.categories })
+    .from(disaggregations)
+    .where(and(eq(disaggregations.orgId, orgId), eq(disaggregations.indicatorId, indicatorId)))
+    .orderBy(asc(disaggregations.createdAt), asc(disaggregations.id));
+}
+
+/** Whether the indicator is linked to the project. */
+export async function isLinked(
+  db: Db,
+  orgId: string,
+  projectId: string,
+  indicatorId: string,
+): Promise<boolean> {
+  const [row] = await db
+    .select({ indicatorId: projectIndicators.indicatorId })
+    .from(projectIndicators)
+    .where(
+      and(
+        eq(projectIndicators.orgId, orgId),
+        eq(projectIndicators.projectId, projectId),
+        eq(projectIndicators.indicatorId, indicatorId),
+      ),
+    );
+  return row !== undefined;
 }

@@ -16,13 +16,15 @@ import {
   UpdateIndicatorBody,
 } from './indicators.schemas.js';
 import { IndicatorService } from './indicators.service.js';
-import { indicatorsInBand } from './progress.service.js';
+import type { IndicatorDependents } from './indicator-dependents.js';
 
 const tags = ['Indicators'];
 
-export const indicatorRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
-  const indicators = new IndicatorService(ctx.db);
-  const disaggregations = new DisaggregationService(ctx.db);
+export const indicatorRoutes: FastifyPluginAsyncTypebox<
+  AppContext & { dependents: IndicatorDependents }
+> = async (app, ctx) => {
+  const indicators = new IndicatorService(ctx.db, ctx.dependents);
+  const disaggregations = new DisaggregationService(ctx.db, ctx.dependents);
 
   app.get(
     '/orgs/:orgId/indicators',
@@ -48,9 +50,7 @@ export const indicatorRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app
       const member = memberOf(request);
       const { status, ...query } = request.query;
       if (!status) return indicators.list(member, query);
-      const filter = { projectId: query.projectId, resultNodeId: query.resultNodeId };
-      await indicators.checkFilter(member, filter);
-      const inBand = await indicatorsInBand(ctx.db, member, filter, status);
+      const inBand = await indicators.inBand(member, query, status);
       return paginate(query, {
         count: async () => inBand.length,
         list: async ({ limit, offset }) => inBand.slice(offset, limit === null ? undefined : offset + limit),

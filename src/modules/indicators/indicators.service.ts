@@ -1,11 +1,11 @@
 import type { Static } from '@sinclair/typebox';
-import { formsUsing } from '../forms/forms.repo.js';
 import { transaction, type Db } from '../../db/client.js';
+import type { ProgressStatus } from '../../lib/scoring.js';
+import type { IndicatorDependents } from './indicator-dependents.js';
 import type { Member } from '../../http/access.js';
-import { badRequest, conflict, notFound, pgErrorCode } from '../../http/errors.js';
+import { badRequest, conflict, notFound, refusedDelete, refusedDuplicate } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { FormulaError, parseFormula } from '../../lib/formula.js';
-import { indicatorReportsExist } from '../indicator-reports/indicator-reports.repo.js';
 import { requireProject } from '../projects/project-scope.js';
 import {
   countIndicators,
@@ -31,9 +31,6 @@ type CreateInput = Static<typeof CreateIndicatorBody>;
 type UpdateInput = Static<typeof UpdateIndicatorBody>;
 
 const CODE_TAKEN = 'An indicator with this code already exists';
-
-/** The unique index on (org, lower(code)) settles a race the check lost. */
-const codeClash = (err: unknown) => (pgErrorCode(err).code === '23505' ? conflict(CODE_TAKEN) : err);
 
 const blankToNull = (text: string | null | undefined) =>
   text === undefined ? undefined : text?.trim() ? text.trim() : null;
@@ -75,7 +72,10 @@ function parsed(formula: string) {
 
 /** Indicator definitions of an organization (DECISIONS.md section 7). */
 export class IndicatorService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly dependents: IndicatorDependents,
+  ) {}
 
   async list(member: Member, query: PageRequest & IndicatorFilter) {
     const filter: IndicatorFilter = { resultNodeId: query.resultNodeId, projectId: query.projectId };
@@ -92,6 +92,13 @@ export class IndicatorService {
     if (filter.resultNodeId && !(await resultNodeExists(this.db, member.orgId, filter.resultNodeId))) {
       throw notFound('Result node');
     }
+  }
+
+  /** Indicator+project pairs whose progress is in the band (the progress read model answers). */
+  async inBand(member: Member, query: IndicatorFilter, status: ProgressStatus) {
+    const filter: IndicatorFilter = { projectId: query.projectId, resultNodeId: query.resultNodeId };
+    await this.checkFilter(member, filter);
+    return this.dependents.inBand(this.db, member, filter, status);
   }
 
   async get(member: Member, id: string): Promise<IndicatorRow> {
@@ -121,9 +128,7 @@ export class IndicatorService {
       });
       await replaceFormulaInputs(tx, member.orgId, row.id, inputIds);
       return row;
-    }).catch((err: unknown) => {
-      throw codeClash(err);
-    });
+    }).catch(refusedDuplicate(CODE_TAKEN)); // the unique index on (org, lower(code)) settles a lost race
   }
 
   update(member: Member, id: string, input: UpdateInput): Promise<IndicatorRow> {
@@ -135,12 +140,12 @@ export class IndicatorService {
 
       if (next.code.toLowerCase() !== current.code.toLowerCase()) {
         if (await indicatorCodeTaken(tx, member.orgId, next.code, id)) throw conflict(CODE_TAKEN);
-        const users = await formulasUsing(tx, id);
+        const users = await formulasUsing(tx, member.orgId, id);
         if (users.length > 0) {
           throw conflict(`Indicator code is used in the formula of ${users.map((u) => u.code).join(', ')}`);
         }
       }
-      if (next.isFormula && !current.isFormula && (await indicatorReportsExist(tx, { indicatorId: id }))) {
+      if (next.isFormula && !current.isFormula && (await this.dependents.hasReports(tx, member.orgId, id))) {
         throw conflict('Indicator has indicator reports; a formula indicator cannot have any');
       }
       await this.checkResultNode(tx, member.orgId, input.resultNodeId);
@@ -164,24 +169,20 @@ export class IndicatorService {
       };
       const set = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
       return (await updateIndicator(tx, member.orgId, id, set)) ?? current;
-    }).catch((err: unknown) => {
-      throw codeClash(err);
-    });
+    }).catch(refusedDuplicate(CODE_TAKEN)); // the unique index on (org, lower(code)) settles a lost race
   }
 
   async remove(member: Member, id: string): Promise<void> {
     await transaction(this.db, async (tx) => {
       await lockIndicatorsOf(tx, member.orgId);
       if (!(await findIndicator(tx, member.orgId, id))) throw notFound('Indicator');
-      if (await indicatorReportsExist(tx, { indicatorId: id }))
-        throw conflict('Indicator has indicator reports');
-      if (await formsUsing(tx, { indicatorId: id })) throw conflict('Indicator is used by a form');
-      const users = await formulasUsing(tx, id);
+      const users = await formulasUsing(tx, member.orgId, id);
       if (users.length > 0) {
         throw conflict(`Indicator is used in the formula of ${users.map((u) => u.code).join(', ')}`);
       }
+      // Indicator reports and forms of its project links refuse through their foreign keys.
       await deleteIndicator(tx, member.orgId, id);
-    });
+    }).catch(refusedDelete('Indicator'));
   }
 
   private async checkResultNode(db: Db, orgId: string, resultNodeId: string | null | undefined) {

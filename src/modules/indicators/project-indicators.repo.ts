@@ -9,6 +9,11 @@ export type LinkValues = { target?: number | null; baseline?: number | null; bas
 const ofProject = (orgId: string, projectId: string) =>
   and(eq(projectIndicators.orgId, orgId), eq(projectIndicators.projectId, projectId));
 
+const indicatorOfLink = and(
+  eq(indicators.orgId, projectIndicators.orgId),
+  eq(indicators.id, projectIndicators.indicatorId),
+);
+
 const linkWithIndicator = {
   projectId: projectIndicators.projectId,
   indicatorId: projectIndicators.indicatorId,
@@ -34,7 +39,7 @@ export function listLinks(db: Db, orgId: string, projectId: string, window: Wind
     db
       .select(linkWithIndicator)
       .from(projectIndicators)
-      .innerJoin(indicators, eq(indicators.id, projectIndicators.indicatorId))
+      .innerJoin(indicators, indicatorOfLink)
       .where(ofProject(orgId, projectId))
       .orderBy(byCode, asc(indicators.id))
       .$dynamic(),
@@ -46,7 +51,7 @@ export async function findLink(db: Db, orgId: string, projectId: string, indicat
   const [row] = await db
     .select(linkWithIndicator)
     .from(projectIndicators)
-    .innerJoin(indicators, eq(indicators.id, projectIndicators.indicatorId))
+    .innerJoin(indicators, indicatorOfLink)
     .where(and(ofProject(orgId, projectId), eq(projectIndicators.indicatorId, indicatorId)));
   return row;
 }

@@ -1,9 +1,7 @@
-import { formsUsing } from '../forms/forms.repo.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { conflict, notFound, pgErrorCode } from '../../http/errors.js';
+import { conflict, notFound, pgErrorCode, refusedDelete } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
-import { indicatorReportsExist } from '../indicator-reports/indicator-reports.repo.js';
 import { requireProject } from '../projects/project-scope.js';
 import { findIndicator } from './indicators.repo.js';
 import {
@@ -56,19 +54,9 @@ export class ProjectIndicatorService {
     await requireProject(this.db, member, projectId);
     await transaction(this.db, async (tx) => {
       if (!(await findLink(tx, member.orgId, projectId, indicatorId))) throw notFound('Project indicator');
-      if (await indicatorReportsExist(tx, { projectId, indicatorId })) {
-        throw conflict('Indicator has indicator reports in this project');
-      }
-      if (await formsUsing(tx, { projectId, indicatorId })) {
-        throw conflict('Indicator is used by a form of this project');
-      }
+      // Indicator reports and forms on this link refuse through their foreign keys.
       await deleteLink(tx, member.orgId, projectId, indicatorId);
-    }).catch((err: unknown) => {
-      // A report was created between the check and the delete: its foreign key refuses.
-      throw pgErrorCode(err).code === '23503'
-        ? conflict('Indicator has indicator reports in this project')
-        : err;
-    });
+    }).catch(refusedDelete('Project indicator'));
   }
 
   private async get(member: Member, projectId: string, indicatorId: string) {

@@ -42,8 +42,8 @@ export function listOpenInvitations(db: Db, orgId: string, window: Window) {
  */
 export async function replaceInvitation(
   db: Db,
+  orgId: string,
   invitation: {
-    orgId: string;
     email: string;
     role: OrgRole;
     tokenHash: string;
@@ -53,7 +53,7 @@ export async function replaceInvitation(
 ): Promise<InvitationRow> {
   const [row] = await db
     .insert(invitations)
-    .values(invitation)
+    .values({ ...invitation, orgId })
     .onConflictDoUpdate({
       target: [invitations.orgId, invitations.email],
       targetWhere: isNull(invitations.acceptedAt),

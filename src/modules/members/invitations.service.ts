@@ -5,7 +5,7 @@ import { paginate, type PageRequest } from '../../http/pagination.js';
 import { hashToken } from '../../lib/ids.js';
 import { findUserById } from '../auth/auth.repo.js';
 import { recordProvenAddress } from '../auth/auth.service.js';
-import { recordFeedEvent } from '../feed/feed.service.js';
+import { recordFeedEventBy } from '../feed/feed.service.js';
 import {
   countOpenInvitations,
   deleteOpenInvitation,
@@ -50,20 +50,17 @@ export class InvitationService {
       if (!found) throw notFound('Invitation');
       const { invitation, organization } = found;
       if (!user || invitation.email !== user.email) throw forbidden();
-      if (!(await insertMember(tx, { orgId: organization.id, userId: user.id, role: invitation.role }))) {
+      if (!(await insertMember(tx, organization.id, { userId: user.id, role: invitation.role }))) {
         throw conflict('You are already a member of this organization');
       }
       await markInvitationAccepted(tx, organization.id, invitation.id);
       // The invitation was emailed to this address and the user followed its link: the address is proven.
       await recordProvenAddress(tx, user.id);
-      const name = `${user.firstName} ${user.lastName}`;
-      await recordFeedEvent(tx, {
-        orgId: organization.id,
+      await recordFeedEventBy(tx, { orgId: organization.id, userId: user.id }, (name) => ({
         type: 'member.joined',
-        actorId: user.id,
         subject: { type: 'member', id: user.id, label: name },
         summary: `${name} joined as ${invitation.role}`,
-      });
+      }));
       return { organization: publicOrganization(organization), role: invitation.role };
     });
   }

@@ -21,7 +21,7 @@ import { MemberService } from './members.service.js';
 const tags = ['Members and invitations'];
 
 export const memberRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
-  const members = new MemberService(ctx.db, ctx.config);
+  const members = new MemberService(ctx.db, ctx.config, ctx.mailQueued);
   const invitations = new InvitationService(ctx.db);
 
   app.get(
@@ -59,7 +59,6 @@ export const memberRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
     },
     async (request, reply) => {
       const invitation = await members.invite(memberOf(request), request.body);
-      ctx.mailQueued();
       return reply.status(201).send(invitation);
     },
   );

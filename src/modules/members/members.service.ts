@@ -4,8 +4,7 @@ import type { Member } from '../../http/access.js';
 import { conflict, notFound } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { newSecretToken } from '../../lib/ids.js';
-import { findUserById } from '../auth/auth.repo.js';
-import { recordFeedEvent } from '../feed/feed.service.js';
+import { recordFeedEventBy } from '../feed/feed.service.js';
 import { queueEmail } from '../mail/mail.service.js';
 import { publicInvitation, replaceInvitation } from './invitations.repo.js';
 import {
@@ -27,6 +26,8 @@ export class MemberService {
   constructor(
     private readonly db: Db,
     private readonly config: Config,
+    /** Wakes the outbox worker; called once a transaction that queued email has committed. */
+    private readonly mailQueued: () => void,
   ) {}
 
   list(orgId: string, query: PageRequest) {
@@ -60,26 +61,26 @@ export class MemberService {
   }
 
   async invite(member: Member, input: { email: string; role: OrgRole }) {
-    const [org, inviter] = await Promise.all([
-      findOrganization(this.db, member.orgId),
-      findUserById(this.db, member.userId),
-    ]);
+    const org = await findOrganization(this.db, member.orgId);
     if (!org) throw notFound('Organization');
-    const inviterName = inviter ? `${inviter.firstName} ${inviter.lastName}` : 'An administrator';
     const { token, hash } = newSecretToken();
     const link = `${this.config.appUrl}/invitations/${token}`;
     const invitation = await transaction(this.db, async (tx) => {
       if (await isMemberByEmail(tx, member.orgId, input.email)) {
         throw conflict('This user is already a member of the organization');
       }
-      const row = await replaceInvitation(tx, {
-        orgId: member.orgId,
+      const row = await replaceInvitation(tx, member.orgId, {
         email: input.email,
         role: input.role,
         tokenHash: hash,
         invitedBy: member.userId,
         expiresAt: new Date(Date.now() + INVITATION_DAYS * 86_400_000),
       });
+      const inviterName = await recordFeedEventBy(tx, member, (actor) => ({
+        type: 'member.invited',
+        subject: { type: 'invitation', id: row.id, label: input.email },
+        summary: `${actor} invited ${input.email} as ${input.role}`,
+      }));
       await queueEmail(tx, {
         recipient: input.email,
         subject: `You are invited to join ${org.name}`,
@@ -88,15 +89,9 @@ export class MemberService {
           `To accept, open this link within ${INVITATION_DAYS} days and sign in or create an account ` +
           `with this email address:\n\n${link}\n`,
       });
-      await recordFeedEvent(tx, {
-        orgId: member.orgId,
-        type: 'member.invited',
-        actorId: member.userId,
-        subject: { type: 'invitation', id: row.id, label: input.email },
-        summary: `${inviterName} invited ${input.email} as ${input.role}`,
-      });
       return row;
     });
+    this.mailQueued();
     return publicInvitation(invitation);
   }
 }

@@ -71,4 +71,3 @@ const sessionStateQuery = prepared((db) =>
     .limit(1)
     .prepare('session_state'),
 );
-

@@ -128,11 +128,12 @@ export async function isMemberByEmail(db: Db, orgId: string, email: string): Pro
 /** false when the user already belongs to the organization. */
 export async function insertMember(
   db: Db,
-  member: { orgId: string; userId: string; role: OrgRole },
+  orgId: string,
+  member: { userId: string; role: OrgRole },
 ): Promise<boolean> {
   const rows = await db
     .insert(orgMembers)
-    .values(member)
+    .values({ ...member, orgId })
     .onConflictDoNothing()
     .returning({ userId: orgMembers.userId });
   return rows.length > 0;

@@ -1,6 +1,6 @@
 import { transaction, type Db } from '../../db/client.js';
 import type { Session } from '../../http/access.js';
-import { conflict, notFound, pgErrorCode } from '../../http/errors.js';
+import { conflict, notFound, refusedDuplicate } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import type { Sessions } from '../../http/session.js';
 import {
@@ -38,7 +38,7 @@ export class OrganizationService {
         logoUrl: input.logoUrl,
       });
       if (!created) throw conflict(CODE_TAKEN);
-      await insertMember(tx, { orgId: created.id, userId: session.userId, role: 'org_admin' });
+      await insertMember(tx, created.id, { userId: session.userId, role: 'org_admin' });
       return created;
     });
     const token = await this.sessions.issue({
@@ -65,12 +65,10 @@ export class OrganizationService {
       ...(changes.code !== undefined && { code: changes.code }),
       ...(changes.logoUrl !== undefined && { logoUrl: changes.logoUrl }),
     };
+    // refusedDuplicate: another organization took the code between the check and the update.
     const org =
       Object.keys(values).length > 0
-        ? await updateOrganization(this.db, orgId, values).catch((err: unknown) => {
-            // Another organization took the code between the check and the update.
-            throw pgErrorCode(err).code === '23505' ? conflict(CODE_TAKEN) : err;
-          })
+        ? await updateOrganization(this.db, orgId, values).catch(refusedDuplicate(CODE_TAKEN))
         : await findOrganization(this.db, orgId);
     if (!org) throw notFound('Organization');
     return publicOrganization(org);

@@ -1,5 +1,4 @@
-import { sql } from 'drizzle-orm';
-import { index, pgEnum, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { index, pgEnum, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, id, timestamptz, updatedAt } from '../../db/columns.js';
 import { users } from '../auth/auth.tables.js';
 import { ORG_ROLES } from '../../http/roles.js';

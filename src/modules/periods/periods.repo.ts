@@ -1,7 +1,6 @@
 import { and, asc, count, eq, gte, lte, ne } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
-import { projects } from '../projects/projects.tables.js';
 import { reportingPeriods } from './periods.tables.js';
 
 export type ReportingPeriodRow = typeof reportingPeriods.$inferSelect;
@@ -16,21 +15,6 @@ export type PeriodChanges = Partial<
  * The project (read-only use of the projects table). With `lock`, its row stays locked until the
  * transaction ends: that serializes every overlap check and write of the project's periods.
  */
-export async function findProject(
-  db: Db,
-  orgId: string,
-  projectId: string,
-  options: { lock?: boolean } = {},
-): Promise<{ id: string; name: string } | undefined> {
-  const query = db
-    .select({ id: projects.id, name: projects.name })
-    .from(projects)
-    .where(and(eq(projects.orgId, orgId), eq(projects.id, projectId)));
-  // NO KEY UPDATE serializes the project's period writes without blocking inserts that reference it.
-  const [row] = options.lock ? await query.for('no key update') : await query;
-  return row;
-}
-
 const ofProject = (orgId: string, projectId: string) =>
   and(eq(reportingPeriods.orgId, orgId), eq(reportingPeriods.projectId, projectId));
 
@@ -120,4 +104,25 @@ export async function deletePeriod(db: Db, orgId: string, id: string): Promise<b
     .where(and(eq(reportingPeriods.orgId, orgId), eq(reportingPeriods.id, id)))
     .returning({ id: reportingPeriods.id });
   return rows.length > 0;
+}
+
+/**
+ * The period under a FOR SHARE row lock (a row lock, not a share link): locking the period, which takes
+ * its row for update, waits until this transaction has written, so no report or counted submission
+ * slips into a period as it is being locked.
+ */
+export async function lockPeriodForShare(db: Db, orgId: string, id: string) {
+  const [row] = await db
+    .select({
+      id: reportingPeriods.id,
+      projectId: reportingPeriods.projectId,
+      label: reportingPeriods.label,
+      startDate: reportingPeriods.startDate,
+      endDate: reportingPeriods.endDate,
+      isLocked: reportingPeriods.isLocked,
+    })
+    .from(reportingPeriods)
+    .where(and(eq(reportingPeriods.orgId, orgId), eq(reportingPeriods.id, id)))
+    .for('share');
+  return row;
 }

@@ -1,19 +1,16 @@
-import { formsUsing } from '../forms/forms.repo.js';
-import { submissionsIn } from '../forms/submissions.repo.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { dateOrderProblem } from '../../lib/dates.js';
-import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
+import { badRequest, conflict, forbidden, notFound, refusedDelete } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
-import { indicatorReportsExist } from '../indicator-reports/indicator-reports.repo.js';
-import { actorName, recordFeedEvent } from '../feed/feed.service.js';
+import { recordFeedEventBy } from '../feed/feed.service.js';
 import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
+import { findProject } from '../projects/projects.repo.js';
 import {
   countPeriods,
   deletePeriod,
   findOverlappingPeriod,
   findPeriod,
-  findProject,
   insertPeriod,
   listPeriods,
   updatePeriod,
@@ -123,15 +120,10 @@ export class ReportingPeriodService {
       const period = await findPeriod(tx, member.orgId, id, { lock: true });
       if (!period) throw notFound('Reporting period');
       if (period.isLocked) throw conflict(PERIOD_LOCKED);
-      // SPEC.md: a period with submissions cannot be deleted. Reports and counted form submissions
-      // share-lock the period as they are written, and a form pointing at it keeps it, so nothing can
-      // appear between these checks and the delete.
-      if ((await indicatorReportsExist(tx, { reportingPeriodId: id })) || (await submissionsIn(tx, id)))
-        throw conflict('Reporting period has submissions');
-      if (await formsUsing(tx, { reportingPeriodId: id }))
-        throw conflict('Reporting period is used by a form');
+      // SPEC.md: a period with submissions (indicator reports, counted form submissions) or used by a
+      // form cannot be deleted: their foreign keys refuse, and src/http/errors.ts says why.
       await deletePeriod(tx, member.orgId, id);
-    });
+    }).catch(refusedDelete('Reporting period'));
   }
 }
 
@@ -152,13 +144,10 @@ async function recordLockEvent(
   projectName: string,
   action: 'locked' | 'unlocked',
 ): Promise<void> {
-  const actor = await actorName(tx, member.userId);
-  await recordFeedEvent(tx, {
-    orgId: member.orgId,
+  await recordFeedEventBy(tx, member, (actor) => ({
     type: action === 'locked' ? 'reporting_period.locked' : 'reporting_period.unlocked',
-    actorId: member.userId,
     projectId: period.projectId,
     subject: { type: 'reporting_period', id: period.id, label: period.label },
     summary: `${actor} ${action} reporting period ${period.label} of ${projectName}`,
-  });
+  }));
 }

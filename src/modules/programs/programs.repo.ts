@@ -1,9 +1,8 @@
-import { and, asc, count, desc, eq, inArray, notInArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, notInArray } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { donorsByName } from '../donors/donors.repo.js';
 import { donors } from '../donors/donors.tables.js';
-import { projects } from '../projects/projects.tables.js';
 import { programDonors, programs } from './programs.tables.js';
 
 export type ProgramRow = typeof programs.$inferSelect;
@@ -16,30 +15,12 @@ export async function countPrograms(db: Db, orgId: string): Promise<number> {
   return row?.total ?? 0;
 }
 
-/** Newest first; `projectScope` limits the counted projects (a reporter counts only assigned ones). */
-export function listPrograms(db: Db, orgId: string, projectScope: SQL | undefined, window: Window) {
-  const counts = db
-    .select({ programId: projects.programId, projectCount: count().as('project_count') })
-    .from(projects)
-    .where(and(eq(projects.orgId, orgId), projectScope))
-    .groupBy(projects.programId)
-    .as('project_counts');
+/** Newest first, ties by id. */
+export function listPrograms(db: Db, orgId: string, window: Window) {
   return inWindow(
     db
-      .select({
-        id: programs.id,
-        orgId: programs.orgId,
-        name: programs.name,
-        description: programs.description,
-        startDate: programs.startDate,
-        endDate: programs.endDate,
-        status: programs.status,
-        createdAt: programs.createdAt,
-        updatedAt: programs.updatedAt,
-        projectCount: sql<number>`coalesce(${counts.projectCount}, 0)`.mapWith(Number),
-      })
+      .select()
       .from(programs)
-      .leftJoin(counts, eq(counts.programId, programs.id))
       .where(eq(programs.orgId, orgId))
       .orderBy(desc(programs.createdAt), asc(programs.id))
       .$dynamic(),
@@ -58,22 +39,15 @@ export async function listDonorsOfPrograms(db: Db, orgId: string, programIds: st
     .orderBy(...donorsByName);
 }
 
-export async function listProjectsOfProgram(
-  db: Db,
-  orgId: string,
-  programId: string,
-  projectScope: SQL | undefined,
-) {
-  return db
-    .select({ id: projects.id, name: projects.name, status: projects.status })
-    .from(projects)
-    .where(and(eq(projects.orgId, orgId), eq(projects.programId, programId), projectScope))
-    .orderBy(asc(projects.name), asc(projects.id));
-}
-
 export async function findProgram(db: Db, orgId: string, id: string): Promise<ProgramRow | undefined> {
   const [row] = await db.select().from(programs).where(inOrg(orgId, id)).limit(1);
   return row;
+}
+
+/** For modules that hang data under a program: does it exist in this organization? */
+export async function programExists(db: Db, orgId: string, programId: string): Promise<boolean> {
+  const [row] = await db.select({ id: programs.id }).from(programs).where(inOrg(orgId, programId)).limit(1);
+  return row !== undefined;
 }
 
 /** Locks the program row until the transaction ends (updates, deletes, donor replacement). */
@@ -111,15 +85,6 @@ export async function updateProgram(
 export async function deleteProgram(db: Db, orgId: string, id: string): Promise<boolean> {
   const rows = await db.delete(programs).where(inOrg(orgId, id)).returning({ id: programs.id });
   return rows.length > 0;
-}
-
-export async function hasActiveProjects(db: Db, orgId: string, programId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: projects.id })
-    .from(projects)
-    .where(and(eq(projects.orgId, orgId), eq(projects.programId, programId), eq(projects.status, 'active')))
-    .limit(1);
-  return row !== undefined;
 }
 
 /** The program's donor set becomes exactly `donorIds`. */
@@ -180,4 +145,18 @@ export function listProgramDonors(db: Db, orgId: string, programId: string, wind
       .$dynamic(),
     window,
   );
+}
+
+/**
+ * The program under a FOR SHARE row lock until the transaction ends: held against deletion while a
+ * project is written into it (a delete checks for active projects after taking its own lock).
+ */
+export async function lockProgramForShare(db: Db, orgId: string, programId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: programs.id })
+    .from(programs)
+    .where(inOrg(orgId, programId))
+    .limit(1)
+    .for('share');
+  return row !== undefined;
 }

@@ -7,14 +7,18 @@ import { Collection, PageQuery } from '../../http/pagination.js';
 import { NoContent, Params } from '../../http/schemas.js';
 import { Donor } from '../donors/donors.schemas.js';
 import { CreateProgramBody, Program, ProgramListItem, UpdateProgramBody } from './programs.schemas.js';
+import type { ProgramProjects } from './program-projects.js';
 import { ProgramService } from './programs.service.js';
 
 const tags = ['Programs'];
 const REPORTER_PROJECTS =
   'For a reporter, `projects` and `projectCount` cover only the projects assigned to them.';
 
-export const programRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
-  const programs = new ProgramService(ctx.db, ctx.storage, app.log);
+export const programRoutes: FastifyPluginAsyncTypebox<AppContext & { projects: ProgramProjects }> = async (
+  app,
+  ctx,
+) => {
+  const programs = new ProgramService(ctx.db, ctx.storage, app.log, ctx.storedFileKeys, ctx.projects);
 
   app.get(
     '/orgs/:orgId/programs',

@@ -3,18 +3,14 @@ import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { badRequest, conflict, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
-import { projectScope } from '../projects/project-scope.js';
-import { projects } from '../projects/projects.tables.js';
 import {
   countProgramDonors,
   countPrograms,
   deleteProgram,
   findProgram,
-  hasActiveProjects,
   insertProgram,
   listDonorsOfPrograms,
   listProgramDonors,
-  listProjectsOfProgram,
   listPrograms,
   lockProgram,
   replaceProgramDonors,
@@ -22,10 +18,13 @@ import {
   type ProgramRow,
 } from './programs.repo.js';
 import { findDonorsByIds } from '../donors/donors.repo.js';
-import { storageKeysUnder } from '../files/files.repo.js';
-import { submissionFileKeys } from '../forms/submissions.repo.js';
-import { lockProjectsOfProgram } from '../projects/projects.repo.js';
-import { removeStoredFiles, type FileStorage } from '../../storage/file-storage.js';
+import {
+  removeStoredFiles,
+  storedFileKeysUnder,
+  type FileStorage,
+  type StoredFileKeys,
+} from '../../storage/file-storage.js';
+import type { ProgramProjects } from './program-projects.js';
 import { dateOrderProblem } from '../../lib/dates.js';
 import { canMove, type Transitions } from '../../lib/transitions.js';
 import type { ProgramInput, ProgramStatus } from './programs.schemas.js';
@@ -42,24 +41,27 @@ export class ProgramService {
     private readonly db: Db,
     private readonly storage: FileStorage,
     private readonly log: FastifyBaseLogger,
+    private readonly storedFileKeys: readonly StoredFileKeys[],
+    private readonly projects: ProgramProjects,
   ) {}
 
   list(member: Member, query: PageRequest) {
-    const scope = projectScope(member, projects.id);
     return paginate(query, {
       count: () => countPrograms(this.db, member.orgId),
       list: async (window) => {
-        const rows = await listPrograms(this.db, member.orgId, scope, window);
-        const links = await listDonorsOfPrograms(
-          this.db,
-          member.orgId,
-          rows.map((r) => r.id),
-        );
+        const rows = await listPrograms(this.db, member.orgId, window);
+        const ids = rows.map((r) => r.id);
+        const links = await listDonorsOfPrograms(this.db, member.orgId, ids);
+        const projectCounts = await this.projects.count(this.db, member, ids);
         const byProgram = new Map<string, { id: string; name: string; code: string }[]>();
         for (const { programId, ...donor } of links) {
           byProgram.set(programId, [...(byProgram.get(programId) ?? []), donor]);
         }
-        return rows.map((row) => ({ ...row, donors: byProgram.get(row.id) ?? [] }));
+        return rows.map((row) => ({
+          ...row,
+          projectCount: projectCounts.get(row.id) ?? 0,
+          donors: byProgram.get(row.id) ?? [],
+        }));
       },
     });
   }
@@ -114,12 +116,9 @@ export class ProgramService {
   async remove(member: Member, id: string): Promise<void> {
     const keys = await transaction(this.db, async (tx) => {
       if (!(await lockProgram(tx, member.orgId, id))) throw notFound('Program');
-      if (await hasActiveProjects(tx, member.orgId, id)) throw conflict('Program has active projects');
-      await lockProjectsOfProgram(tx, member.orgId, id);
-      const keys = [
-        ...(await storageKeysUnder(tx, member.orgId, { programId: id })),
-        ...(await submissionFileKeys(tx, member.orgId, { programId: id })),
-      ];
+      const { anyActive } = await this.projects.lockForDelete(tx, member.orgId, id);
+      if (anyActive) throw conflict('Program has active projects');
+      const keys = await storedFileKeysUnder(tx, this.storedFileKeys, member.orgId, { programId: id });
       await deleteProgram(tx, member.orgId, id);
       return keys;
     });
@@ -146,12 +145,7 @@ export class ProgramService {
   private async detail(db: Db, member: Member, program: ProgramRow) {
     // One after the other: inside a transaction both would share one connection anyway.
     const links = await listDonorsOfPrograms(db, member.orgId, [program.id]);
-    const programProjects = await listProjectsOfProgram(
-      db,
-      member.orgId,
-      program.id,
-      projectScope(member, projects.id),
-    );
+    const programProjects = await this.projects.list(db, member, program.id);
     return {
       ...program,
       donors: links.map(({ id, name, code }) => ({ id, name, code })),

@@ -50,6 +50,16 @@ export async function findAssignment(db: Db, orgId: string, projectId: string, u
   return row;
 }
 
+/** Whether the user is assigned to the project (one indexed lookup, for the reporter scope). */
+export async function isAssigned(db: Db, orgId: string, projectId: string, userId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ projectId: projectMembers.projectId })
+    .from(projectMembers)
+    .where(and(ofProject(orgId, projectId), eq(projectMembers.userId, userId)))
+    .limit(1);
+  return row !== undefined;
+}
+
 /** false when the user is already assigned. */
 export async function insertAssignment(
   db: Db,

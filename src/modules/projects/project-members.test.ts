@@ -20,8 +20,12 @@ import {
 } from '../../../test/helpers/http.js';
 import type { Member } from '../../http/access.js';
 import { AppError, FORBIDDEN_MESSAGE } from '../../http/errors.js';
-import { ensureProjectAccess, projectScope } from './project-scope.js';
+import { ensureProjectAccess } from './project-scope.js';
 import { projectMembers, projects } from './projects.tables.js';
+import { visibilityOf, visibleTo } from './visibility.js';
+
+/** The condition a repo adds to a project query for this member. */
+const visibleProjects = (member: Member) => visibleTo(member.orgId, visibilityOf(member), projects.id);
 
 let t: TestApp;
 let team: Team;
@@ -357,14 +361,14 @@ describe('leaving the organization', () => {
 });
 
 describe('project-scope helpers', () => {
-  it('projectScope sets no limit for roles other than reporter', () => {
+  it('visibility sets no limit for roles other than reporter', () => {
     for (const role of ['org_admin', 'me_officer', 'viewer'] as const) {
       const member: Member = { orgId: team.org.id, userId: team.admin.id, role };
-      expect(projectScope(member, projects.id)).toBeUndefined();
+      expect(visibleProjects(member)).toBeUndefined();
     }
   });
 
-  it("projectScope limits a reporter's project query to the projects assigned to them in this org", async () => {
+  it("visibility limits a reporter's project query to the projects assigned to them in this org", async () => {
     const db = t.database.db;
     const user = await registerUser(t.app);
     await addMember(db, team.org.id, user.id, 'reporter');
@@ -387,7 +391,7 @@ describe('project-scope helpers', () => {
         await db
           .select({ id: projects.id })
           .from(projects)
-          .where(and(inOrgOnly ? eq(projects.orgId, team.org.id) : undefined, projectScope(who, projects.id)))
+          .where(and(inOrgOnly ? eq(projects.orgId, team.org.id) : undefined, visibleProjects(who)))
           .orderBy(asc(projects.id))
       ).map((p) => p.id);
     expect(await scoped(member, true)).toEqual(expected);

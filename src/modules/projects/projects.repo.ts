@@ -1,50 +1,31 @@
-import { and, asc, count, eq, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { prepared } from '../../db/prepared.js';
 import { inWindow, type Window } from '../../db/window.js';
-import { programs } from '../programs/programs.tables.js';
 import { projects } from './projects.tables.js';
+import { visibleTo, type ProjectVisibility } from './visibility.js';
 
 export type ProjectRow = typeof projects.$inferSelect;
 type ProjectValues = Partial<Omit<typeof projects.$inferInsert, 'id' | 'orgId' | 'programId' | 'createdAt'>>;
 
 const inOrg = (orgId: string, id: string) => and(eq(projects.orgId, orgId), eq(projects.id, id));
-const ofProgram = (orgId: string, programId: string, scope: SQL | undefined) =>
-  and(eq(projects.orgId, orgId), eq(projects.programId, programId), scope);
-
-/**
- * The program, locked against deletion until the transaction ends (a delete checks for active
- * projects after taking its own lock on the row).
- */
-export async function shareLockProgram(db: Db, orgId: string, programId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: programs.id })
-    .from(programs)
-    .where(and(eq(programs.orgId, orgId), eq(programs.id, programId)))
-    .limit(1)
-    .for('share');
-  return row !== undefined;
-}
-
-export async function programExists(db: Db, orgId: string, programId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: programs.id })
-    .from(programs)
-    .where(and(eq(programs.orgId, orgId), eq(programs.id, programId)))
-    .limit(1);
-  return row !== undefined;
-}
+const ofProgram = (orgId: string, programId: string, visibility: ProjectVisibility) =>
+  and(
+    eq(projects.orgId, orgId),
+    eq(projects.programId, programId),
+    visibleTo(orgId, visibility, projects.id),
+  );
 
 export async function countProjects(
   db: Db,
   orgId: string,
   programId: string,
-  scope: SQL | undefined,
+  visibility: ProjectVisibility,
 ): Promise<number> {
   const [row] = await db
     .select({ total: count() })
     .from(projects)
-    .where(ofProgram(orgId, programId, scope));
+    .where(ofProgram(orgId, programId, visibility));
   return row?.total ?? 0;
 }
 
@@ -52,14 +33,14 @@ export function listProjects(
   db: Db,
   orgId: string,
   programId: string,
-  scope: SQL | undefined,
+  visibility: ProjectVisibility,
   window: Window,
 ) {
   return inWindow(
     db
       .select()
       .from(projects)
-      .where(ofProgram(orgId, programId, scope))
+      .where(ofProgram(orgId, programId, visibility))
       .orderBy(asc(projects.name), asc(projects.id))
       .$dynamic(),
     window,
@@ -72,7 +53,21 @@ export async function projectExists(db: Db, orgId: string, projectId: string): P
   return row !== undefined;
 }
 
-export async function findProject(db: Db, orgId: string, id: string): Promise<ProjectRow | undefined> {
+/**
+ * The project. With `lock`, its row stays locked until the transaction ends: that serializes the
+ * writes that check something across the project (the overlap of its reporting periods).
+ */
+export async function findProject(
+  db: Db,
+  orgId: string,
+  id: string,
+  options: { lock?: boolean } = {},
+): Promise<ProjectRow | undefined> {
+  if (options.lock) {
+    // NO KEY UPDATE serializes those writes without blocking inserts that reference the project.
+    const [row] = await db.select().from(projects).where(inOrg(orgId, id)).limit(1).for('no key update');
+    return row;
+  }
   const [row] = await projectQuery(db).execute({ orgId, id });
   return row;
 }
@@ -87,13 +82,48 @@ const projectQuery = prepared((db) =>
     .prepare('project_by_id'),
 );
 
-/** Locks every project of a program until the transaction ends (a program delete holds back uploads). */
-export async function lockProjectsOfProgram(db: Db, orgId: string, programId: string): Promise<void> {
-  await db
-    .select({ id: projects.id })
+/**
+ * Locks the program's projects until the transaction ends (a program delete holds back uploads);
+ * true when one of them is active.
+ */
+export async function lockProjectsOfProgram(db: Db, orgId: string, programId: string): Promise<boolean> {
+  const rows = await db
+    .select({ status: projects.status })
     .from(projects)
     .where(and(eq(projects.orgId, orgId), eq(projects.programId, programId)))
     .for('update');
+  return rows.some((row) => row.status === 'active');
+}
+
+/** The projects of a program, by name; `reporter`: only the projects assigned to that user. */
+export function listProjectsOfProgram(db: Db, orgId: string, programId: string, filter: ProjectVisibility) {
+  return db
+    .select({ id: projects.id, name: projects.name, status: projects.status })
+    .from(projects)
+    .where(ofProgram(orgId, programId, filter))
+    .orderBy(asc(projects.name), asc(projects.id));
+}
+
+/** How many projects each of these programs holds; `reporter`: only those assigned to that user. */
+export async function countProjectsOfPrograms(
+  db: Db,
+  orgId: string,
+  programIds: string[],
+  filter: ProjectVisibility,
+): Promise<Map<string, number>> {
+  if (programIds.length === 0) return new Map();
+  const rows = await db
+    .select({ programId: projects.programId, projectCount: count() })
+    .from(projects)
+    .where(
+      and(
+        eq(projects.orgId, orgId),
+        inArray(projects.programId, programIds),
+        visibleTo(orgId, filter, projects.id),
+      ),
+    )
+    .groupBy(projects.programId);
+  return new Map(rows.map((row) => [row.programId, row.projectCount]));
 }
 
 export async function lockProject(db: Db, orgId: string, id: string): Promise<ProjectRow | undefined> {

@@ -11,7 +11,7 @@ import { ProjectService } from './projects.service.js';
 const tags = ['Projects'];
 
 export const projectRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
-  const projects = new ProjectService(ctx.db, ctx.storage, app.log);
+  const projects = new ProjectService(ctx.db, ctx.storage, app.log, ctx.storedFileKeys);
 
   app.get(
     '/orgs/:orgId/programs/:programId/projects',

@@ -3,7 +3,9 @@ import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { badRequest, conflict, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
-import { ensureProjectAccess, projectScope } from './project-scope.js';
+import { lockProgramForShare, programExists } from '../programs/programs.repo.js';
+import { ensureProjectAccess } from './project-scope.js';
+import { visibilityOf } from './visibility.js';
 import {
   countProjects,
   deleteProject,
@@ -11,19 +13,19 @@ import {
   insertProject,
   listProjects,
   lockProject,
-  programExists,
   projectCodeTaken,
-  shareLockProgram,
   updateProject,
 } from './projects.repo.js';
-import { storageKeysUnder } from '../files/files.repo.js';
-import { submissionFileKeys } from '../forms/submissions.repo.js';
-import { removeStoredFiles, type FileStorage } from '../../storage/file-storage.js';
+import {
+  removeStoredFiles,
+  storedFileKeysUnder,
+  type FileStorage,
+  type StoredFileKeys,
+} from '../../storage/file-storage.js';
 import { dateOrderProblem } from '../../lib/dates.js';
 import { centsProblems } from '../../lib/money.js';
 import { canMove, type Transitions } from '../../lib/transitions.js';
 import type { ProjectInput, ProjectStatus } from './projects.schemas.js';
-import { projects } from './projects.tables.js';
 
 const CODE_TAKEN = 'A project with this code already exists';
 
@@ -42,14 +44,15 @@ export class ProjectService {
     private readonly db: Db,
     private readonly storage: FileStorage,
     private readonly log: FastifyBaseLogger,
+    private readonly storedFileKeys: readonly StoredFileKeys[],
   ) {}
 
   async list(member: Member, programId: string, query: PageRequest) {
     if (!(await programExists(this.db, member.orgId, programId))) throw notFound('Program');
-    const scope = projectScope(member, projects.id);
+    const visibility = visibilityOf(member);
     return paginate(query, {
-      count: () => countProjects(this.db, member.orgId, programId, scope),
-      list: (window) => listProjects(this.db, member.orgId, programId, scope, window),
+      count: () => countProjects(this.db, member.orgId, programId, visibility),
+      list: (window) => listProjects(this.db, member.orgId, programId, visibility, window),
     });
   }
 
@@ -74,7 +77,7 @@ export class ProjectService {
     checkFields(input, input);
     const code = input.code.trim();
     return transaction(this.db, async (tx) => {
-      if (!(await shareLockProgram(tx, member.orgId, programId))) throw notFound('Program');
+      if (!(await lockProgramForShare(tx, member.orgId, programId))) throw notFound('Program');
       if (await projectCodeTaken(tx, member.orgId, code)) throw conflict(CODE_TAKEN);
       return insertProject(tx, member.orgId, programId, {
         name: input.name.trim(),
@@ -96,7 +99,7 @@ export class ProjectService {
     if (!found) throw notFound('Project');
     return transaction(this.db, async (tx) => {
       // The program first, as a program delete does, so the two never wait on each other in a circle.
-      if (!(await shareLockProgram(tx, member.orgId, found.programId))) throw notFound('Project');
+      if (!(await lockProgramForShare(tx, member.orgId, found.programId))) throw notFound('Project');
       const current = await lockProject(tx, member.orgId, id);
       if (!current) throw notFound('Project');
       checkFields(
@@ -131,10 +134,7 @@ export class ProjectService {
     const keys = await transaction(this.db, async (tx) => {
       // The row lock holds back uploads (their foreign-key check) until the delete, so no file is missed.
       if (!(await lockProject(tx, member.orgId, id))) throw notFound('Project');
-      const keys = [
-        ...(await storageKeysUnder(tx, member.orgId, { projectId: id })),
-        ...(await submissionFileKeys(tx, member.orgId, { projectId: id })),
-      ];
+      const keys = await storedFileKeysUnder(tx, this.storedFileKeys, member.orgId, { projectId: id });
       await deleteProject(tx, member.orgId, id);
       return keys;
     });

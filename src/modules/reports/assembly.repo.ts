@@ -1,3 +1,8 @@
+/**
+ * A read model (README, "Module order"): report assembly reads across the modules below it (projects,
+ * indicators, indicator reports, periods, activities, budget, files) in a handful of set-based queries,
+ * and writes none of their tables.
+ */
 import { and, asc, count, eq, gte, inArray, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { activities, activityParticipants } from '../activities/activities.tables.js';
@@ -5,7 +10,7 @@ import { budgetLines } from '../budget/budget.tables.js';
 import { attachments } from '../files/files.tables.js';
 import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
 import { indicators, projectIndicators } from '../indicators/indicators.tables.js';
-import { formulaBasics } from '../indicators/progress.repo.js';
+import { formulaBasics } from '../progress/progress.repo.js';
 import { organizations } from '../orgs/orgs.tables.js';
 import { reportingPeriods } from '../periods/periods.tables.js';
 import { listDonorsOfPrograms } from '../programs/programs.repo.js';
@@ -48,7 +53,7 @@ export async function projectForReport(db: Db, orgId: string, projectId: string)
       organization: { name: organizations.name, logoUrl: organizations.logoUrl },
     })
     .from(projects)
-    .innerJoin(programs, eq(programs.id, projects.programId))
+    .innerJoin(programs, and(eq(programs.orgId, projects.orgId), eq(programs.id, projects.programId)))
     .innerJoin(organizations, eq(organizations.id, projects.orgId))
     .where(and(eq(projects.orgId, orgId), eq(projects.id, projectId)));
   return row;
@@ -119,7 +124,13 @@ export async function valuesSubmittedIn(db: Db, orgId: string, projectId: string
   const rows = await db
     .select({ ...valueColumns, period: { ...periodColumns } })
     .from(indicatorReports)
-    .innerJoin(reportingPeriods, eq(reportingPeriods.id, indicatorReports.reportingPeriodId))
+    .innerJoin(
+      reportingPeriods,
+      and(
+        eq(reportingPeriods.orgId, indicatorReports.orgId),
+        eq(reportingPeriods.id, indicatorReports.reportingPeriodId),
+      ),
+    )
     .where(
       and(
         eq(indicatorReports.orgId, orgId),
@@ -152,8 +163,14 @@ export function linkedIndicators(db: Db, orgId: string, projectId: string) {
       resultNodeTitle: resultNodes.title,
     })
     .from(projectIndicators)
-    .innerJoin(indicators, eq(indicators.id, projectIndicators.indicatorId))
-    .leftJoin(resultNodes, eq(resultNodes.id, indicators.resultNodeId))
+    .innerJoin(
+      indicators,
+      and(eq(indicators.orgId, projectIndicators.orgId), eq(indicators.id, projectIndicators.indicatorId)),
+    )
+    .leftJoin(
+      resultNodes,
+      and(eq(resultNodes.orgId, indicators.orgId), eq(resultNodes.id, indicators.resultNodeId)),
+    )
     .where(and(eq(projectIndicators.orgId, orgId), eq(projectIndicators.projectId, projectId)));
 }
 
@@ -192,7 +209,12 @@ export function activitiesIn(db: Db, orgId: string, projectId: string, range: Ra
       attended: sql<number>`count(*) FILTER (WHERE ${activityParticipants.attended})`.as('attended'),
     })
     .from(activityParticipants)
-    .where(sql`${activityParticipants.activityId} = ANY(ARRAY(SELECT ${chosen.id} FROM ${chosen}))`)
+    .where(
+      and(
+        eq(activityParticipants.orgId, orgId),
+        sql`${activityParticipants.activityId} = ANY(ARRAY(SELECT ${chosen.id} FROM ${chosen}))`,
+      ),
+    )
     .groupBy(activityParticipants.activityId)
     .as('counts');
   return db

@@ -1,5 +1,5 @@
 import { aggregate, percentOf, type AggregationMethod, type ProgressStatus } from '../../lib/scoring.js';
-import { ProgressCalculator, type CountedReport, type ScoredIndicator } from '../indicators/progress.js';
+import { ProgressCalculator, type CountedReport, type ScoredIndicator } from '../progress/progress.js';
 
 /**
  * Turns what assembly.repo.ts read into the sections of a donor report (SPEC.md "Assembly rules",

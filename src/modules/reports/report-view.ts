@@ -1,10 +1,12 @@
+import type { Config } from '../../config.js';
 import type { ReportRow } from './reports.repo.js';
+import { shareUrl } from './share-links.js';
 
 /** Where a report's attachments are downloaded: by members, or through the share link it was read by. */
 export type AttachmentLinks = { orgId: string } | { shareToken: string };
 
 /** The full report of DECISIONS.md section 11 from its row: identity, sharing, snapshot and narratives. */
-export function reportView(row: ReportRow, appUrl: string, links: AttachmentLinks) {
+export function reportView(row: ReportRow, config: Pick<Config, 'appUrl'>, links: AttachmentLinks) {
   const { periodIds, project, cover, indicators, activities, budget, attachments } = row.content;
   const download = (id: string) =>
     'orgId' in links
@@ -21,7 +23,7 @@ export function reportView(row: ReportRow, appUrl: string, links: AttachmentLink
     periodIds,
     status: row.status,
     shareToken: row.shareToken,
-    shareUrl: row.shareToken ? `${appUrl}/r/${row.shareToken}` : null,
+    shareUrl: shareUrl(config, row.shareToken),
     shareExpiresAt: row.shareExpiresAt,
     publishedAt: row.publishedAt,
     createdAt: row.createdAt,

@@ -1,11 +1,12 @@
-import { and, count, desc, eq, getTableColumns, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, getTableColumns } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { projects } from '../projects/projects.tables.js';
+import { visibleTo, type ProjectVisibility } from '../projects/visibility.js';
 import { reports } from './reports.tables.js';
 
 export type ReportRow = typeof reports.$inferSelect;
-export type NewReport = Omit<typeof reports.$inferInsert, 'id' | 'createdAt' | 'updatedAt'>;
+export type NewReport = Omit<typeof reports.$inferInsert, 'id' | 'orgId' | 'createdAt' | 'updatedAt'>;
 export type ReportChanges = Partial<
   Omit<ReportRow, 'id' | 'orgId' | 'projectId' | 'createdAt' | 'updatedAt'>
 >;
@@ -28,19 +29,47 @@ const listColumns = {
   updatedAt: reports.updatedAt,
 };
 
-export async function countReports(db: Db, where: SQL | undefined): Promise<number> {
-  const [row] = await db.select({ total: count() }).from(reports).where(where);
+/** Which reports a list shows, besides the projects' visibility. */
+export interface ReportFilter {
+  projectId?: string;
+  status?: ReportRow['status'];
+}
+
+const filtered = (orgId: string, filter: ReportFilter, visibility: ProjectVisibility) =>
+  and(
+    eq(reports.orgId, orgId),
+    filter.projectId ? eq(reports.projectId, filter.projectId) : undefined,
+    filter.status ? eq(reports.status, filter.status) : undefined,
+    visibleTo(orgId, visibility, reports.projectId),
+  );
+
+export async function countReports(
+  db: Db,
+  orgId: string,
+  filter: ReportFilter,
+  visibility: ProjectVisibility,
+): Promise<number> {
+  const [row] = await db
+    .select({ total: count() })
+    .from(reports)
+    .where(filtered(orgId, filter, visibility));
   return row?.total ?? 0;
 }
 
 /** Newest first, ties by id. */
-export function listReports(db: Db, where: SQL | undefined, window: Window) {
+export function listReports(
+  db: Db,
+  orgId: string,
+  filter: ReportFilter,
+  visibility: ProjectVisibility,
+  window: Window,
+) {
   return inWindow(
     db
       .select(listColumns)
       .from(reports)
-      .innerJoin(projects, eq(projects.id, reports.projectId))
-      .where(where)
+      .innerJoin(projects, and(eq(projects.orgId, reports.orgId), eq(projects.id, reports.projectId)))
+      .where(filtered(orgId, filter, visibility))
       .orderBy(desc(reports.createdAt), desc(reports.id))
       .$dynamic(),
     window,
@@ -76,8 +105,11 @@ const { content: _content, ...allButContent } = getTableColumns(reports);
  * The new row, its content the one given: sending a snapshot of a megabyte back from the database and
  * parsing it again only cost time (jsonb may order an object's keys differently; nothing else changes).
  */
-export async function insertReport(db: Db, values: NewReport): Promise<ReportRow> {
-  const [row] = await db.insert(reports).values(values).returning(allButContent);
+export async function insertReport(db: Db, orgId: string, values: NewReport): Promise<ReportRow> {
+  const [row] = await db
+    .insert(reports)
+    .values({ ...values, orgId })
+    .returning(allButContent);
   return { ...row!, content: values.content };
 }
 

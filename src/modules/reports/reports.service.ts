@@ -1,12 +1,12 @@
-import { and, eq, type SQL } from 'drizzle-orm';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { badRequest, conflict, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate } from '../../http/pagination.js';
 import { dateOrderProblem } from '../../lib/dates.js';
-import { actorName, recordFeedEvent } from '../feed/feed.service.js';
-import { ensureProjectAccess, projectScope, requireProject } from '../projects/project-scope.js';
+import { recordFeedEventBy } from '../feed/feed.service.js';
+import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
+import { visibilityOf } from '../projects/visibility.js';
 import {
   assemble,
   EMPTY_NARRATIVES,
@@ -40,8 +40,8 @@ import type {
   ReportQueryInput,
   UpdateReportInput,
 } from './reports.schemas.js';
-import { reports } from './reports.tables.js';
 import { reportView } from './report-view.js';
+import { shareUrl } from './share-links.js';
 
 export const REPORT_PUBLISHED = 'Report is published: move it back to draft to change it';
 
@@ -149,24 +149,19 @@ export class ReportService {
   ) {}
 
   private view(row: ReportRow) {
-    return reportView(row, this.config.appUrl, { orgId: row.orgId });
+    return reportView(row, this.config, { orgId: row.orgId });
   }
 
   async list(member: Member, query: ReportQueryInput) {
     if (query.projectId) await requireProject(this.db, member, query.projectId);
-    const where: SQL | undefined = and(
-      eq(reports.orgId, member.orgId),
-      query.projectId ? eq(reports.projectId, query.projectId) : undefined,
-      query.status ? eq(reports.status, query.status as ReportRow['status']) : undefined,
-      projectScope(member, reports.projectId),
-    );
-    const shareUrl = (token: string | null) => (token ? `${this.config.appUrl}/r/${token}` : null);
+    const filter = { projectId: query.projectId, status: query.status as ReportRow['status'] | undefined };
+    const visibility = visibilityOf(member);
     return paginate(query, {
-      count: () => countReports(this.db, where),
+      count: () => countReports(this.db, member.orgId, filter, visibility),
       list: async (window) =>
-        (await listReports(this.db, where, window)).map((row) => ({
+        (await listReports(this.db, member.orgId, filter, visibility, window)).map((row) => ({
           ...row,
-          shareUrl: shareUrl(row.shareToken),
+          shareUrl: shareUrl(this.config, row.shareToken),
         })),
     });
   }
@@ -205,8 +200,7 @@ export class ReportService {
   ) {
     const { range, content } = await assembleFor(this.db, member.orgId, projectId, selection);
     try {
-      const row = await insertReport(this.db, {
-        orgId: member.orgId,
+      const row = await insertReport(this.db, member.orgId, {
         projectId,
         title: title.trim(),
         reportType: reportType as ReportRow['reportType'],
@@ -259,15 +253,12 @@ export class ReportService {
       if (Object.keys(changes).length === 0) return report;
       const updated = await updateReport(tx, member.orgId, id, changes);
       if (publishing) {
-        const actor = await actorName(tx, member.userId);
-        await recordFeedEvent(tx, {
-          orgId: member.orgId,
+        await recordFeedEventBy(tx, member, (actor) => ({
           type: 'report.published',
-          actorId: member.userId,
           projectId: updated.projectId,
           subject: { type: 'report', id: updated.id, label: updated.title },
           summary: `${actor} published the report ${updated.title} of ${updated.content.project.name}`,
-        });
+        }));
       }
       return updated;
     });

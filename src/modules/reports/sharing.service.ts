@@ -3,13 +3,12 @@ import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
-import { hashToken } from '../../lib/ids.js';
+import { hashToken, UUID_PATTERN } from '../../lib/ids.js';
 import { findAttachment } from '../files/files.repo.js';
 import { StoredFileMissing, type FileStorage } from '../../storage/file-storage.js';
 import { findReportByShareHash, lockReport, updateReport, type ReportRow } from './reports.repo.js';
 import { reportView } from './report-view.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { shareUrl } from './share-links.js';
 
 const isActive = (row: ReportRow, now: Date) =>
   row.shareToken !== null && (row.shareExpiresAt === null || row.shareExpiresAt > now);
@@ -34,7 +33,7 @@ export class SharingService {
   private link(row: ReportRow) {
     return {
       shareToken: row.shareToken!,
-      shareUrl: `${this.config.appUrl}/r/${row.shareToken}`,
+      shareUrl: shareUrl(this.config, row.shareToken!),
       shareExpiresAt: row.shareExpiresAt,
     };
   }
@@ -78,7 +77,7 @@ export class SharingService {
   /** The report behind a valid link; unknown, revoked or expired tokens all answer 404. */
   private async shared(token: string): Promise<ReportRow> {
     // Not a token we hand out: no need to ask the database.
-    if (!UUID.test(token)) throw notFound('Report');
+    if (!UUID_PATTERN.test(token)) throw notFound('Report');
     const row = await findReportByShareHash(this.db, hashToken(token.toLowerCase()));
     if (!row || !isActive(row, new Date())) throw notFound('Report');
     return row;
@@ -86,7 +85,7 @@ export class SharingService {
 
   async publicReport(token: string) {
     const row = await this.shared(token);
-    return reportView(row, this.config.appUrl, { shareToken: row.shareToken! });
+    return reportView(row, this.config, { shareToken: row.shareToken! });
   }
 
   /** An attachment listed in the shared report that still exists. */

@@ -1,20 +1,10 @@
 import { and, asc, eq, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { programs } from '../programs/programs.tables.js';
 import type { ResultLevel } from './results.schemas.js';
 import { resultNodes } from './results.tables.js';
 
 /** First key of the two-key advisory lock; the second is the program. Any fixed number would do. */
 const TREE_LOCK = 7_340_111;
-
-export async function programExists(db: Db, orgId: string, programId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: programs.id })
-    .from(programs)
-    .where(and(eq(programs.orgId, orgId), eq(programs.id, programId)))
-    .limit(1);
-  return row !== undefined;
-}
 
 /**
  * Serializes the writes to one program's tree until the transaction ends, so that two requests never

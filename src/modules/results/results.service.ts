@@ -9,10 +9,10 @@ import {
   listChildren,
   listProgramNodes,
   lockProgramTree,
-  programExists,
   renumber,
   updateNode,
 } from './results.repo.js';
+import { programExists } from '../programs/programs.repo.js';
 import type {
   CreateResultNodeInput,
   ReorderInput,

@@ -1,10 +1,8 @@
 import type { Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import type { ProgressStatus } from '../../lib/scoring.js';
-import { projectScope } from '../projects/project-scope.js';
-import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
-import { projectIndicators } from './indicators.tables.js';
-import type { IndicatorFilter } from './indicators.repo.js';
+import { visibilityOf } from '../projects/visibility.js';
+import type { IndicatorFilter } from '../indicators/indicators.repo.js';
 import { countedSummaries, linksToScore, orgIndicators } from './progress.repo.js';
 import { ProgressCalculator } from './progress.js';
 
@@ -14,21 +12,13 @@ import { ProgressCalculator } from './progress.js';
  * Each link also names the project's program, for the dashboard; `entryOf` makes the API's entry.
  */
 export async function scoreLinks(db: Db, member: Member, filter: IndicatorFilter) {
+  const visibility = visibilityOf(member);
   const [links, [orgWide, summaries]] = await Promise.all([
-    linksToScore(db, member.orgId, filter, projectScope(member, projectIndicators.projectId)),
+    linksToScore(db, member.orgId, filter, visibility),
     // The summaries read only the latest values their indicators' methods use.
     orgIndicators(db, member.orgId).then(
       async (orgWide) =>
-        [
-          orgWide,
-          await countedSummaries(
-            db,
-            member.orgId,
-            orgWide,
-            filter.projectId,
-            projectScope(member, indicatorReports.projectId),
-          ),
-        ] as const,
+        [orgWide, await countedSummaries(db, member.orgId, orgWide, filter.projectId, visibility)] as const,
     ),
   ]);
   const calculator = new ProgressCalculator(orgWide, summaries);

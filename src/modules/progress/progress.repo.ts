@@ -1,8 +1,14 @@
+/**
+ * A read model (README, "Module order"): progress scores indicators from their submitted and approved
+ * indicator reports, reading both modules' tables in set-based queries; it writes no table.
+ */
 import { eq, sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Db } from '../../db/client.js';
 import { pgErrorCode } from '../../http/errors.js';
-import type { IndicatorFilter } from './indicators.repo.js';
-import { indicators } from './indicators.tables.js';
+import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
+import type { IndicatorFilter } from '../indicators/indicators.repo.js';
+import { indicators, projectIndicators } from '../indicators/indicators.tables.js';
+import { visibleTo, type ProjectVisibility } from '../projects/visibility.js';
 import type { CountedSummary, ScoredIndicator } from './progress.js';
 
 export interface LinkToScore {
@@ -14,21 +20,23 @@ export interface LinkToScore {
 }
 
 /**
- * Project-indicator links with their project's name and program; `scope` limits the projects. The
- * indicators themselves are read once (orgIndicators), not once per link. Plain SQL, as countedSummaries.
+ * Project-indicator links with their project's name and program, of the projects within `visibility`.
+ * The indicators themselves are read once (orgIndicators), not once per link. Plain SQL, as
+ * countedSummaries.
  */
 export async function linksToScore(
   db: Db,
   orgId: string,
   filter: IndicatorFilter,
-  scope: SQL | undefined,
+  visibility: ProjectVisibility,
 ): Promise<LinkToScore[]> {
-  // Unaliased: `scope` names the project_indicators table itself.
+  // Unaliased: the visibility condition names the project_indicators table itself.
+  const scope = visibleTo(orgId, visibility, projectIndicators.projectId);
   const result = await db.execute(sql`
     SELECT project_indicators.target, project_indicators.indicator_id AS "indicatorId",
       projects.program_id AS "programId", projects.id AS "projectId", projects.name AS "projectName"
     FROM project_indicators
-    JOIN projects ON projects.id = project_indicators.project_id
+    JOIN projects ON projects.org_id = project_indicators.org_id AND projects.id = project_indicators.project_id
     WHERE project_indicators.org_id = ${orgId}
       ${filter.projectId ? sql`AND project_indicators.project_id = ${filter.projectId}` : sql``}
       ${
@@ -55,7 +63,7 @@ const latestOf = (column: SQL, needed: SQL) =>
   sql`(max(ARRAY[reporting_periods.start_date - DATE '2000-01-01', ${column}]) FILTER (WHERE ${column} IS NOT NULL AND ${needed}))[2]`;
 
 /**
- * The submitted and approved values of the organization's projects (one, those of `scope`, or all),
+ * The submitted and approved values of the organization's projects (one, those within `visibility`),
  * summarized per project and indicator by the database (scoring.ts PeriodSummary): the org view reads one
  * row per pair instead of one per period (GET dashboard-summary on 100,000 reports: 440 -> 190 ms).
  * `latest` is read only for indicators aggregated by it and `latestTarget` only for those not summed (the
@@ -69,7 +77,7 @@ export async function countedSummaries(
   orgId: string,
   orgWide: ScoredIndicator[],
   projectId: string | undefined,
-  scope: SQL | undefined,
+  visibility: ProjectVisibility,
 ): Promise<CountedSummary[]> {
   // By id rather than by joining the indicators: the join cost a tenth of the query.
   const ofIndicators = (ids: string[]) =>
@@ -84,7 +92,8 @@ export async function countedSummaries(
   const targetedIds = orgWide.filter((i) => !i.isFormula && method(i) !== 'sum').map((i) => i.id);
   const value = sql`indicator_reports.value`;
   const target = sql`indicator_reports.target`;
-  // Unaliased: `scope` names the indicator_reports table itself.
+  // Unaliased: the visibility condition names the indicator_reports table itself.
+  const scope = visibleTo(orgId, visibility, indicatorReports.projectId);
   const read = (sum: typeof floatSum) =>
     db.execute(sql`
       SELECT indicator_reports.project_id AS "projectId", indicator_reports.indicator_id AS "indicatorId",
@@ -93,7 +102,8 @@ export async function countedSummaries(
         count(${target})::int AS "targetCount", ${sum(target)} AS "targetSum",
         ${sum(sql`abs(${target})`)} AS "targetAbsSum", ${latestOf(target, ofIndicators(targetedIds))} AS "latestTarget"
       FROM indicator_reports
-      JOIN reporting_periods ON reporting_periods.id = indicator_reports.reporting_period_id
+      JOIN reporting_periods ON reporting_periods.org_id = indicator_reports.org_id
+        AND reporting_periods.id = indicator_reports.reporting_period_id
       WHERE indicator_reports.org_id = ${orgId} AND indicator_reports.status IN ('submitted', 'approved')
         ${projectId ? sql`AND indicator_reports.project_id = ${projectId}` : sql``}
         ${scope ? sql`AND ${scope}` : sql``}

@@ -1,0 +1,125 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { ICruiseResult } from 'dependency-cruiser';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/**
+ * The module order of .dependency-cruiser.cjs (README, "Module order") is only worth something if its
+ * rules fail on what they forbid: these tests cruise small source trees written here, with the real
+ * configuration, and expect exactly the violations each tree holds.
+ */
+const run = promisify(execFile);
+const roots: string[] = [];
+
+afterAll(async () => {
+  await Promise.all(roots.map((root) => rm(root, { recursive: true, force: true })));
+});
+
+const FIXTURE_TSCONFIG = {
+  compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true },
+};
+const projectRoot = path.resolve(import.meta.dirname, '..');
+const depcruise = path.join(projectRoot, 'node_modules', '.bin', 'depcruise');
+
+/** Cruises `src` under `root` as `npm run lint` does: the same command, the real configuration. */
+async function cruiseSrc(root: string): Promise<ICruiseResult> {
+  const config = path.join(projectRoot, '.dependency-cruiser.cjs');
+  const { stdout } = await run(depcruise, ['src', '--config', config, '--output-type', 'json'], {
+    cwd: root,
+    maxBuffer: 64 * 1024 * 1024,
+  }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
+  return JSON.parse(stdout) as ICruiseResult;
+}
+
+/** Writes `files` (path under the root -> source) and cruises `src` there. */
+async function violationsOf(files: Record<string, string>): Promise<string[]> {
+  const root = await mkdtemp(path.join(tmpdir(), 'module-graph-'));
+  roots.push(root);
+  for (const [file, source] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(root, file)), { recursive: true });
+    await writeFile(path.join(root, file), source);
+  }
+  await writeFile(path.join(root, 'tsconfig.json'), JSON.stringify(FIXTURE_TSCONFIG));
+  const result = await cruiseSrc(root);
+  return result.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort();
+}
+
+describe('the module graph rules', () => {
+  it('pass on imports that go down the order', async () => {
+    expect(
+      await violationsOf({
+        'src/lib/dates.ts': 'export const day = 1;\n',
+        'src/http/errors.ts': "import { day } from '../lib/dates.js';\nexport const e = day;\n",
+        'src/modules/orgs/orgs.repo.ts': "import { e } from '../../http/errors.js';\nexport const o = e;\n",
+        'src/modules/projects/projects.repo.ts':
+          "import { o } from '../orgs/orgs.repo.js';\nexport const p = o;\n",
+        'src/app.ts': "import { p } from './modules/projects/projects.repo.js';\nexport const a = p;\n",
+      }),
+    ).toEqual([]);
+  });
+
+  it('fail on an import cycle between two modules', async () => {
+    const found = await violationsOf({
+      'src/modules/forms/forms.service.ts':
+        "import { p } from '../periods/periods.service.js';\nexport const f = p;\n",
+      'src/modules/periods/periods.service.ts':
+        "import { f } from '../forms/forms.service.js';\nexport const p = f;\n",
+    });
+    expect(found).toContain(
+      'no-cycles: src/modules/forms/forms.service.ts -> src/modules/periods/periods.service.ts',
+    );
+    // The half of the cycle that points up the order is also an upward import.
+    expect(found).toContain(
+      'layer-7-imports-upward: src/modules/periods/periods.service.ts -> src/modules/forms/forms.service.ts',
+    );
+  });
+
+  it('fail on a type-only cycle inside one module', async () => {
+    expect(
+      await violationsOf({
+        'src/modules/orgs/a.ts': "import type { B } from './b.js';\nexport type A = { b?: B };\n",
+        'src/modules/orgs/b.ts': "import type { A } from './a.js';\nexport type B = { a?: A };\n",
+      }),
+    ).toEqual(['no-cycles: src/modules/orgs/a.ts -> src/modules/orgs/b.ts']);
+  });
+
+  it('fail on an owner importing a module above it, and on a module of its own layer', async () => {
+    expect(
+      await violationsOf({
+        'src/modules/indicator-reports/indicator-reports.repo.ts': 'export const r = 1;\n',
+        'src/modules/periods/periods.service.ts':
+          "import { r } from '../indicator-reports/indicator-reports.repo.js';\nexport const p = r;\n",
+        'src/modules/indicators/indicators.service.ts':
+          "import { p } from '../periods/periods.service.js';\nexport const i = p;\n",
+      }),
+    ).toEqual([
+      'layer-7-imports-upward: src/modules/indicators/indicators.service.ts -> src/modules/periods/periods.service.ts',
+      'layer-7-imports-upward: src/modules/periods/periods.service.ts -> src/modules/indicator-reports/indicator-reports.repo.ts',
+    ]);
+  });
+
+  it('fail on infrastructure importing a module, lib importing ours, and an unknown module', async () => {
+    expect(
+      await violationsOf({
+        'src/modules/auth/auth.repo.ts': 'export const u = 1;\n',
+        'src/http/access.ts': "import { u } from '../modules/auth/auth.repo.js';\nexport const a = u;\n",
+        'src/db/client.ts': 'export const d = 1;\n',
+        'src/lib/text.ts': "import { d } from '../db/client.js';\nexport const t = d;\n",
+        'src/modules/gadgets/gadgets.repo.ts':
+          "import { d } from '../../db/client.js';\nexport const g = d;\n",
+      }),
+    ).toEqual([
+      'infrastructure-imports-no-module: src/http/access.ts -> src/modules/auth/auth.repo.ts',
+      'lib-imports-nothing-of-ours: src/lib/text.ts -> src/db/client.ts',
+      'modules-are-known: src/modules/gadgets/gadgets.repo.ts -> src/db/client.ts',
+    ]);
+  });
+
+  it('pass on the service itself (what `npm run lint` checks)', async () => {
+    const result = await cruiseSrc(projectRoot);
+    expect(result.summary.violations).toEqual([]);
+  });
+});
