@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -44,6 +45,17 @@ function residentBytes(pid: number): number {
  * deployed. Other entries (the floor) run through `node --import tsx`. Either way the pid is the
  * server's own.
  */
+let built: Promise<unknown> | undefined;
+
+/**
+ * Builds dist/ once per process before the first compiled start, so servers started together never
+ * each rebuild (and swap dist/ under one another's imports).
+ */
+function buildOnce(): Promise<unknown> {
+  built ??= promisify(execFile)(process.execPath, [path.join(root, 'scripts/build.mjs')]);
+  return built;
+}
+
 export async function startServer(
   name: string,
   entry: string,
@@ -52,6 +64,7 @@ export async function startServer(
 ): Promise<Server> {
   const port = await freePort();
   const compiled = path.resolve(entry) === path.resolve(root, 'src/server.ts');
+  if (compiled) await buildOnce();
   const args = compiled
     ? ['--enable-source-maps', path.join(root, 'scripts/start.mjs'), 'server']
     : ['--import', 'tsx', entry];

@@ -35,7 +35,7 @@ import { projectRoutes } from './modules/projects/projects.routes.js';
 import { resultNodeRoutes } from './modules/results/results.routes.js';
 import { indicatorReportRoutes } from './modules/indicator-reports/indicator-reports.routes.js';
 import { indicatorRoutes } from './modules/indicators/indicators.routes.js';
-import { indicatorReportUse } from './modules/indicator-reports/indicator-use.js';
+import { indicatorReportUse, reportsInPeriod } from './modules/indicator-reports/indicator-use.js';
 import { indicatorsInBand } from './modules/progress/progress.service.js';
 import { projectIndicatorRoutes } from './modules/indicators/project-indicators.routes.js';
 import { feedRoutes } from './modules/feed/feed.routes.js';
@@ -54,7 +54,7 @@ import { organizationRoutes } from './modules/orgs/orgs.routes.js';
 import { projectMemberRoutes } from './modules/projects/project-members.routes.js';
 import { programProjects } from './modules/projects/program-projects.js';
 import { storageKeysUnder } from './modules/files/files.repo.js';
-import { submissionFileKeys } from './modules/forms/submissions.repo.js';
+import { submissionFileKeys, submissionsInPeriod } from './modules/forms/submissions.repo.js';
 import { pageConstraint } from './modules/pages/page-requests.js';
 import { pageRoutes } from './modules/pages/pages.routes.js';
 
@@ -212,7 +212,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     projectRoutes,
     projectMemberRoutes,
     resultNodeRoutes,
-    reportingPeriodRoutes,
+    // Periods sit below the modules that hold submissions in them, which answer for them.
+    withOptions(reportingPeriodRoutes, { submissionsIn: [reportsInPeriod, submissionsInPeriod] }),
     // Indicators sit below their reports and progress, which answer for them.
     withOptions(indicatorRoutes, {
       dependents: { ...indicatorReportUse, inBand: indicatorsInBand },

@@ -23,7 +23,14 @@ import {
   TIMESTAMP,
 } from '../../../test/helpers/http.js';
 import { conflictBody } from '../../../test/helpers/indicator-scenes.js';
-import { indicatorUrl, linksUrl, postIndicator, reportsUrl } from '../../../test/helpers/indicators.js';
+import {
+  indicatorUrl,
+  linkIndicator,
+  linksUrl,
+  postIndicator,
+  postReport,
+  reportsUrl,
+} from '../../../test/helpers/indicators.js';
 import { createPeriod } from '../../../test/helpers/periods.js';
 import { formSubmissions } from './forms.tables.js';
 
@@ -319,6 +326,61 @@ describe('what a form keeps from being deleted elsewhere', () => {
     expect((await call(t.app, 'DELETE', formUrl(team.org.id, form.id), { as: team.admin })).status).toBe(204);
     expect((await deletePeriod(q1.id)).status).toBe(204);
     expect((await deletePeriod(q2.id)).status).toBe(204);
+  });
+
+  it('says "has submissions" for a period that holds them and is used by a form, whatever key refuses first', async () => {
+    const { project, period, indicator } = await formTargets(t.app, t.database.db, team.officer, team.org.id);
+    const form = await publishedForm(t.app, team.officer, team.org.id, {
+      projectId: project.id,
+      indicatorId: indicator.id,
+      reportingPeriodId: period.id,
+    });
+    expect((await submit(form.publicToken)).status).toBe(201);
+    expectError(await deletePeriod(period.id), conflictBody('Reporting period has submissions'));
+  });
+
+  it('says "has indicator reports" for an indicator with a form in one project and a report in another', async () => {
+    // Deleting the indicator cascades to its project links; the first link the database checks used
+    // to decide the message (the form's here), not the contract's order (reports first).
+    const { project, period, indicator } = await formTargets(t.app, t.database.db, team.officer, team.org.id);
+    await postForm(t.app, team.officer, team.org.id, {
+      projectId: project.id,
+      indicatorId: indicator.id,
+      reportingPeriodId: period.id,
+    });
+    const other = await createProject(t.database.db, team.org.id);
+    const otherPeriod = await createPeriod(t.database.db, team.org.id, other.id);
+    await linkIndicator(t.app, team.officer, team.org.id, other.id, indicator.id);
+    await postReport(t.app, team.officer, team.org.id, other.id, {
+      indicatorId: indicator.id,
+      reportingPeriodId: otherPeriod.id,
+      value: 1,
+    });
+    expectError(
+      await call(t.app, 'DELETE', indicatorUrl(team.org.id, indicator.id), { as: team.admin }),
+      conflictBody('Indicator has indicator reports'),
+    );
+  });
+
+  it('says "has indicator reports" for an indicator with reports that a formula also uses', async () => {
+    const project = await createProject(t.database.db, team.org.id);
+    const period = await createPeriod(t.database.db, team.org.id, project.id);
+    const input = await postIndicator(t.app, team.officer, team.org.id);
+    await linkIndicator(t.app, team.officer, team.org.id, project.id, input.id);
+    await postReport(t.app, team.officer, team.org.id, project.id, {
+      indicatorId: input.id,
+      reportingPeriodId: period.id,
+      value: 1,
+    });
+    await postIndicator(t.app, team.officer, team.org.id, {
+      isFormula: true,
+      formula: `${input.code} * 2`,
+      aggregationMethod: undefined,
+    });
+    expectError(
+      await call(t.app, 'DELETE', indicatorUrl(team.org.id, input.id), { as: team.admin }),
+      conflictBody('Indicator has indicator reports'),
+    );
   });
 
   it('refuses to unlink the indicator from the project while a form of it counts there (409)', async () => {

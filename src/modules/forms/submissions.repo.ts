@@ -135,3 +135,17 @@ export async function submissionFileKeys(
     .where(and(eq(formSubmissionFiles.orgId, orgId), scope));
   return rows.map((row) => row.key);
 }
+
+/** Whether a submission counted into the period exists (the periods module asks before a delete). */
+export async function submissionsInPeriod(
+  db: Db,
+  orgId: string,
+  reportingPeriodId: string,
+): Promise<boolean> {
+  const [row] = await db
+    .select({ id: formSubmissions.id })
+    .from(formSubmissions)
+    .where(and(eq(formSubmissions.orgId, orgId), eq(formSubmissions.reportingPeriodId, reportingPeriodId)))
+    .limit(1);
+  return row !== undefined;
+}

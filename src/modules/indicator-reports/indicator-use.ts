@@ -1,4 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
 import type { IndicatorDependents } from '../indicators/indicator-dependents.js';
 import { indicatorReports } from './indicator-reports.tables.js';
 
@@ -32,3 +33,13 @@ export const indicatorReportUse: Pick<IndicatorDependents, 'hasReports' | 'holdC
     return row !== undefined;
   },
 };
+
+/** Whether the period holds an indicator report (the periods module asks before a delete). */
+export async function reportsInPeriod(db: Db, orgId: string, reportingPeriodId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: indicatorReports.id })
+    .from(indicatorReports)
+    .where(and(eq(indicatorReports.orgId, orgId), eq(indicatorReports.reportingPeriodId, reportingPeriodId)))
+    .limit(1);
+  return row !== undefined;
+}

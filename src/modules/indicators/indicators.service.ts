@@ -176,6 +176,9 @@ export class IndicatorService {
     await transaction(this.db, async (tx) => {
       await lockIndicatorsOf(tx, member.orgId);
       if (!(await findIndicator(tx, member.orgId, id))) throw notFound('Indicator');
+      // Reports first, as the contract's message has always said; forms then refuse by foreign key.
+      if (await this.dependents.hasReports(tx, member.orgId, id))
+        throw conflict('Indicator has indicator reports');
       const users = await formulasUsing(tx, member.orgId, id);
       if (users.length > 0) {
         throw conflict(`Indicator is used in the formula of ${users.map((u) => u.code).join(', ')}`);

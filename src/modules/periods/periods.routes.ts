@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
+import type { SubmissionsInPeriod } from './period-dependents.js';
 import { ALL_ROLES, MANAGERS, memberOf } from '../../http/access.js';
 import { errorResponse } from '../../http/errors.js';
 import { Collection, PageQuery } from '../../http/pagination.js';
@@ -10,8 +11,10 @@ import { ReportingPeriodService } from './periods.service.js';
 
 const tags = ['Reporting periods'];
 
-export const reportingPeriodRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
-  const periods = new ReportingPeriodService(ctx.db);
+export const reportingPeriodRoutes: FastifyPluginAsyncTypebox<
+  AppContext & { submissionsIn: readonly SubmissionsInPeriod[] }
+> = async (app, ctx) => {
+  const periods = new ReportingPeriodService(ctx.db, ctx.submissionsIn);
 
   app.get(
     '/orgs/:orgId/projects/:projectId/reporting-periods',

@@ -2,6 +2,7 @@ import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { dateOrderProblem } from '../../lib/dates.js';
 import { badRequest, conflict, forbidden, notFound, refusedDelete } from '../../http/errors.js';
+import type { SubmissionsInPeriod } from './period-dependents.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { recordFeedEventBy } from '../feed/feed.service.js';
 import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
@@ -38,7 +39,10 @@ export interface PeriodUpdate {
 
 /** Reporting periods of a project: never overlapping, lockable (DECISIONS.md sections 5 and 9). */
 export class ReportingPeriodService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly submissionsIn: readonly SubmissionsInPeriod[],
+  ) {}
 
   async list(member: Member, projectId: string, query: PageRequest) {
     await requireProject(this.db, member, projectId);
@@ -121,7 +125,11 @@ export class ReportingPeriodService {
       if (!period) throw notFound('Reporting period');
       if (period.isLocked) throw conflict(PERIOD_LOCKED);
       // SPEC.md: a period with submissions (indicator reports, counted form submissions) or used by a
-      // form cannot be deleted: their foreign keys refuse, and src/http/errors.ts says why.
+      // form cannot be deleted: their foreign keys refuse, and src/http/errors.ts says why. Reports and
+      // counted submissions share-lock the period as they are written, so the answer below holds.
+      for (const holds of this.submissionsIn) {
+        if (await holds(tx, member.orgId, id)) throw conflict('Reporting period has submissions');
+      }
       await deletePeriod(tx, member.orgId, id);
     }).catch(refusedDelete('Reporting period'));
   }
