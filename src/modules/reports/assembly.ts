@@ -1,17 +1,23 @@
-import { aggregate, percentOf, type AggregationMethod, type ProgressStatus } from '../../lib/scoring.js';
+import { aggregate, percentOf, type AggregationMethod } from '../../lib/scoring.js';
 import { ProgressCalculator, type CountedReport, type ScoredIndicator } from '../progress/progress.js';
+import type {
+  ActivityEntry,
+  AttachmentEntry,
+  BudgetLineEntry,
+  Cover,
+  IndicatorEntry,
+  Narratives,
+  ReportContent,
+  ReportProject,
+} from './report-snapshot.js';
+
+export type { Narratives, ReportContent } from './report-snapshot.js';
 
 /**
  * Turns what assembly.repo.ts read into the sections of a donor report (SPEC.md "Assembly rules",
  * DECISIONS.md section 11). Pure: the numbers come from the shared scoring functions, so a report, the
  * dashboard and `GET /indicators?status=` agree.
  */
-
-export interface Narratives {
-  executiveSummary: string;
-  challengesLessons: string;
-  recommendations: string;
-}
 
 export const EMPTY_NARRATIVES: Narratives = {
   executiveSummary: '',
@@ -41,94 +47,6 @@ export interface IncludedValue {
   target: number | null;
   narrative: string | null;
   disaggregatedValues: Record<string, number>;
-}
-
-export interface IndicatorEntry {
-  indicatorId: string;
-  indicatorName: string;
-  code: string;
-  unit: string;
-  aggregationMethod: AggregationMethod | null;
-  value: number | null;
-  target: number | null;
-  baseline: number | null;
-  progressPct: number | null;
-  status: ProgressStatus;
-  narrative: string;
-  disaggregatedValues: Record<string, number>;
-  resultNode: { id: string; level: string; title: string } | null;
-  periods: { periodId: string; label: string; value: number | null; target: number | null }[];
-}
-
-export interface ActivityEntry {
-  id: string;
-  title: string;
-  status: string;
-  startDate: string;
-  endDate: string;
-  location: string | null;
-  outputId: string | null;
-  participantCount: number;
-  attendedCount: number;
-}
-
-export interface BudgetLineEntry {
-  id: string;
-  category: string;
-  description: string | null;
-  plannedAmount: number;
-  actualAmount: number;
-}
-
-export interface BudgetSummary {
-  currency: string;
-  totalPlanned: number;
-  totalActual: number;
-  burnRate: number | null;
-  lines: BudgetLineEntry[];
-}
-
-export interface AttachmentEntry {
-  id: string;
-  title: string;
-  fileName: string;
-  contentType: string;
-  size: number;
-  createdAt: string;
-}
-
-export interface ReportProject {
-  id: string;
-  name: string;
-  code: string;
-  programId: string;
-  programName: string;
-  status: string;
-  startDate: string;
-  endDate: string;
-  currency: string;
-  budget: number;
-  location: string | null;
-  lead: string | null;
-  description: string | null;
-}
-
-export interface Cover {
-  projectName: string;
-  donors: { id: string; name: string; code: string }[];
-  organization: { name: string; logoUrl: string | null };
-  period: { startDate: string; endDate: string };
-}
-
-/** The stored snapshot: everything of a report but its identity, narratives and sharing. */
-export interface ReportContent {
-  periodIds: string[];
-  project: ReportProject;
-  cover: Cover;
-  indicators: IndicatorEntry[];
-  activities: ActivityEntry[];
-  budget: BudgetSummary;
-  attachments: AttachmentEntry[];
 }
 
 export interface AssemblyInput {

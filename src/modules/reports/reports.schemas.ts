@@ -1,81 +1,23 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.js';
 import { Body, DateOnly, Nullable, Text, Timestamp, Uuid } from '../../http/schemas.js';
-import { AGGREGATION_METHODS } from '../../lib/scoring.js';
-import { ProgressStatusSchema } from '../indicators/indicators.schemas.js';
+import {
+  ActivityEntry,
+  AttachmentEntry,
+  BudgetSummary,
+  Cover,
+  IndicatorEntry,
+  Narratives,
+  ReportContent,
+  ReportProject,
+} from './report-snapshot.js';
 import { REPORT_STATUSES, REPORT_TYPES } from './reports.tables.js';
 
 const NARRATIVE_MAX_LENGTH = 50_000;
 const MAX_PERIODS = 200;
 
-const ResultNodeRef = Nullable(Type.Object({ id: Uuid(), level: Type.String(), title: Type.String() }));
-
-const IndicatorEntry = Type.Object({
-  indicatorId: Uuid(),
-  indicatorName: Type.String(),
-  code: Type.String(),
-  unit: Type.String(),
-  aggregationMethod: Nullable(Type.String({ enum: [...AGGREGATION_METHODS] })),
-  value: Nullable(Type.Number({ description: 'Aggregated over the included periods by aggregationMethod' })),
-  target: Nullable(Type.Number({ description: 'Cumulative target (DECISIONS.md section 8)' })),
-  baseline: Nullable(Type.Number()),
-  progressPct: Nullable(Type.Number()),
-  status: ProgressStatusSchema,
-  narrative: Type.String({
-    description: "The included values' narratives in period order, blank lines between",
-  }),
-  disaggregatedValues: Type.Record(Type.String(), Type.Number(), {
-    description: 'Each category aggregated over the periods by aggregationMethod; {} for formula indicators',
-  }),
-  resultNode: ResultNodeRef,
-  periods: Type.Array(
-    Type.Object({
-      periodId: Uuid(),
-      label: Type.String(),
-      value: Nullable(Type.Number()),
-      target: Nullable(Type.Number()),
-    }),
-  ),
-});
-
-const ActivityEntry = Type.Object({
-  id: Uuid(),
-  title: Type.String(),
-  status: Type.String(),
-  startDate: DateOnly(),
-  endDate: DateOnly(),
-  location: Nullable(Type.String()),
-  outputId: Nullable(Uuid()),
-  participantCount: Type.Integer(),
-  attendedCount: Type.Integer(),
-});
-
-const Budget = Type.Object({
-  currency: Type.String(),
-  totalPlanned: Type.Number(),
-  totalActual: Type.Number(),
-  burnRate: Nullable(
-    Type.Number({
-      description: 'totalActual / totalPlanned × 100, one decimal; null when nothing is planned',
-    }),
-  ),
-  lines: Type.Array(
-    Type.Object({
-      id: Uuid(),
-      category: Type.String(),
-      description: Nullable(Type.String()),
-      plannedAmount: Type.Number(),
-      actualAmount: Type.Number(),
-    }),
-  ),
-});
-
 const ReportAttachment = Type.Object({
-  id: Uuid(),
-  title: Type.String(),
-  fileName: Type.String(),
-  contentType: Type.String(),
-  size: Type.Integer(),
+  ...AttachmentEntry.properties,
   createdAt: Timestamp(),
   downloadUrl: Type.String({
     description:
@@ -86,35 +28,10 @@ const ReportAttachment = Type.Object({
 const Narrative = Type.String({ maxLength: NARRATIVE_MAX_LENGTH });
 
 const Sections = Type.Object({
-  executiveSummary: Type.String(),
-  challengesLessons: Type.String(),
-  recommendations: Type.String(),
+  ...Narratives.properties,
   indicators: Type.Array(IndicatorEntry),
   activities: Type.Array(ActivityEntry),
-  budget: Budget,
-});
-
-const ReportProject = Type.Object({
-  id: Uuid(),
-  name: Type.String(),
-  code: Type.String(),
-  programId: Uuid(),
-  programName: Type.String(),
-  status: Type.String(),
-  startDate: DateOnly(),
-  endDate: DateOnly(),
-  currency: Type.String(),
-  budget: Type.Number(),
-  location: Nullable(Type.String()),
-  lead: Nullable(Type.String()),
-  description: Nullable(Type.String()),
-});
-
-const Cover = Type.Object({
-  projectName: Type.String(),
-  donors: Type.Array(Type.Object({ id: Uuid(), name: Type.String(), code: Type.String() })),
-  organization: Type.Object({ name: Type.String(), logoUrl: Nullable(Type.String()) }),
-  period: Type.Object({ startDate: DateOnly(), endDate: DateOnly() }),
+  budget: BudgetSummary,
 });
 
 const identity = {
@@ -137,7 +54,7 @@ const identity = {
 export const Report = Type.Object(
   {
     ...identity,
-    periodIds: Type.Array(Uuid(), { description: 'The periods whose values were included, oldest first' }),
+    periodIds: ReportContent.properties.periodIds,
     project: ReportProject,
     cover: Cover,
     sections: Sections,

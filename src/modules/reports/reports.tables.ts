@@ -2,7 +2,7 @@ import { foreignKey, index, jsonb, pgEnum, pgTable, date, text, unique, uuid } f
 import { createdAt, id, timestamptz, updatedAt } from '../../db/columns.js';
 import { users } from '../auth/auth.tables.js';
 import { projects } from '../projects/projects.tables.js';
-import type { Narratives, ReportContent } from './assembly.js';
+import type { Narratives, ReportContent } from './report-snapshot.js';
 
 export const REPORT_TYPES = ['quarterly', 'annual', 'ad_hoc'] as const;
 export const reportType = pgEnum('report_type', REPORT_TYPES);

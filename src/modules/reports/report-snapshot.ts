@@ -1,0 +1,133 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { DateOnly, Nullable, Uuid } from '../../http/schemas.js';
+import { AGGREGATION_METHODS, type AggregationMethod } from '../../lib/scoring.js';
+import { ProgressStatusSchema } from '../indicators/indicators.schemas.js';
+
+/**
+ * The stored snapshot of a donor report, written once: the TypeBox schemas describe the API's answer
+ * (reports.schemas.ts builds the response from them) and the types assembly.ts fills are derived
+ * from them, so the two cannot drift apart.
+ */
+
+export const Narratives = Type.Object({
+  executiveSummary: Type.String(),
+  challengesLessons: Type.String(),
+  recommendations: Type.String(),
+});
+export type Narratives = Static<typeof Narratives>;
+
+const ResultNodeRef = Nullable(Type.Object({ id: Uuid(), level: Type.String(), title: Type.String() }));
+
+export const IndicatorEntry = Type.Object({
+  indicatorId: Uuid(),
+  indicatorName: Type.String(),
+  code: Type.String(),
+  unit: Type.String(),
+  aggregationMethod: Nullable(
+    Type.Unsafe<AggregationMethod>({ enum: [...AGGREGATION_METHODS], type: 'string' }),
+  ),
+  value: Nullable(Type.Number({ description: 'Aggregated over the included periods by aggregationMethod' })),
+  target: Nullable(Type.Number({ description: 'Cumulative target (DECISIONS.md section 8)' })),
+  baseline: Nullable(Type.Number()),
+  progressPct: Nullable(Type.Number()),
+  status: ProgressStatusSchema,
+  narrative: Type.String({
+    description: "The included values' narratives in period order, blank lines between",
+  }),
+  disaggregatedValues: Type.Record(Type.String(), Type.Number(), {
+    description: 'Each category aggregated over the periods by aggregationMethod; {} for formula indicators',
+  }),
+  resultNode: ResultNodeRef,
+  periods: Type.Array(
+    Type.Object({
+      periodId: Uuid(),
+      label: Type.String(),
+      value: Nullable(Type.Number()),
+      target: Nullable(Type.Number()),
+    }),
+  ),
+});
+export type IndicatorEntry = Static<typeof IndicatorEntry>;
+
+export const ActivityEntry = Type.Object({
+  id: Uuid(),
+  title: Type.String(),
+  status: Type.String(),
+  startDate: DateOnly(),
+  endDate: DateOnly(),
+  location: Nullable(Type.String()),
+  outputId: Nullable(Uuid()),
+  participantCount: Type.Integer(),
+  attendedCount: Type.Integer(),
+});
+export type ActivityEntry = Static<typeof ActivityEntry>;
+
+export const BudgetLineEntry = Type.Object({
+  id: Uuid(),
+  category: Type.String(),
+  description: Nullable(Type.String()),
+  plannedAmount: Type.Number(),
+  actualAmount: Type.Number(),
+});
+export type BudgetLineEntry = Static<typeof BudgetLineEntry>;
+
+export const BudgetSummary = Type.Object({
+  currency: Type.String(),
+  totalPlanned: Type.Number(),
+  totalActual: Type.Number(),
+  burnRate: Nullable(
+    Type.Number({
+      description: 'totalActual / totalPlanned × 100, one decimal; null when nothing is planned',
+    }),
+  ),
+  lines: Type.Array(BudgetLineEntry),
+});
+export type BudgetSummary = Static<typeof BudgetSummary>;
+
+/** As stored: the ISO timestamp of the upload (the API adds each attachment's download URL). */
+export const AttachmentEntry = Type.Object({
+  id: Uuid(),
+  title: Type.String(),
+  fileName: Type.String(),
+  contentType: Type.String(),
+  size: Type.Integer(),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+export type AttachmentEntry = Static<typeof AttachmentEntry>;
+
+export const ReportProject = Type.Object({
+  id: Uuid(),
+  name: Type.String(),
+  code: Type.String(),
+  programId: Uuid(),
+  programName: Type.String(),
+  status: Type.String(),
+  startDate: DateOnly(),
+  endDate: DateOnly(),
+  currency: Type.String(),
+  budget: Type.Number(),
+  location: Nullable(Type.String()),
+  lead: Nullable(Type.String()),
+  description: Nullable(Type.String()),
+});
+export type ReportProject = Static<typeof ReportProject>;
+
+export const Cover = Type.Object({
+  projectName: Type.String(),
+  donors: Type.Array(Type.Object({ id: Uuid(), name: Type.String(), code: Type.String() })),
+  organization: Type.Object({ name: Type.String(), logoUrl: Nullable(Type.String()) }),
+  period: Type.Object({ startDate: DateOnly(), endDate: DateOnly() }),
+});
+export type Cover = Static<typeof Cover>;
+
+/** The stored snapshot: everything of a report but its identity, narratives and sharing. */
+export const ReportContent = Type.Object({
+  periodIds: Type.Array(Uuid(), { description: 'The periods whose values were included, oldest first' }),
+  project: ReportProject,
+  cover: Cover,
+  indicators: Type.Array(IndicatorEntry),
+  activities: Type.Array(ActivityEntry),
+  budget: BudgetSummary,
+  attachments: Type.Array(AttachmentEntry),
+});
+export type ReportContent = Static<typeof ReportContent>;
