@@ -4,14 +4,7 @@ import type { Member } from '../../http/access.js';
 import { badRequest, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { requireProject } from '../projects/project-scope.js';
-import {
-  countLines,
-  deleteLine,
-  findLine,
-  insertLine,
-  listLines,
-  updateLine,
-} from './budget.repo.js';
+import { countLines, deleteLine, findLine, insertLine, listLines, updateLine } from './budget.repo.js';
 import type { BudgetLineInput } from './budget.schemas.js';
 import { centsProblems } from '../../lib/money.js';
 
@@ -24,12 +17,8 @@ function checkAmounts(input: BudgetLineInput): void {
 export class BudgetLineService {
   constructor(private readonly db: Db) {}
 
-  private async project(member: Member, projectId: string): Promise<void> {
-    await requireProject(this.db, member, projectId);
-  }
-
   async list(member: Member, projectId: string, query: PageRequest) {
-    await this.project(member, projectId);
+    await requireProject(this.db, member, projectId);
     return paginate(query, {
       count: () => countLines(this.db, member.orgId, projectId),
       list: (window) => listLines(this.db, member.orgId, projectId, window),
@@ -44,7 +33,7 @@ export class BudgetLineService {
 
   async create(member: Member, projectId: string, input: BudgetLineInput & { category: string }) {
     checkAmounts(input);
-    await this.project(member, projectId);
+    await requireProject(this.db, member, projectId);
     const id = await insertLine(this.db, member.orgId, projectId, {
       category: input.category.trim(),
       description: optionalText(input.description) ?? null,

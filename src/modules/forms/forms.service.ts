@@ -8,7 +8,8 @@ import { badRequest, conflict, notFound, pgErrorCode } from '../../http/errors.j
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { optionalText } from '../../lib/text.js';
 import { removeStoredFiles, type FileStorage } from '../../storage/file-storage.js';
-import { isLinked, lockIndicatorForShare } from '../indicators/indicators.repo.js';
+import { lockIndicatorForShare } from '../indicators/indicators.repo.js';
+import { isLinked } from '../indicators/project-indicators.repo.js';
 import { lockPeriodForShare } from '../periods/periods.repo.js';
 import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
 import { visibilityOf } from '../projects/visibility.js';

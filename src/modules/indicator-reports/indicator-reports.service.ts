@@ -1,19 +1,22 @@
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { badRequest, conflict, forbidden, notFound, pgErrorCode, refusedDuplicate } from '../../http/errors.js';
+import {
+  badRequest,
+  conflict,
+  forbidden,
+  notFound,
+  pgErrorCode,
+  refusedDuplicate,
+} from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { countParticipantGroups } from '../activities/registrations.repo.js';
 import { findUserName } from '../auth/auth.repo.js';
 import { recordFeedEventBy } from '../feed/feed.service.js';
-import {
-  dimensionsOf,
-  findIndicator,
-  isLinked,
-  lockIndicatorForShare,
-} from '../indicators/indicators.repo.js';
+import { dimensionsOf, findIndicator, lockIndicatorForShare } from '../indicators/indicators.repo.js';
 import { queueEmail } from '../mail/mail.service.js';
 import { findPeriod, lockPeriodForShare } from '../periods/periods.repo.js';
+import { isLinked } from '../indicators/project-indicators.repo.js';
 import { PERIOD_LOCKED } from '../periods/periods.service.js';
 import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
 import { findProject } from '../projects/projects.repo.js';
@@ -82,7 +85,6 @@ export async function countIntoIndicatorReport(
   if (!period || period.isLocked) return false;
   return addToIndicatorReport(tx, orgId, key, amount);
 }
-
 
 /** Indicator values per project and period, and their review (SPEC.md IndicatorReport status). */
 export class IndicatorReportService {

@@ -191,23 +191,3 @@ export function dimensionsOf(db: Db, orgId: string, indicatorId: string) {
     .where(and(eq(disaggregations.orgId, orgId), eq(disaggregations.indicatorId, indicatorId)))
     .orderBy(asc(disaggregations.createdAt), asc(disaggregations.id));
 }
-
-/** Whether the indicator is linked to the project. */
-export async function isLinked(
-  db: Db,
-  orgId: string,
-  projectId: string,
-  indicatorId: string,
-): Promise<boolean> {
-  const [row] = await db
-    .select({ indicatorId: projectIndicators.indicatorId })
-    .from(projectIndicators)
-    .where(
-      and(
-        eq(projectIndicators.orgId, orgId),
-        eq(projectIndicators.projectId, projectId),
-        eq(projectIndicators.indicatorId, indicatorId),
-      ),
-    );
-  return row !== undefined;
-}

@@ -56,6 +56,21 @@ export async function findLink(db: Db, orgId: string, projectId: string, indicat
   return row;
 }
 
+/** Whether the indicator is linked to the project (no join: forms and reports only need to know). */
+export async function isLinked(
+  db: Db,
+  orgId: string,
+  projectId: string,
+  indicatorId: string,
+): Promise<boolean> {
+  const [row] = await db
+    .select({ indicatorId: projectIndicators.indicatorId })
+    .from(projectIndicators)
+    .where(and(ofProject(orgId, projectId), eq(projectIndicators.indicatorId, indicatorId)))
+    .limit(1);
+  return row !== undefined;
+}
+
 export async function insertLink(
   db: Db,
   orgId: string,

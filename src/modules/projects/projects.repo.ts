@@ -90,7 +90,7 @@ export async function lockProjectsOfProgram(db: Db, orgId: string, programId: st
   const rows = await db
     .select({ status: projects.status })
     .from(projects)
-    .where(and(eq(projects.orgId, orgId), eq(projects.programId, programId)))
+    .where(ofProgram(orgId, programId, {}))
     .for('update');
   return rows.some((row) => row.status === 'active');
 }
