@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
+import { BENCH_PII_KEY } from './seed/participants.js';
 import { captureStatements } from './capture.js';
 import { readManifest } from './manifest.js';
 import { scenarios } from './scenarios.js';
@@ -28,6 +29,7 @@ const config = loadConfig({
   ...process.env,
   NODE_ENV: 'production',
   JWT_SECRET: process.env.JWT_SECRET ?? 'bench-explain-secret-bench-explain-secret',
+  PII_KEY: process.env.PII_KEY ?? BENCH_PII_KEY,
 });
 const signIn = await captureStatements(config, {
   token: {

@@ -43,18 +43,24 @@ for (const [name, scenario] of Object.entries(scenarios)) {
         if (scenario.csv) {
           reply.hijack();
           reply.raw.writeHead(200, { 'content-type': 'text/csv' });
-          for (const statement of statementsOf(scenario)) {
-            const { rows } = await client.query<Record<string, unknown>>(statement);
-            const lines = rows.map((row) =>
-              Object.values(row)
-                .map((v) => JSON.stringify(v))
-                .join(','),
-            );
-            if (lines.length > 0 && !reply.raw.write(`${lines.join('\n')}\n`)) {
-              await new Promise((resolve) => reply.raw.once('drain', resolve));
+          try {
+            for (const statement of statementsOf(scenario)) {
+              const { rows } = await client.query<Record<string, unknown>>(statement);
+              const lines = rows.map((row) =>
+                Object.values(row)
+                  .map((v) => JSON.stringify(v))
+                  .join(','),
+              );
+              if (lines.length > 0 && !reply.raw.write(`${lines.join('\n')}\n`)) {
+                await new Promise((resolve) => reply.raw.once('drain', resolve));
+              }
             }
+            reply.raw.end();
+          } catch (err) {
+            // Headers are gone: a failed statement cuts the stream, so the runner sees the failure.
+            console.error(`floor ${name}:`, err);
+            reply.raw.destroy();
           }
-          reply.raw.end();
           return;
         }
         const results = [];

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
+import { BENCH_PII_KEY } from './seed/participants.js';
 import { captureStatements } from './capture.js';
 import { load, type LoadResult } from './load.js';
 import { readManifest, type Manifest } from './manifest.js';
@@ -45,6 +46,8 @@ const env: Record<string, string> = {
   DATABASE_URL: databaseUrl,
   DATA_DIR: mkdtempSync(path.join(tmpdir(), 'mel-bench-')),
   JWT_SECRET: randomBytes(32).toString('base64url'),
+  // The key the seed sealed personal data under (bench/seed.ts).
+  PII_KEY: process.env.PII_KEY ?? BENCH_PII_KEY,
   BASE_URL: 'http://127.0.0.1',
   LOG_LEVEL: 'warn',
   // Limits stay on (their cost is part of the service) but high enough never to refuse the load.
@@ -236,6 +239,8 @@ async function main() {
 
     if (!args.only || args.only.split(',').includes('storm'))
       rows.push(await loginStorm(manifest, service, auth));
+    if (!args.only || args.only.split(',').includes('personal'))
+      rows.push(...(await personalDataOverhead(manifest, service, auth)));
 
     printTable(rows);
     const results = {
@@ -291,6 +296,81 @@ async function loginStorm(manifest: Manifest, service: Server, auth: Record<stri
       during.failures || logins.failures ? `; failures ${during.failures}/${logins.failures}` : ''
     }`,
   };
+}
+
+/**
+ * What protecting personal data costs (issue 22): the same list and the same export read by an officer
+ * (phones and national ids opened, an audit entry written) and by a viewer (neither: viewers get no
+ * personal field, so nothing is opened and nothing recorded). Goal: the officer's throughput at least
+ * 0.90 of the viewer's. The list is an activity of 100 people registered through the API here.
+ */
+async function personalDataOverhead(
+  manifest: Manifest,
+  service: Server,
+  auth: Record<string, string>,
+): Promise<Row[]> {
+  process.stdout.write('- personal data: decryption and audit ... ');
+  const org = `${service.url}/orgs/${manifest.orgId}`;
+  const viewer = manifest.users.find((user) => user.role === 'viewer');
+  if (!viewer) throw new Error('the seed has no viewer');
+  const { accessToken } = await post(`${service.url}/auth/token`, {
+    email: viewer.email,
+    password: viewer.password,
+  });
+  const asViewer = { authorization: `Bearer ${String(accessToken)}` };
+  const { id: activityId } = await post(
+    `${org}/projects/${manifest.bigProject.id}/activities`,
+    { title: 'Bench: 100 participants', startDate: '2026-01-10', endDate: '2026-01-12' },
+    auth,
+  );
+  const run = randomBytes(4).toString('hex');
+  const people = Array.from({ length: 100 }, (_, i) => ({
+    firstName: `Person${i}`,
+    lastName: `Bench${run}`,
+    sex: i % 2 ? 'female' : 'male',
+    dateOfBirth: `19${50 + (i % 50)}-0${1 + (i % 9)}-1${i % 10}`,
+    phone: `+2547${String(10_000_000 + i)}`,
+    nationalId: `BENCH-${run}-${i}`,
+    village: 'Bench village',
+    district: 'Bench district',
+  }));
+  await post(`${org}/activities/${String(activityId)}/participants`, { participants: people }, auth);
+
+  const list = `${org}/activities/${String(activityId)}/participants`;
+  const compare = async (headers: Record<string, string>) => {
+    await load({ url: list, headers, connections: many, duration: Math.min(2, duration) });
+    return load({ url: list, headers, connections: many, duration });
+  };
+  const officer = await compare(auth);
+  const bare = await compare(asViewer);
+  const csvPath = `/orgs/${manifest.orgId}/forms/${manifest.csvForm.id}/submissions.csv`;
+  const csvOfficer = await exportOnce(service, csvPath, auth);
+  const csvViewer = await exportOnce(service, csvPath, asViewer);
+  console.log('done');
+  return [
+    {
+      scenario: 'participants of an activity (100), opened + audited',
+      connections: many,
+      rps: officer.rps,
+      p50: officer.p50,
+      p99: officer.p99,
+      floorRps: bare.rps,
+      ratio: officer.rps / bare.rps,
+      note: `"floor": the same list as a viewer (nothing opened, nothing audited); goal >= 0.90${
+        officer.failures || bare.failures ? `; failures ${officer.failures}/${bare.failures}` : ''
+      }`,
+    },
+    {
+      scenario: 'CSV export with personal answers, audited',
+      connections: 1,
+      rps: csvOfficer.rows / csvOfficer.seconds,
+      p50: csvOfficer.seconds * 1000,
+      p99: null,
+      floorRps: csvViewer.rows / csvViewer.seconds,
+      ratio: csvOfficer.rows / csvOfficer.seconds / (csvViewer.rows / csvViewer.seconds),
+      note: `rows/s; "floor": the same export as a viewer (personal answers empty, no audit entry); goal >= 0.90`,
+    },
+  ];
 }
 
 function summary(manifest: Manifest) {

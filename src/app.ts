@@ -57,6 +57,8 @@ import { storageKeysUnder } from './modules/files/files.repo.js';
 import { submissionFileKeys, submissionsInPeriod } from './modules/forms/submissions.repo.js';
 import { pageConstraint } from './modules/pages/page-requests.js';
 import { pageRoutes } from './modules/pages/pages.routes.js';
+import { auditLogRoutes } from './modules/privacy/audit-log.routes.js';
+import { preparePersonalData, RetentionJobs } from './upkeep.js';
 
 /** A module's routes that take, besides the shared context, answers from modules above it. */
 function withOptions<Extra extends object>(
@@ -132,10 +134,19 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   const database = options.database ?? openDatabase(config);
   if (!options.database) await database.migrate();
+  // Refuses a PII_KEY that cannot open the database's personal data, before anything is written with it.
+  // (A database handed over unmigrated serves only its 503 readiness: there is nothing to check yet.)
+  if (await database.isReady()) {
+    await preparePersonalData(database.db, config).catch(async (err: unknown) => {
+      if (!options.database) await database.close();
+      throw err;
+    });
+  }
   const redis = config.redisUrl ? await connectRateLimitStore(config.redisUrl, app.log) : null;
   const sessions = new Sessions(config);
   const mail = createMailTransport(config, app.log);
   const worker = new OutboxWorker(database.db, mail.send, app.log, options.worker || {});
+  const retention = new RetentionJobs(database.db, config, app.log);
 
   app.decorate('routeTable', [] as RouteEntry[]);
   app.decorate('outbox', worker);
@@ -230,16 +241,21 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     sharedReportRoutes,
     dashboardRoutes,
     feedRoutes,
+    auditLogRoutes,
     pageRoutes,
   ]) {
     await app.register(routes, context);
   }
 
   app.addHook('onReady', async () => {
-    if (options.worker !== false) worker.start();
+    if (options.worker !== false) {
+      worker.start();
+      retention.start();
+    }
   });
   app.addHook('onClose', async () => {
     await worker.stop();
+    await retention.stop();
     mail.close();
     redis?.disconnect();
     if (!options.database) await database.close();

@@ -1,10 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
+import { sealingKey } from './lib/sealed-values.js';
 
 const SECRET = 'a-configured-secret-of-at-least-32-chars';
+const PII_KEY = Buffer.alloc(32, 1).toString('base64');
+const OLD_PII_KEY = Buffer.alloc(32, 2).toString('base64');
+const KEY_MESSAGE = 'PII_KEY must be 32 bytes written in base64 (e.g. openssl rand -base64 32)';
 
 let dataDir: string;
 beforeEach(() => {
@@ -39,6 +43,8 @@ describe('defaults', () => {
       databaseUrl: null,
       dataDir,
       jwtSecret: SECRET,
+      piiKeyring: { current: { id: expect.stringMatching(/^[0-9a-f]{16}$/), secret: expect.any(Buffer) } },
+      auditRetentionSeconds: 730 * 86_400,
       jwtExpirySeconds: 604_800,
       bcryptCost: 12,
       resetTokenTtlSeconds: 3600,
@@ -95,6 +101,9 @@ describe('defaults', () => {
     const config = load({
       JWT_SECRET: SECRET,
       NODE_ENV: 'production',
+      PII_KEY,
+      PII_KEY_PREVIOUS: OLD_PII_KEY,
+      AUDIT_RETENTION: '365d',
       HOST: '127.0.0.1',
       DATABASE_URL: 'postgres://mel:pw@db:5432/mel',
       SMTP_URL: 'smtp://mail:25',
@@ -126,6 +135,8 @@ describe('defaults', () => {
       resetTokenTtlSeconds: 1800,
       logLevel: 'warn',
       jwtSecret: SECRET,
+      piiKeyring: { current: sealingKey(PII_KEY), previous: sealingKey(OLD_PII_KEY) },
+      auditRetentionSeconds: 365 * 86_400,
       timeouts: { requestSeconds: 45, headersSeconds: 15, keepAliveSeconds: 120, connectionSeconds: 300 },
     });
     expect(load({ JWT_SECRET: SECRET, TRUST_PROXY: 'true' }).trustProxy).toBe(true);
@@ -237,6 +248,11 @@ describe('bad values', () => {
     ['HEADERS_TIMEOUT', 'soon'],
     ['KEEP_ALIVE_TIMEOUT', '-1s'],
     ['CONNECTION_TIMEOUT', '1.5m'],
+    ['AUDIT_RETENTION', 'forever'],
+    ['AUDIT_RETENTION', '0'],
+    ['AUDIT_RETENTION', '-30d'],
+    ['PII_KEY', 'secret'],
+    ['PII_KEY_PREVIOUS', 'secret'],
   ])('%s=%s stops start-up with a message naming the variable', (name, value) => {
     const error = errorOf({ JWT_SECRET: SECRET, [name]: value });
     expect(error.message).toContain(name);
@@ -259,6 +275,7 @@ describe('bad values', () => {
   it('writes no generated secret when the configuration is refused', () => {
     errorOf({ PORT: 'abc' });
     expect(() => statSync(path.join(dataDir, 'jwt-secret'))).toThrow();
+    expect(() => statSync(path.join(dataDir, 'pii-key'))).toThrow();
   });
 });
 
@@ -287,5 +304,109 @@ describe('JWT_SECRET', () => {
   it('prefers a configured secret over the generated one', () => {
     load();
     expect(load({ JWT_SECRET: SECRET }).jwtSecret).toBe(SECRET);
+  });
+});
+
+describe('PII_KEY', () => {
+  it.each([
+    ['not base64', 'not a key at all!'],
+    ['16 bytes', Buffer.alloc(16, 1).toString('base64')],
+    ['33 bytes', Buffer.alloc(33, 1).toString('base64')],
+    ['base64url', Buffer.alloc(32, 0xfb).toString('base64url')],
+    ['hex', Buffer.alloc(32, 1).toString('hex')],
+  ])('refuses a key that is %s, saying what a key is', (_, value) => {
+    expect(errorOf({ PII_KEY: value }).message).toContain(KEY_MESSAGE);
+    expect(errorOf({ PII_KEY, PII_KEY_PREVIOUS: value }).message).toContain(
+      'PII_KEY_PREVIOUS must be 32 bytes written in base64 (e.g. openssl rand -base64 32)',
+    );
+  });
+
+  it('takes 32 bytes of base64 as the current key, and PII_KEY_PREVIOUS as the one before', () => {
+    expect(load({ PII_KEY }).piiKeyring).toEqual({ current: sealingKey(PII_KEY) });
+    const rotating = load({ PII_KEY, PII_KEY_PREVIOUS: OLD_PII_KEY }).piiKeyring;
+    expect(rotating.current.id).toBe(sealingKey(PII_KEY).id);
+    expect(rotating.previous?.id).toBe(sealingKey(OLD_PII_KEY).id);
+    expect(rotating.current.id).not.toBe(rotating.previous?.id);
+  });
+
+  it('is required in production, and then nothing is generated', () => {
+    const error = errorOf({ NODE_ENV: 'production', JWT_SECRET: SECRET });
+    expect(error.message).toContain(
+      'PII_KEY is required when NODE_ENV=production (32 bytes in base64: openssl rand -base64 32)',
+    );
+    expect(() => statSync(path.join(dataDir, 'pii-key'))).toThrow();
+    expect(load({ NODE_ENV: 'production', JWT_SECRET: SECRET, PII_KEY }).piiKeyring.current.id).toBe(
+      sealingKey(PII_KEY).id,
+    );
+  });
+
+  it('refuses PII_KEY_PREVIOUS without PII_KEY, in production and outside it', () => {
+    expect(errorOf({ PII_KEY_PREVIOUS: OLD_PII_KEY }).message).toContain(
+      'PII_KEY_PREVIOUS is set without PII_KEY',
+    );
+    const production = errorOf({ NODE_ENV: 'production', JWT_SECRET: SECRET, PII_KEY_PREVIOUS: OLD_PII_KEY });
+    expect(production.message).toContain('PII_KEY is required when NODE_ENV=production');
+    expect(production.message).toContain('PII_KEY_PREVIOUS is set without PII_KEY');
+    expect(() => statSync(path.join(dataDir, 'pii-key'))).toThrow();
+  });
+
+  it('refuses the same key as PII_KEY and PII_KEY_PREVIOUS, however it is spaced', () => {
+    expect(errorOf({ PII_KEY, PII_KEY_PREVIOUS: PII_KEY }).message).toContain(
+      'PII_KEY_PREVIOUS must differ from PII_KEY',
+    );
+    expect(errorOf({ PII_KEY, PII_KEY_PREVIOUS: ` ${PII_KEY}\n` }).message).toContain(
+      'PII_KEY_PREVIOUS must differ from PII_KEY',
+    );
+  });
+
+  it('is generated into DATA_DIR/pii-key outside production (mode 0600) and reused by the next start', () => {
+    const nested = path.join(dataDir, 'not', 'yet', 'there');
+    const first = loadConfig({ DATA_DIR: nested, NODE_ENV: 'development' });
+    const file = path.join(nested, 'pii-key');
+    const written = readFileSync(file, 'utf8').trim();
+    expect(Buffer.from(written, 'base64')).toHaveLength(32);
+    expect(first.piiKeyring).toEqual({ current: sealingKey(written) });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    // Not the JWT secret: two secrets, two files.
+    expect(written).not.toBe(first.jwtSecret);
+
+    const second = loadConfig({ DATA_DIR: nested, NODE_ENV: 'test' });
+    expect(second.piiKeyring.current.id).toBe(first.piiKeyring.current.id);
+    expect(readFileSync(file, 'utf8').trim()).toBe(written);
+
+    expect(load().piiKeyring.current.id).not.toBe(first.piiKeyring.current.id);
+  });
+
+  // A damaged key file (empty after a crash between create and write, or edited) is a configuration
+  // error naming the file, printed without a stack (it was a SealedValueError naming PII_KEY).
+  it('refuses a damaged DATA_DIR/pii-key with a configuration error naming the file', () => {
+    writeFileSync(path.join(dataDir, 'pii-key'), '');
+    const error = errorOf({});
+    expect(error.message).toContain('pii-key');
+  });
+
+  it('prefers a configured key, and then writes no key file', () => {
+    expect(load({ PII_KEY }).piiKeyring.current.id).toBe(sealingKey(PII_KEY).id);
+    expect(() => statSync(path.join(dataDir, 'pii-key'))).toThrow();
+    const generated = load().piiKeyring.current.id;
+    expect(load({ PII_KEY }).piiKeyring.current.id).not.toBe(generated);
+  });
+});
+
+describe('AUDIT_RETENTION', () => {
+  it.each([
+    [undefined, 730 * 86_400],
+    ['365d', 365 * 86_400],
+    ['48h', 172_800],
+    ['90m', 5400],
+    ['3600', 3600],
+  ])('reads %s as %i seconds', (value, seconds) => {
+    expect(load(value === undefined ? {} : { AUDIT_RETENTION: value }).auditRetentionSeconds).toBe(seconds);
+  });
+
+  it('names the variable and the value it refuses', () => {
+    expect(errorOf({ AUDIT_RETENTION: '2 years' }).message).toContain(
+      'AUDIT_RETENTION must be a duration such as 3600, 30m, 12h or 7d (got "2 years")',
+    );
   });
 });

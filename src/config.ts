@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseDuration } from './lib/duration.js';
+import { SealedValueError, sealingKey, type Keyring } from './lib/sealed-values.js';
 
 export interface Config {
   readonly env: string;
@@ -13,6 +14,10 @@ export interface Config {
   readonly databaseUrl: string | null;
   readonly dataDir: string;
   readonly jwtSecret: string;
+  /** The key personal data is sealed under (PII_KEY) and, during a rotation, the one before (PII_KEY_PREVIOUS). */
+  readonly piiKeyring: Keyring;
+  /** How long the access audit log keeps entries (AUDIT_RETENTION), in seconds. */
+  readonly auditRetentionSeconds: number;
   readonly jwtExpirySeconds: number;
   readonly bcryptCost: number;
   readonly resetTokenTtlSeconds: number;
@@ -136,6 +141,27 @@ export function loadConfig(env: Env = process.env): Config {
   if (jwtSecret === undefined && env_ === 'production')
     problems.push('JWT_SECRET is required when NODE_ENV=production');
 
+  const piiKeyText = text('PII_KEY');
+  if (piiKeyText === undefined && env_ === 'production')
+    problems.push(
+      'PII_KEY is required when NODE_ENV=production (32 bytes in base64: openssl rand -base64 32)',
+    );
+  const key = (name: string, value: string | undefined) => {
+    if (value === undefined) return undefined;
+    try {
+      return sealingKey(value, name);
+    } catch (err) {
+      if (!(err instanceof SealedValueError)) throw err;
+      problems.push(err.message);
+      return undefined;
+    }
+  };
+  const piiKey = key('PII_KEY', piiKeyText);
+  const previousPiiKey = key('PII_KEY_PREVIOUS', text('PII_KEY_PREVIOUS'));
+  if (previousPiiKey && piiKeyText === undefined) problems.push('PII_KEY_PREVIOUS is set without PII_KEY');
+  if (previousPiiKey && piiKey && previousPiiKey.id === piiKey.id)
+    problems.push('PII_KEY_PREVIOUS must differ from PII_KEY');
+
   const oidcNames = ['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_REDIRECT_URI'] as const;
   const oidcSet = oidcNames.filter((name) => text(name) !== undefined);
   if (oidcSet.length > 0 && oidcSet.length < oidcNames.length) {
@@ -172,6 +198,8 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: connection('DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir,
     jwtSecret: '',
+    piiKeyring: { current: { id: '', secret: Buffer.alloc(0) } },
+    auditRetentionSeconds: duration('AUDIT_RETENTION', '730d'),
     jwtExpirySeconds: duration('JWT_EXPIRY', '7d'),
     bcryptCost: integer('BCRYPT_COST', 12, 4, 31),
     resetTokenTtlSeconds: duration('RESET_TOKEN_TTL', '1h'),
@@ -206,8 +234,27 @@ export function loadConfig(env: Env = process.env): Config {
   };
 
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n- ${problems.join('\n- ')}`);
-  jwtSecret ??= developmentSecret(dataDir);
-  return Object.freeze({ ...config, jwtSecret });
+  jwtSecret ??= developmentSecret(dataDir, 'jwt-secret', () => randomBytes(48).toString('base64url'));
+  const piiKeyring: Keyring = {
+    current: piiKey ?? developmentKey(dataDir),
+    ...(previousPiiKey ? { previous: previousPiiKey } : {}),
+  };
+  return Object.freeze({ ...config, jwtSecret, piiKeyring });
+}
+
+/** The development PII key kept in DATA_DIR; a file damaged by hand or by a crash is named, not stacked. */
+function developmentKey(dataDir: string) {
+  const file = path.join(dataDir, 'pii-key');
+  const text = developmentSecret(dataDir, 'pii-key', () => randomBytes(32).toString('base64'));
+  try {
+    return sealingKey(text, file);
+  } catch (err) {
+    if (!(err instanceof SealedValueError)) throw err;
+    throw new ConfigError(
+      `Invalid configuration:\n- ${err.message}. It is the generated development key: restore it, or ` +
+        'set PII_KEY to the key the data was sealed under.',
+    );
+  }
 }
 
 /** For entry points: a configuration error is printed as it is and ends the process. */
@@ -221,14 +268,17 @@ export function loadConfigOrExit(env: Env = process.env): Config {
   }
 }
 
-/** Outside production a secret is generated once and kept in DATA_DIR, so sessions survive restarts. */
-function developmentSecret(dataDir: string): string {
-  const file = path.join(dataDir, 'jwt-secret');
+/**
+ * Outside production a secret is generated once and kept in DATA_DIR, so sessions survive restarts and
+ * sealed personal data stays readable (the JWT secret, the PII key).
+ */
+function developmentSecret(dataDir: string, name: string, generate: () => string): string {
+  const file = path.join(dataDir, name);
   try {
     return readFileSync(file, 'utf8').trim();
   } catch {
     mkdirSync(dataDir, { recursive: true });
-    const secret = randomBytes(48).toString('base64url');
+    const secret = generate();
     writeFileSync(file, secret, { mode: 0o600 });
     return secret;
   }

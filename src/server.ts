@@ -1,9 +1,15 @@
 import { buildApp } from './app.js';
 import { loadConfigOrExit } from './config.js';
+import { SealingKeyMismatch } from './modules/privacy/sealing-keys.js';
 
 const config = loadConfigOrExit();
 
-const app = await buildApp(config);
+const app = await buildApp(config).catch((err: unknown) => {
+  // A PII_KEY that cannot open the data: the message says what to do, a stack would only hide it.
+  if (!(err instanceof SealingKeyMismatch)) throw err;
+  console.error(err.message);
+  process.exit(1);
+});
 await app.listen({ port: config.port, host: config.host });
 const where = config.baseUrl;
 app.log.info(

@@ -4,6 +4,8 @@ import { openDatabase } from './db/client.js';
 import { loggerOptions } from './http/logging.js';
 import { createMailTransport } from './modules/mail/mail.transport.js';
 import { OutboxWorker } from './modules/mail/outbox-worker.js';
+import { SealingKeyMismatch } from './modules/privacy/sealing-keys.js';
+import { preparePersonalData, RetentionJobs } from './upkeep.js';
 
 // Delivers the email outbox without serving HTTP, so API instances and workers scale separately.
 const config = loadConfigOrExit();
@@ -12,10 +14,17 @@ const config = loadConfigOrExit();
 const log = pino(loggerOptions(config));
 const database = openDatabase(config);
 await database.migrate();
+await preparePersonalData(database.db, config).catch((err: unknown) => {
+  if (!(err instanceof SealingKeyMismatch)) throw err;
+  console.error(err.message);
+  process.exit(1);
+});
 const mail = createMailTransport(config, log);
 const worker = new OutboxWorker(database.db, mail.send, log, { keepProcessAlive: true });
 worker.start();
-log.info('outbox worker started');
+const retention = new RetentionJobs(database.db, config, log, { keepProcessAlive: true });
+retention.start();
+log.info('outbox worker and retention jobs started');
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
@@ -23,6 +32,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     setTimeout(() => process.exit(1), 30_000).unref();
     worker
       .stop()
+      .then(() => retention.stop())
       .then(() => mail.close())
       .then(() => database.close())
       .then(

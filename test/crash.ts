@@ -1,7 +1,9 @@
 /**
  * `npm run test:crash` (issue 10, suite 5): the real server as a child process, a stream of writes from
  * several clients, SIGKILL in the middle, a restart on the same data, and every write that got a 2xx
- * read back intact. On embedded PGlite always; on PostgreSQL too when TEST_DATABASE_URL is set (a
+ * read back intact. Readers of personal data run beside the writers (issue 22): every participant list
+ * that was answered, and every CSV export of personal answers whose stream had begun, must have its
+ * audit entry after the restart. On embedded PGlite always; on PostgreSQL too when TEST_DATABASE_URL is set (a
  * database of its own is created and dropped). Prints what it checked; exits 1 on any loss.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -57,6 +59,106 @@ async function setUp(url: string) {
   return { orgId: org.id, auth: { authorization: `Bearer ${token.accessToken}` } };
 }
 
+/** A project with an activity of 20 people and a form with a personal field, 200 answers to it. */
+async function personalData(url: string, orgId: string, auth: Record<string, string>) {
+  const post = async (path_: string, body: unknown) => {
+    const res = await fetch(`${url}${path_}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...auth },
+      body: JSON.stringify(body),
+    });
+    if (res.status >= 300) throw new Error(`POST ${path_}: ${res.status} ${await res.text()}`);
+    return (await json(res)) as Record<string, string>;
+  };
+  const dates = { startDate: '2026-01-01', endDate: '2026-12-31' };
+  const program = await post(`/orgs/${orgId}/programs`, { name: 'Crash program', ...dates });
+  const project = await post(`/orgs/${orgId}/programs/${program.id}/projects`, {
+    name: 'Crash project',
+    code: 'crash',
+    currency: 'USD',
+    ...dates,
+  });
+  const activity = await post(`/orgs/${orgId}/projects/${project.id}/activities`, {
+    title: 'Crash',
+    ...dates,
+  });
+  await post(`/orgs/${orgId}/activities/${activity.id}/participants`, {
+    participants: Array.from({ length: 20 }, (_, i) => ({
+      firstName: `Person${i}`,
+      lastName: 'Crash',
+      sex: 'female',
+      phone: `+25470000${String(i).padStart(4, '0')}`,
+      nationalId: `CRASH-${i}`,
+      village: 'V',
+      district: 'D',
+    })),
+  });
+  const form = await post(`/orgs/${orgId}/forms`, {
+    title: 'Consent',
+    projectId: project.id,
+    fields: [{ type: 'text', key: 'name', label: 'Name', personal: true }],
+  });
+  const published = await post(`/orgs/${orgId}/forms/${form.id}/publish`, {});
+  for (let i = 0; i < 200; i++) {
+    const res = await fetch(`${url}/forms/public/${published.publicToken}/submit`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ answers: { name: `Respondent ${i}` } }),
+    });
+    if (res.status !== 201) throw new Error(`submit: ${res.status}`);
+  }
+  return {
+    list: `/orgs/${orgId}/activities/${activity.id}/participants`,
+    csv: `/orgs/${orgId}/forms/${form.id}/submissions.csv`,
+  };
+}
+
+/**
+ * Readers of personal data until the server dies: the request ids of every list answered in full and of
+ * every export whose answer had begun (its status line and headers sent).
+ */
+async function readUntilKilled(
+  server: Server,
+  paths: { list: string; csv: string },
+  auth: Record<string, string>,
+) {
+  const answered: string[] = [];
+  const reader = async (n: number) => {
+    for (let i = 0; ; i++) {
+      const csv = i % 4 === 3;
+      const requestId = `crash-${csv ? 'csv' : 'list'}-${n}-${i}`;
+      try {
+        const res = await fetch(`${server.url}${csv ? paths.csv : paths.list}`, {
+          headers: { ...auth, 'x-request-id': requestId },
+        });
+        if (res.status !== 200) throw new Error(`a read answered ${res.status}: ${await res.text()}`);
+        if (csv) answered.push(requestId);
+        await res.arrayBuffer();
+        if (!csv) answered.push(requestId);
+      } catch (err) {
+        if (server.rss() > 0) throw err;
+        return; // the server is gone
+      }
+    }
+  };
+  return { answered, done: Promise.all([reader(0), reader(1)]) };
+}
+
+/** The request ids of every audit entry of the organization, read through the API. */
+async function auditedRequests(url: string, orgId: string, auth: Record<string, string>) {
+  const ids = new Set<string>();
+  for (let page = 1; ; page++) {
+    const res = await fetch(`${url}/orgs/${orgId}/audit-log?page=${page}&limit=100`, { headers: auth });
+    if (res.status !== 200) throw new Error(`audit log: ${res.status} ${await res.text()}`);
+    const { data, meta } = (await res.json()) as {
+      data: { requestId: string | null }[];
+      meta: { totalPages: number };
+    };
+    for (const entry of data) if (entry.requestId) ids.add(entry.requestId);
+    if (page >= meta.totalPages) return ids;
+  }
+}
+
 /** Writers create donors until the server dies; returns every donor the server acknowledged. */
 async function writeUntilKilled(server: Server, orgId: string, auth: Record<string, string>) {
   const acknowledged: Written[] = [];
@@ -98,10 +200,16 @@ async function check(label: string, env: Record<string, string>): Promise<boolea
   const entry = path.join(root, 'src/server.ts');
   const first = await startServer('service', entry, env);
   const { orgId, auth } = await setUp(first.url);
+  const paths = await personalData(first.url, orgId, auth);
+  const readers = await readUntilKilled(first, paths, auth);
   const acknowledged = await writeUntilKilled(first, orgId, auth);
+  await readers.done;
   const second = await startServer('service', entry, env);
   const missing: string[] = [];
+  let unaudited: string[];
   try {
+    const audited = await auditedRequests(second.url, orgId, auth);
+    unaudited = readers.answered.filter((id) => !audited.has(id));
     for (const written of acknowledged) {
       const res = await fetch(`${second.url}/orgs/${orgId}/donors/${written.id}`, { headers: auth });
       const body = res.status === 200 ? await json(res) : null;
@@ -115,12 +223,24 @@ async function check(label: string, env: Record<string, string>): Promise<boolea
     `${label}: ${acknowledged.length} writes acknowledged before SIGKILL, ${acknowledged.length - missing.length} read back intact` +
       (missing.length ? `; MISSING ${missing.slice(0, 5).join(', ')}` : ''),
   );
-  return missing.length === 0 && acknowledged.length >= BEFORE_KILL;
+  const exports = readers.answered.filter((id) => id.includes('-csv-')).length;
+  console.log(
+    `${label}: ${readers.answered.length} reads of personal data answered (${exports} exports begun), ` +
+      `${readers.answered.length - unaudited.length} with their audit entry` +
+      (unaudited.length ? `; UNAUDITED ${unaudited.slice(0, 5).join(', ')}` : ''),
+  );
+  return (
+    missing.length === 0 &&
+    acknowledged.length >= BEFORE_KILL &&
+    unaudited.length === 0 &&
+    readers.answered.length > 0
+  );
 }
 
 const base = {
   NODE_ENV: 'production',
   JWT_SECRET: randomBytes(32).toString('base64url'),
+  PII_KEY: randomBytes(32).toString('base64'),
   BASE_URL: 'http://127.0.0.1',
   LOG_LEVEL: 'error',
   BCRYPT_COST: '4',

@@ -85,6 +85,7 @@ describe.skipIf(!enabled)('two instances on one PostgreSQL and one Redis', () =>
       SMTP_URL: smtp.url,
       MAIL_FROM: 'MEL <mel@example.org>',
       JWT_SECRET: randomBytes(32).toString('base64url'),
+      PII_KEY: randomBytes(32).toString('base64'),
       BASE_URL: 'http://127.0.0.1',
       DATA_DIR: dataDir,
       LOG_LEVEL: 'error',

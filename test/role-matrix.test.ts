@@ -12,7 +12,8 @@
  *   manage        results, indicators, links, periods, forms, reports, budget lines, attachments
  *   contribute    indicator reports (create, edit, submit), activities, participants: assigned reporters too
  *   review        approve and reject indicator reports
- * Where the table is silent the service's choice is written down: listing invitations is `admin`.
+ * Where the table is silent the service's choice is written down: listing invitations is `admin`; so
+ * are erasing personal data and reading the audit log (issue 22); a participant's export is `manage`.
  * Unlocking a period (org_admin only) is a body-level rule, tested in periods-lock.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,6 +102,8 @@ const MATRIX: Record<string, Rule> = {
   'PATCH /orgs/:orgId/participants/:id': 'contribute',
   'GET /orgs/:orgId/participants/:id/household-members': 'read-project',
   'POST /orgs/:orgId/participants/:id/household-members': 'contribute',
+  'POST /orgs/:orgId/participants/:id/erase': 'admin',
+  'GET /orgs/:orgId/participants/:id/export': 'manage',
   'GET /orgs/:orgId/projects/:projectId/budget-lines': 'read-project',
   'POST /orgs/:orgId/projects/:projectId/budget-lines': 'manage',
   'PATCH /orgs/:orgId/budget-lines/:id': 'manage',
@@ -120,6 +123,7 @@ const MATRIX: Record<string, Rule> = {
   'GET /orgs/:orgId/forms/:id/submissions': 'read-project',
   'GET /orgs/:orgId/forms/:id/submissions.csv': 'read-project',
   'GET /orgs/:orgId/forms/:formId/submissions/:submissionId/files/:key': 'read-project',
+  'POST /orgs/:orgId/forms/:formId/submissions/:id/erase': 'admin',
   'GET /orgs/:orgId/reports': 'read-project',
   'POST /orgs/:orgId/reports': 'manage',
   'POST /orgs/:orgId/projects/:projectId/reports': 'manage',
@@ -132,6 +136,7 @@ const MATRIX: Record<string, Rule> = {
   'DELETE /orgs/:orgId/reports/:id/share': 'manage',
   'GET /orgs/:orgId/dashboard-summary': 'read-project',
   'GET /orgs/:orgId/activity-feed': 'read-project',
+  'GET /orgs/:orgId/audit-log': 'admin',
 };
 
 type Persona = 'viewer' | 'reporterOut' | 'reporterIn' | 'officer' | 'admin';

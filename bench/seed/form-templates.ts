@@ -76,7 +76,11 @@ const DISTRIBUTION: FormTemplate = {
   description: 'Filled in at the distribution point for each household served.',
   valueFieldKey: 'household_size',
   fields: [
-    { field: text('respondent_name', 'Name of the respondent', true), answer: personName },
+    // Marked personal: the export and its audit entry carry what protecting them costs (bench/run.ts).
+    {
+      field: { ...text('respondent_name', 'Name of the respondent', true), personal: true },
+      answer: personName,
+    },
     {
       field: choice('select', 'village', 'Village', VILLAGES.slice(0, 12), true),
       answer: (r) => r.pick(VILLAGES.slice(0, 12)),
@@ -122,7 +126,7 @@ const DISTRIBUTION: FormTemplate = {
       answer: (r) => sometimes(r, 0.8, () => r.pick(COMPLAINTS)),
     },
     {
-      field: typed('location', 'gps', 'Location of the household'),
+      field: { ...typed('location', 'gps', 'Location of the household'), personal: true },
       answer: (r, at) =>
         r.weighted<() => unknown>([
           [() => coordinates(r, at.district), 70],

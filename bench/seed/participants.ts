@@ -1,4 +1,5 @@
 import type { Sex } from '../../src/lib/demographics.js';
+import { blindIndex, seal, sealingKey, type Keyring } from '../../src/lib/sealed-values.js';
 import type { ActivitySeed } from './activities.js';
 import { ANCHOR, DAY, isoDate, WINDOW } from './calendar.js';
 import type { Cell } from './bulk.js';
@@ -7,6 +8,14 @@ import { DISTRICTS, FEMALE_NAMES, LAST_NAMES, MALE_NAMES, VILLAGES } from './nam
 import type { Random } from './random.js';
 
 const YEAR = 365.25 * DAY;
+
+/**
+ * The PII_KEY the seed seals phones and national ids under, as the service does (bench/run.ts starts
+ * the service with it). A fixed key: the bench data is synthetic.
+ */
+export const BENCH_PII_KEY = Buffer.alloc(32, 0x5e).toString('base64');
+const keyring: Keyring = { current: sealingKey(BENCH_PII_KEY) };
+const sealed = (value: string | null) => (value === null ? null : seal(keyring, value));
 /** A fifth of registrations are people the project already met in an earlier activity. */
 const RETURNING = 0.2;
 
@@ -103,16 +112,22 @@ export async function seedParticipants(s: Seeding, activities: ActivitySeed[]): 
       const [low, high] = random.weighted(AGES);
       const born = ANCHOR - random.int(low, high) * YEAR - random.int(0, 364) * DAY;
       if (random.chance(0.12)) addHousehold(s, households, random, id, lastName, created);
+      const dateOfBirth = random.chance(0.88) ? isoDate(born) : null;
+      const phone = random.chance(0.6) ? `+2547${random.int(10_000_000, 99_999_999)}` : null;
+      // Unique per organization: a multiplier prime to 10^8 maps each index to its own number.
+      const nationalId = random.chance(0.55)
+        ? `NIN${String((i * 7919 + 104_729) % 100_000_000).padStart(8, '0')}`
+        : null;
       yield [
         id,
         s.orgId,
         firstNameOf(sex, random),
         lastName,
         sex,
-        random.chance(0.88) ? isoDate(born) : null,
-        random.chance(0.6) ? `+2547${random.int(10_000_000, 99_999_999)}` : null,
-        // Unique per organization: a multiplier prime to 10^8 maps each index to its own number.
-        random.chance(0.55) ? `NIN${String((i * 7919 + 104_729) % 100_000_000).padStart(8, '0')}` : null,
+        dateOfBirth,
+        sealed(phone),
+        sealed(nationalId),
+        nationalId === null ? null : blindIndex(keyring.current, nationalId),
         random.pick(VILLAGES),
         district.name,
         new Date(created),
@@ -131,6 +146,7 @@ export async function seedParticipants(s: Seeding, activities: ActivitySeed[]): 
       ['date_of_birth', 'date'],
       ['phone', 'text'],
       ['national_id', 'text'],
+      ['national_id_index', 'text'],
       ['village', 'text'],
       ['district', 'text'],
       ['created_at', 'timestamptz'],

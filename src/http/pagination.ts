@@ -121,3 +121,7 @@ export function registerPagination(app: FastifyInstance, baseUrl: string): void 
     done(null, payload);
   });
 }
+
+/** The items of a collection, array or page. */
+export const itemsOf = <T>(collection: T[] | Page<T>): T[] =>
+  Array.isArray(collection) ? collection : collection.data;

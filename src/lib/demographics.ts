@@ -26,3 +26,12 @@ export function ageOn(dateOfBirth: string | null, on: string): number | null {
 
 /** Today's date in UTC, YYYY-MM-DD. */
 export const todayUtc = (now = new Date()): string => now.toISOString().slice(0, 10);
+
+/** The band of an age in whole years (the pre-fill's bands); `unknown` without one. */
+export function ageBandOf(age: number | null): AgeBand {
+  if (age === null) return 'unknown';
+  if (age <= 17) return '0-17';
+  if (age <= 35) return '18-35';
+  if (age <= 59) return '36-59';
+  return '60+';
+}

@@ -54,37 +54,52 @@ export function seal(keyring: Keyring, plaintext: string): string {
   const nonce = randomBytes(NONCE_BYTES);
   const cipher = createCipheriv('aes-256-gcm', secret, nonce);
   // The key id and version are bound to the ciphertext: moving a value under another id fails to open.
-  cipher.setAAD(Buffer.from(`${VERSION}.${id}`));
+  cipher.setAAD(associatedData(keyring.current));
   const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()]);
   return [VERSION, id, nonce.toString('base64url'), body.toString('base64url')].join('.');
 }
 
 export function open(keyring: Keyring, sealed: string): string {
-  const [version, id, nonceText, bodyText, ...rest] = sealed.split('.');
-  if (version !== VERSION || !id || !nonceText || !bodyText || rest.length > 0) {
+  // Parsed with indexOf rather than split: this runs for every phone and national id a list shows.
+  const idEnd = sealed.indexOf('.', VERSION.length + 1);
+  const nonceEnd = sealed.indexOf('.', idEnd + 1);
+  if (!sealed.startsWith(`${VERSION}.`) || idEnd < 0 || nonceEnd < 0 || sealed.includes('.', nonceEnd + 1)) {
     throw new SealedValueError('not a sealed value');
   }
-  const key = [keyring.current, keyring.previous].find((candidate) => candidate?.id === id);
+  const id = sealed.slice(VERSION.length + 1, idEnd);
+  const key =
+    keyring.current.id === id ? keyring.current : keyring.previous?.id === id ? keyring.previous : null;
   if (!key)
     throw new SealedValueError(`sealed under key ${id}, which is neither PII_KEY nor PII_KEY_PREVIOUS`);
-  const nonce = Buffer.from(nonceText, 'base64url');
-  const body = Buffer.from(bodyText, 'base64url');
+  const nonce = Buffer.from(sealed.slice(idEnd + 1, nonceEnd), 'base64url');
+  const body = Buffer.from(sealed.slice(nonceEnd + 1), 'base64url');
   if (nonce.length !== NONCE_BYTES || body.length < TAG_BYTES)
     throw new SealedValueError('not a sealed value');
   const decipher = createDecipheriv('aes-256-gcm', key.secret, nonce);
-  decipher.setAAD(Buffer.from(`${VERSION}.${id}`));
+  decipher.setAAD(associatedData(key));
   decipher.setAuthTag(body.subarray(body.length - TAG_BYTES));
   try {
-    return Buffer.concat([
-      decipher.update(body.subarray(0, body.length - TAG_BYTES)),
-      decipher.final(),
-    ]).toString('utf8');
+    const text = decipher.update(body.subarray(0, body.length - TAG_BYTES));
+    // GCM gives everything on update; final only checks the tag.
+    decipher.final();
+    return text.toString('utf8');
   } catch {
     throw new SealedValueError(
       `sealed value does not open under key ${id}: altered, or another key of that id`,
     );
   }
 }
+
+/** The version and key id, bound to every value sealed under the key; built once per key. */
+function associatedData(key: SealingKey): Buffer {
+  let aad = associated.get(key);
+  if (!aad) {
+    aad = Buffer.from(`${VERSION}.${key.id}`);
+    associated.set(key, aad);
+  }
+  return aad;
+}
+const associated = new WeakMap<SealingKey, Buffer>();
 
 /** Whether a rotation still has to seal this value again under the current key. */
 export function sealedUnderPrevious(keyring: Keyring, sealed: string): boolean {
@@ -96,8 +111,17 @@ export function sealedUnderPrevious(keyring: Keyring, sealed: string): boolean {
  * derived from the sealing key (HKDF-SHA-256, its own label), never the sealing key itself.
  */
 export function blindIndex(key: SealingKey, value: string): string {
-  const indexKey = Buffer.from(
-    hkdfSync('sha256', key.secret, Buffer.alloc(0), 'mel blind index v1', KEY_BYTES),
-  );
+  let indexKey = indexKeys.get(key);
+  if (!indexKey) {
+    indexKey = Buffer.from(hkdfSync('sha256', key.secret, Buffer.alloc(0), 'mel blind index v1', KEY_BYTES));
+    indexKeys.set(key, indexKey);
+  }
   return createHmac('sha256', indexKey).update(value, 'utf8').digest('hex');
 }
+
+/** Derived once per key. */
+const indexKeys = new WeakMap<SealingKey, Buffer>();
+
+/** The blind indexes a value may be stored under: the current key's, and during a rotation the previous one's. */
+export const blindIndexes = (keyring: Keyring, value: string): string[] =>
+  [keyring.current, keyring.previous].flatMap((key) => (key ? [blindIndex(key, value)] : []));

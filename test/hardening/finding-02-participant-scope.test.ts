@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf, type Db } from '../../src/db/client.js';
 import { newId } from '../../src/lib/ids.js';
 import { activityParticipants, participants } from '../../src/modules/activities/activities.tables.js';
+import { sealedContact } from '../../src/modules/activities/participant-sealing.js';
 import {
   householdUrl,
   participantsUrl,
@@ -258,7 +259,8 @@ describe('finding 2: reporters reach participants only in assigned projects', ()
           sex: 'male',
           village: 'Kibera',
           district: 'Nairobi',
-          nationalId: 'KE-RACE-B',
+          // Stored as the service stores it: sealed, with its blind index.
+          ...sealedContact(t.config.piiKeyring, { nationalId: 'KE-RACE-B' }),
         });
         await tx
           .insert(activityParticipants)

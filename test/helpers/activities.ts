@@ -14,6 +14,10 @@ export const participantsUrl = (orgId: string) => `/orgs/${orgId}/participants`;
 export const participantUrl = (orgId: string, id: string) => `/orgs/${orgId}/participants/${id}`;
 export const householdUrl = (orgId: string, participantId: string) =>
   `/orgs/${orgId}/participants/${participantId}/household-members`;
+export const erasureUrl = (orgId: string, participantId: string) =>
+  `/orgs/${orgId}/participants/${participantId}/erase`;
+export const exportUrl = (orgId: string, participantId: string) =>
+  `/orgs/${orgId}/participants/${participantId}/export`;
 export const prefillUrl = (orgId: string, projectId: string) =>
   `/orgs/${orgId}/projects/${projectId}/indicator-reports/prefill`;
 
@@ -27,17 +31,50 @@ export interface ActivityJson extends Record<string, unknown> {
   attendedCount: number;
 }
 
+export interface HouseholdMemberJson extends Record<string, unknown> {
+  id: string;
+  participantId: string;
+  name: string | null;
+  relationship: string;
+  sex: string;
+  age: number | null;
+  ageBand: string;
+  createdAt: string;
+}
+
+/** Personal fields are null for viewers and once erased (DECISIONS.md section 5). */
 export interface ParticipantJson extends Record<string, unknown> {
   id: string;
-  firstName: string;
-  lastName: string;
+  firstName: string | null;
+  lastName: string | null;
   sex: string;
   dateOfBirth: string | null;
   age: number | null;
+  ageBand: string;
   phone: string | null;
   nationalId: string | null;
-  householdMembers: Record<string, unknown>[];
+  householdMembers: HouseholdMemberJson[];
+  erasedAt: string | null;
 }
+
+/** A household member as a viewer gets them: no name, no age, the age band kept. */
+export const memberWithoutPersonalData = (member: HouseholdMemberJson): HouseholdMemberJson => ({
+  ...member,
+  name: null,
+  age: null,
+});
+
+/** A participant as a viewer gets them: every personal field null, ageBand kept, household likewise. */
+export const withoutPersonalData = (participant: ParticipantJson): ParticipantJson => ({
+  ...participant,
+  firstName: null,
+  lastName: null,
+  dateOfBirth: null,
+  age: null,
+  phone: null,
+  nationalId: null,
+  householdMembers: participant.householdMembers.map(memberWithoutPersonalData),
+});
 
 export interface RegistrationJson {
   id: string;

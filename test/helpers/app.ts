@@ -12,6 +12,9 @@ import { openDatabase, type Database, type DatabaseOptions } from '../../src/db/
 import { TEST_APP_URL, TEST_BASE_URL } from './http.js';
 import { TestSmtpServer } from './smtp.js';
 
+/** The sealing key of test apps (32 bytes, base64). */
+export const TEST_PII_KEY = Buffer.alloc(32, 7).toString('base64');
+
 export interface TestApp {
   app: FastifyInstance;
   database: Database;
@@ -72,6 +75,8 @@ export async function buildTestApp(
     NODE_ENV: 'test',
     DATA_DIR: dataDir,
     JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-signing',
+    // One key for every app of a test: two apps on one database (instances, restarts) open each other's values.
+    PII_KEY: TEST_PII_KEY,
     BCRYPT_COST: '4',
     LOG_LEVEL: 'silent',
     BASE_URL: TEST_BASE_URL,

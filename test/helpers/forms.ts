@@ -1,6 +1,8 @@
+import { asc, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import type { Db } from '../../src/db/client.js';
+import { auditLog } from '../../src/modules/privacy/privacy.tables.js';
 import { createProject, type TestUser } from './factories.js';
 import { call } from './http.js';
 import { linkIndicator, postIndicator } from './indicators.js';
@@ -14,6 +16,10 @@ export const submitUrl = (token: string) => `/forms/public/${token}/submit`;
 export const submissionsUrl = (orgId: string, formId: string) => `/orgs/${orgId}/forms/${formId}/submissions`;
 export const submissionFileUrl = (orgId: string, formId: string, submissionId: string, key: string) =>
   `/orgs/${orgId}/forms/${formId}/submissions/${submissionId}/files/${key}`;
+export const submissionsCsvUrl = (orgId: string, formId: string) =>
+  `/orgs/${orgId}/forms/${formId}/submissions.csv`;
+export const eraseUrl = (orgId: string, formId: string, submissionId: string) =>
+  `/orgs/${orgId}/forms/${formId}/submissions/${submissionId}/erase`;
 
 export interface FormJson extends Record<string, unknown> {
   id: string;
@@ -41,6 +47,50 @@ export const SURVEY_FIELDS = [
   },
   { type: 'boolean', label: 'Consent', key: 'consent' },
 ];
+
+/**
+ * A consent-based survey: a field of each type that may be personal, marked so, and two that are not
+ * (`village` can be marked later). `age` is a number field, so it can be a form's value field.
+ */
+export const PERSONAL_FIELDS = [
+  { type: 'text', label: 'Name', key: 'name', personal: true },
+  { type: 'number', label: 'Age', key: 'age', personal: true },
+  { type: 'date', label: 'Date of birth', key: 'born', personal: true },
+  { type: 'location', label: 'Home', key: 'home', personal: true },
+  { type: 'textarea', label: 'Story', key: 'story', personal: true },
+  { type: 'select', label: 'Water source', key: 'source', options: ['well', 'river', 'tap'] },
+  { type: 'text', label: 'Village', key: 'village' },
+  { type: 'boolean', label: 'Consent', key: 'consent', personal: false },
+];
+
+/** An answer set for PERSONAL_FIELDS; `born` and `story` are left unanswered. */
+export const personalAnswers = (overrides: Record<string, unknown> = {}) => ({
+  name: 'Achieng Otieno',
+  age: 34,
+  home: { lat: -0.0917, lng: 34.768 },
+  source: 'well',
+  village: 'Kisumu East',
+  consent: true,
+  ...overrides,
+});
+
+/** The audit entries about a form's submissions (their details name it), oldest first. */
+export function auditEntriesOf(db: Db, formId: string) {
+  return db
+    .select()
+    .from(auditLog)
+    .where(sql`${auditLog.details}->>'formId' = ${formId}`)
+    .orderBy(asc(auditLog.at), asc(auditLog.id));
+}
+
+/** Every audit entry of an organization, oldest first. */
+export function auditEntriesIn(db: Db, orgId: string) {
+  return db
+    .select()
+    .from(auditLog)
+    .where(eq(auditLog.orgId, orgId))
+    .orderBy(asc(auditLog.at), asc(auditLog.id));
+}
 
 /** A project with a period and a linked count indicator, ready for forms. */
 export async function formTargets(app: FastifyInstance, db: Db, as: TestUser, orgId: string) {

@@ -54,6 +54,7 @@ const KIND_OF_SEGMENT: Record<string, string> = {
   'reporting-periods': 'period',
   reports: 'report',
   'result-nodes': 'resultNode',
+  submissions: 'submission',
 };
 /** The kind a named parameter holds. */
 const KIND_OF_PARAM: Record<string, string> = {
@@ -143,6 +144,8 @@ export const BODIES: Record<string, (ids: Ids) => unknown> = {
     age: 4,
   }),
   'POST /orgs/:orgId/projects/:projectId/budget-lines': () => ({ category: 'Travel', plannedAmount: 1 }),
+  'POST /orgs/:orgId/participants/:id/erase': () => ({ reason: 'Asked by the person' }),
+  'POST /orgs/:orgId/forms/:formId/submissions/:id/erase': () => ({ reason: 'Asked by the person' }),
   'POST /orgs/:orgId/projects/:projectId/reports': () => ({
     title: 'Mine',
     reportType: 'ad_hoc',

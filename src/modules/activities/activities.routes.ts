@@ -1,12 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ALL_ROLES, CONTRIBUTORS, memberOf } from '../../http/access.js';
 import { badRequest, errorResponse, validationMessages } from '../../http/errors.js';
-import { Collection } from '../../http/pagination.js';
+import { Collection, itemsOf, type Page } from '../../http/pagination.js';
 import { NoContent, Params } from '../../http/schemas.js';
 import { Activity, ActivityQuery, CreateActivityBody, UpdateActivityBody } from './activities.schemas.js';
 import { ActivityService } from './activities.service.js';
+import { auditSourceOf } from '../privacy/audit-log.js';
+import { recordParticipantsRead, type ParticipantView } from './participant-view.js';
 import {
   ActivityParticipant,
   MAX_BATCH,
@@ -18,12 +21,26 @@ import { NATIONAL_ID_ELSEWHERE, registrationProblems, RegistrationService } from
 
 const tags = ['Activities'];
 const READ =
-  'Reporters may read only activities of projects assigned to them; viewers get phone and nationalId as null.';
+  'Reporters may read only activities of projects assigned to them. Viewers get no personal field ' +
+  '(names, date of birth, age, phone, national id, household names and ages: null; ageBand instead). ' +
+  'A response with personal data in clear is recorded in the audit log.';
 const WRITE = 'Reporters may change only activities of projects assigned to them.';
 
 export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
   const activities = new ActivityService(ctx.db);
-  const registrations = new RegistrationService(ctx.db);
+  const registrations = new RegistrationService(ctx.db, ctx.config.piiKeyring);
+  /** Registrations as sent, after their audit entry (src/modules/privacy/audit-log.ts). */
+  const audited = async <
+    T extends { participant: ParticipantView }[] | Page<{ participant: ParticipantView }>,
+  >(
+    request: FastifyRequest,
+    sent: T,
+    details?: Record<string, unknown>,
+  ): Promise<T> => {
+    const views = itemsOf(sent).map((registration) => registration.participant);
+    await recordParticipantsRead(ctx.db, auditSourceOf(request, memberOf(request)), views, details);
+    return sent;
+  };
 
   app.get(
     '/orgs/:orgId/projects/:projectId/activities',
@@ -125,13 +142,19 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
         tags,
         summary: 'Participants of an activity',
         description:
-          'Registrations with the nested participant, by last name, first name, then participant id. ' + READ,
+          'Registrations with the nested participant, by last name, first name, then participant id ' +
+          '(for viewers by participant id alone). ' +
+          READ,
         params: Params('orgId', 'id'),
         querystring: RegistrationQuery,
         response: { 200: Collection(ActivityParticipant) },
       },
     },
-    (request) => registrations.list(memberOf(request), request.params.id, request.query),
+    async (request) =>
+      audited(request, await registrations.list(memberOf(request), request.params.id, request.query), {
+        activityId: request.params.id,
+        ...request.query,
+      }),
   );
 
   app.post(
@@ -176,7 +199,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
         request.params.id,
         request.body.participants,
       );
-      return reply.status(201).send(body);
+      return reply.status(201).send(await audited(request, body));
     },
   );
 
@@ -193,13 +216,17 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
         response: { 200: ActivityParticipant },
       },
     },
-    (request) =>
-      registrations.update(
-        memberOf(request),
-        request.params.activityId,
-        request.params.participantId,
-        request.body,
-      ),
+    async (request) =>
+      (
+        await audited(request, [
+          await registrations.update(
+            memberOf(request),
+            request.params.activityId,
+            request.params.participantId,
+            request.body,
+          ),
+        ])
+      )[0]!,
   );
 
   app.delete(

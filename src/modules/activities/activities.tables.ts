@@ -62,24 +62,40 @@ export const participants = pgTable(
     orgId: uuid('org_id')
       .notNull()
       .references(() => organizations.id, { onDelete: 'cascade' }),
-    firstName: text('first_name').notNull(),
-    lastName: text('last_name').notNull(),
+    // Personal fields (src/lib/personal-data.ts): null once erased.
+    firstName: text('first_name'),
+    lastName: text('last_name'),
     sex: sex('sex').notNull(),
     dateOfBirth: date('date_of_birth', { mode: 'string' }),
+    /** Sealed (src/lib/sealed-values.ts): never in clear in the database. */
     phone: text('phone'),
+    /** Sealed like phone. */
     nationalId: text('national_id'),
+    /** The blind index of the national id under the current key: de-duplication compares these. */
+    nationalIdIndex: text('national_id_index'),
     village: text('village').notNull(),
     district: text('district').notNull(),
+    /** Set by erasure, with the age band the person had then; both null before. */
+    erasedAt: timestamptz('erased_at'),
+    ageBand: text('age_band'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
     unique('participants_org_id_id_key').on(t.orgId, t.id),
     // A national id names one person of the organization; registering it again reuses that person.
-    uniqueIndex('participants_org_id_national_id_key')
-      .on(t.orgId, t.nationalId)
-      .where(sql`${t.nationalId} IS NOT NULL`),
+    uniqueIndex('participants_org_id_national_id_index_key')
+      .on(t.orgId, t.nationalIdIndex)
+      .where(sql`${t.nationalIdIndex} IS NOT NULL`),
     index('participants_org_id_name_idx').on(t.orgId, t.lastName, t.firstName),
+    check(
+      'participants_erased_check',
+      sql`${t.erasedAt} IS NULL OR (${t.firstName} IS NULL AND ${t.lastName} IS NULL AND ${t.dateOfBirth} IS NULL AND ${t.phone} IS NULL AND ${t.nationalId} IS NULL AND ${t.nationalIdIndex} IS NULL)`,
+    ),
+    check(
+      'participants_names_check',
+      sql`${t.erasedAt} IS NOT NULL OR (${t.firstName} IS NOT NULL AND ${t.lastName} IS NOT NULL)`,
+    ),
   ],
 );
 
@@ -116,10 +132,12 @@ export const householdMembers = pgTable(
     id: id(),
     orgId: uuid('org_id').notNull(),
     participantId: uuid('participant_id').notNull(),
-    name: text('name').notNull(),
+    // Personal fields: null once the participant is erased, ageBand then kept instead of age.
+    name: text('name'),
     relationship: text('relationship').notNull(),
     sex: sex('sex').notNull(),
-    age: integer('age').notNull(),
+    age: integer('age'),
+    ageBand: text('age_band'),
     createdAt: createdAt(),
   },
   (t) => [

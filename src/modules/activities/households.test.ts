@@ -5,7 +5,10 @@ import {
   postActivity,
   person,
   register,
+  memberWithoutPersonalData,
+  withoutPersonalData,
   type ActivityJson,
+  type HouseholdMemberJson,
   type ParticipantJson,
 } from '../../../test/helpers/activities.js';
 import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
@@ -40,16 +43,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-interface MemberJson {
-  id: string;
-  participantId: string;
-  name: string;
-  relationship: string;
-  sex: string;
-  age: number;
-  createdAt: string;
-}
-
 const NOT_FOUND = notFoundBody('Participant');
 
 async function participantIn(activityId: string, as: TestUser = team.officer, orgId = team.org.id) {
@@ -63,10 +56,10 @@ const list = (participantId: string, as: TestUser | null = team.officer, orgId =
 const add = (participantId: string, body: unknown, as: TestUser | null = team.officer, orgId = team.org.id) =>
   call(t.app, 'POST', householdUrl(orgId, participantId), { as, body });
 
-async function addMember(participantId: string, body: Record<string, unknown>): Promise<MemberJson> {
+async function addMember(participantId: string, body: Record<string, unknown>): Promise<HouseholdMemberJson> {
   const res = await add(participantId, { name: 'Baraka', relationship: 'son', sex: 'male', age: 9, ...body });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as MemberJson;
+  return res.body as HouseholdMemberJson;
 }
 
 describe('POST /orgs/:orgId/participants/:id/household-members', () => {
@@ -86,24 +79,33 @@ describe('POST /orgs/:orgId/participants/:id/household-members', () => {
       relationship: 'daughter',
       sex: 'female',
       age: 14,
+      ageBand: '0-17',
       createdAt: expect.stringMatching(TIMESTAMP),
     });
     const shown = await call(t.app, 'GET', participantUrl(team.org.id, participant.id), { as: team.viewer });
     expect([shown.status, shown.body]).toEqual([
       200,
-      { ...participant, phone: null, nationalId: null, householdMembers: [res.body] },
+      withoutPersonalData({ ...participant, householdMembers: [res.body] }),
     ]);
+    const full = await call(t.app, 'GET', participantUrl(team.org.id, participant.id), { as: team.officer });
+    expect([full.status, full.body]).toEqual([200, { ...participant, householdMembers: [res.body] }]);
   });
 
-  it('takes every sex and the ages 0 to 130', async () => {
+  it('takes every sex and the ages 0 to 130, each with its age band', async () => {
     const participant = await participantIn(activity.id);
-    for (const [sex, age] of [
-      ['female', 0],
-      ['male', 130],
-      ['other', 47],
+    for (const [sex, age, ageBand] of [
+      ['female', 0, '0-17'],
+      ['male', 130, '60+'],
+      ['other', 47, '36-59'],
+      ['female', 17, '0-17'],
+      ['female', 18, '18-35'],
+      ['male', 35, '18-35'],
+      ['male', 36, '36-59'],
+      ['other', 59, '36-59'],
+      ['other', 60, '60+'],
     ] as const) {
       const member = await addMember(participant.id, { sex, age });
-      expect([member.sex, member.age]).toEqual([sex, age]);
+      expect([member.sex, member.age, member.ageBand]).toEqual([sex, age, ageBand]);
     }
   });
 
@@ -168,10 +170,15 @@ describe('GET /orgs/:orgId/participants/:id/household-members', () => {
     const twins = [twinA, twinB].sort((a, b) => a.id.localeCompare(b.id));
     const household = [elder, twins[0], twins[1], child, baby];
 
-    const res = await list(participant.id, team.viewer);
+    const res = await list(participant.id, team.officer);
     expect([res.status, res.body]).toEqual([200, household]);
     const shown = await call(t.app, 'GET', participantUrl(team.org.id, participant.id), { as: team.admin });
     expect(shown.body.householdMembers).toEqual(household);
+    const seenByViewer = await list(participant.id, team.viewer);
+    expect([seenByViewer.status, seenByViewer.body]).toEqual([
+      200,
+      household.map((member) => memberWithoutPersonalData(member!)),
+    ]);
   });
 
   it('is an empty array for a participant with no household', async () => {
@@ -213,6 +220,7 @@ describe('a reporter and households', () => {
       201,
       {
         ...body,
+        ageBand: '36-59',
         id: expect.any(String),
         participantId: reachable.id,
         createdAt: expect.stringMatching(TIMESTAMP),

@@ -1,55 +1,87 @@
 import type { Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { ageOn, todayUtc } from '../../lib/demographics.js';
+import { ageBandOf, ageOn, todayUtc, type AgeBand } from '../../lib/demographics.js';
+import {
+  HOUSEHOLD_PERSONAL_FIELDS,
+  PARTICIPANT_PERSONAL_FIELDS,
+  seesPersonalData,
+  withoutFields,
+} from '../../lib/personal-data.js';
+import type { Keyring } from '../../lib/sealed-values.js';
+import { recordPersonalRead, type AuditSource } from '../privacy/audit-log.js';
+import { openContact } from './participant-sealing.js';
 import { householdsOf, type HouseholdMemberRow, type ParticipantRow } from './participants.repo.js';
 import type { RegistrationRow } from './registrations.repo.js';
 
-/** A participant as every route returns one: with age and household, contact details hidden from viewers. */
-function present(member: Member, row: ParticipantRow, household: HouseholdMemberRow[], today: string) {
-  const hidden = member.role === 'viewer';
-  return {
+/** A household member as every route returns one; `personal` false leaves out name and age. */
+export function presentHouseholdMember(person: HouseholdMemberRow, personal: boolean) {
+  const view = {
+    id: person.id,
+    participantId: person.participantId,
+    name: person.name,
+    relationship: person.relationship,
+    sex: person.sex,
+    age: person.age,
+    // Kept at erasure, when age is gone.
+    ageBand: (person.ageBand as AgeBand | null) ?? ageBandOf(person.age),
+    createdAt: person.createdAt,
+  };
+  return personal ? view : withoutFields(view, [...HOUSEHOLD_PERSONAL_FIELDS]);
+}
+
+/**
+ * A participant as every route returns one: with age, age band and household. Viewers get no personal
+ * field (DECISIONS.md section 5), and they are not even opened for them; erased people have none left.
+ */
+function present(
+  keyring: Keyring,
+  personal: boolean,
+  row: ParticipantRow,
+  household: HouseholdMemberRow[],
+  today: string,
+) {
+  const age = ageOn(row.dateOfBirth, today);
+  const view = {
     id: row.id,
     orgId: row.orgId,
     firstName: row.firstName,
     lastName: row.lastName,
     sex: row.sex,
     dateOfBirth: row.dateOfBirth,
-    age: ageOn(row.dateOfBirth, today),
-    phone: hidden ? null : row.phone,
-    nationalId: hidden ? null : row.nationalId,
+    age,
+    ageBand: (row.ageBand as AgeBand | null) ?? ageBandOf(age),
+    phone: personal ? openContact(keyring, row.phone) : null,
+    nationalId: personal ? openContact(keyring, row.nationalId) : null,
     village: row.village,
     district: row.district,
-    householdMembers: household.map((person) => ({
-      id: person.id,
-      participantId: person.participantId,
-      name: person.name,
-      relationship: person.relationship,
-      sex: person.sex,
-      age: person.age,
-      createdAt: person.createdAt,
-    })),
+    householdMembers: household.map((person) => presentHouseholdMember(person, personal)),
+    erasedAt: row.erasedAt,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
+  return personal ? view : withoutFields(view, [...PARTICIPANT_PERSONAL_FIELDS, 'age']);
 }
 
 export type ParticipantView = ReturnType<typeof present>;
 
 /** Participants ready to send, their households loaded in one query. */
-export async function viewParticipants(db: Db, member: Member, rows: ParticipantRow[]) {
+export async function viewParticipants(db: Db, keyring: Keyring, member: Member, rows: ParticipantRow[]) {
   const households = await householdsOf(db, member.orgId, [...new Set(rows.map((row) => row.id))]);
   const today = todayUtc();
-  return rows.map((row) => present(member, row, households.get(row.id) ?? [], today));
+  const personal = seesPersonalData(member.role);
+  return rows.map((row) => present(keyring, personal, row, households.get(row.id) ?? [], today));
 }
 
 /** Registrations with their nested participant. */
 export async function viewRegistrations(
   db: Db,
+  keyring: Keyring,
   member: Member,
   rows: { registration: RegistrationRow; participant: ParticipantRow }[],
 ) {
   const people = await viewParticipants(
     db,
+    keyring,
     member,
     rows.map((row) => row.participant),
   );
@@ -62,4 +94,21 @@ export async function viewRegistrations(
     registeredAt: registration.registeredAt,
     participant: people[i]!,
   }));
+}
+
+/**
+ * Records that these participants were sent in clear (nothing for viewers, nor for erased people, who
+ * have nothing left to read); their households go with them under the participant's id.
+ */
+export function recordParticipantsRead(
+  db: Db,
+  source: AuditSource,
+  views: ParticipantView[],
+  details?: Record<string, unknown>,
+) {
+  return recordPersonalRead(db, source, {
+    subjectKind: 'participant',
+    subjectIds: views.filter((view) => view.erasedAt === null).map((view) => view.id),
+    ...(details ? { details } : {}),
+  });
 }

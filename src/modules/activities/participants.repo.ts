@@ -2,6 +2,7 @@ import { and, asc, count, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { visibleTo, type ProjectVisibility } from '../projects/visibility.js';
+import { HOUSEHOLD_PERSONAL_FIELDS, nulled, PARTICIPANT_PERSONAL_FIELDS } from '../../lib/personal-data.js';
 import { compareText } from '../../lib/text.js';
 import { activities, activityParticipants, householdMembers, participants } from './activities.tables.js';
 
@@ -23,20 +24,66 @@ function reachable(orgId: string, visibility: ProjectVisibility): SQL | undefine
 }
 
 /** The participant, and whether it is within `visibility` (found but not visible: 403, not 404). */
-export async function findParticipant(db: Db, orgId: string, id: string, visibility: ProjectVisibility) {
+export async function findParticipant(
+  db: Db,
+  orgId: string,
+  id: string,
+  visibility: ProjectVisibility,
+  lock = false,
+) {
   const scope = reachable(orgId, visibility);
-  const [row] = await db
+  const query = db
     .select({ participant: participants, visible: scope ? sql<boolean>`${scope}` : sql<boolean>`true` })
     .from(participants)
     .where(and(eq(participants.orgId, orgId), eq(participants.id, id)));
+  const [row] = await (lock ? query.for('update', { of: participants }) : query);
   return row;
+}
+
+/**
+ * Erases a participant's personal fields and their household members' (values set to null, not
+ * flagged), keeping each person's age band as it is today. Sex, village, district and registrations stay.
+ */
+export async function eraseParticipant(
+  db: Db,
+  orgId: string,
+  id: string,
+  ageBand: string,
+  householdBands: Map<string, string>,
+) {
+  for (const [memberId, band] of householdBands) {
+    await db
+      .update(householdMembers)
+      .set({ ...nulled(HOUSEHOLD_PERSONAL_FIELDS), ageBand: band })
+      .where(and(eq(householdMembers.orgId, orgId), eq(householdMembers.id, memberId)));
+  }
+  const [row] = await db
+    .update(participants)
+    .set({
+      ...nulled(PARTICIPANT_PERSONAL_FIELDS),
+      nationalIdIndex: null,
+      ageBand,
+      erasedAt: new Date(),
+      updatedAt: new Date(),
+    })
+    .where(and(eq(participants.orgId, orgId), eq(participants.id, id)))
+    .returning();
+  return row!;
 }
 
 /** Escapes LIKE's wildcards so a search for `50%` finds the text `50%`. */
 const literal = (word: string) => word.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-/** Every word must appear in one of the names, the village or the district, in any case. */
-function matching(orgId: string, search: string | undefined, visibility: ProjectVisibility): SQL | undefined {
+/**
+ * Every word must appear, in any case, in the village, the district or, for those who may see names, one
+ * of the names: a viewer cannot learn whether a named person is a participant by searching for them.
+ */
+function matching(
+  orgId: string,
+  search: string | undefined,
+  visibility: ProjectVisibility,
+  personal: boolean,
+): SQL | undefined {
   // At most 50 words: the search is 100 characters at most.
   const words = (search ?? '').trim().split(/\s+/).filter(Boolean);
   return and(
@@ -45,8 +92,8 @@ function matching(orgId: string, search: string | undefined, visibility: Project
     ...words.map((word) => {
       const pattern = `%${literal(word)}%`;
       return or(
-        ilike(participants.firstName, pattern),
-        ilike(participants.lastName, pattern),
+        personal ? ilike(participants.firstName, pattern) : undefined,
+        personal ? ilike(participants.lastName, pattern) : undefined,
         ilike(participants.village, pattern),
         ilike(participants.district, pattern),
       );
@@ -54,24 +101,35 @@ function matching(orgId: string, search: string | undefined, visibility: Project
   );
 }
 
+/** By last name, first name, then id; for viewers by id alone, so that the order tells no name. */
+export const participantOrder = (personal: boolean) =>
+  personal
+    ? [asc(participants.lastName), asc(participants.firstName), asc(participants.id)]
+    : [asc(participants.id)];
+
+export interface ParticipantSearch {
+  search?: string;
+  /** Whether the caller may see names (seesPersonalData): names are searched and sorted only then. */
+  personal: boolean;
+}
+
 export async function countParticipants(
   db: Db,
   orgId: string,
-  search: string | undefined,
+  query: ParticipantSearch,
   visibility: ProjectVisibility,
 ) {
   const [row] = await db
     .select({ total: count() })
     .from(participants)
-    .where(matching(orgId, search, visibility));
+    .where(matching(orgId, query.search, visibility, query.personal));
   return row?.total ?? 0;
 }
 
-/** By last name, first name, then id. */
 export function listParticipants(
   db: Db,
   orgId: string,
-  search: string | undefined,
+  query: ParticipantSearch,
   visibility: ProjectVisibility,
   window: Window,
 ) {
@@ -79,8 +137,8 @@ export function listParticipants(
     db
       .select()
       .from(participants)
-      .where(matching(orgId, search, visibility))
-      .orderBy(asc(participants.lastName), asc(participants.firstName), asc(participants.id))
+      .where(matching(orgId, query.search, visibility, query.personal))
+      .orderBy(...participantOrder(query.personal))
       .$dynamic(),
     window,
   );
@@ -149,26 +207,27 @@ export async function existingParticipantIds(
 }
 
 /**
- * nationalId → participant, for the ones of these national ids the organization knows; `inScope` says
- * whether that participant is within `visibility`.
+ * Participant by blind index, for the ones of these national-id indexes the organization knows;
+ * `inScope` says whether that participant is within `visibility`. During a key rotation a person may
+ * still be stored under the previous key's index: callers pass both.
  */
-export async function participantsByNationalId(
+export async function participantsByNationalIdIndex(
   db: Db,
   orgId: string,
-  nationalIds: string[],
+  indexes: string[],
   visibility: ProjectVisibility,
 ): Promise<Map<string, { id: string; inScope: boolean }>> {
-  if (nationalIds.length === 0) return new Map();
+  if (indexes.length === 0) return new Map();
   const scope = reachable(orgId, visibility);
   const rows = await db
     .select({
       id: participants.id,
-      nationalId: participants.nationalId,
+      nationalIdIndex: participants.nationalIdIndex,
       inScope: scope ? sql<boolean>`${scope}` : sql<boolean>`true`,
     })
     .from(participants)
-    .where(and(eq(participants.orgId, orgId), inArray(participants.nationalId, nationalIds)));
-  return new Map(rows.map((row) => [row.nationalId!, { id: row.id, inScope: row.inScope }]));
+    .where(and(eq(participants.orgId, orgId), inArray(participants.nationalIdIndex, indexes)));
+  return new Map(rows.map((row) => [row.nationalIdIndex!, { id: row.id, inScope: row.inScope }]));
 }
 
 /**
@@ -184,14 +243,14 @@ export async function insertParticipants(
   // In national-id order: two batches sharing people then take their unique-index locks in the same
   // order, so one waits for the other instead of both deadlocking.
   const ordered = [...rows]
-    .sort((a, b) => compareText(a.nationalId, b.nationalId))
+    .sort((a, b) => compareText(a.nationalIdIndex, b.nationalIdIndex))
     .map((row) => ({ ...row, orgId }));
   const inserted = await db
     .insert(participants)
     .values(ordered)
     .onConflictDoNothing({
-      target: [participants.orgId, participants.nationalId],
-      where: sql`${participants.nationalId} IS NOT NULL`,
+      target: [participants.orgId, participants.nationalIdIndex],
+      where: sql`${participants.nationalIdIndex} IS NOT NULL`,
     })
     .returning({ id: participants.id });
   return new Set(inserted.map((row) => row.id));

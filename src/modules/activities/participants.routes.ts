@@ -1,25 +1,43 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { ALL_ROLES, CONTRIBUTORS, memberOf } from '../../http/access.js';
+import { auditSourceOf, recordPersonalRead } from '../privacy/audit-log.js';
+import { recordParticipantsRead, type ParticipantView } from './participant-view.js';
+import { ADMINS, ALL_ROLES, CONTRIBUTORS, MANAGERS, memberOf } from '../../http/access.js';
 import { errorResponse } from '../../http/errors.js';
-import { Collection } from '../../http/pagination.js';
+import { Collection, itemsOf, type Page } from '../../http/pagination.js';
 import { Params } from '../../http/schemas.js';
 import {
   CreateHouseholdMemberBody,
+  ErasureBody,
   HouseholdMember,
   Participant,
+  ParticipantExport,
   ParticipantQuery,
   UpdateParticipantBody,
 } from './participants.schemas.js';
 import { ParticipantService } from './participants.service.js';
 
 const tags = ['Participants'];
+const PERSONAL =
+  'Viewers get no personal field (names, date of birth, age, phone, national id, household names and ' +
+  'ages: null; ageBand instead); a response with personal data in clear is recorded in the audit log.';
 const SCOPE =
   'Reporters reach only people registered in an activity of a project assigned to them (others: 403).';
 
 export const participantRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
-  const participants = new ParticipantService(ctx.db);
+  const participants = new ParticipantService(ctx.db, ctx.config.piiKeyring);
+  /** Participants as sent, after their audit entry (src/modules/privacy/audit-log.ts). */
+  const audited = async <T extends ParticipantView[] | Page<ParticipantView>>(
+    request: FastifyRequest,
+    sent: T,
+    details?: Record<string, unknown>,
+  ): Promise<T> => {
+    await recordParticipantsRead(ctx.db, auditSourceOf(request, memberOf(request)), itemsOf(sent), details);
+    return sent;
+  };
+  const one = async (request: FastifyRequest, view: ParticipantView) => (await audited(request, [view]))[0]!;
 
   app.get(
     '/orgs/:orgId/participants',
@@ -30,14 +48,17 @@ export const participantRoutes: FastifyPluginAsyncTypebox<AppContext> = async (a
         summary: 'Participants of the organization',
         description:
           '`search`: every word must appear, in any case, in the first name, last name, village or ' +
-          'district. By last name, first name, then id. Reporters see only people registered in their ' +
-          'projects; viewers get phone and nationalId as null.',
+          'district. By last name, first name, then id. For viewers names are neither searched nor ' +
+          'sorted on (search in village and district; by id), so that a viewer cannot tell whether a ' +
+          'named person is a participant. Reporters see only people registered in their projects. ' +
+          PERSONAL,
         params: Params('orgId'),
         querystring: ParticipantQuery,
         response: { 200: Collection(Participant) },
       },
     },
-    (request) => participants.list(memberOf(request), request.query),
+    async (request) =>
+      audited(request, await participants.list(memberOf(request), request.query), request.query),
   );
 
   app.get(
@@ -49,13 +70,14 @@ export const participantRoutes: FastifyPluginAsyncTypebox<AppContext> = async (a
         summary: 'A participant',
         description:
           'With `age` (completed years today, UTC; null without dateOfBirth) and `householdMembers`. ' +
-          'Viewers get phone and nationalId as null. ' +
+          PERSONAL +
+          ' ' +
           SCOPE,
         params: Params('orgId', 'id'),
         response: { 200: Participant },
       },
     },
-    (request) => participants.get(memberOf(request), request.params.id),
+    async (request) => one(request, await participants.get(memberOf(request), request.params.id)),
   );
 
   app.patch(
@@ -74,7 +96,8 @@ export const participantRoutes: FastifyPluginAsyncTypebox<AppContext> = async (a
         response: { 200: Participant, 409: errorResponse('nationalId taken') },
       },
     },
-    (request) => participants.update(memberOf(request), request.params.id, request.body),
+    async (request) =>
+      one(request, await participants.update(memberOf(request), request.params.id, request.body)),
   );
 
   app.get(
@@ -89,7 +112,18 @@ export const participantRoutes: FastifyPluginAsyncTypebox<AppContext> = async (a
         response: { 200: Type.Array(HouseholdMember) },
       },
     },
-    (request) => participants.household(memberOf(request), request.params.id),
+    async (request) => {
+      const member = memberOf(request);
+      const household = await participants.household(member, request.params.id);
+      if (household.some((person) => person.name !== null)) {
+        await recordPersonalRead(ctx.db, auditSourceOf(request, member), {
+          subjectKind: 'household_member',
+          subjectIds: [request.params.id, ...household.map((person) => person.id)],
+          count: household.length,
+        });
+      }
+      return household;
+    },
   );
 
   app.post(
@@ -105,9 +139,63 @@ export const participantRoutes: FastifyPluginAsyncTypebox<AppContext> = async (a
         response: { 201: HouseholdMember },
       },
     },
-    async (request, reply) =>
-      reply
-        .status(201)
-        .send(await participants.addHouseholdMember(memberOf(request), request.params.id, request.body)),
+    async (request, reply) => {
+      const member = memberOf(request);
+      const person = await participants.addHouseholdMember(member, request.params.id, request.body);
+      await recordPersonalRead(ctx.db, auditSourceOf(request, member), {
+        subjectKind: 'household_member',
+        subjectIds: [request.params.id, person.id],
+        count: 1,
+      });
+      return reply.status(201).send(person);
+    },
+  );
+
+  app.post(
+    '/orgs/:orgId/participants/:id/erase',
+    {
+      config: { access: { roles: ADMINS } },
+      schema: {
+        tags,
+        summary: "Erase a participant's personal data",
+        description:
+          'GDPR article 17. Removes, irreversibly (the values are gone, not flagged), the first and last ' +
+          'name, date of birth, phone and national id, and the name and age of every household member. ' +
+          'Kept: sex, village, district, the age band each person has today (`ageBand`, for everyone from ' +
+          'then on), the registrations, and so every count, disaggregation, indicator value and stored ' +
+          'report. `reason` is kept in the audit log with the erasure. 200: the erased participant ' +
+          '(`erasedAt` set); erasing again: 409. Feed entries never carried participant names. ' +
+          'A participant erased cannot be given personal data again (PATCH of those fields: 409).',
+        params: Params('orgId', 'id'),
+        body: ErasureBody,
+        response: { 200: Participant, 409: errorResponse('already erased') },
+      },
+    },
+    (request) =>
+      participants.erase(
+        memberOf(request),
+        auditSourceOf(request, memberOf(request)),
+        request.params.id,
+        request.body.reason,
+      ),
+  );
+
+  app.get(
+    '/orgs/:orgId/participants/:id/export',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        tags,
+        summary: 'Everything held about a participant',
+        description:
+          'GDPR article 15, the right of access: one JSON document with the record in clear, the ' +
+          'household, every registration with its activity, and the audit log entries about the person ' +
+          '(this export, recorded first, included). An erased participant exports what is left.',
+        params: Params('orgId', 'id'),
+        response: { 200: ParticipantExport },
+      },
+    },
+    (request) =>
+      participants.export(memberOf(request), auditSourceOf(request, memberOf(request)), request.params.id),
   );
 };

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.js';
+import { AuditEntry } from '../privacy/audit-log.schemas.js';
 import { Body, DateOnly, Nullable, NullableString, Text, Timestamp, Uuid } from '../../http/schemas.js';
-import { MAX_AGE, SEXES, type Sex } from '../../lib/demographics.js';
+import { AGE_BANDS, MAX_AGE, SEXES, type AgeBand, type Sex } from '../../lib/demographics.js';
 
 /** Most people registered in one request (DECISIONS.md section 9). */
 export const MAX_BATCH = 500;
@@ -29,34 +30,56 @@ const registration = {
   attended: Type.Optional(Type.Boolean()),
 };
 
-export const HouseholdMember = Type.Object({
-  id: Uuid(),
-  participantId: Uuid(),
-  name: Type.String(),
-  relationship: Type.String(),
-  sex: SexSchema(),
-  age: Type.Integer(),
-  createdAt: Timestamp(),
-});
+const AgeBandSchema = () =>
+  Type.Unsafe<AgeBand>({
+    type: 'string',
+    enum: [...AGE_BANDS],
+    description: 'From the age today (the pre-fill bands); kept as it was at erasure',
+  });
+
+const PERSONAL = 'null for viewers and once erased';
+
+export const HouseholdMember = Type.Object(
+  {
+    id: Uuid(),
+    participantId: Uuid(),
+    name: Nullable(Type.String({ description: PERSONAL })),
+    relationship: Type.String(),
+    sex: SexSchema(),
+    age: Nullable(Type.Integer({ description: PERSONAL })),
+    ageBand: AgeBandSchema(),
+    createdAt: Timestamp(),
+  },
+  { description: 'Someone living with a participant. Name and age are personal data (viewers: null).' },
+);
 
 export const Participant = Type.Object(
   {
     id: Uuid(),
     orgId: Uuid(),
-    firstName: Type.String(),
-    lastName: Type.String(),
+    firstName: Nullable(Type.String({ description: PERSONAL })),
+    lastName: Nullable(Type.String({ description: PERSONAL })),
     sex: SexSchema(),
-    dateOfBirth: Nullable(DateOnly()),
-    age: Nullable(Type.Integer({ description: 'Completed years today (UTC), from dateOfBirth' })),
-    phone: Nullable(Type.String({ description: 'null for viewers' })),
-    nationalId: Nullable(Type.String({ description: 'null for viewers' })),
+    dateOfBirth: Nullable(DateOnly(PERSONAL)),
+    age: Nullable(
+      Type.Integer({ description: `Completed years today (UTC), from dateOfBirth; ${PERSONAL}` }),
+    ),
+    ageBand: AgeBandSchema(),
+    phone: Nullable(Type.String({ description: `Stored encrypted; ${PERSONAL}` })),
+    nationalId: Nullable(Type.String({ description: `Stored encrypted; ${PERSONAL}` })),
     village: Type.String(),
     district: Type.String(),
     householdMembers: Type.Array(HouseholdMember, { description: 'Oldest first' }),
+    erasedAt: Nullable(Timestamp({ description: 'When the personal data was erased; null before' })),
     createdAt: Timestamp(),
     updatedAt: Timestamp(),
   },
-  { description: 'A person the organization works with. Viewers get phone and nationalId as null.' },
+  {
+    description:
+      'A person the organization works with. Personal fields (first and last name, date of birth, age, ' +
+      'phone, national id; household names and ages) are null for viewers and once erased; ageBand is ' +
+      'given to everyone.',
+  },
 );
 
 export const ActivityParticipant = Type.Object(
@@ -121,6 +144,38 @@ export const CreateHouseholdMemberBody = Body({
   relationship: Text(100),
   sex: SexSchema(),
   age: Type.Integer({ minimum: 0, maximum: MAX_AGE, description: `Completed years, 0 to ${MAX_AGE}` }),
+});
+
+export const ParticipantExport = Type.Object(
+  {
+    exportedAt: Timestamp(),
+    participant: Type.Omit(Participant, ['householdMembers']),
+    householdMembers: Type.Array(HouseholdMember),
+    registrations: Type.Array(
+      Type.Object({
+        activityId: Uuid(),
+        activityTitle: Type.String(),
+        projectId: Uuid(),
+        startDate: DateOnly(),
+        endDate: DateOnly(),
+        role: Type.String(),
+        attended: Type.Boolean(),
+        registeredAt: Timestamp(),
+      }),
+      { description: 'Oldest activity first' },
+    ),
+    accessLog: Type.Array(AuditEntry, { description: 'Newest first' }),
+  },
+  { description: 'Everything the organization holds about one person (GDPR art. 15)' },
+);
+
+export const ErasureBody = Body({
+  reason: Type.String({
+    minLength: 1,
+    maxLength: 1000,
+    notBlank: true,
+    description: 'Why the data is erased (a request of the person, ...); kept in the audit log',
+  }),
 });
 
 export const ParticipantQuery = Type.Object({

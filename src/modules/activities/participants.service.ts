@@ -1,16 +1,32 @@
-import type { Db } from '../../db/client.js';
+import { transaction, type Db } from '../../db/client.js';
+import { ageBandOf } from '../../lib/demographics.js';
+import { PARTICIPANT_PERSONAL_FIELDS, seesPersonalData } from '../../lib/personal-data.js';
+import type { Keyring } from '../../lib/sealed-values.js';
+import { listAuditEntries } from '../privacy/audit-log.repo.js';
+import { recordAudit, type AuditSource } from '../privacy/audit-log.js';
+import { nationalIdIndexes, sealedContact } from './participant-sealing.js';
+import { registrationsOfParticipant } from './registrations.repo.js';
 import { optionalText } from '../../lib/text.js';
 import type { Member } from '../../http/access.js';
-import { badRequest, forbidden, notFound, pgErrorCode, refusedDuplicate } from '../../http/errors.js';
+import {
+  badRequest,
+  conflict,
+  forbidden,
+  notFound,
+  pgErrorCode,
+  refusedDuplicate,
+} from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { ageOn, MAX_AGE, todayUtc } from '../../lib/demographics.js';
-import { viewParticipants } from './participant-view.js';
+import { presentHouseholdMember, viewParticipants } from './participant-view.js';
 import {
   countParticipants,
+  eraseParticipant,
   findParticipant,
   householdsOf,
   insertHouseholdMember,
   listParticipants,
+  participantsByNationalIdIndex,
   updateParticipant,
 } from './participants.repo.js';
 import { visibilityOf } from '../projects/visibility.js';
@@ -27,7 +43,7 @@ export function birthDateProblem(field: string, dateOfBirth: string | null | und
   return null;
 }
 
-/** The stored form of a new participant's fields. */
+/** A new participant's fields as given, trimmed; phone and national id still in clear. */
 export const participantValues = (fields: ParticipantFields) => ({
   firstName: fields.firstName.trim(),
   lastName: fields.lastName.trim(),
@@ -39,38 +55,62 @@ export const participantValues = (fields: ParticipantFields) => ({
   district: fields.district.trim(),
 });
 
+export const ALREADY_ERASED = 'The personal data of this participant is already erased';
+
 export class ParticipantService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly keyring: Keyring,
+  ) {}
 
   async list(member: Member, query: PageRequest & { search?: string }) {
     const visibility = visibilityOf(member);
+    const search = { search: query.search, personal: seesPersonalData(member.role) };
     return paginate(query, {
-      count: () => countParticipants(this.db, member.orgId, query.search, visibility),
+      count: () => countParticipants(this.db, member.orgId, search, visibility),
       list: async (window) =>
         viewParticipants(
           this.db,
+          this.keyring,
           member,
-          await listParticipants(this.db, member.orgId, query.search, visibility, window),
+          await listParticipants(this.db, member.orgId, search, visibility, window),
         ),
     });
   }
 
   async get(member: Member, id: string) {
-    const [view] = await viewParticipants(this.db, member, [await this.visible(member, id)]);
+    const [view] = await viewParticipants(this.db, this.keyring, member, [await this.visible(member, id)]);
     return view!;
   }
 
   async update(member: Member, id: string, input: Partial<ParticipantFields>) {
     const problem = birthDateProblem('dateOfBirth', input.dateOfBirth);
     if (problem) throw badRequest(problem);
-    await this.visible(member, id);
+    const found = await this.visible(member, id);
+    if (found.erasedAt && PARTICIPANT_PERSONAL_FIELDS.some((field) => input[field] !== undefined)) {
+      throw conflict('The personal data of this participant was erased; it cannot be given again');
+    }
+    const nationalId = optionalText(input.nationalId);
+    if (nationalId && this.keyring.previous) {
+      // During a key rotation a person may still be indexed under the previous key, which the unique
+      // index cannot compare with the new one: asked here, as registration does.
+      const holders = await participantsByNationalIdIndex(
+        this.db,
+        member.orgId,
+        nationalIdIndexes(this.keyring, nationalId),
+        {},
+      );
+      if ([...holders.values()].some((holder) => holder.id !== id)) throw conflict(NATIONAL_ID_TAKEN);
+    }
     const changes = {
       firstName: input.firstName?.trim(),
       lastName: input.lastName?.trim(),
       sex: input.sex,
       dateOfBirth: input.dateOfBirth,
-      phone: optionalText(input.phone),
-      nationalId: optionalText(input.nationalId),
+      ...sealedContact(this.keyring, {
+        phone: optionalText(input.phone),
+        nationalId: optionalText(input.nationalId),
+      }),
       village: input.village?.trim(),
       district: input.district?.trim(),
     };
@@ -86,12 +126,16 @@ export class ParticipantService {
 
   async household(member: Member, id: string) {
     await this.visible(member, id);
-    return (await householdsOf(this.db, member.orgId, [id])).get(id) ?? [];
+    const personal = seesPersonalData(member.role);
+    return ((await householdsOf(this.db, member.orgId, [id])).get(id) ?? []).map((person) =>
+      presentHouseholdMember(person, personal),
+    );
   }
 
   async addHouseholdMember(member: Member, id: string, input: HouseholdMemberInput) {
-    await this.visible(member, id);
-    return insertHouseholdMember(this.db, member.orgId, {
+    const found = await this.visible(member, id);
+    if (found.erasedAt) throw conflict('The personal data of this participant was erased');
+    const row = await insertHouseholdMember(this.db, member.orgId, {
       participantId: id,
       name: input.name.trim(),
       relationship: input.relationship.trim(),
@@ -100,6 +144,63 @@ export class ParticipantService {
     }).catch((err: unknown) => {
       // The participant was deleted with their organization in between.
       throw pgErrorCode(err).code === '23503' ? notFound('Participant') : err;
+    });
+    return presentHouseholdMember(row, true);
+  }
+
+  /**
+   * Erases the participant's personal data and their household's (GDPR art. 17), irreversibly, with an
+   * audit entry, in one transaction; the row is locked, so of two concurrent erasures one is 409.
+   */
+  async erase(member: Member, source: AuditSource, id: string, reason: string) {
+    return transaction(this.db, async (tx) => {
+      const found = await findParticipant(tx, member.orgId, id, visibilityOf(member), true);
+      if (!found) throw notFound('Participant');
+      if (found.participant.erasedAt) throw conflict(ALREADY_ERASED);
+      const today = todayUtc();
+      const household = (await householdsOf(tx, member.orgId, [id])).get(id) ?? [];
+      const row = await eraseParticipant(
+        tx,
+        member.orgId,
+        id,
+        ageBandOf(ageOn(found.participant.dateOfBirth, today)),
+        new Map(household.map((person) => [person.id, person.ageBand ?? ageBandOf(person.age)])),
+      );
+      await recordAudit(tx, source, {
+        action: 'erase',
+        subjectKind: 'participant',
+        subjectIds: [id, ...household.map((person) => person.id)],
+        count: 1,
+        details: { reason: reason.trim(), householdMembers: household.length },
+      });
+      const [view] = await viewParticipants(tx, this.keyring, member, [row]);
+      return view!;
+    });
+  }
+
+  /**
+   * Everything held about the person (GDPR art. 15): the record in clear, the household, the
+   * registrations with their activities, and the audit entries about them, this export's own included.
+   */
+  async export(member: Member, source: AuditSource, id: string) {
+    return transaction(this.db, async (tx) => {
+      const found = await findParticipant(tx, member.orgId, id, visibilityOf(member));
+      if (!found) throw notFound('Participant');
+      const [participant] = await viewParticipants(tx, this.keyring, member, [found.participant]);
+      await recordAudit(tx, source, {
+        action: 'export',
+        subjectKind: 'participant',
+        subjectIds: [id, ...participant!.householdMembers.map((person) => person.id)],
+        count: 1,
+      });
+      const { householdMembers, ...record } = participant!;
+      return {
+        exportedAt: new Date(),
+        participant: record,
+        householdMembers,
+        registrations: await registrationsOfParticipant(tx, member.orgId, id),
+        accessLog: await listAuditEntries(tx, member.orgId, { subjectId: id }, { limit: null, offset: 0 }),
+      };
     });
   }
 

@@ -7,6 +7,7 @@ import {
   postActivity,
   person,
   register,
+  withoutPersonalData,
   type ActivityJson,
   type ParticipantJson,
 } from '../../../test/helpers/activities.js';
@@ -124,7 +125,7 @@ describe('GET /orgs/:orgId/participants', () => {
     await expectFinds(cases);
   });
 
-  it('orders by last name, first name, then id; plain or in the paging envelope', async () => {
+  it('orders by last name, first name, then id (viewers: by id); plain or in the paging envelope', async () => {
     const area = marker();
     const [zulu, chris, annaA, annaB, achieng] = await enrol(
       person({ firstName: 'Abel', lastName: 'Zulu', district: area }),
@@ -137,8 +138,10 @@ describe('GET /orgs/:orgId/participants', () => {
     const ordered = [achieng!, twins[0]!, twins[1]!, chris!, zulu!];
 
     expect((await search(area)).body).toEqual(ordered);
+    // A viewer's order tells no name: by id, the order people were registered in.
+    const byId = [...ordered].sort((a, b) => a.id.localeCompare(b.id));
     expect((await search(area, team.viewer, '&page=2&limit=2')).body).toEqual({
-      data: [twins[1], chris].map((p) => ({ ...p, phone: null, nationalId: null })),
+      data: byId.slice(2, 4).map(withoutPersonalData),
       meta: { total: 5, page: 2, limit: 2, totalPages: 3 },
     });
     expect((await search(area, team.admin, '&page=4&limit=2')).body).toEqual({
@@ -159,6 +162,15 @@ describe('GET /orgs/:orgId/participants', () => {
     expect((await search(`${area} ${nineMatching} nowhere`)).body).toEqual([]);
   });
 
+  it('finds people by name for those who may see names, never for a viewer', async () => {
+    const area = marker();
+    const [zuhura] = await enrol(person({ firstName: 'Zuhura', lastName: 'Mwakilema', district: area }));
+    expect((await search(`${area} Zuhura Mwakilema`)).body).toEqual([zuhura]);
+    // Otherwise a viewer would learn that a named person is a participant, and where they live.
+    expect((await search(`${area} Zuhura Mwakilema`, team.viewer)).body).toEqual([]);
+    expect((await search(area, team.viewer)).body).toEqual([withoutPersonalData(zuhura!)]);
+  });
+
   it('rejects a bad query with 400', async () => {
     expectViolations(await search('x'.repeat(101)), 'search must be at most 100 characters');
     expectViolations(await search('x', team.officer, '&page=0'), 'page must not be less than 1');
@@ -173,11 +185,25 @@ describe('GET /orgs/:orgId/participants', () => {
 });
 
 describe('who sees what of a participant', () => {
-  it('gives viewers phone and nationalId as null, in the list and alone; officers see them', async () => {
+  it('gives viewers no personal field but the age band, in the list and alone; officers see them', async () => {
     const area = marker();
     const [full] = await enrol(person({ district: area, phone: '+254700000001', nationalId: `ID-${area}` }));
-    expect(full).toMatchObject({ phone: '+254700000001', nationalId: `ID-${area}` });
-    const hidden = { ...full, phone: null, nationalId: null };
+    expect(full).toMatchObject({
+      firstName: expect.any(String),
+      dateOfBirth: '1990-05-17',
+      ageBand: '36-59',
+      phone: '+254700000001',
+      nationalId: `ID-${area}`,
+    });
+    const hidden = {
+      ...full,
+      firstName: null,
+      lastName: null,
+      dateOfBirth: null,
+      age: null,
+      phone: null,
+      nationalId: null,
+    };
     expect((await search(area, team.viewer)).body).toEqual([hidden]);
     const alone = await get(full!.id, team.viewer);
     expect([alone.status, alone.body]).toEqual([200, hidden]);
@@ -225,7 +251,7 @@ describe('GET /orgs/:orgId/participants/:id', () => {
       as: team.officer,
       body: { name: 'Juma', relationship: 'son', sex: 'male', age: 12 },
     });
-    const res = await get(p!.id, team.viewer);
+    const res = await get(p!.id, team.officer);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       id: p!.id,
@@ -235,14 +261,38 @@ describe('GET /orgs/:orgId/participants/:id', () => {
       sex: 'female',
       dateOfBirth: ago(40, -3),
       age: 40,
+      ageBand: '36-59',
       phone: null,
-      nationalId: null,
+      nationalId: p!.nationalId,
       village: 'Kibera',
       district: 'Nairobi',
-      householdMembers: [added.body],
+      householdMembers: [{ ...added.body, name: 'Juma', age: 12, ageBand: '0-17' }],
+      erasedAt: null,
       createdAt: expect.stringMatching(TIMESTAMP),
       updatedAt: expect.stringMatching(TIMESTAMP),
     });
+    const seenByViewer = await get(p!.id, team.viewer);
+    expect([seenByViewer.status, seenByViewer.body]).toEqual([200, withoutPersonalData(res.body)]);
+  });
+
+  it('gives the age band of the age today, and unknown without a date of birth', async () => {
+    const cases: [string | null, string][] = [
+      [ago(17), '0-17'],
+      [ago(18, 1), '0-17'],
+      [ago(18), '18-35'],
+      [ago(35), '18-35'],
+      [ago(36), '36-59'],
+      [ago(59), '36-59'],
+      [ago(60), '60+'],
+      [null, 'unknown'],
+    ];
+    const people = await enrol(...cases.map(([dateOfBirth]) => person({ dateOfBirth })));
+    for (const [i, [dateOfBirth, ageBand]] of cases.entries()) {
+      for (const as of [team.officer, team.viewer]) {
+        const res = await get(people[i]!.id, as);
+        expect([dateOfBirth, res.status, res.body.ageBand]).toEqual([dateOfBirth, 200, ageBand]);
+      }
+    }
   });
 
   it("counts age in completed years on today's UTC date; null without a date of birth", async () => {
@@ -290,12 +340,12 @@ describe('PATCH /orgs/:orgId/participants/:id', () => {
       [{ firstName: ' Wanjiru ' }, { firstName: 'Wanjiru' }],
       [{ lastName: 'Kamau ' }, { lastName: 'Kamau' }],
       [{ sex: 'other' }, { sex: 'other' }],
-      [{ dateOfBirth: ago(25, -10) }, { dateOfBirth: ago(25, -10), age: 25 }],
+      [{ dateOfBirth: ago(25, -10) }, { dateOfBirth: ago(25, -10), age: 25, ageBand: '18-35' }],
       [{ phone: ' +254711000222 ' }, { phone: '+254711000222' }],
       [{ nationalId: ` ${nationalId} ` }, { nationalId }],
       [{ village: ' Mathare' }, { village: 'Mathare' }],
       [{ district: 'Kiambu' }, { district: 'Kiambu' }],
-      [{ dateOfBirth: null }, { dateOfBirth: null, age: null }],
+      [{ dateOfBirth: null }, { dateOfBirth: null, age: null, ageBand: 'unknown' }],
       [
         { phone: null, nationalId: '  ' },
         { phone: null, nationalId: null },

@@ -13,8 +13,10 @@ import {
   TIMESTAMP,
 } from '../../../test/helpers/http.js';
 import { rowsOf, type Db } from '../../db/client.js';
+import { blindIndex } from '../../lib/sealed-values.js';
 import { feedEvents } from '../feed/feed.tables.js';
 import { activityParticipants, participants } from './activities.tables.js';
+import { sealedContact } from './participant-sealing.js';
 
 let t: Awaited<ReturnType<typeof buildCountingTestApp>>;
 let team: Team;
@@ -85,6 +87,16 @@ const held = {
   district: 'Nairobi',
 } as const;
 
+/** Where the database finds a national id: its blind index under the test key. */
+const indexOf = (nationalId: string) => blindIndex(t.config.piiKeyring.current, nationalId);
+
+/** The participants of the organization stored under this national id. */
+const peopleWithNationalId = (nationalId: string) =>
+  t.database.db
+    .select()
+    .from(participants)
+    .where(and(eq(participants.orgId, team.org.id), eq(participants.nationalIdIndex, indexOf(nationalId))));
+
 const isoDay = (offsetDays: number) =>
   new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
 
@@ -128,11 +140,13 @@ describe('POST /orgs/:orgId/activities/:id/participants (batch)', () => {
         sex: 'male',
         dateOfBirth: null,
         age: null,
+        ageBand: 'unknown',
         phone: '+254 700 000 001',
         nationalId: 'KE-AM-1',
         village: 'Kisumu Ndogo',
         district: 'Kisumu',
         householdMembers: [],
+        erasedAt: null,
         createdAt: expect.stringMatching(TIMESTAMP),
         updatedAt: expect.stringMatching(TIMESTAMP),
       },
@@ -255,13 +269,15 @@ describe('POST /orgs/:orgId/activities/:id/participants (batch)', () => {
       registrations: before.registrations + 1,
       events: before.events + 1,
     });
-    const rows = await t.database.db
-      .select()
-      .from(participants)
-      .where(and(eq(participants.orgId, team.org.id), eq(participants.nationalId, 'KE-HY-77')));
+    const rows = await peopleWithNationalId('KE-HY-77');
     expect(rows.map((row) => [row.firstName, row.lastName, row.village])).toEqual([
       ['Halima', 'Yusuf', 'Kibera'],
     ]);
+    // Phone and national id are stored sealed, never in clear.
+    expect(rows[0]!.nationalId).toMatch(/^v1\.[0-9a-f]{16}\./);
+    expect(rows[0]!.phone).toMatch(/^v1\.[0-9a-f]{16}\./);
+    expect(JSON.stringify(rows)).not.toContain('KE-HY-77');
+    expect(JSON.stringify(rows)).not.toContain('111 111');
   });
 
   it('changes nothing when someone registered is registered again', async () => {
@@ -347,10 +363,7 @@ describe('registration batches at the same time', () => {
       post(right.id, [shared(), person()], team.admin),
     ]);
     expect([a.status, b.status]).toEqual([201, 201]);
-    const people = await t.database.db
-      .select()
-      .from(participants)
-      .where(and(eq(participants.orgId, team.org.id), eq(participants.nationalId, 'KE-RACE-42')));
+    const people = await peopleWithNationalId('KE-RACE-42');
     expect(people).toHaveLength(1);
     const registrations = await t.database.db
       .select()
@@ -365,14 +378,21 @@ describe('registration batches at the same time', () => {
     const ids = Array.from({ length: 21 }, (_, i) => `KE-CROSS-${i}`);
     const batch = (order: string[]) => order.map((nationalId) => person({ nationalId }));
     const [a, b] = await heldUp(
-      (tx) => tx.insert(participants).values({ ...held, orgId: team.org.id, nationalId: 'KE-CROSS-10' }),
+      (tx) =>
+        tx.insert(participants).values({
+          ...held,
+          orgId: team.org.id,
+          ...sealedContact(t.config.piiKeyring, { nationalId: 'KE-CROSS-10' }),
+        }),
       () => [post(left.id, batch(ids)), post(right.id, batch([...ids].reverse()), team.admin)],
     );
     expect([a!.status, b!.status]).toEqual([201, 201]);
     const [people] = await t.database.db
       .select({ n: count() })
       .from(participants)
-      .where(and(eq(participants.orgId, team.org.id), inArray(participants.nationalId, ids)));
+      .where(
+        and(eq(participants.orgId, team.org.id), inArray(participants.nationalIdIndex, ids.map(indexOf))),
+      );
     expect(people!.n).toBe(21);
     expect(await registrationRows(left.id)).toHaveLength(21);
     expect(await registrationRows(right.id)).toHaveLength(21);

@@ -4,12 +4,15 @@ import { inWindow, type Window } from '../../db/window.js';
 import type { AgeBand, Sex } from '../../lib/demographics.js';
 import { compareText } from '../../lib/text.js';
 import { activities, activityParticipants, participants } from './activities.tables.js';
+import { participantOrder } from './participants.repo.js';
 
 export type RegistrationRow = typeof activityParticipants.$inferSelect;
 
 export interface RegistrationFilter {
   attended?: boolean;
   participantIds?: string[];
+  /** Whether the caller may see names: the list is then by last and first name, else by participant id. */
+  personal?: boolean;
 }
 
 function filtered(orgId: string, activityId: string, filter: RegistrationFilter): SQL | undefined {
@@ -54,7 +57,7 @@ export function listRegistrations(
         ),
       )
       .where(filtered(orgId, activityId, filter))
-      .orderBy(asc(participants.lastName), asc(participants.firstName), asc(participants.id))
+      .orderBy(...participantOrder(filter.personal ?? true))
       .$dynamic(),
     window,
   );
@@ -137,7 +140,8 @@ export function countParticipantGroups(
   const end = sql`${where.endDate}::date`;
   const years = sql`extract(year FROM age(${end}, ${participants.dateOfBirth}))`;
   const ageBand = sql<AgeBand>`CASE
-    WHEN ${participants.dateOfBirth} IS NULL OR ${participants.dateOfBirth} > ${end} THEN 'unknown'
+    WHEN ${participants.dateOfBirth} IS NULL OR ${participants.dateOfBirth} > ${end}
+      THEN coalesce(${participants.ageBand}, 'unknown')
     WHEN ${years} < 18 THEN '0-17'
     WHEN ${years} < 36 THEN '18-35'
     WHEN ${years} < 60 THEN '36-59'
@@ -170,4 +174,29 @@ export function countParticipantGroups(
       // By position: the band's expression carries parameters, which GROUP BY cannot match by text.
       .groupBy(sql`1`, sql`2`)
   );
+}
+
+/** A participant's registrations with their activities, oldest activity first (the access export). */
+export function registrationsOfParticipant(db: Db, orgId: string, participantId: string) {
+  return db
+    .select({
+      activityId: activities.id,
+      activityTitle: activities.title,
+      projectId: activities.projectId,
+      startDate: activities.startDate,
+      endDate: activities.endDate,
+      role: activityParticipants.role,
+      attended: activityParticipants.attended,
+      registeredAt: activityParticipants.registeredAt,
+    })
+    .from(activityParticipants)
+    .innerJoin(
+      activities,
+      and(
+        eq(activities.orgId, activityParticipants.orgId),
+        eq(activities.id, activityParticipants.activityId),
+      ),
+    )
+    .where(and(eq(activityParticipants.orgId, orgId), eq(activityParticipants.participantId, participantId)))
+    .orderBy(asc(activities.startDate), asc(activities.id));
 }

@@ -7,7 +7,15 @@ import { recordFeedEventBy } from '../feed/feed.service.js';
 import { ensureProjectAccess } from '../projects/project-scope.js';
 import { findActivity, lockActivity } from './activities.repo.js';
 import { viewRegistrations } from './participant-view.js';
-import { existingParticipantIds, insertParticipants, participantsByNationalId } from './participants.repo.js';
+import { seesPersonalData } from '../../lib/personal-data.js';
+import type { Keyring } from '../../lib/sealed-values.js';
+import type { participants } from './activities.tables.js';
+import { nationalIdIndexes, sealedContact } from './participant-sealing.js';
+import {
+  existingParticipantIds,
+  insertParticipants,
+  participantsByNationalIdIndex,
+} from './participants.repo.js';
 import { visibilityOf } from '../projects/visibility.js';
 import type { ParticipantFields, RegistrationItemInput } from './participants.schemas.js';
 import { birthDateProblem, participantValues } from './participants.service.js';
@@ -61,16 +69,20 @@ export function registrationProblems(items: unknown): string[] {
 
 /** Registrations of participants in activities (DECISIONS.md section 9). */
 export class RegistrationService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly keyring: Keyring,
+  ) {}
 
   async list(member: Member, activityId: string, query: PageRequest & { attended?: boolean }) {
     await this.activity(member, activityId);
-    const filter: RegistrationFilter = { attended: query.attended };
+    const filter: RegistrationFilter = { attended: query.attended, personal: seesPersonalData(member.role) };
     return paginate(query, {
       count: () => countRegistrations(this.db, member.orgId, activityId, filter),
       list: async (window) =>
         viewRegistrations(
           this.db,
+          this.keyring,
           member,
           await listRegistrations(this.db, member.orgId, activityId, filter, window),
         ),
@@ -119,7 +131,7 @@ export class RegistrationService {
       const rows = await listRegistrations(tx, member.orgId, activityId, { participantIds: order });
       const position = new Map(order.map((id, i) => [id, i]));
       rows.sort((a, b) => position.get(a.participant.id)! - position.get(b.participant.id)!);
-      return viewRegistrations(tx, member, rows);
+      return viewRegistrations(tx, this.keyring, member, rows);
     });
   }
 
@@ -132,41 +144,70 @@ export class RegistrationService {
     const { orgId } = member;
     const visibility = visibilityOf(member);
     const given = [...new Set(items.flatMap((item) => (item.participantId ? [item.participantId] : [])))];
-    const known = await existingParticipantIds(tx, orgId, given, visibility);
-    if (known.size < given.length) throw notFound('Participant');
+    if ((await existingParticipantIds(tx, orgId, given, visibility)).size < given.length) {
+      throw notFound('Participant');
+    }
 
     const newcomers = items.map((item) =>
       item.participantId ? null : participantValues(item as ParticipantFields),
     );
-    const nationalIds = [...new Set(newcomers.flatMap((p) => (p?.nationalId ? [p.nationalId] : [])))];
-    const byNationalId = reachable(await participantsByNationalId(tx, orgId, nationalIds, visibility));
+    // National ids are compared by blind index: under the current key, and during a rotation the previous.
+    const indexesOf = new Map<string, string[]>();
+    for (const person of newcomers) {
+      if (person?.nationalId && !indexesOf.has(person.nationalId)) {
+        indexesOf.set(person.nationalId, nationalIdIndexes(this.keyring, person.nationalId));
+      }
+    }
+    const known = async (nationalIds: string[]) => {
+      const found = reachable(
+        await participantsByNationalIdIndex(
+          tx,
+          orgId,
+          nationalIds.flatMap((nationalId) => indexesOf.get(nationalId)!),
+          visibility,
+        ),
+      );
+      const byNationalId = new Map<string, string>();
+      for (const nationalId of nationalIds) {
+        const id = indexesOf
+          .get(nationalId)!
+          .map((index) => found.get(index))
+          .find(Boolean);
+        if (id) byNationalId.set(nationalId, id);
+      }
+      return byNationalId;
+    };
+    const byNationalId = await known([...indexesOf.keys()]);
 
     const ids: string[] = [];
-    const rows: (ReturnType<typeof participantValues> & { id: string })[] = [];
+    const rows: (typeof participants.$inferInsert & { id: string; clearNationalId: string | null })[] = [];
     newcomers.forEach((values, i) => {
       if (!values) return void ids.push(items[i]!.participantId!);
-      const known = values.nationalId ? byNationalId.get(values.nationalId) : undefined;
-      if (known) return void ids.push(known);
+      const found = values.nationalId ? byNationalId.get(values.nationalId) : undefined;
+      if (found) return void ids.push(found);
       const id = newId();
-      rows.push({ id, ...values });
+      rows.push({
+        id,
+        orgId,
+        ...values,
+        ...sealedContact(this.keyring, { phone: values.phone, nationalId: values.nationalId }),
+        clearNationalId: values.nationalId,
+      });
       // A later item of the batch with the same nationalId is this same new person.
       if (values.nationalId) byNationalId.set(values.nationalId, id);
       ids.push(id);
     });
 
-    const inserted = await insertParticipants(tx, orgId, rows);
+    const inserted = await insertParticipants(
+      tx,
+      orgId,
+      rows.map(({ clearNationalId: _, orgId: __, ...row }) => row),
+    );
     const lost = rows.filter((row) => !inserted.has(row.id));
     if (lost.length === 0) return ids;
     // Another request registered these national ids first: they are that request's people, if in reach.
-    const taken = reachable(
-      await participantsByNationalId(
-        tx,
-        orgId,
-        lost.map((row) => row.nationalId!),
-        visibility,
-      ),
-    );
-    const replaced = new Map(lost.map((row) => [row.id, taken.get(row.nationalId!)!]));
+    const taken = await known(lost.map((row) => row.clearNationalId!));
+    const replaced = new Map(lost.map((row) => [row.id, taken.get(row.clearNationalId!)!]));
     return ids.map((id) => replaced.get(id) ?? id);
   }
 
@@ -189,7 +230,7 @@ export class RegistrationService {
       participantIds: [participantId],
     });
     if (!row) throw notFound('Participant');
-    const [view] = await viewRegistrations(this.db, member, [row]);
+    const [view] = await viewRegistrations(this.db, this.keyring, member, [row]);
     return view!;
   }
 

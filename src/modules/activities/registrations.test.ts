@@ -8,6 +8,7 @@ import {
   register,
   registrationsUrl,
   registrationUrl,
+  withoutPersonalData,
   type RegistrationJson,
 } from '../../../test/helpers/activities.js';
 import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
@@ -118,6 +119,7 @@ describe('GET /orgs/:orgId/activities/:id/participants', () => {
         sex: 'female',
         dateOfBirth: thirtyYearsAgo(),
         age: 30,
+        ageBand: '18-35',
         phone: '+254 700 123 456',
         nationalId: `KE-${activity.id}`,
         village: 'Kibera',
@@ -130,9 +132,11 @@ describe('GET /orgs/:orgId/activities/:id/participants', () => {
             relationship: 'daughter',
             sex: 'female',
             age: 7,
+            ageBand: '0-17',
             createdAt: expect.stringMatching(TIMESTAMP),
           },
         ],
+        erasedAt: null,
         createdAt: expect.stringMatching(TIMESTAMP),
         updatedAt: expect.stringMatching(TIMESTAMP),
       },
@@ -153,13 +157,14 @@ describe('GET /orgs/:orgId/activities/:id/participants', () => {
     expectViolations(await list(activity.id, team.officer, '?attended=maybe'), 'attended must be a boolean');
   });
 
-  it('hides phone and nationalId from a viewer only', async () => {
+  it('hides every personal field from a viewer only, the age band given instead', async () => {
     const { activity, zawadi } = await scene();
     const contact = (body: RegistrationJson[]) =>
       body.filter((r) => r.participantId === zawadi.participantId).map((r) => r.participant);
     const seenByViewer = await list(activity.id, team.viewer);
     expect(seenByViewer.status).toBe(200);
-    expect(contact(seenByViewer.body)).toEqual([{ ...zawadi.participant, phone: null, nationalId: null }]);
+    expect(contact(seenByViewer.body)).toEqual([withoutPersonalData(zawadi.participant)]);
+    expect(contact(seenByViewer.body)).toMatchObject([{ firstName: null, ageBand: '18-35' }]);
     for (const user of [team.officer, team.admin]) {
       const seen = await list(activity.id, user);
       expect(contact(seen.body)).toMatchObject([

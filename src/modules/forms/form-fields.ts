@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Text } from '../../http/schemas.js';
+import { PERSONAL_FIELD_TYPES } from '../../lib/personal-data.js';
 
 /** The field types of SPEC.md FormField. */
 export const FIELD_TYPES = [
@@ -21,6 +22,11 @@ export const KEY_PATTERN = '^[a-z][a-z0-9_]{0,63}$';
 export const TEXT_MAX = { text: 2000, textarea: 20_000 } as const;
 export const PLACE_MAX = 500;
 
+/** `a, b and c`, as field rules name types. */
+function typeNames(types: readonly string[]): string {
+  return types.length > 1 ? `${types.slice(0, -1).join(', ')} and ${types.at(-1)}` : types.join('');
+}
+
 const Key = (description: string) => Type.String({ pattern: KEY_PATTERN, description });
 
 /** A field of a form (SPEC.md FormField); `FormField` is its type. */
@@ -39,6 +45,15 @@ export const FormFieldSchema = Type.Object(
     ),
     required: Type.Optional(
       Type.Boolean({ description: 'false by default; only shown fields are required' }),
+    ),
+    personal: Type.Optional(
+      Type.Boolean({
+        description:
+          `false by default; only on ${typeNames(PERSONAL_FIELD_TYPES)} fields. The answers name or ` +
+          'describe a person: viewers get them as null (empty in CSV), an org_admin can erase them from a ' +
+          "submission, the form's personalDataRetentionDays erases them from older submissions, and every " +
+          'response that carries them in clear is recorded in the audit log.',
+      }),
     ),
     showIf: Type.Optional(
       Type.Object(
@@ -75,6 +90,11 @@ export const Coordinates = Type.Object({
 export type Location = Static<typeof Coordinates>;
 
 const CHOICE_TYPES: readonly FieldType[] = ['select', 'multi_select'];
+const PERSONAL_TYPES: readonly FieldType[] = PERSONAL_FIELD_TYPES;
+
+/** The keys of the fields marked personal: the answers viewers never get and erasure removes. */
+export const personalKeys = (fields: FormField[]): string[] =>
+  fields.filter((field) => field.personal === true).map((field) => field.key);
 
 /** What a `showIf.equals` can be compared with, by the type of the field it points at. */
 function equalsProblem(target: FormField, equals: unknown): string | null {
@@ -98,7 +118,8 @@ function equalsProblem(target: FormField, equals: unknown): string | null {
 
 /**
  * The rules of DECISIONS.md section 10 that a schema cannot express: unique keys, options only and
- * always on choice fields, `showIf` naming an earlier field with a value its answer can take.
+ * always on choice fields, `showIf` naming an earlier field with a value its answer can take, `personal`
+ * only on the types whose answers can hold a person's words or numbers.
  */
 export function fieldProblems(fields: FormField[]): string[] {
   const problems: string[] = [];
@@ -111,6 +132,11 @@ export function fieldProblems(fields: FormField[]): string[] {
     }
     if (!CHOICE_TYPES.includes(field.type) && field.options !== undefined) {
       problems.push(`${at}.options should not exist for ${field.type} fields`);
+    }
+    if (field.personal === true && !PERSONAL_TYPES.includes(field.type)) {
+      problems.push(
+        `${at}.personal is allowed only on ${typeNames(PERSONAL_TYPES)} fields, not ${field.type}`,
+      );
     }
     if (field.showIf) {
       const target = earlier.get(field.showIf.field);
@@ -128,7 +154,8 @@ export function fieldProblems(fields: FormField[]): string[] {
 /**
  * Edits that would leave stored answers without their field or make them wrong for it: a form with
  * submissions keeps every field key, each field's type, and every option of its choice fields. Labels,
- * `required`, `showIf`, order, new fields and new options are free. Returns the keys that break this.
+ * `required`, `showIf`, `personal`, order, new fields and new options are free. Returns the keys that
+ * break this.
  */
 export function breakingEdits(before: FormField[], after: FormField[]): string[] {
   const next = new Map(after.map((field) => [field.key, field]));

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { visibleTo, type ProjectVisibility } from '../projects/visibility.js';
@@ -23,6 +23,7 @@ const formColumns = {
   publicToken: forms.publicToken,
   isPublished: forms.isPublished,
   closesAt: forms.closesAt,
+  personalDataRetentionDays: forms.personalDataRetentionDays,
   fields: forms.fields,
   submissionCount,
   createdAt: forms.createdAt,
@@ -97,12 +98,30 @@ export async function lockFormForSubmission(db: Db, orgId: string, id: string): 
     await db.execute(sql`SELECT f.id, f.org_id AS "orgId", f.project_id AS "projectId",
         f.indicator_id AS "indicatorId", f.reporting_period_id AS "reportingPeriodId",
         f.value_field_key AS "valueFieldKey", f.title, f.description, f.public_token AS "publicToken",
-        f.is_published AS "isPublished", f.closes_at AS "closesAt", f.fields,
+        f.is_published AS "isPublished", f.closes_at AS "closesAt",
+        f.personal_data_retention_days AS "personalDataRetentionDays", f.fields,
         f.created_at AS "createdAt", f.updated_at AS "updatedAt"
       FROM forms f JOIN projects p ON p.org_id = f.org_id AND p.id = f.project_id
       WHERE f.org_id = ${orgId} AND f.id = ${id} FOR SHARE OF f FOR KEY SHARE OF p`),
   );
   return row;
+}
+
+/**
+ * The forms of every organization that keep personal answers for a limited time: the retention job's
+ * one query across organizations (it then works form by form, each under its own org id).
+ */
+export function formsWithRetention(db: Db) {
+  return db
+    .select({
+      orgId: forms.orgId,
+      id: forms.id,
+      fields: forms.fields,
+      retentionDays: forms.personalDataRetentionDays,
+    })
+    .from(forms)
+    .where(isNotNull(forms.personalDataRetentionDays))
+    .orderBy(forms.orgId, forms.id);
 }
 
 export async function insertForm(

@@ -1,13 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
-import { ALL_ROLES, MANAGERS, memberOf } from '../../http/access.js';
+import { ADMINS, ALL_ROLES, MANAGERS, memberOf } from '../../http/access.js';
 import { errorResponse } from '../../http/errors.js';
 import { Collection, PageQuery } from '../../http/pagination.js';
 import { NoContent, Params } from '../../http/schemas.js';
 import { contentDisposition, downloadHeaders } from '../../storage/file-storage.js';
+import { auditSourceOf } from '../privacy/audit-log.js';
 import {
   CreateFormBody,
+  EraseBody,
   FileParams,
   Form,
   FormQuery,
@@ -19,12 +21,18 @@ import { SubmissionService } from './submissions.service.js';
 
 const tags = ['Forms'];
 const READ = 'Reporters only for projects assigned to them.';
+const PERSONAL =
+  'Answers of fields marked personal are null for viewers, and for everyone once erased; a response ' +
+  'that carries them in clear is recorded in the audit log before it is sent.';
 const LINKS =
   'indicatorId must be linked to the project (unknown: 404; not linked or a formula indicator: 400) and ' +
   'needs reportingPeriodId, a period of the project (unknown: 404; of another project: 400). ' +
   'valueFieldKey names a number field and needs indicatorId. Field rules: keys unique, options required ' +
   'on select and multi_select and refused elsewhere, showIf.field the key of an earlier field and ' +
-  'showIf.equals a value that field can take; all problems are listed in one 400.';
+  'showIf.equals a value that field can take, personal only on text, textarea, number, date and location ' +
+  'fields; all problems are listed in one 400. personalDataRetentionDays (1 to 36500, null: kept): once a ' +
+  'day the worker erases the answers of fields marked personal from submissions older than that many days, ' +
+  'as the erase route does; the submissions and their counts stay.';
 
 export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
   const formService = new FormService(ctx.db, ctx.config, ctx.storage, app.log);
@@ -166,13 +174,16 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
           'Newest first, ties by id. `counted` says whether the submission was added to the indicator ' +
           'report (false without an indicator, in a locked period, for a submitted or approved report, or ' +
           'when the value field was not answered). ' +
-          READ,
+          `${PERSONAL} ${READ}`,
         params: Params('orgId', 'id'),
         querystring: Type.Object(PageQuery),
         response: { 200: Collection(SubmissionSchema) },
       },
     },
-    (request) => submissions.list(memberOf(request), request.params.id, request.query),
+    (request) => {
+      const member = memberOf(request);
+      return submissions.list(member, request.params.id, request.query, auditSourceOf(request, member));
+    },
   );
 
   app.get(
@@ -186,17 +197,50 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
           'Streamed, oldest first: columns id, submittedAt, counted, location (`lat,lng`), then one per ' +
           'field by key, in the form\'s order. Multi-select answers are joined with "; ", coordinates ' +
           'written `lat,lng`, files given as download URLs; text starting with =, +, -, @ gets a leading ' +
-          `apostrophe so spreadsheets do not run it. ${READ}`,
+          'apostrophe so spreadsheets do not run it. Answers of fields marked personal are empty cells for ' +
+          'viewers, and for everyone once erased (the columns stay); an export that carries them in clear ' +
+          `is recorded in the audit log before its first byte is sent. ${READ}`,
         params: Params('orgId', 'id'),
         produces: ['text/csv'],
       },
     },
     async (request, reply) => {
-      const { fileName, csv } = await formService.submissionsCsv(memberOf(request), request.params.id);
+      const member = memberOf(request);
+      const { fileName, csv } = await formService.submissionsCsv(
+        member,
+        request.params.id,
+        auditSourceOf(request, member),
+      );
       return reply
         .header('content-type', 'text/csv; charset=utf-8')
         .header('content-disposition', contentDisposition(fileName))
         .send(csv);
+    },
+  );
+
+  app.post(
+    '/orgs/:orgId/forms/:formId/submissions/:id/erase',
+    {
+      config: { access: { roles: ADMINS } },
+      schema: {
+        tags,
+        summary: "Erase a submission's personal answers",
+        description:
+          "For a person's request: removes the answers of the form's fields marked personal from the " +
+          'submission (the values are gone, not hidden), records when, and writes an audit entry with the ' +
+          'reason, all in one transaction. The submission stays, with its other answers and files, and ' +
+          'stays counted in the indicator report. Returns it as the submissions list does, its personal ' +
+          'answers null. 409 when nothing is left to erase: already erased, or the form has no field ' +
+          'marked personal (an answer of a field marked personal after the erasure can be erased again).',
+        params: Params('orgId', 'formId', 'id'),
+        body: EraseBody,
+        response: { 200: SubmissionSchema, 409: errorResponse('Nothing personal left to erase') },
+      },
+    },
+    (request) => {
+      const member = memberOf(request);
+      const { formId, id } = request.params;
+      return submissions.erase(member, { formId, id }, request.body.reason, auditSourceOf(request, member));
     },
   );
 

@@ -27,6 +27,14 @@ const links = {
   }),
 };
 
+const retention = {
+  minimum: 1,
+  maximum: 36_500,
+  description:
+    'Days the answers of fields marked personal are kept: once a day the worker erases them from ' +
+    'submissions older than that (as the erase route does; the submission and its count stay). null: kept.',
+};
+
 const editable = {
   title: Text(300),
   description: NullableString({ maxLength: 10_000, description: 'Instructions shown to respondents' }),
@@ -35,6 +43,7 @@ const editable = {
     description: 'After this moment the public endpoints answer 410; null: open until unpublished',
   }),
   fields: Fields,
+  personalDataRetentionDays: Type.Unsafe<number | null>({ ...retention, type: ['integer', 'null'] }),
   ...links,
 };
 
@@ -52,6 +61,7 @@ export const Form = Type.Object(
     publicUrl: Type.String({ description: '{APP_URL}/f/<publicToken>' }),
     isPublished: Type.Boolean({ description: 'Whether responses are accepted' }),
     closesAt: Nullable(Timestamp()),
+    personalDataRetentionDays: Nullable(Type.Integer(retention)),
     fields: Type.Array(FormFieldSchema),
     submissionCount: Type.Integer(),
     createdAt: Timestamp(),
@@ -75,6 +85,7 @@ export const CreateFormBody = Body({
   title: editable.title,
   description: Type.Optional(editable.description),
   closesAt: Type.Optional(editable.closesAt),
+  personalDataRetentionDays: Type.Optional(editable.personalDataRetentionDays),
   fields: editable.fields,
   indicatorId: Type.Optional(editable.indicatorId),
   reportingPeriodId: Type.Optional(editable.reportingPeriodId),
@@ -85,6 +96,7 @@ export const UpdateFormBody = Body({
   title: Type.Optional(editable.title),
   description: Type.Optional(editable.description),
   closesAt: Type.Optional(editable.closesAt),
+  personalDataRetentionDays: Type.Optional(editable.personalDataRetentionDays),
   fields: Type.Optional(editable.fields),
   indicatorId: Type.Optional(editable.indicatorId),
   reportingPeriodId: Type.Optional(editable.reportingPeriodId),
@@ -122,7 +134,18 @@ export const SubmissionSchema = Type.Object({
   counted: Type.Boolean({ description: "Whether it was added to the indicator's report" }),
   answers: Type.Record(Type.String(), Type.Unknown(), {
     description:
-      'Answers of the fields that were shown; a file answer is { fileName, contentType, size, url }',
+      'Answers of the fields that were shown; a file answer is { fileName, contentType, size, url }. ' +
+      'The answers of fields marked personal are null for viewers, and for everyone once erased.',
+  }),
+});
+
+export const EraseBody = Body({
+  reason: Type.String({
+    minLength: 1,
+    maxLength: 1000,
+    notBlank: true,
+    description:
+      "Why the answers are erased (a person's request, a consent withdrawn): kept in the audit log",
   }),
 });
 

@@ -13,6 +13,7 @@ import { isLinked } from '../indicators/project-indicators.repo.js';
 import { lockPeriodForShare } from '../periods/periods.repo.js';
 import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
 import { visibilityOf } from '../projects/visibility.js';
+import { recordPersonalRead, type AuditSource } from '../privacy/audit-log.js';
 import { breakingEdits, fieldProblems, type FormField } from './form-fields.js';
 import {
   countForms,
@@ -26,8 +27,9 @@ import {
   type FormValues,
 } from './forms.repo.js';
 import type { FormInput, NewForm } from './forms.schemas.js';
+import { personalAnswersFor } from './submission-view.js';
 import { submissionsCsv } from './submissions-csv.js';
-import { submissionFileKeys } from './submissions.repo.js';
+import { countUnerasedSubmissions, submissionFileKeys } from './submissions.repo.js';
 
 type Links = Pick<FormValues, 'indicatorId' | 'reportingPeriodId' | 'valueFieldKey'>;
 
@@ -99,10 +101,31 @@ export class FormService {
     return this.view(await this.readable(member, id));
   }
 
-  /** The form's submissions as CSV, streamed (submissions-csv.ts), with the file name to give it. */
-  async submissionsCsv(member: Member, id: string): Promise<{ fileName: string; csv: Readable }> {
+  /**
+   * The form's submissions as CSV, streamed (submissions-csv.ts), with the file name to give it. An
+   * export with personal answers in clear is recorded first, before a byte is sent: the stream holds no
+   * transaction (a slow client would hold a connection), so the count is taken just before it starts.
+   */
+  async submissionsCsv(
+    member: Member,
+    id: string,
+    source: AuditSource,
+  ): Promise<{ fileName: string; csv: Readable }> {
     const form = await this.readable(member, id);
-    return { fileName: `${form.title}.csv`, csv: submissionsCsv(this.db, form, this.config.baseUrl) };
+    const personal = personalAnswersFor(form.fields, member.role);
+    if (personal.inClear) {
+      await recordPersonalRead(this.db, source, {
+        action: 'export',
+        subjectKind: 'form_submission',
+        subjectIds: [],
+        count: await countUnerasedSubmissions(this.db, member.orgId, id),
+        details: { formId: id },
+      });
+    }
+    return {
+      fileName: `${form.title}.csv`,
+      csv: submissionsCsv(this.db, form, this.config.baseUrl, personal),
+    };
   }
 
   /** The form, for a member who may read its project. */
@@ -130,6 +153,7 @@ export class FormService {
         title: input.title.trim(),
         description: optionalText(input.description) ?? null,
         closesAt: input.closesAt ? new Date(input.closesAt) : null,
+        personalDataRetentionDays: input.personalDataRetentionDays ?? null,
         fields: input.fields,
         publicToken: randomUUID(),
       });
@@ -168,6 +192,9 @@ export class FormService {
         ...(input.title !== undefined && { title: input.title.trim() }),
         ...(input.description !== undefined && { description: optionalText(input.description) ?? null }),
         ...(input.closesAt !== undefined && { closesAt: input.closesAt ? new Date(input.closesAt) : null }),
+        ...(input.personalDataRetentionDays !== undefined && {
+          personalDataRetentionDays: input.personalDataRetentionDays,
+        }),
         ...(input.fields !== undefined && { fields: input.fields }),
       };
       // An empty body changes nothing, not even updatedAt.

@@ -1,5 +1,7 @@
+import { sql } from 'drizzle-orm';
 import {
   boolean,
+  check,
   foreignKey,
   index,
   integer,
@@ -35,6 +37,8 @@ export const forms = pgTable(
     publicToken: uuid('public_token').notNull().unique(),
     isPublished: boolean('is_published').notNull().default(false),
     closesAt: timestamptz('closes_at'),
+    /** The worker erases the personal answers of submissions older than this many days; null: kept. */
+    personalDataRetentionDays: integer('personal_data_retention_days'),
     fields: jsonb('fields').$type<FormField[]>().notNull(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -54,6 +58,10 @@ export const forms = pgTable(
       foreignColumns: [reportingPeriods.projectId, reportingPeriods.id],
     }),
     unique('forms_org_id_id_key').on(t.orgId, t.id),
+    check(
+      'forms_personal_data_retention_days_check',
+      sql`${t.personalDataRetentionDays} BETWEEN 1 AND 36500`,
+    ),
     index('forms_org_id_project_id_idx').on(t.orgId, t.projectId),
     index('forms_project_id_indicator_id_idx').on(t.projectId, t.indicatorId),
     index('forms_reporting_period_id_idx').on(t.reportingPeriodId),
@@ -75,6 +83,8 @@ export const formSubmissions = pgTable(
     answers: jsonb('answers').$type<Record<string, unknown>>().notNull(),
     location: jsonb('location').$type<Location>(),
     counted: boolean('counted').notNull(),
+    /** When the answers of fields marked personal were erased (by request or by retention). */
+    personalErasedAt: timestamptz('personal_erased_at'),
     submittedAt: timestamp('submitted_at', { withTimezone: true, mode: 'date', precision: 3 })
       .notNull()
       .defaultNow(),

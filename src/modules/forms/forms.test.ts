@@ -74,6 +74,7 @@ describe('POST /orgs/:orgId/forms', () => {
       publicUrl: `http://app.test/f/${res.body.publicToken}`,
       isPublished: false,
       closesAt: '2029-12-31T22:00:00.000Z',
+      personalDataRetentionDays: null,
       fields: SURVEY_FIELDS,
       submissionCount: 0,
       createdAt: expect.stringMatching(TIMESTAMP),

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { Db } from '../../db/client.js';
 import type { FormField, Location } from './form-fields.js';
-import { submissionFileUrl } from './submission-view.js';
+import { readableAnswers, submissionFileUrl, type PersonalAnswers } from './submission-view.js';
 import { filesOf, submissionsAfter, type SubmissionRow } from './submissions.repo.js';
 
 /** Submissions read per query: memory stays flat whatever the form's size. */
@@ -52,8 +52,11 @@ interface ExportedForm {
   fields: FormField[];
 }
 
-/** Submissions oldest first, a slice at a time, with their files' download URLs. */
-async function* rows(db: Db, form: ExportedForm, baseUrl: string) {
+/**
+ * Submissions oldest first, a slice at a time, with their files' download URLs; personal answers as
+ * the reader may get them (empty cells otherwise, the columns stay).
+ */
+async function* rows(db: Db, form: ExportedForm, baseUrl: string, personal: PersonalAnswers) {
   const { orgId, id: formId, fields } = form;
   yield ['id', 'submittedAt', 'counted', 'location', ...fields.map((field) => field.key)];
   let after: SubmissionRow | null = null;
@@ -69,7 +72,7 @@ async function* rows(db: Db, form: ExportedForm, baseUrl: string) {
         )
       : [];
     for (const row of slice) {
-      const answers: Record<string, unknown> = { ...row.answers };
+      const answers = readableAnswers(personal, row);
       for (const file of files) {
         if (file.submissionId === row.id) {
           answers[file.fieldKey] = baseUrl + submissionFileUrl(row, file.fieldKey);
@@ -91,13 +94,19 @@ async function* rows(db: Db, form: ExportedForm, baseUrl: string) {
 /**
  * The form's submissions as CSV (RFC 4180, UTF-8), streamed: one row per submission, one column per
  * field by key, multi-select answers joined with "; ", locations as `lat,lng`, files as download URLs.
- * Text cells are quoted and guarded (`inert`); numbers and booleans are bare; no answer is an empty field.
+ * Text cells are quoted and guarded (`inert`); numbers and booleans are bare; no answer is an empty field,
+ * and so is a personal answer the reader may not get.
  */
-export function submissionsCsv(db: Db, form: ExportedForm, baseUrl: string): Readable {
+export function submissionsCsv(
+  db: Db,
+  form: ExportedForm,
+  baseUrl: string,
+  personal: PersonalAnswers,
+): Readable {
   // Every string is quoted, so a `;` or tab inside an answer never ends the cell, whatever separator
   // the spreadsheet's locale uses; numbers and booleans are left bare so they stay numbers and booleans.
   const csv = stringify({ quoted_string: true, cast: { boolean: (value) => String(value) } });
-  const source = Readable.from(rows(db, form, baseUrl));
+  const source = Readable.from(rows(db, form, baseUrl, personal));
   source.once('error', (err) => csv.destroy(err));
   csv.once('close', () => source.destroy());
   return source.pipe(csv);

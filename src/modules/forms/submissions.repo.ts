@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { projects } from '../projects/projects.tables.js';
@@ -31,6 +31,94 @@ const ofForm = (orgId: string, formId: string) =>
 export async function countSubmissions(db: Db, orgId: string, formId: string) {
   const [row] = await db.select({ total: count() }).from(formSubmissions).where(ofForm(orgId, formId));
   return row?.total ?? 0;
+}
+
+/** The submissions whose personal answers were never erased: what an export carries in clear. */
+export async function countUnerasedSubmissions(db: Db, orgId: string, formId: string) {
+  const [row] = await db
+    .select({ total: count() })
+    .from(formSubmissions)
+    .where(and(ofForm(orgId, formId), isNull(formSubmissions.personalErasedAt)));
+  return row?.total ?? 0;
+}
+
+/** The submission of the form, locked until the transaction ends: one erasure at a time. */
+export async function lockSubmission(
+  db: Db,
+  orgId: string,
+  formId: string,
+  id: string,
+): Promise<SubmissionRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(formSubmissions)
+    .where(and(ofForm(orgId, formId), eq(formSubmissions.id, id)))
+    .for('update');
+  return row;
+}
+
+const textArray = (values: string[]) =>
+  sql`ARRAY[${sql.join(
+    values.map((value) => sql`${value}`),
+    sql`, `,
+  )}]::text[]`;
+
+/** Removes the keys from the answers (the values are gone, not flagged) and marks them erased. */
+const erasure = (keys: string[], at: Date) => ({
+  answers: sql<Record<string, unknown>>`${formSubmissions.answers} - ${textArray(keys)}`,
+  personalErasedAt: at,
+});
+
+/** Erases the personal answers (`keys`, never empty) of one submission; returns it as it is now. */
+export async function erasePersonalAnswers(
+  db: Db,
+  orgId: string,
+  id: string,
+  keys: string[],
+  at: Date,
+): Promise<SubmissionRow> {
+  const [row] = await db
+    .update(formSubmissions)
+    .set(erasure(keys, at))
+    .where(and(eq(formSubmissions.orgId, orgId), eq(formSubmissions.id, id)))
+    .returning();
+  return row!;
+}
+
+/**
+ * Whether a submission still holds personal answers: never erased, or erased before one of `keys` was
+ * marked personal (the answer was kept then, and is removed now).
+ */
+const holdsPersonal = (keys: string[]): SQL | undefined =>
+  or(isNull(formSubmissions.personalErasedAt), sql`${formSubmissions.answers} ?| ${textArray(keys)}`);
+
+/**
+ * Erases the personal answers (`keys`, never empty) of up to `limit` submissions of the form sent
+ * before `before`, oldest first; returns their ids. Rows another transaction holds (an erasure by hand)
+ * are skipped, not waited for: that one erases them. The (form_id, submitted_at, id) index serves it.
+ */
+export async function eraseSubmittedBefore(
+  db: Db,
+  orgId: string,
+  formId: string,
+  keys: string[],
+  before: Date,
+  at: Date,
+  limit: number,
+): Promise<string[]> {
+  const due = db
+    .select({ id: formSubmissions.id })
+    .from(formSubmissions)
+    .where(and(ofForm(orgId, formId), lt(formSubmissions.submittedAt, before), holdsPersonal(keys)))
+    .orderBy(asc(formSubmissions.submittedAt), asc(formSubmissions.id))
+    .limit(limit)
+    .for('update', { skipLocked: true });
+  const rows = await db
+    .update(formSubmissions)
+    .set(erasure(keys, at))
+    .where(and(eq(formSubmissions.orgId, orgId), inArray(formSubmissions.id, due)))
+    .returning({ id: formSubmissions.id });
+  return rows.map((row) => row.id);
 }
 
 /** Newest first, ties by id. */

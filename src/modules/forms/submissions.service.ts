@@ -1,7 +1,7 @@
 import type { Multipart } from '@fastify/multipart';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { AppError, badRequest, gone, notFound } from '../../http/errors.js';
+import { AppError, badRequest, conflict, gone, notFound } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { newId, UUID_PATTERN } from '../../lib/ids.js';
 import { countIntoIndicatorReport } from '../indicator-reports/indicator-reports.service.js';
@@ -15,19 +15,24 @@ import {
   type StoredFile,
 } from '../../storage/file-storage.js';
 import { ensureProjectAccess } from '../projects/project-scope.js';
+import { recordAudit, recordPersonalRead, type AuditSource } from '../privacy/audit-log.js';
 import { checkSubmission, type Submission } from './answers.js';
 import type { FormField } from './form-fields.js';
 import { findForm, findFormByToken, lockFormForSubmission, type FormRow } from './forms.repo.js';
-import { submissionView } from './submission-view.js';
+import { personalAnswersFor, showsPersonal, submissionView } from './submission-view.js';
 import {
   countSubmissions,
+  erasePersonalAnswers,
   filesOf,
   findSubmissionFile,
   insertSubmission,
   listSubmissions,
+  lockSubmission,
 } from './submissions.repo.js';
 
 export const FORM_CLOSED = 'This form is no longer accepting responses';
+export const ALREADY_ERASED = 'Personal answers of this submission are already erased';
+export const NOTHING_PERSONAL = 'This form has no field marked personal: there is nothing to erase';
 
 interface Upload extends StoredFile {
   fieldKey: string;
@@ -227,9 +232,15 @@ export class SubmissionService {
     return form;
   }
 
-  async list(member: Member, formId: string, query: PageRequest) {
-    await this.readable(member, formId);
-    return paginate(query, {
+  /**
+   * The form's submissions as the member may read them; a page with personal answers in clear is
+   * recorded (the submissions whose answers it carried) before it is returned.
+   */
+  async list(member: Member, formId: string, query: PageRequest, source: AuditSource) {
+    const form = await this.readable(member, formId);
+    const personal = personalAnswersFor(form.fields, member.role);
+    const inClear = new Set<string>();
+    const page = await paginate(query, {
       count: () => countSubmissions(this.db, member.orgId, formId),
       list: async (window) => {
         const rows = await listSubmissions(this.db, member.orgId, formId, window);
@@ -238,14 +249,52 @@ export class SubmissionService {
           member.orgId,
           rows.map((row) => row.id),
         );
+        for (const row of rows) if (showsPersonal(personal, row)) inClear.add(row.id);
         return rows.map((row) =>
           submissionView(
             row,
             files.filter((file) => file.submissionId === row.id),
+            personal,
           ),
         );
       },
     });
+    // Of the submissions returned (an unpaged list reads one more than it returns).
+    const returned = Array.isArray(page) ? page : page.data;
+    await recordPersonalRead(this.db, source, {
+      subjectKind: 'form_submission',
+      subjectIds: returned.filter((item) => inClear.has(item.id)).map((item) => item.id),
+      details: { formId, page: query.page, limit: query.limit },
+    });
+    return page;
+  }
+
+  /**
+   * Erases the answers of the form's personal fields from one submission (a person's request), in one
+   * transaction with its audit entry. The row lock makes a second erasure wait and then find nothing
+   * left (409). The submission, its files and its count into the indicator report stay.
+   */
+  async erase(member: Member, at: { formId: string; id: string }, reason: string, source: AuditSource) {
+    const form = await this.readable(member, at.formId);
+    const personal = personalAnswersFor(form.fields, member.role);
+    const row = await transaction(this.db, async (tx) => {
+      const row = await lockSubmission(tx, member.orgId, at.formId, at.id);
+      if (!row) throw notFound('Submission');
+      if (personal.keys.length === 0) throw conflict(NOTHING_PERSONAL);
+      // Erased before, unless a field was marked personal since: its answer is still there.
+      if (row.personalErasedAt && !personal.keys.some((key) => Object.hasOwn(row.answers, key))) {
+        throw conflict(ALREADY_ERASED);
+      }
+      const erased = await erasePersonalAnswers(tx, member.orgId, row.id, personal.keys, new Date());
+      await recordAudit(tx, source, {
+        action: 'erase',
+        subjectKind: 'form_submission',
+        subjectIds: [row.id],
+        details: { formId: at.formId, reason: reason.trim() },
+      });
+      return erased;
+    });
+    return submissionView(row, await filesOf(this.db, member.orgId, [row.id]), personal);
   }
 
   async file(member: Member, at: { formId: string; submissionId: string; key: string }) {

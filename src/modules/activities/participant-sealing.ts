@@ -1,0 +1,92 @@
+import { and, asc, gt, isNotNull, notLike, or, sql } from 'drizzle-orm';
+import { transaction, type Db } from '../../db/client.js';
+import { blindIndex, blindIndexes, open, seal, type Keyring } from '../../lib/sealed-values.js';
+import { participants } from './activities.tables.js';
+
+/**
+ * Participants' phone and national id at rest, the personal fields that reach a person: sealed under
+ * PII_KEY, with the national id's blind index beside it for de-duplication.
+ */
+
+/** The stored columns of a phone and national id given in clear; undefined leaves a column as it is. */
+export function sealedContact(
+  keyring: Keyring,
+  clear: { phone?: string | null; nationalId?: string | null },
+): { phone?: string | null; nationalId?: string | null; nationalIdIndex?: string | null } {
+  const stored: ReturnType<typeof sealedContact> = {};
+  if (clear.phone !== undefined) stored.phone = clear.phone === null ? null : seal(keyring, clear.phone);
+  if (clear.nationalId !== undefined) {
+    stored.nationalId = clear.nationalId === null ? null : seal(keyring, clear.nationalId);
+    stored.nationalIdIndex = clear.nationalId === null ? null : blindIndex(keyring.current, clear.nationalId);
+  }
+  return stored;
+}
+
+/** A stored phone or national id in clear (values from before sealing are read as they are). */
+export function openContact(keyring: Keyring, stored: string | null): string | null {
+  if (stored === null) return null;
+  return SEALED.test(stored) ? open(keyring, stored) : stored;
+}
+
+const SEALED = /^v1\.[0-9a-f]{16}\./;
+
+/** Every blind index a national id may be stored under now (two during a rotation). */
+export const nationalIdIndexes = (keyring: Keyring, nationalId: string) => blindIndexes(keyring, nationalId);
+
+/**
+ * Seals under the current key every phone and national id that is not sealed under it yet (values in
+ * clear from before sealing, values under PII_KEY_PREVIOUS), with the national id's blind index
+ * recomputed under the current key. In batches of `batchSize`, each its own transaction with its rows
+ * locked, walking the table by id: the service keeps running, and a run that stops is resumed by
+ * running again (what is done is not selected twice). Returns how many participants of each
+ * organization were sealed again.
+ */
+export async function sealParticipants(
+  db: Db,
+  keyring: Keyring,
+  options: { batchSize?: number; onBatch?: (sealed: number) => void } = {},
+): Promise<Map<string, number>> {
+  const batchSize = options.batchSize ?? 500;
+  const current = `v1.${keyring.current.id}.%`;
+  const perOrg = new Map<string, number>();
+  let after: string | null = null;
+  for (;;) {
+    const done: number = await transaction(db, async (tx) => {
+      const rows = await tx
+        .select({
+          id: participants.id,
+          orgId: participants.orgId,
+          phone: participants.phone,
+          nationalId: participants.nationalId,
+        })
+        .from(participants)
+        .where(
+          and(
+            after === null ? undefined : gt(participants.id, after),
+            or(
+              and(isNotNull(participants.phone), notLike(participants.phone, current)),
+              and(isNotNull(participants.nationalId), notLike(participants.nationalId, current)),
+            ),
+          ),
+        )
+        .orderBy(asc(participants.id))
+        .limit(batchSize)
+        .for('update');
+      for (const row of rows) {
+        const stored = sealedContact(keyring, {
+          phone: openContact(keyring, row.phone),
+          nationalId: openContact(keyring, row.nationalId),
+        });
+        await tx
+          .update(participants)
+          .set(stored)
+          .where(sql`${participants.id} = ${row.id}`);
+        perOrg.set(row.orgId, (perOrg.get(row.orgId) ?? 0) + 1);
+      }
+      if (rows.length > 0) after = rows[rows.length - 1]!.id;
+      return rows.length;
+    });
+    options.onBatch?.(done);
+    if (done < batchSize) return perOrg;
+  }
+}

@@ -1,0 +1,41 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { ADMINS, memberOf } from '../../http/access.js';
+import { badRequest } from '../../http/errors.js';
+import { Collection, paginate } from '../../http/pagination.js';
+import { Params } from '../../http/schemas.js';
+import { countAuditEntries, listAuditEntries } from './audit-log.repo.js';
+import { AuditEntry, AuditQuery } from './audit-log.schemas.js';
+
+export const auditLogRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, { db }) => {
+  app.get(
+    '/orgs/:orgId/audit-log',
+    {
+      config: { access: { roles: ADMINS } },
+      schema: {
+        tags: ['Personal data'],
+        summary: 'Who read or changed personal data',
+        description:
+          'Newest first (ties by id). One entry per response that carried personal data in clear (viewers ' +
+          'get none, so their reads are not entries), per erasure, per export, per retention run and per ' +
+          'key rotation. `subjectId` finds every entry about one participant, household member or ' +
+          'submission, lists included; `from` and `to` bound `at`, both inclusive. The log is append-only: ' +
+          'entries are removed only by the retention purge (AUDIT_RETENTION, 2 years by default).',
+        params: Params('orgId'),
+        querystring: AuditQuery,
+        response: { 200: Collection(AuditEntry) },
+      },
+    },
+    async (request) => {
+      const { orgId } = memberOf(request);
+      const filter = request.query;
+      if (filter.from && filter.to && Date.parse(filter.from) > Date.parse(filter.to)) {
+        throw badRequest('from must not be after to');
+      }
+      return paginate(filter, {
+        count: () => countAuditEntries(db, orgId, filter),
+        list: (window) => listAuditEntries(db, orgId, filter, window),
+      });
+    },
+  );
+};

@@ -1,0 +1,40 @@
+import { eq } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { open, seal, SealedValueError, type Keyring } from '../../lib/sealed-values.js';
+import { sealingKeyCheck } from './privacy.tables.js';
+
+const CANARY = 'mel personal data';
+
+/** A start with a PII_KEY that cannot open the database's personal data: refused, with what to do. */
+export class SealingKeyMismatch extends Error {}
+
+/**
+ * Whether the database's personal data opens under `keyring`. Returns false when no key is recorded
+ * yet (a new database, or one from before sealing): the caller seals what is in clear, then records the
+ * key. Throws SealingKeyMismatch when the recorded key is neither PII_KEY nor PII_KEY_PREVIOUS.
+ */
+export async function checkSealingKey(db: Db, keyring: Keyring): Promise<boolean> {
+  const [row] = await db.select().from(sealingKeyCheck).where(eq(sealingKeyCheck.id, 1));
+  if (!row) return false;
+  try {
+    if (open(keyring, row.canary) === CANARY) return true;
+  } catch (err) {
+    if (!(err instanceof SealedValueError)) throw err;
+  }
+  throw new SealingKeyMismatch(
+    `PII_KEY does not open the personal data in this database: it is sealed under key ${row.keyId}, ` +
+      `and PII_KEY is key ${keyring.current.id}` +
+      (keyring.previous ? `, PII_KEY_PREVIOUS key ${keyring.previous.id}` : '') +
+      '. Start with the key the data was sealed under as PII_KEY (during a rotation: the new key as ' +
+      'PII_KEY and the old one as PII_KEY_PREVIOUS).',
+  );
+}
+
+/** Records the current key as the one everything is sealed under (after sealing or a finished rotation). */
+export async function recordSealingKey(db: Db, keyring: Keyring): Promise<void> {
+  const values = { keyId: keyring.current.id, canary: seal(keyring, CANARY), checkedAt: new Date() };
+  await db
+    .insert(sealingKeyCheck)
+    .values({ id: 1, ...values })
+    .onConflictDoUpdate({ target: sealingKeyCheck.id, set: values });
+}

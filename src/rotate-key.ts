@@ -1,0 +1,50 @@
+import { loadConfigOrExit } from './config.js';
+import { openDatabase } from './db/client.js';
+import { sealParticipants } from './modules/activities/participant-sealing.js';
+import { recordAudit, serviceSource } from './modules/privacy/audit-log.js';
+import { checkSealingKey, recordSealingKey, SealingKeyMismatch } from './modules/privacy/sealing-keys.js';
+
+/**
+ * `npm run pii:rotate-key`: seals every phone and national id again under PII_KEY, opening them with
+ * PII_KEY_PREVIOUS, and recomputes the national ids' blind indexes. While it runs, the service runs with
+ * the same two keys: it reads both, seals under the new one, and de-duplicates on both indexes. In
+ * batches of 500, each its own transaction; stopped, it is resumed by running it again. When it ends,
+ * the new key is recorded as the one everything is sealed under, and PII_KEY_PREVIOUS can go.
+ */
+const config = loadConfigOrExit();
+if (!config.piiKeyring.previous) {
+  console.error('pii:rotate-key needs the new key as PII_KEY and the old one as PII_KEY_PREVIOUS');
+  process.exit(2);
+}
+const database = openDatabase(config);
+try {
+  await database.migrate();
+  await checkSealingKey(database.db, config.piiKeyring);
+  let total = 0;
+  const perOrg = await sealParticipants(database.db, config.piiKeyring, {
+    onBatch: (sealed) => {
+      total += sealed;
+      if (sealed > 0) console.log(`pii:rotate-key: ${total} participants sealed under the new key`);
+    },
+  });
+  for (const [orgId, count] of perOrg) {
+    await recordAudit(database.db, serviceSource(orgId, 'pii:rotate-key'), {
+      action: 'key_rotation',
+      subjectKind: 'participant',
+      subjectIds: [],
+      count,
+      details: { from: config.piiKeyring.previous.id, to: config.piiKeyring.current.id },
+    });
+  }
+  await recordSealingKey(database.db, config.piiKeyring);
+  console.log(
+    `pii:rotate-key: done, ${total} participants sealed under key ${config.piiKeyring.current.id}; ` +
+      'PII_KEY_PREVIOUS may now be removed',
+  );
+} catch (err) {
+  if (!(err instanceof SealingKeyMismatch)) throw err;
+  console.error(err.message);
+  process.exitCode = 1;
+} finally {
+  await database.close();
+}

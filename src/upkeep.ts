@@ -1,0 +1,78 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.js';
+import type { Db } from './db/client.js';
+import { sealParticipants } from './modules/activities/participant-sealing.js';
+import { eraseExpiredPersonalAnswers } from './modules/forms/answer-retention.js';
+import { purgeAuditEntries } from './modules/privacy/audit-log.repo.js';
+import { SealedValueError } from './lib/sealed-values.js';
+import { checkSealingKey, recordSealingKey, SealingKeyMismatch } from './modules/privacy/sealing-keys.js';
+
+/**
+ * Before serving: the personal data in the database must open under PII_KEY (else SealingKeyMismatch,
+ * and the service does not start). A database that records no key yet (new, or from before sealing)
+ * has whatever is in clear sealed now, then the key recorded.
+ */
+export async function preparePersonalData(db: Db, config: Config): Promise<void> {
+  if (await checkSealingKey(db, config.piiKeyring)) return;
+  try {
+    await sealParticipants(db, config.piiKeyring);
+  } catch (err) {
+    // The key record was lost but the data is sealed under a key not given: the same refusal.
+    if (!(err instanceof SealedValueError)) throw err;
+    throw new SealingKeyMismatch(
+      `PII_KEY does not open the personal data in this database (${err.message}). Start with the key ` +
+        'the data was sealed under as PII_KEY.',
+    );
+  }
+  await recordSealingKey(db, config.piiKeyring);
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The daily retention jobs: personal answers of forms past their `personalDataRetentionDays`, and
+ * audit entries past AUDIT_RETENTION. Both are idempotent, so every instance may run them; the first
+ * run comes a minute after start, then one a day.
+ */
+export class RetentionJobs {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly config: Config,
+    private readonly log: FastifyBaseLogger,
+    private readonly options: { firstRunMs?: number; keepProcessAlive?: boolean } = {},
+  ) {}
+
+  start(): void {
+    this.schedule(this.options.firstRunMs ?? 60_000);
+  }
+
+  private schedule(delay: number): void {
+    this.timer = setTimeout(() => {
+      this.running = this.runOnce().finally(() => {
+        this.running = null;
+      });
+      if (this.timer) this.schedule(DAY_MS);
+    }, delay);
+    if (!this.options.keepProcessAlive) this.timer.unref();
+  }
+
+  /** One pass of both jobs; a failure is logged and the next day tries again. */
+  async runOnce(): Promise<void> {
+    try {
+      const answers = await eraseExpiredPersonalAnswers(this.db);
+      const entries = await purgeAuditEntries(this.db, this.config.auditRetentionSeconds);
+      this.log.info({ answers, entries }, 'retention: personal answers erased, audit entries purged');
+    } catch (err) {
+      this.log.error({ err }, 'retention jobs failed');
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+}
