@@ -397,12 +397,21 @@ describe('AUDIT_RETENTION', () => {
   it.each([
     [undefined, 730 * 86_400],
     ['365d', 365 * 86_400],
-    ['48h', 172_800],
-    ['90m', 5400],
-    ['3600', 3600],
+    ['30d', 30 * 86_400],
+    ['720h', 30 * 86_400],
+    ['2592000', 2_592_000],
   ])('reads %s as %i seconds', (value, seconds) => {
     expect(load(value === undefined ? {} : { AUDIT_RETENTION: value }).auditRetentionSeconds).toBe(seconds);
   });
+
+  it.each(['29d', '48h', '3600'])(
+    'refuses %s: less than 30 days would let the purge empty the log',
+    (value) => {
+      expect(errorOf({ AUDIT_RETENTION: value }).message).toContain(
+        `AUDIT_RETENTION must be at least 30 days (got "${value}")`,
+      );
+    },
+  );
 
   it('names the variable and the value it refuses', () => {
     expect(errorOf({ AUDIT_RETENTION: '2 years' }).message).toContain(

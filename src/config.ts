@@ -141,6 +141,15 @@ export function loadConfig(env: Env = process.env): Config {
   if (jwtSecret === undefined && env_ === 'production')
     problems.push('JWT_SECRET is required when NODE_ENV=production');
 
+  // At least 30 days: a short retention would let the daily purge empty the record of processing.
+  const auditRetention = () => {
+    const known = problems.length;
+    const seconds = duration('AUDIT_RETENTION', '730d');
+    if (seconds >= 30 * 86_400 || problems.length > known) return seconds;
+    problems.push(`AUDIT_RETENTION must be at least 30 days (got "${text('AUDIT_RETENTION')}")`);
+    return 30 * 86_400;
+  };
+
   const piiKeyText = text('PII_KEY');
   if (piiKeyText === undefined && env_ === 'production')
     problems.push(
@@ -199,7 +208,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     jwtSecret: '',
     piiKeyring: { current: { id: '', secret: Buffer.alloc(0) } },
-    auditRetentionSeconds: duration('AUDIT_RETENTION', '730d'),
+    auditRetentionSeconds: auditRetention(),
     jwtExpirySeconds: duration('JWT_EXPIRY', '7d'),
     bcryptCost: integer('BCRYPT_COST', 12, 4, 31),
     resetTokenTtlSeconds: duration('RESET_TOKEN_TTL', '1h'),

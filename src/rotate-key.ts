@@ -1,6 +1,6 @@
 import { loadConfigOrExit } from './config.js';
 import { openDatabase } from './db/client.js';
-import { sealParticipants } from './modules/activities/participant-sealing.js';
+import { participantsNotSealed, sealParticipants } from './modules/activities/participant-sealing.js';
 import { recordAudit, serviceSource } from './modules/privacy/audit-log.js';
 import { checkSealingKey, recordSealingKey, SealingKeyMismatch } from './modules/privacy/sealing-keys.js';
 
@@ -20,21 +20,36 @@ const database = openDatabase(config);
 try {
   await database.migrate();
   await checkSealingKey(database.db, config.piiKeyring);
+  const { previous } = config.piiKeyring;
   let total = 0;
-  const perOrg = await sealParticipants(database.db, config.piiKeyring, {
-    onBatch: (sealed) => {
-      total += sealed;
-      if (sealed > 0) console.log(`pii:rotate-key: ${total} participants sealed under the new key`);
-    },
-  });
-  for (const [orgId, count] of perOrg) {
-    await recordAudit(database.db, serviceSource(orgId, 'pii:rotate-key'), {
-      action: 'key_rotation',
-      subjectKind: 'participant',
-      subjectIds: [],
-      count,
-      details: { from: config.piiKeyring.previous.id, to: config.piiKeyring.current.id },
+  // A value written behind the walk (by an instance not yet given both keys) is caught by another pass.
+  for (let pass = 1; pass <= 5; pass++) {
+    await sealParticipants(database.db, config.piiKeyring, {
+      onBatch: (sealed) => {
+        total += sealed;
+        if (sealed > 0) console.log(`pii:rotate-key: ${total} participants sealed under the new key`);
+      },
+      // Each batch records what it sealed in its own transaction: a stopped run loses no entry.
+      inBatch: async (tx, perOrg) => {
+        for (const [orgId, count] of perOrg) {
+          await recordAudit(tx, serviceSource(orgId, 'pii:rotate-key'), {
+            action: 'key_rotation',
+            subjectKind: 'participant',
+            subjectIds: [],
+            count,
+            details: { from: previous.id, to: config.piiKeyring.current.id },
+          });
+        }
+      },
     });
+    if ((await participantsNotSealed(database.db, config.piiKeyring)) === 0) break;
+  }
+  const left = await participantsNotSealed(database.db, config.piiKeyring);
+  if (left > 0) {
+    throw new SealingKeyMismatch(
+      `pii:rotate-key: ${left} participants are still written under another key after 5 passes: is an ` +
+        'instance running without the new PII_KEY? Restart every instance with both keys, then run again.',
+    );
   }
   await recordSealingKey(database.db, config.piiKeyring);
   console.log(

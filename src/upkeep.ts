@@ -24,7 +24,7 @@ export async function preparePersonalData(db: Db, config: Config): Promise<void>
         'the data was sealed under as PII_KEY.',
     );
   }
-  await recordSealingKey(db, config.piiKeyring);
+  await recordSealingKey(db, config.piiKeyring, true);
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -104,6 +104,30 @@ describe('a PII_KEY that does not open the data', () => {
   });
 });
 
+describe('two first starts at once', () => {
+  it('lets one key be recorded: the instance started with another is refused', async () => {
+    const database = await openTestDatabase();
+    try {
+      await database.db.delete(sealingKeyCheck);
+      const starts = await Promise.allSettled([
+        buildTestApp({ PII_KEY: KEY_A }, { database, worker: false }),
+        buildTestApp({ PII_KEY: KEY_B }, { database, worker: false }),
+      ]);
+      const started = starts.filter((start) => start.status === 'fulfilled');
+      const refused = starts.filter((start) => start.status === 'rejected');
+      expect([started.length, refused.length]).toEqual([1, 1]);
+      expect((refused[0] as PromiseRejectedResult).reason).toBeInstanceOf(SealingKeyMismatch);
+      const [record] = await database.db.select().from(sealingKeyCheck);
+      const winner = starts[0].status === 'fulfilled' ? keyA : keyB;
+      expect(record?.keyId).toBe(winner.id);
+      for (const start of started)
+        await (start as PromiseFulfilledResult<{ close(): Promise<void> }>).value.close();
+    } finally {
+      await database.close();
+    }
+  });
+});
+
 describe('a database from before sealing', () => {
   it(
     'has its phone numbers and national ids sealed at the next start, indexes computed, values read back',

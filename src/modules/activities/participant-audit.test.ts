@@ -107,13 +107,13 @@ describe('the audit entry of each participant route', () => {
     expectOne(listed, 200, 'GET /orgs/:orgId/participants', {
       subjectIds: [id],
       count: 1,
-      details: { search: district },
+      details: { searchWords: 1 },
     });
     const paged = await audited('GET', `${participantsUrl(org)}?search=${district}&page=1&limit=5`, as);
     expectOne(paged, 200, 'GET /orgs/:orgId/participants', {
       subjectIds: [id],
       count: 1,
-      details: { search: district, page: 1, limit: 5 },
+      details: { searchWords: 1, page: 1, limit: 5 },
     });
     expectOne(await audited('GET', participantUrl(org, id), as), 200, 'GET /orgs/:orgId/participants/:id', {
       subjectIds: [id],

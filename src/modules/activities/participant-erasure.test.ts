@@ -286,6 +286,30 @@ describe('POST /orgs/:orgId/participants/:id/erase', () => {
     expect((await get(participant.id)).body.erasedAt).toBe(winner.body.erasedAt);
   });
 
+  it('leaves nothing personal when a household member or a change arrives with the erasure', async () => {
+    // The erasure locks the person; an addition or a change waits for it, then finds them erased (409),
+    // or went first and was erased with them. Never a named member under an erased person, never a 500.
+    const people = await Promise.all([1, 2, 3, 4].map(() => wanjiku()));
+    const results = await Promise.all(
+      people.flatMap(({ participant }) => [
+        erase(participant.id),
+        call(t.app, 'POST', householdUrl(team.org.id, participant.id), {
+          as: team.officer,
+          body: { name: 'Late Arrival', relationship: 'cousin', sex: 'male', age: 12 },
+        }),
+        call(t.app, 'PATCH', participantUrl(team.org.id, participant.id), {
+          as: team.officer,
+          body: { phone: '+254 700 000 001' },
+        }),
+      ]),
+    );
+    for (const res of results) expect([200, 201, 409]).toContain(res.status);
+    for (const { participant } of people) {
+      expect((await storedHousehold(participant.id)).filter((member) => member.name !== null)).toEqual([]);
+      expect(await storedPerson(participant.id)).toMatchObject({ phone: null, erasedAt: expect.any(Date) });
+    }
+  });
+
   it('records the erasure in the audit log with its reason, trimmed, and who asked from where', async () => {
     const { participant, household } = await wanjiku();
     const requestId = `erase-${randomUUID()}`;

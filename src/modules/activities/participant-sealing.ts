@@ -1,4 +1,4 @@
-import { and, asc, gt, isNotNull, notLike, or, sql } from 'drizzle-orm';
+import { and, asc, count, gt, isNotNull, notLike, or, sql } from 'drizzle-orm';
 import { transaction, type Db } from '../../db/client.js';
 import { blindIndex, blindIndexes, open, seal, type Keyring } from '../../lib/sealed-values.js';
 import { participants } from './activities.tables.js';
@@ -33,6 +33,21 @@ const SEALED = /^v1\.[0-9a-f]{16}\./;
 /** Every blind index a national id may be stored under now (two during a rotation). */
 export const nationalIdIndexes = (keyring: Keyring, nationalId: string) => blindIndexes(keyring, nationalId);
 
+/** A participant with a phone or national id not sealed under the current key (in clear, or under another). */
+function notSealedUnder(keyring: Keyring) {
+  const current = `v1.${keyring.current.id}.%`;
+  return or(
+    and(isNotNull(participants.phone), notLike(participants.phone, current)),
+    and(isNotNull(participants.nationalId), notLike(participants.nationalId, current)),
+  );
+}
+
+/** How many participants still have a value not sealed under the current key. */
+export async function participantsNotSealed(db: Db, keyring: Keyring): Promise<number> {
+  const [row] = await db.select({ total: count() }).from(participants).where(notSealedUnder(keyring));
+  return row?.total ?? 0;
+}
+
 /**
  * Seals under the current key every phone and national id that is not sealed under it yet (values in
  * clear from before sealing, values under PII_KEY_PREVIOUS), with the national id's blind index
@@ -44,10 +59,14 @@ export const nationalIdIndexes = (keyring: Keyring, nationalId: string) => blind
 export async function sealParticipants(
   db: Db,
   keyring: Keyring,
-  options: { batchSize?: number; onBatch?: (sealed: number) => void } = {},
+  options: {
+    batchSize?: number;
+    onBatch?: (sealed: number) => void;
+    /** Runs in each batch's transaction with how many of each organization it sealed (the audit entries). */
+    inBatch?: (tx: Db, sealedPerOrg: Map<string, number>) => Promise<void>;
+  } = {},
 ): Promise<Map<string, number>> {
   const batchSize = options.batchSize ?? 500;
-  const current = `v1.${keyring.current.id}.%`;
   const perOrg = new Map<string, number>();
   let after: string | null = null;
   for (;;) {
@@ -60,18 +79,11 @@ export async function sealParticipants(
           nationalId: participants.nationalId,
         })
         .from(participants)
-        .where(
-          and(
-            after === null ? undefined : gt(participants.id, after),
-            or(
-              and(isNotNull(participants.phone), notLike(participants.phone, current)),
-              and(isNotNull(participants.nationalId), notLike(participants.nationalId, current)),
-            ),
-          ),
-        )
+        .where(and(after === null ? undefined : gt(participants.id, after), notSealedUnder(keyring)))
         .orderBy(asc(participants.id))
         .limit(batchSize)
         .for('update');
+      const batch = new Map<string, number>();
       for (const row of rows) {
         const stored = sealedContact(keyring, {
           phone: openContact(keyring, row.phone),
@@ -81,8 +93,10 @@ export async function sealParticipants(
           .update(participants)
           .set(stored)
           .where(sql`${participants.id} = ${row.id}`);
-        perOrg.set(row.orgId, (perOrg.get(row.orgId) ?? 0) + 1);
+        batch.set(row.orgId, (batch.get(row.orgId) ?? 0) + 1);
       }
+      if (rows.length > 0) await options.inBatch?.(tx, batch);
+      for (const [orgId, count] of batch) perOrg.set(orgId, (perOrg.get(orgId) ?? 0) + count);
       if (rows.length > 0) after = rows[rows.length - 1]!.id;
       return rows.length;
     });

@@ -66,9 +66,9 @@ export type ParticipantView = ReturnType<typeof present>;
 
 /** Participants ready to send, their households loaded in one query. */
 export async function viewParticipants(db: Db, keyring: Keyring, member: Member, rows: ParticipantRow[]) {
-  const households = await householdsOf(db, member.orgId, [...new Set(rows.map((row) => row.id))]);
-  const today = todayUtc();
   const personal = seesPersonalData(member.role);
+  const households = await householdsOf(db, member.orgId, [...new Set(rows.map((row) => row.id))], personal);
+  const today = todayUtc();
   return rows.map((row) => present(keyring, personal, row, households.get(row.id) ?? [], today));
 }
 

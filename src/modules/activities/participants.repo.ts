@@ -158,8 +158,11 @@ export async function updateParticipant(
   return row;
 }
 
-/** The household members of these participants, oldest first, in one query. */
-export async function householdsOf(db: Db, orgId: string, participantIds: string[]) {
+/**
+ * The household members of these participants in one query: oldest first, or for those who may not see
+ * ages (`personal` false) by id, so that the order tells nothing of them either.
+ */
+export async function householdsOf(db: Db, orgId: string, participantIds: string[], personal = true) {
   const households = new Map<string, HouseholdMemberRow[]>();
   if (participantIds.length === 0) return households;
   const rows = await db
@@ -168,7 +171,7 @@ export async function householdsOf(db: Db, orgId: string, participantIds: string
     .where(and(eq(householdMembers.orgId, orgId), inArray(householdMembers.participantId, participantIds)))
     .orderBy(
       asc(householdMembers.participantId),
-      sql`${householdMembers.age} DESC`,
+      ...(personal ? [sql`${householdMembers.age} DESC`] : []),
       asc(householdMembers.id),
     );
   for (const row of rows) {

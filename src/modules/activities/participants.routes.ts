@@ -26,6 +26,15 @@ const PERSONAL =
 const SCOPE =
   'Reporters reach only people registered in an activity of a project assigned to them (others: 403).';
 
+/**
+ * A list's filter as the audit log keeps it: a search is often a person's name, perhaps of someone who
+ * is no participant, so the log keeps how many words it had, not the words.
+ */
+function listFilter({ search, ...paging }: { search?: string; page?: number; limit?: number }) {
+  const words = (search ?? '').trim().split(/\s+/).filter(Boolean).length;
+  return { ...paging, ...(words > 0 ? { searchWords: words } : {}) };
+}
+
 export const participantRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
   const participants = new ParticipantService(ctx.db, ctx.config.piiKeyring);
   /** Participants as sent, after their audit entry (src/modules/privacy/audit-log.ts). */
@@ -58,7 +67,7 @@ export const participantRoutes: FastifyPluginAsyncTypebox<AppContext> = async (a
       },
     },
     async (request) =>
-      audited(request, await participants.list(memberOf(request), request.query), request.query),
+      audited(request, await participants.list(memberOf(request), request.query), listFilter(request.query)),
   );
 
   app.get(
@@ -107,7 +116,7 @@ export const participantRoutes: FastifyPluginAsyncTypebox<AppContext> = async (a
       schema: {
         tags,
         summary: "A participant's household members",
-        description: 'Oldest first, then by id. ' + SCOPE,
+        description: 'Oldest first, then by id (for viewers by id alone). ' + SCOPE,
         params: Params('orgId', 'id'),
         response: { 200: Type.Array(HouseholdMember) },
       },

@@ -69,7 +69,7 @@ export const Participant = Type.Object(
     nationalId: Nullable(Type.String({ description: `Stored encrypted; ${PERSONAL}` })),
     village: Type.String(),
     district: Type.String(),
-    householdMembers: Type.Array(HouseholdMember, { description: 'Oldest first' }),
+    householdMembers: Type.Array(HouseholdMember, { description: 'Oldest first (for viewers by id)' }),
     erasedAt: Nullable(Timestamp({ description: 'When the personal data was erased; null before' })),
     createdAt: Timestamp(),
     updatedAt: Timestamp(),
@@ -164,7 +164,20 @@ export const ParticipantExport = Type.Object(
       }),
       { description: 'Oldest activity first' },
     ),
-    accessLog: Type.Array(AuditEntry, { description: 'Newest first' }),
+    accessLog: Type.Array(
+      Type.Object({
+        at: Timestamp(),
+        actorRole: Nullable(Type.String({ description: 'null when the service itself acted' })),
+        action: AuditEntry.properties.action,
+        route: Type.String(),
+        subjectIds: Type.Array(Uuid(), { description: "The person's own ids (theirs, their household's)" }),
+      }),
+      {
+        description:
+          'Who (by role) read, exported or erased their data, and when, newest first: the audit entries ' +
+          "about them, without other people's ids, staff ids and addresses, request ids or filters",
+      },
+    ),
   },
   { description: 'Everything the organization holds about one person (GDPR art. 15)' },
 );

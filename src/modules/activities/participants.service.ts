@@ -2,7 +2,7 @@ import { transaction, type Db } from '../../db/client.js';
 import { ageBandOf } from '../../lib/demographics.js';
 import { PARTICIPANT_PERSONAL_FIELDS, seesPersonalData } from '../../lib/personal-data.js';
 import type { Keyring } from '../../lib/sealed-values.js';
-import { listAuditEntries } from '../privacy/audit-log.repo.js';
+import { listAuditEntries, type AuditEntryRow } from '../privacy/audit-log.repo.js';
 import { recordAudit, type AuditSource } from '../privacy/audit-log.js';
 import { nationalIdIndexes, sealedContact } from './participant-sealing.js';
 import { registrationsOfParticipant } from './registrations.repo.js';
@@ -55,6 +55,22 @@ export const participantValues = (fields: ParticipantFields) => ({
   district: fields.district.trim(),
 });
 
+/**
+ * The audit entries about a person as the person may read them: when, by which role, what was done,
+ * through which route, about them. Other people's ids, the staff's addresses and ids, request ids and
+ * the filters used are not theirs to read.
+ */
+function accessLogOf(entries: AuditEntryRow[], own: string[]) {
+  const theirs = new Set(own);
+  return entries.map((entry) => ({
+    at: entry.at,
+    actorRole: entry.actorRole,
+    action: entry.action,
+    route: entry.route,
+    subjectIds: entry.subjectIds.filter((subject) => theirs.has(subject)),
+  }));
+}
+
 export const ALREADY_ERASED = 'The personal data of this participant is already erased';
 
 export class ParticipantService {
@@ -86,7 +102,13 @@ export class ParticipantService {
   async update(member: Member, id: string, input: Partial<ParticipantFields>) {
     const problem = birthDateProblem('dateOfBirth', input.dateOfBirth);
     if (problem) throw badRequest(problem);
-    const found = await this.visible(member, id);
+    // The row locked: an erasure committing in between cannot be undone by this change.
+    await transaction(this.db, (tx) => this.change(tx, member, id, input));
+    return this.get(member, id);
+  }
+
+  private async change(tx: Db, member: Member, id: string, input: Partial<ParticipantFields>) {
+    const found = await this.visible(member, id, tx);
     if (found.erasedAt && PARTICIPANT_PERSONAL_FIELDS.some((field) => input[field] !== undefined)) {
       throw conflict('The personal data of this participant was erased; it cannot be given again');
     }
@@ -95,7 +117,7 @@ export class ParticipantService {
       // During a key rotation a person may still be indexed under the previous key, which the unique
       // index cannot compare with the new one: asked here, as registration does.
       const holders = await participantsByNationalIdIndex(
-        this.db,
+        tx,
         member.orgId,
         nationalIdIndexes(this.keyring, nationalId),
         {},
@@ -116,31 +138,33 @@ export class ParticipantService {
     };
     const set = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
     if (Object.keys(set).length > 0) {
-      const updated = await updateParticipant(this.db, member.orgId, id, set).catch(
+      const updated = await updateParticipant(tx, member.orgId, id, set).catch(
         refusedDuplicate(NATIONAL_ID_TAKEN),
       );
       if (!updated) throw notFound('Participant');
     }
-    return this.get(member, id);
   }
 
   async household(member: Member, id: string) {
     await this.visible(member, id);
     const personal = seesPersonalData(member.role);
-    return ((await householdsOf(this.db, member.orgId, [id])).get(id) ?? []).map((person) =>
+    return ((await householdsOf(this.db, member.orgId, [id], personal)).get(id) ?? []).map((person) =>
       presentHouseholdMember(person, personal),
     );
   }
 
   async addHouseholdMember(member: Member, id: string, input: HouseholdMemberInput) {
-    const found = await this.visible(member, id);
-    if (found.erasedAt) throw conflict('The personal data of this participant was erased');
-    const row = await insertHouseholdMember(this.db, member.orgId, {
-      participantId: id,
-      name: input.name.trim(),
-      relationship: input.relationship.trim(),
-      sex: input.sex,
-      age: input.age,
+    // The participant locked: an erasure cannot commit between the check and the insert.
+    const row = await transaction(this.db, async (tx) => {
+      const found = await this.visible(member, id, tx);
+      if (found.erasedAt) throw conflict('The personal data of this participant was erased');
+      return insertHouseholdMember(tx, member.orgId, {
+        participantId: id,
+        name: input.name.trim(),
+        relationship: input.relationship.trim(),
+        sex: input.sex,
+        age: input.age,
+      });
     }).catch((err: unknown) => {
       // The participant was deleted with their organization in between.
       throw pgErrorCode(err).code === '23503' ? notFound('Participant') : err;
@@ -199,14 +223,20 @@ export class ParticipantService {
         participant: record,
         householdMembers,
         registrations: await registrationsOfParticipant(tx, member.orgId, id),
-        accessLog: await listAuditEntries(tx, member.orgId, { subjectId: id }, { limit: null, offset: 0 }),
+        accessLog: accessLogOf(
+          await listAuditEntries(tx, member.orgId, { subjectId: id }, { limit: null, offset: 0 }),
+          [id, ...householdMembers.map((person) => person.id)],
+        ),
       };
     });
   }
 
-  /** The participant: 404 outside the org, 403 for a reporter who shares no project with them. */
-  private async visible(member: Member, id: string) {
-    const found = await findParticipant(this.db, member.orgId, id, visibilityOf(member));
+  /**
+   * The participant: 404 outside the org, 403 for a reporter who shares no project with them. Inside a
+   * transaction (`tx`) the row is locked until it ends.
+   */
+  private async visible(member: Member, id: string, tx?: Db) {
+    const found = await findParticipant(tx ?? this.db, member.orgId, id, visibilityOf(member), !!tx);
     if (!found) throw notFound('Participant');
     if (!found.visible) throw forbidden();
     return found.participant;

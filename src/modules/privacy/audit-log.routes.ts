@@ -7,6 +7,11 @@ import { Params } from '../../http/schemas.js';
 import { countAuditEntries, listAuditEntries } from './audit-log.repo.js';
 import { AuditEntry, AuditQuery } from './audit-log.schemas.js';
 
+const instant = (text: string) => {
+  const time = Date.parse(text);
+  return Number.isFinite(time) && time >= 0 && time < Date.UTC(10_000, 0, 1);
+};
+
 export const auditLogRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, { db }) => {
   app.get(
     '/orgs/:orgId/audit-log',
@@ -29,6 +34,13 @@ export const auditLogRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
     async (request) => {
       const { orgId } = memberOf(request);
       const filter = request.query;
+      // The format lets through instants a timestamp cannot hold (year 0, a leap second): 400, not 500.
+      const problems = (['from', 'to'] as const).flatMap((name) =>
+        filter[name] !== undefined && !instant(filter[name])
+          ? [`${name} must be an instant from 1970 to 9999`]
+          : [],
+      );
+      if (problems.length > 0) throw badRequest(...problems);
       if (filter.from && filter.to && Date.parse(filter.from) > Date.parse(filter.to)) {
         throw badRequest('from must not be after to');
       }

@@ -179,7 +179,7 @@ describe('GET /orgs/:orgId/audit-log', () => {
         subjectKind: 'participant',
         subjectIds: expect.arrayContaining(people),
         count: listed.body.length,
-        details: { search: 'Grace' },
+        details: { searchWords: 1 },
       },
       expect.objectContaining({
         actorId: team.officer.id,
@@ -297,6 +297,17 @@ describe('GET /orgs/:orgId/audit-log', () => {
       expect([JSON.stringify(query), res.status]).toEqual([JSON.stringify(query), 400]);
     }
     expect((await call(t.app, 'GET', '/orgs/not-a-uuid/audit-log', { as: team.admin })).status).toBe(400);
+  });
+
+  it('refuses with 400, not 500, instants the format lets through and a timestamp cannot hold', async () => {
+    expectError(
+      await auditLogOf({ from: '0000-01-01T00:00:00Z' }),
+      badRequest('from must be an instant from 1970 to 9999'),
+    );
+    expectError(
+      await auditLogOf({ to: '2016-12-31T23:59:60Z' }),
+      badRequest('to must be an instant from 1970 to 9999'),
+    );
   });
 
   it("never shows another organization's entries, whatever the filter", async () => {

@@ -30,11 +30,18 @@ export async function checkSealingKey(db: Db, keyring: Keyring): Promise<boolean
   );
 }
 
-/** Records the current key as the one everything is sealed under (after sealing or a finished rotation). */
-export async function recordSealingKey(db: Db, keyring: Keyring): Promise<void> {
+/**
+ * Records the current key as the one everything is sealed under: after a finished rotation it replaces
+ * the record; at a first start (`firstStart`) it is written only where none is, and the record is then
+ * checked again, so that two instances started together with different keys cannot both go on.
+ */
+export async function recordSealingKey(db: Db, keyring: Keyring, firstStart = false): Promise<void> {
   const values = { keyId: keyring.current.id, canary: seal(keyring, CANARY), checkedAt: new Date() };
-  await db
-    .insert(sealingKeyCheck)
-    .values({ id: 1, ...values })
-    .onConflictDoUpdate({ target: sealingKeyCheck.id, set: values });
+  const insert = db.insert(sealingKeyCheck).values({ id: 1, ...values });
+  if (!firstStart) {
+    await insert.onConflictDoUpdate({ target: sealingKeyCheck.id, set: values });
+    return;
+  }
+  await insert.onConflictDoNothing();
+  await checkSealingKey(db, keyring);
 }
