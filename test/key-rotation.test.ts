@@ -16,7 +16,8 @@ import { promisify } from 'node:util';
 import { asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database, type Db } from '../src/db/client.js';
-import { blindIndex, open, sealingKey, type Keyring, type SealingKey } from '../src/lib/sealed-values.js';
+import { open, sealingKey, type Keyring, type SealingKey } from '../src/lib/sealed-values.js';
+import { nationalIdIndex } from '../src/modules/activities/participant-sealing.js';
 import { participants } from '../src/modules/activities/activities.tables.js';
 import { sealParticipants } from '../src/modules/activities/participant-sealing.js';
 import { auditLog } from '../src/modules/privacy/privacy.tables.js';
@@ -108,7 +109,7 @@ async function expectSealedUnder(db: Db, orgId: string, key: SealingKey, expecte
         problems.push(`${row.id} ${field}: not sealed under ${key.id} (${stored})`);
       }
     }
-    const index = want.nationalId === null ? null : blindIndex(key, want.nationalId);
+    const index = want.nationalId === null ? null : nationalIdIndex(key, orgId, want.nationalId);
     if (row.nationalIdIndex !== index) problems.push(`${row.id} nationalIdIndex: not ${key.id}'s`);
   }
   expect(problems).toEqual([]);

@@ -11,7 +11,8 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
-import { sql } from 'drizzle-orm';
+import { inArray, sql } from 'drizzle-orm';
+import { participants } from '../src/modules/activities/activities.tables.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openDatabase, rowsOf, type Database } from '../src/db/client.js';
 import {
@@ -232,6 +233,13 @@ describe('de-duplication by national id on sealed values', () => {
     ]);
     expect(theirs!.participant.id).not.toBe(ours!.id);
     expect(theirs!.participant.nationalId).toBe(nationalId);
+    // Nor can a reader of the database link the two: the organization is part of the blind index.
+    const indexes = await t.database.db
+      .select({ index: participants.nationalIdIndex })
+      .from(participants)
+      .where(inArray(participants.id, [ours!.id, theirs!.participant.id]));
+    expect(indexes).toHaveLength(2);
+    expect(indexes[0]!.index).not.toBe(indexes[1]!.index);
   });
 
   it("refuses with 409 a change of national id to another participant's, and keeps both as they were", async () => {

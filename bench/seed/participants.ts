@@ -1,5 +1,6 @@
 import type { Sex } from '../../src/lib/demographics.js';
-import { blindIndex, seal, sealingKey, type Keyring } from '../../src/lib/sealed-values.js';
+import { seal, sealingKey, type Keyring } from '../../src/lib/sealed-values.js';
+import { nationalIdIndex } from '../../src/modules/activities/participant-sealing.js';
 import type { ActivitySeed } from './activities.js';
 import { ANCHOR, DAY, isoDate, WINDOW } from './calendar.js';
 import type { Cell } from './bulk.js';
@@ -127,7 +128,7 @@ export async function seedParticipants(s: Seeding, activities: ActivitySeed[]): 
         dateOfBirth,
         sealed(phone),
         sealed(nationalId),
-        nationalId === null ? null : blindIndex(keyring.current, nationalId),
+        nationalId === null ? null : nationalIdIndex(keyring.current, s.orgId, nationalId),
         random.pick(VILLAGES),
         district.name,
         new Date(created),

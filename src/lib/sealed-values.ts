@@ -121,7 +121,3 @@ export function blindIndex(key: SealingKey, value: string): string {
 
 /** Derived once per key. */
 const indexKeys = new WeakMap<SealingKey, Buffer>();
-
-/** The blind indexes a value may be stored under: the current key's, and during a rotation the previous one's. */
-export const blindIndexes = (keyring: Keyring, value: string): string[] =>
-  [keyring.current, keyring.previous].flatMap((key) => (key ? [blindIndex(key, value)] : []));

@@ -260,7 +260,7 @@ describe('finding 2: reporters reach participants only in assigned projects', ()
           village: 'Kibera',
           district: 'Nairobi',
           // Stored as the service stores it: sealed, with its blind index.
-          ...sealedContact(t.config.piiKeyring, { nationalId: 'KE-RACE-B' }),
+          ...sealedContact(t.config.piiKeyring, team.org.id, { nationalId: 'KE-RACE-B' }),
         });
         await tx
           .insert(activityParticipants)

@@ -1,6 +1,6 @@
 import { and, asc, count, gt, isNotNull, notLike, or, sql } from 'drizzle-orm';
 import { transaction, type Db } from '../../db/client.js';
-import { blindIndex, blindIndexes, open, seal, type Keyring } from '../../lib/sealed-values.js';
+import { blindIndex, open, seal, type Keyring, type SealingKey } from '../../lib/sealed-values.js';
 import { participants } from './activities.tables.js';
 
 /**
@@ -8,16 +8,26 @@ import { participants } from './activities.tables.js';
  * PII_KEY, with the national id's blind index beside it for de-duplication.
  */
 
+/**
+ * The blind index of a national id in an organization: the organization is part of what is hashed, so
+ * the same national id gives unrelated indexes in two organizations, and a reader of the database cannot
+ * link one person across them.
+ */
+export const nationalIdIndex = (key: SealingKey, orgId: string, nationalId: string) =>
+  blindIndex(key, `${orgId}\u0000${nationalId}`);
+
 /** The stored columns of a phone and national id given in clear; undefined leaves a column as it is. */
 export function sealedContact(
   keyring: Keyring,
+  orgId: string,
   clear: { phone?: string | null; nationalId?: string | null },
 ): { phone?: string | null; nationalId?: string | null; nationalIdIndex?: string | null } {
   const stored: ReturnType<typeof sealedContact> = {};
   if (clear.phone !== undefined) stored.phone = clear.phone === null ? null : seal(keyring, clear.phone);
   if (clear.nationalId !== undefined) {
     stored.nationalId = clear.nationalId === null ? null : seal(keyring, clear.nationalId);
-    stored.nationalIdIndex = clear.nationalId === null ? null : blindIndex(keyring.current, clear.nationalId);
+    stored.nationalIdIndex =
+      clear.nationalId === null ? null : nationalIdIndex(keyring.current, orgId, clear.nationalId);
   }
   return stored;
 }
@@ -31,7 +41,10 @@ export function openContact(keyring: Keyring, stored: string | null): string | n
 const SEALED = /^v1\.[0-9a-f]{16}\./;
 
 /** Every blind index a national id may be stored under now (two during a rotation). */
-export const nationalIdIndexes = (keyring: Keyring, nationalId: string) => blindIndexes(keyring, nationalId);
+export const nationalIdIndexes = (keyring: Keyring, orgId: string, nationalId: string) =>
+  [keyring.current, keyring.previous].flatMap((key) =>
+    key ? [nationalIdIndex(key, orgId, nationalId)] : [],
+  );
 
 /** A participant with a phone or national id not sealed under the current key (in clear, or under another). */
 function notSealedUnder(keyring: Keyring) {
@@ -85,7 +98,7 @@ export async function sealParticipants(
         .for('update');
       const batch = new Map<string, number>();
       for (const row of rows) {
-        const stored = sealedContact(keyring, {
+        const stored = sealedContact(keyring, row.orgId, {
           phone: openContact(keyring, row.phone),
           nationalId: openContact(keyring, row.nationalId),
         });

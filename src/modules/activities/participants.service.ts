@@ -119,7 +119,7 @@ export class ParticipantService {
       const holders = await participantsByNationalIdIndex(
         tx,
         member.orgId,
-        nationalIdIndexes(this.keyring, nationalId),
+        nationalIdIndexes(this.keyring, member.orgId, nationalId),
         {},
       );
       if ([...holders.values()].some((holder) => holder.id !== id)) throw conflict(NATIONAL_ID_TAKEN);
@@ -129,7 +129,7 @@ export class ParticipantService {
       lastName: input.lastName?.trim(),
       sex: input.sex,
       dateOfBirth: input.dateOfBirth,
-      ...sealedContact(this.keyring, {
+      ...sealedContact(this.keyring, member.orgId, {
         phone: optionalText(input.phone),
         nationalId: optionalText(input.nationalId),
       }),

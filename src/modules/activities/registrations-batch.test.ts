@@ -13,10 +13,9 @@ import {
   TIMESTAMP,
 } from '../../../test/helpers/http.js';
 import { rowsOf, type Db } from '../../db/client.js';
-import { blindIndex } from '../../lib/sealed-values.js';
 import { feedEvents } from '../feed/feed.tables.js';
 import { activityParticipants, participants } from './activities.tables.js';
-import { sealedContact } from './participant-sealing.js';
+import { nationalIdIndex, sealedContact } from './participant-sealing.js';
 
 let t: Awaited<ReturnType<typeof buildCountingTestApp>>;
 let team: Team;
@@ -88,7 +87,7 @@ const held = {
 } as const;
 
 /** Where the database finds a national id: its blind index under the test key. */
-const indexOf = (nationalId: string) => blindIndex(t.config.piiKeyring.current, nationalId);
+const indexOf = (nationalId: string) => nationalIdIndex(t.config.piiKeyring.current, team.org.id, nationalId);
 
 /** The participants of the organization stored under this national id. */
 const peopleWithNationalId = (nationalId: string) =>
@@ -382,7 +381,7 @@ describe('registration batches at the same time', () => {
         tx.insert(participants).values({
           ...held,
           orgId: team.org.id,
-          ...sealedContact(t.config.piiKeyring, { nationalId: 'KE-CROSS-10' }),
+          ...sealedContact(t.config.piiKeyring, team.org.id, { nationalId: 'KE-CROSS-10' }),
         }),
       () => [post(left.id, batch(ids)), post(right.id, batch([...ids].reverse()), team.admin)],
     );

@@ -155,7 +155,7 @@ export class RegistrationService {
     const indexesOf = new Map<string, string[]>();
     for (const person of newcomers) {
       if (person?.nationalId && !indexesOf.has(person.nationalId)) {
-        indexesOf.set(person.nationalId, nationalIdIndexes(this.keyring, person.nationalId));
+        indexesOf.set(person.nationalId, nationalIdIndexes(this.keyring, orgId, person.nationalId));
       }
     }
     const known = async (nationalIds: string[]) => {
@@ -190,7 +190,7 @@ export class RegistrationService {
         id,
         orgId,
         ...values,
-        ...sealedContact(this.keyring, { phone: values.phone, nationalId: values.nationalId }),
+        ...sealedContact(this.keyring, orgId, { phone: values.phone, nationalId: values.nationalId }),
         clearNationalId: values.nationalId,
       });
       // A later item of the batch with the same nationalId is this same new person.
