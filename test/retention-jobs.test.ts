@@ -1,0 +1,78 @@
+/**
+ * The daily retention jobs (src/upkeep.ts) as the worker runs them: personal answers past their form's
+ * retention erased, audit entries past AUDIT_RETENTION purged, the rest kept, a second run a no-op.
+ */
+import { eq, sql } from 'drizzle-orm';
+import pino from 'pino';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { formSubmissions } from '../src/modules/forms/forms.tables.js';
+import { auditLog } from '../src/modules/privacy/privacy.tables.js';
+import { RetentionJobs } from '../src/upkeep.js';
+import { buildTestApp, type TestApp } from './helpers/app.js';
+import { createProject, createTeam, type Team } from './helpers/factories.js';
+import { PERSONAL_FIELDS, personalAnswers, publishedForm, submitUrl } from './helpers/forms.js';
+import { call } from './helpers/http.js';
+
+let t: TestApp;
+let team: Team;
+beforeAll(async () => {
+  t = await buildTestApp({}, { worker: false });
+  team = await createTeam(t.app, t.database.db);
+});
+afterAll(() => t.close());
+
+it('erases expired personal answers and purges old audit entries, once', async () => {
+  const db = t.database.db;
+  const project = await createProject(db, team.org.id);
+  const form = await publishedForm(t.app, team.admin, team.org.id, {
+    projectId: project.id,
+    fields: PERSONAL_FIELDS,
+    personalDataRetentionDays: 30,
+  });
+  const submit = async () => {
+    const res = await call(t.app, 'POST', submitUrl(form.publicToken), {
+      body: { answers: personalAnswers() },
+    });
+    expect(res.status).toBe(201);
+    return res.body.id as string;
+  };
+  const [old, recent] = [await submit(), await submit()];
+  await db
+    .update(formSubmissions)
+    .set({ submittedAt: sql`now() - interval '31 days'` })
+    .where(eq(formSubmissions.id, old));
+  const entry = (years: number) => ({
+    orgId: team.org.id,
+    at: sql`now() - make_interval(years => ${years})`,
+    action: 'read' as const,
+    route: 'GET /orgs/:orgId/participants',
+    subjectKind: 'participant' as const,
+    count: 1,
+  });
+  await db.insert(auditLog).values([entry(3), entry(1)]);
+
+  const jobs = new RetentionJobs(db, t.config, pino({ level: 'silent' }));
+  await jobs.runOnce();
+
+  const answers = async (id: string) =>
+    (await db.select().from(formSubmissions).where(eq(formSubmissions.id, id)))[0]!;
+  expect((await answers(old)).answers).not.toHaveProperty('name');
+  expect((await answers(old)).personalErasedAt).toBeInstanceOf(Date);
+  expect((await answers(recent)).answers).toMatchObject({ name: personalAnswers().name });
+  const ages = async () =>
+    (
+      await db
+        .select({ action: auditLog.action, old: sql<boolean>`${auditLog.at} < now() - interval '2 years'` })
+        .from(auditLog)
+        .where(eq(auditLog.orgId, team.org.id))
+    ).map((row) => [row.action, row.old]);
+  // The 3-year-old read is gone; the 1-year-old one and the retention run's own entry stay.
+  expect((await ages()).sort()).toEqual([
+    ['read', false],
+    ['retention_erase', false],
+  ]);
+
+  await jobs.runOnce();
+  expect((await ages()).length).toBe(2);
+  await jobs.stop();
+});
