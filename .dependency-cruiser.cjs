@@ -8,7 +8,7 @@
  * no module at all.
  */
 const LAYERS = [
-  ['mail', 'privacy'],
+  ['mail', 'privacy', 'idempotency'],
   ['auth'],
   ['orgs'],
   ['donors'],

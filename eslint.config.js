@@ -2,7 +2,18 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'src/db/migrations/', 'coverage/', 'dist/', 'dist.*/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'data/',
+      'src/db/migrations/',
+      'coverage/',
+      'dist/',
+      'dist.*/',
+      'clients/typescript/dist/',
+      'clients/typescript/src/schema.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -15,7 +15,12 @@ import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openDatabase, type Database } from './db/client.js';
 import { registerAccess, type Access } from './http/access.js';
-import { frameworkError, registerErrorHandler } from './http/errors.js';
+import { registerCacheControl } from './http/caching.js';
+import { registerCompression } from './http/compression.js';
+import { registerConditionalRequests } from './http/conditional.js';
+import { registerIdempotency } from './http/idempotency.js';
+import { clientError, frameworkError, registerErrorHandler } from './http/errors.js';
+import { registerLocations } from './http/location.js';
 import { loggerOptions } from './http/logging.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerPagination } from './http/pagination.js';
@@ -49,6 +54,7 @@ import { createFileStorage } from './storage/file-storage.js';
 import { createMailTransport } from './modules/mail/mail.transport.js';
 import { OutboxWorker, type OutboxWorkerOptions } from './modules/mail/outbox-worker.js';
 import { memberRoutes } from './modules/members/members.routes.js';
+import { idempotencyKeys } from './modules/idempotency/idempotency.repo.js';
 import { memberships } from './modules/orgs/memberships.repo.js';
 import { organizationRoutes } from './modules/orgs/orgs.routes.js';
 import { projectMemberRoutes } from './modules/projects/project-members.routes.js';
@@ -130,6 +136,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     },
     ajv: { customOptions: { allErrors: true } },
     frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const database = options.database ?? openDatabase(config);
@@ -172,6 +179,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerValidation(app);
   registerErrorHandler(app);
   registerPagination(app, config.baseUrl);
+  await registerCompression(app);
   await app.register(helmet, {
     contentSecurityPolicy: false,
     hsts: config.baseUrl.startsWith('https:'),
@@ -193,12 +201,23 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       'X-RateLimit-Reset',
       'Retry-After',
       'Link',
+      'ETag',
+      'Location',
+      'Idempotent-Replayed',
     ],
   });
   await app.register(cookie);
   const { authLimit } = await registerRateLimits(app, config, redis);
   registerAccess(app, database.db, sessions, memberships);
-  await registerOpenApi(app, version);
+  // After access (the key's caller) and, as a preHandler, after body validation (its fingerprint).
+  registerIdempotency(app, database.db, idempotencyKeys(config.piiKeyring), {
+    takeOverSeconds: config.timeouts.requestSeconds,
+  });
+  // After idempotency: a replayed answer is sent again as it was, whatever the resource's ETag is now.
+  registerConditionalRequests(app, redis);
+  registerLocations(app, config.baseUrl);
+  registerCacheControl(app);
+  await registerOpenApi(app, version, config.baseUrl);
 
   const context: AppContext = {
     config,

@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/client.js';
 import { sealParticipants } from './modules/activities/participant-sealing.js';
 import { eraseExpiredPersonalAnswers } from './modules/forms/answer-retention.js';
+import { purgeExpiredIdempotencyKeys } from './modules/idempotency/idempotency.repo.js';
 import { purgeAuditEntries } from './modules/privacy/audit-log.repo.js';
 import { SealedValueError } from './lib/sealed-values.js';
 import { checkSealingKey, recordSealingKey, SealingKeyMismatch } from './modules/privacy/sealing-keys.js';
@@ -30,9 +31,10 @@ export async function preparePersonalData(db: Db, config: Config): Promise<void>
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * The daily retention jobs: personal answers of forms past their `personalDataRetentionDays`, and
- * audit entries past AUDIT_RETENTION. Both are idempotent, so every instance may run them; the first
- * run comes a minute after start, then one a day.
+ * The daily retention jobs: personal answers of forms past their `personalDataRetentionDays`, audit
+ * entries past AUDIT_RETENTION, and Idempotency-Keys past their 24 hours (with their sealed answers).
+ * All are idempotent, so every instance may run them; the first run comes a minute after start, then
+ * one a day.
  */
 export class RetentionJobs {
   private timer: NodeJS.Timeout | null = null;
@@ -59,12 +61,16 @@ export class RetentionJobs {
     if (!this.options.keepProcessAlive) this.timer.unref();
   }
 
-  /** One pass of both jobs; a failure is logged and the next day tries again. */
+  /** One pass of the jobs; a failure is logged and the next day tries again. */
   async runOnce(): Promise<void> {
     try {
       const answers = await eraseExpiredPersonalAnswers(this.db);
       const entries = await purgeAuditEntries(this.db, this.config.auditRetentionSeconds);
-      this.log.info({ answers, entries }, 'retention: personal answers erased, audit entries purged');
+      const idempotencyKeys = await purgeExpiredIdempotencyKeys(this.db);
+      this.log.info(
+        { answers, entries, idempotencyKeys },
+        'retention: personal answers erased, audit entries and expired idempotency keys purged',
+      );
     } catch (err) {
       this.log.error({ err }, 'retention jobs failed');
     }

@@ -2,11 +2,11 @@ import { PGlite } from '@electric-sql/pglite';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.js';
-import { AppError, registerErrorHandler } from '../src/http/errors.js';
+import { periodLocked, registerErrorHandler } from '../src/http/errors.js';
 import { redactedUrl } from '../src/http/logging.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { createTeam, registerUser, uniqueEmail, type Team } from './helpers/factories.js';
-import { call } from './helpers/http.js';
+import { call, badRequestAt } from './helpers/http.js';
 
 let t: TestApp;
 let team: Team;
@@ -24,6 +24,7 @@ describe('error bodies', () => {
       statusCode: 404,
       message: 'Route GET /no/such/route not found',
       error: 'Not Found',
+      code: 'not_found',
     });
     expect(res.headers['x-ratelimit-limit']).toBeDefined();
   });
@@ -34,7 +35,13 @@ describe('error bodies', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ statusCode: 400, message: ['Body is not valid JSON'], error: 'Bad Request' });
+    expect(res.body).toEqual({
+      statusCode: 400,
+      message: ['Body is not valid JSON'],
+      error: 'Bad Request',
+      code: 'malformed_request',
+      details: [{ in: 'body', path: '', rule: 'json', message: 'Body is not valid JSON' }],
+    });
   });
 
   it('answers a body over 1 MiB with 413', async () => {
@@ -47,6 +54,7 @@ describe('error bodies', () => {
       statusCode: 413,
       message: 'Request body is larger than 1 MiB',
       error: 'Payload Too Large',
+      code: 'payload_too_large',
     });
   });
 
@@ -81,14 +89,14 @@ describe('error bodies', () => {
       body: { role: 'viewer' },
     });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ statusCode: 400, message: ['userId must be a UUID'], error: 'Bad Request' });
+    expect(res.body).toEqual(badRequestAt(['path', '/userId', 'format', 'userId must be a UUID']));
   });
 
   it('refuses a UUID with a urn:uuid: prefix, which the database would not take', async () => {
     const id = 'urn:uuid:0190f5f4-0000-7000-8000-000000000000';
     const res = await call(t.app, 'GET', `/orgs/${team.org.id}/projects/${id}`, { as: team.admin });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ statusCode: 400, message: ['id must be a UUID'], error: 'Bad Request' });
+    expect(res.body).toEqual(badRequestAt(['path', '/id', 'format', 'id must be a UUID']));
   });
 
   it('refuses a page size above 100 and a page below 1', async () => {
@@ -113,7 +121,7 @@ describe('error bodies', () => {
       });
     });
     app.get('/locked', () => {
-      throw new AppError(403, 'Reporting period is locked');
+      throw periodLocked();
     });
     const boom = await app.inject({ method: 'GET', url: '/boom' });
     expect(boom.statusCode).toBe(500);
@@ -121,6 +129,7 @@ describe('error bodies', () => {
       statusCode: 500,
       message: 'Internal server error',
       error: 'Internal Server Error',
+      code: 'internal_error',
     });
     const duplicate = await app.inject({ method: 'GET', url: '/duplicate' });
     expect(duplicate.statusCode).toBe(409);
@@ -128,12 +137,14 @@ describe('error bodies', () => {
       statusCode: 409,
       message: 'The record already exists',
       error: 'Conflict',
+      code: 'duplicate',
     });
     const locked = await app.inject({ method: 'GET', url: '/locked' });
     expect(locked.json()).toEqual({
       statusCode: 403,
       message: 'Reporting period is locked',
       error: 'Forbidden',
+      code: 'period_locked',
     });
     await app.close();
   });
@@ -210,11 +221,7 @@ describe('bodies', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(login.status).toBe(400);
-    expect(login.body).toEqual({
-      statusCode: 400,
-      message: ['body must be an object'],
-      error: 'Bad Request',
-    });
+    expect(login.body).toEqual(badRequestAt(['body', '', 'type', 'body must be an object']));
   });
 
   it('refuses prototype poisoning', async () => {
@@ -229,11 +236,9 @@ describe('bodies', () => {
 it('answers an over-long path value with the contract body', async () => {
   const res = await call(t.app, 'GET', `/invitations/${'x'.repeat(600)}`);
   expect(res.status).toBe(400);
-  expect(res.body).toEqual({
-    statusCode: 400,
-    message: ['token must be at most 512 characters'],
-    error: 'Bad Request',
-  });
+  expect(res.body).toEqual(
+    badRequestAt(['path', '/token', 'maxLength', 'token must be at most 512 characters']),
+  );
 });
 
 it('answers a path value over the router limit, and a URL that does not decode, with the contract body', async () => {
@@ -243,6 +248,7 @@ it('answers a path value over the router limit, and a URL that does not decode, 
     statusCode: 414,
     message: 'A value in the path is too long',
     error: 'URI Too Long',
+    code: 'uri_too_long',
   });
   const undecodable = await call(t.app, 'GET', '/invitations/%E0%A4%A');
   expect(undecodable.status).toBe(400);
@@ -250,6 +256,8 @@ it('answers a path value over the router limit, and a URL that does not decode, 
     statusCode: 400,
     message: ['The URL is not valid'],
     error: 'Bad Request',
+    code: 'malformed_request',
+    details: [{ in: 'path', path: '', rule: 'url', message: 'The URL is not valid' }],
   });
 });
 
@@ -281,7 +289,12 @@ describe('hardening', () => {
     });
     const res = await app.inject({ method: 'GET', url: '/wrapped' });
     expect(res.statusCode).toBe(409);
-    expect(res.json()).toEqual({ statusCode: 409, message: 'The record already exists', error: 'Conflict' });
+    expect(res.json()).toEqual({
+      statusCode: 409,
+      message: 'The record already exists',
+      error: 'Conflict',
+      code: 'duplicate',
+    });
     await app.close();
   });
 
@@ -328,4 +341,54 @@ it('reports one message for a bad value of a nullable field', async () => {
     'logoUrl has an invalid format',
     'logoUrl must be a valid URL',
   ]);
+});
+
+describe('405 for a known path with a method it does not serve', () => {
+  it('answers 405 with Allow listing the path’s methods, HEAD with GET; unknown paths stay 404', async () => {
+    const project = `/orgs/${team.org.id}/projects/0190f5f4-0000-7000-8000-000000000000`;
+    const put = await call(t.app, 'PUT', project, { as: team.admin, body: { name: 'x' } });
+    expect([put.status, put.headers.allow]).toEqual([405, 'GET, HEAD, PATCH, DELETE']);
+    expect(put.body).toEqual({
+      statusCode: 405,
+      message: `Method PUT is not allowed on ${project}`,
+      error: 'Method Not Allowed',
+      code: 'method_not_allowed',
+    });
+    const post = await call(t.app, 'POST', '/health', {});
+    expect([post.status, post.headers.allow]).toEqual([405, 'GET, HEAD']);
+    const deleteOrgs = await call(t.app, 'DELETE', '/orgs?page=1');
+    expect([deleteOrgs.status, deleteOrgs.headers.allow]).toEqual([405, 'GET, HEAD, POST']);
+    const getLogin = await call(t.app, 'GET', '/auth/login');
+    expect([getLogin.status, getLogin.headers.allow]).toEqual([405, 'POST']);
+    // Without a session too: the methods of a path are no secret (the OpenAPI document lists them).
+    expect((await call(t.app, 'PUT', `/orgs/${team.org.id}`)).status).toBe(405);
+
+    const unknown = await call(t.app, 'PUT', '/no/such/route');
+    expect([unknown.status, unknown.headers.allow]).toEqual([404, undefined]);
+    expect(unknown.body.message).toBe('Route PUT /no/such/route not found');
+    // CORS still answers preflights on any path.
+    const preflight = await call(t.app, 'OPTIONS' as 'GET', project, {
+      headers: { origin: 'http://app.test', 'access-control-request-method': 'PATCH' },
+    });
+    expect(preflight.status).toBe(204);
+  });
+});
+
+describe('Cache-Control', () => {
+  it('is no-store on every answer to an authenticated request, errors included', async () => {
+    const org = await call(t.app, 'GET', `/orgs/${team.org.id}`, { as: team.viewer });
+    expect([org.status, org.headers['cache-control']]).toEqual([200, 'no-store']);
+    const refused = await call(t.app, 'PATCH', `/orgs/${team.org.id}`, {
+      as: team.viewer,
+      body: { name: 'x' },
+    });
+    expect([refused.status, refused.headers['cache-control']]).toEqual([403, 'no-store']);
+    const badToken = await call(t.app, 'GET', '/auth/me', { headers: { authorization: 'Bearer nope' } });
+    expect([badToken.status, badToken.headers['cache-control']]).toEqual([401, 'no-store']);
+    const login = await call(t.app, 'POST', '/auth/login', {
+      body: { email: team.viewer.email, password: 'not the password' },
+    });
+    expect(login.headers['cache-control']).toBeUndefined();
+    expect((await call(t.app, 'GET', '/health')).headers['cache-control']).toBeUndefined();
+  });
 });

@@ -64,6 +64,7 @@ const TAKEN = {
   statusCode: 409,
   message: 'A participant with this nationalId already exists',
   error: 'Conflict',
+  code: 'duplicate' as const,
 };
 
 const digits = (n: number) => Array.from(randomBytes(n), (b) => String(b % 10)).join('');

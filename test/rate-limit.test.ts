@@ -32,6 +32,7 @@ function expectTooMany(res: Call, limit: number, windowSeconds = 60) {
     statusCode: 429,
     message: `Too many requests, retry in ${seconds} seconds`,
     error: 'Too Many Requests',
+    code: 'rate_limited',
   });
 }
 
@@ -70,6 +71,7 @@ describe('general rate limit', () => {
       statusCode: 404,
       message: 'Route GET /no/such/route not found',
       error: 'Not Found',
+      code: 'not_found',
     });
     expectLimitHeaders(unknown, 3, 1);
 

@@ -1,11 +1,13 @@
 /**
  * The daily retention jobs (src/upkeep.ts) as the worker runs them: personal answers past their form's
- * retention erased, audit entries past AUDIT_RETENTION purged, the rest kept, a second run a no-op.
+ * retention erased, audit entries past AUDIT_RETENTION and Idempotency-Keys past their 24 hours purged,
+ * the rest kept, a second run a no-op.
  */
 import { eq, sql } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { formSubmissions } from '../src/modules/forms/forms.tables.js';
+import { idempotencyKeys } from '../src/modules/idempotency/idempotency.tables.js';
 import { auditLog } from '../src/modules/privacy/privacy.tables.js';
 import { RetentionJobs } from '../src/upkeep.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
@@ -74,5 +76,43 @@ it('erases expired personal answers and purges old audit entries, once', async (
 
   await jobs.runOnce();
   expect((await ages()).length).toBe(2);
+  await jobs.stop();
+});
+
+it('purges Idempotency-Keys past their 24 hours, and keeps the others replaying', async () => {
+  const db = t.database.db;
+  const project = await createProject(db, team.org.id);
+  const form = await publishedForm(t.app, team.admin, team.org.id, {
+    projectId: project.id,
+    fields: PERSONAL_FIELDS,
+  });
+  const submit = (key: string) =>
+    call(t.app, 'POST', submitUrl(form.publicToken), {
+      body: { answers: personalAnswers() },
+      headers: { 'idempotency-key': key },
+    });
+  const [expired, kept] = [`expired-${form.id}`, `kept-${form.id}`];
+  expect((await submit(expired)).status).toBe(201);
+  const first = await submit(kept);
+  expect(first.status).toBe(201);
+  await db
+    .update(idempotencyKeys)
+    .set({ expiresAt: sql`now() - interval '1 minute'` })
+    .where(eq(idempotencyKeys.key, expired));
+  const keys = async () =>
+    (await db.select({ key: idempotencyKeys.key }).from(idempotencyKeys)).map((row) => row.key).sort();
+  expect(await keys()).toEqual([expired, kept].sort());
+
+  const jobs = new RetentionJobs(db, t.config, pino({ level: 'silent' }));
+  await jobs.runOnce();
+  expect(await keys()).toEqual([kept]);
+  const replay = await submit(kept);
+  expect([replay.status, replay.body, replay.headers['idempotent-replayed']]).toEqual([
+    201,
+    first.body,
+    'true',
+  ]);
+  await jobs.runOnce();
+  expect(await keys()).toEqual([kept]);
   await jobs.stop();
 });

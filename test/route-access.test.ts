@@ -33,6 +33,8 @@ const PUBLIC_PAGES = new Set([
   'GET /reset-password',
   'GET /verify-email',
   'GET /assets/:name',
+  // The form pages' service worker (issue 23: the form page works offline).
+  'GET /f/form-worker.js',
 ]);
 
 it('every registered route declares its access rule', () => {
@@ -77,6 +79,7 @@ it('a route that declares no access rule is refused at request time', async () =
     statusCode: 500,
     message: 'Internal server error',
     error: 'Internal Server Error',
+    code: 'internal_error',
   });
   await app.close();
 });

@@ -135,7 +135,7 @@ describe('tenant isolation over every /orgs/:orgId route', () => {
     const wrong: string[] = [];
     for (const [method, url, body, status, message] of cases) {
       const res = await call(t.app, method as 'POST', url, { as: a.admin, body });
-      const expected = { statusCode: status, message, error: 'Not Found' };
+      const expected = { statusCode: status, message, error: 'Not Found', code: 'not_found' };
       if (JSON.stringify(res.body) !== JSON.stringify(expected) || leaks(res).length > 0) {
         wrong.push(
           `${method} ${url.replace(a.org.id, 'A')} ${JSON.stringify(body).slice(0, 60)}: ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`,

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../db/client.js';
 import { UUID_PATTERN, uuidV7Time } from '../lib/ids.js';
 import type { OrgRole } from './roles.js';
-import { badRequest, forbidden, unauthorized } from './errors.js';
+import { badRequest, forbidden, tokenRefused, unauthorized } from './errors.js';
 import type { RateLimitBucket } from './rate-limit.js';
 import type { SessionClaims, Sessions } from './session.js';
 
@@ -76,6 +76,9 @@ declare module 'fastify' {
   }
 }
 
+/** The org id of the path, checked here because the membership query needs a UUID. */
+const BAD_ORG_ID = { in: 'path', path: '/orgId', rule: 'format', message: 'orgId must be a UUID' } as const;
+
 /** The one place that decides who may call a route. A route that declares nothing is refused. */
 export function registerAccess(
   app: FastifyInstance,
@@ -105,9 +108,9 @@ export function registerAccess(
       request.session = { userId: presented.claims.sub, email: caller.email, ...presented };
     }
     if (access === 'public') return;
-    if (!request.session || !caller) throw unauthorized();
+    if (!request.session || !caller) throw sessions.presented(request) ? tokenRefused() : unauthorized();
     if (access === 'signed-in') return;
-    if (!scopedOrgId) throw badRequest('orgId must be a UUID');
+    if (!scopedOrgId) throw badRequest(BAD_ORG_ID);
     if (!caller.role) throw forbidden();
 
     request.member = { orgId: scopedOrgId, userId: request.session.userId, role: caller.role };

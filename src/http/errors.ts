@@ -1,50 +1,184 @@
 import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { Type } from '@sinclair/typebox';
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { refusedMethod } from './allowed-methods.js';
+import { codeOfStatus, type ErrorCode, ERROR_CODES } from './error-codes.js';
+import { type ErrorDetail, type RequestPart, problemOf, violations } from './violations.js';
+
+export type { ErrorDetail, RequestPart } from './violations.js';
+export { validationMessages, violations } from './violations.js';
+export { codeOfStatus, ERROR_CODES, type ErrorCode } from './error-codes.js';
+
+/** A problem a service names itself; `in` defaults to the body. */
+export type Problem = string | (Omit<ErrorDetail, 'in'> & { in?: RequestPart });
 
 /** Domain code throws these; the error handler turns them into the contract's body. */
 export class AppError extends Error {
+  readonly messages: string | string[];
+  /** For a 400: one per message, in the same order (the handler fills in the ones not given). */
+  readonly details?: readonly Problem[];
+
   constructor(
     readonly statusCode: number,
     message: string | string[],
     readonly headers: Record<string, string> = {},
+    readonly code: ErrorCode = codeOfStatus(statusCode),
+    details?: readonly Problem[],
   ) {
     super(Array.isArray(message) ? message.join('; ') : message);
     this.messages = message;
+    this.details = details;
   }
-  readonly messages: string | string[];
 }
 
 export const FORBIDDEN_MESSAGE = 'You do not have permission to perform this action';
+export const PERIOD_LOCKED = 'Reporting period is locked';
 
-export const badRequest = (...messages: string[]) => new AppError(400, messages);
-export const unauthorized = (message = 'Unauthorized') => new AppError(401, message);
-export const forbidden = (message = FORBIDDEN_MESSAGE) => new AppError(403, message);
-export const notFound = (what: string) => new AppError(404, `${what} not found`);
-export const conflict = (message: string) => new AppError(409, message);
-export const gone = (message: string) => new AppError(410, message);
+/** The challenge every 401 carries (RFC 6750); a refused token also says why. */
+const BEARER = { 'www-authenticate': 'Bearer' };
+export const BEARER_INVALID_TOKEN = { 'www-authenticate': 'Bearer error="invalid_token"' };
+
+/**
+ * A 400 for rules the schema cannot say. A problem given as a string gets its path from the field it
+ * starts with, when the request has that field (see `problemOf`); as an object it says its own.
+ * The same message twice is one problem.
+ */
+export const badRequest = (...problems: Problem[]) => {
+  const unique = [...new Map(problems.map((p) => [typeof p === 'string' ? p : p.message, p])).values()];
+  return new AppError(
+    400,
+    unique.map((p) => (typeof p === 'string' ? p : p.message)),
+    {},
+    'validation_failed',
+    unique,
+  );
+};
+/** A reset or verification token that is unknown, used or expired: a 400 about the `token` field. */
+export const invalidToken = (message: string) =>
+  new AppError(400, [message], {}, 'invalid_token', [{ path: '/token', rule: 'invalid', message }]);
+export const unauthorized = (message = 'Unauthorized') => new AppError(401, message, BEARER, 'unauthorized');
+/** A session token was presented and is invalid, expired or revoked (or its user is gone). */
+export const tokenRefused = () => new AppError(401, 'Unauthorized', BEARER_INVALID_TOKEN, 'unauthorized');
+export const invalidCredentials = () =>
+  new AppError(401, 'Invalid email or password', BEARER, 'invalid_credentials');
+export const forbidden = (message = FORBIDDEN_MESSAGE) => new AppError(403, message, {}, 'forbidden');
+/** A change to a locked reporting period: 403 for its reports (the contract), 409 for the period itself. */
+export const periodLocked = (statusCode: 403 | 409 = 403) =>
+  new AppError(statusCode, PERIOD_LOCKED, {}, 'period_locked');
+export const notFound = (what: string) => new AppError(404, `${what} not found`, {}, 'not_found');
+export const conflict = (message: string, code: ErrorCode = 'conflict') =>
+  new AppError(409, message, {}, code);
+export const duplicate = (message: string) => conflict(message, 'duplicate');
+export const hasDependents = (message: string) => conflict(message, 'has_dependents');
+export const invalidTransition = (message: string) => conflict(message, 'invalid_transition');
+/** The same Idempotency-Key while its first request still runs. */
+export const idempotencyInProgress = (message: string, headers: Record<string, string> = {}) =>
+  new AppError(409, message, headers, 'idempotency_in_progress');
+export const idempotencyConflict = (message: string) =>
+  new AppError(422, message, {}, 'idempotency_conflict');
+export const preconditionFailed = (message: string, headers: Record<string, string> = {}) =>
+  new AppError(412, message, headers, 'precondition_failed');
+export const methodNotAllowed = (message: string, allow: readonly string[]) =>
+  new AppError(405, message, { allow: allow.join(', ') }, 'method_not_allowed');
+export const gone = (message: string) => new AppError(410, message, {}, 'form_closed');
+/** A body that cannot be read at all (multipart that breaks off): `rule` names the format. */
+export const malformedRequest = (message: string, rule: string) =>
+  new AppError(400, [message], {}, 'malformed_request', [{ path: '', rule, message }]);
+export const payloadTooLarge = (message: string) => new AppError(413, message, {}, 'payload_too_large');
+export const unsupportedMediaType = (message: string) =>
+  new AppError(415, message, {}, 'unsupported_media_type');
+
+const DetailBody = Type.Object(
+  {
+    in: Type.Union(
+      [Type.Literal('body'), Type.Literal('query'), Type.Literal('path'), Type.Literal('header')],
+      {
+        description: 'The part of the request `path` points into.',
+      },
+    ),
+    path: Type.String({
+      description: "JSON Pointer (RFC 6901) to the field within that part; '' is the part as a whole.",
+    }),
+    rule: Type.String({
+      description: 'The rule broken: a JSON Schema keyword (`required`, `maxLength`) or `invalid`.',
+    }),
+    message: Type.String({ description: 'The same text as the matching entry of `message`.' }),
+  },
+  { additionalProperties: false },
+);
 
 export const ErrorBody = Type.Object(
   {
     statusCode: Type.Integer(),
     message: Type.Union([Type.String(), Type.Array(Type.String())]),
     error: Type.String(),
+    code: Type.Unsafe<ErrorCode>({
+      type: 'string',
+      enum: Object.keys(ERROR_CODES),
+      description: 'Stable identifier of the kind of error; branch on this, not on `message`.',
+    }),
+    details: Type.Optional(
+      Type.Array(DetailBody, { description: 'On a 400: one entry per `message` entry, in the same order.' }),
+    ),
   },
-  { $id: 'Error', description: 'Every error has this body; 400 lists one message per violation.' },
+  {
+    $id: 'Error',
+    description:
+      'Every error has this body. `code` is stable: branch on it, not on `message`. A 400 lists one ' +
+      'message per violation and, in `details`, where each is and which rule it breaks.',
+  },
 );
 
 /** A route's own error response for the OpenAPI document, e.g. `409: errorResponse('Code taken')`. */
 export const errorResponse = (description: string) =>
-  Type.Unsafe<{ statusCode: number; message: string | string[]; error: string }>({
+  Type.Unsafe<{
+    statusCode: number;
+    message: string | string[];
+    error: string;
+    code: ErrorCode;
+    details?: ErrorDetail[];
+  }>({
     $ref: 'Error#',
     description,
   });
 
-const body = (statusCode: number, message: string | string[]) => ({
+interface Body {
+  statusCode: number;
+  message: string | string[];
+  error: string;
+  code: ErrorCode;
+  details?: ErrorDetail[];
+}
+
+const body = (
+  statusCode: number,
+  message: string | string[],
+  code: ErrorCode = codeOfStatus(statusCode),
+  details?: ErrorDetail[],
+): Body => ({
   statusCode,
   message,
   error: STATUS_CODES[statusCode] ?? 'Error',
+  code,
+  ...(details ? { details } : {}),
 });
+
+/** A 400 the request could not even be read for (JSON, URL): one problem about the whole part. */
+const unreadable = (message: string, part: RequestPart, rule: string): Body =>
+  body(400, [message], 'malformed_request', [{ in: part, path: '', rule, message }]);
+
+/** An AppError's body; a 400 gets one detail per message, the service's own or found from the message. */
+function bodyOf(err: AppError, request: FastifyRequest): Body {
+  if (err.statusCode !== 400) return body(err.statusCode, err.messages, err.code);
+  const messages = [err.messages].flat();
+  const details = messages.map((message, i) => {
+    const given = err.details?.[i];
+    if (given === undefined || typeof given === 'string') return problemOf(message, request);
+    return { ...given, in: given.in ?? 'body' };
+  });
+  return body(400, err.messages, err.code, details);
+}
 
 /** The Postgres error code behind an error; Drizzle wraps driver errors and keeps them as `cause`. */
 export function pgErrorCode(err: unknown): { code?: string; constraint?: string } {
@@ -80,14 +214,14 @@ const REFERENCED_BY: Readonly<Record<string, Readonly<Record<string, string>>>> 
 };
 
 /**
- * For a delete's `.catch`: a foreign key's refusal becomes its 409 from the table above (or the
- * generic one); any other error passes through. `what` names the deleted resource as `notFound` does.
+ * For a delete's `.catch`: a foreign key's refusal becomes its 409 `has_dependents` from the table
+ * above (or the generic one); any other error passes through. `what` names the deleted resource as `notFound` does.
  */
 export function refusedDelete(what: string): (err: unknown) => never {
   return (err) => {
     const { code, constraint } = pgErrorCode(err);
     if (code !== '23503') throw err;
-    throw conflict((constraint && REFERENCED_BY[constraint]?.[what]) ?? REFERENCED_ELSEWHERE);
+    throw hasDependents((constraint && REFERENCED_BY[constraint]?.[what]) ?? REFERENCED_ELSEWHERE);
   };
 }
 
@@ -95,11 +229,11 @@ const REFERENCED_ELSEWHERE = 'The record is referenced by other data';
 
 /**
  * For a write's `.catch`: a unique index's refusal (a race lost after the service's own check, or
- * the only check) becomes a 409 with `message`; any other error passes through.
+ * the only check) becomes a 409 `duplicate` with `message`; any other error passes through.
  */
 export function refusedDuplicate(message: string): (err: unknown) => never {
   return (err) => {
-    if (pgErrorCode(err).code === '23505') throw conflict(message);
+    if (pgErrorCode(err).code === '23505') throw duplicate(message);
     throw err;
   };
 }
@@ -108,28 +242,40 @@ export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof AppError) {
       void reply.headers(err.headers);
-      return reply.status(err.statusCode).send(body(err.statusCode, err.messages));
+      return reply.status(err.statusCode).send(bodyOf(err, request));
     }
     if (err.validation) {
-      return reply.status(400).send(body(400, validationMessages(err)));
+      const problems = violations(err);
+      return reply.status(400).send(
+        body(
+          400,
+          problems.map((p) => p.message),
+          'validation_failed',
+          problems,
+        ),
+      );
     }
     // Constraint errors that slipped past the service's own checks: a race between two requests.
     const { code } = pgErrorCode(err);
-    if (code === '23505') return reply.status(409).send(body(409, 'The record already exists'));
-    if (code === '23503') return reply.status(409).send(body(409, REFERENCED_ELSEWHERE));
+    if (code === '23505') return reply.status(409).send(body(409, 'The record already exists', 'duplicate'));
+    if (code === '23503') return reply.status(409).send(body(409, REFERENCED_ELSEWHERE, 'has_dependents'));
     const status = err.statusCode ?? 500;
-    if (status >= 400 && status < 500) {
-      return reply
-        .status(status)
-        .send(body(status, status === 400 ? [clientMessage(err)] : clientMessage(err)));
+    if (status === 400) {
+      const message = clientMessage(err);
+      return reply.status(400).send(unreadable(message, 'body', message === NOT_JSON ? 'json' : 'readable'));
     }
+    if (status > 400 && status < 500) return reply.status(status).send(body(status, clientMessage(err)));
     request.log.error({ err }, 'request failed');
     return reply.status(500).send(body(500, 'Internal server error'));
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    reply.status(404).send(body(404, `Route ${request.method} ${request.url.split('?')[0]} not found`)),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const refused = refusedMethod(request);
+    if (refused) throw methodNotAllowed(refused.message, refused.allow);
+    return reply
+      .status(404)
+      .send(body(404, `Route ${request.method} ${request.url.split('?')[0]} not found`));
+  });
 }
 
 /**
@@ -137,119 +283,56 @@ export function registerErrorHandler(app: FastifyInstance): void {
  * a URL that does not decode (400) and a path value over the router's limit (414), without echoing it.
  */
 export function frameworkError(err: FastifyError, _request: unknown, reply: FastifyReply): void {
-  const status = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : (err.statusCode ?? 400);
-  const message =
-    err.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      ? 'A value in the path is too long'
-      : err.code === 'FST_ERR_BAD_URL'
-        ? 'The URL is not valid'
-        : clientMessage(err);
-  void reply.status(status).send(body(status, status === 400 ? [message] : message));
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    void reply.status(414).send(body(414, 'A value in the path is too long'));
+    return;
+  }
+  const status = err.statusCode ?? 400;
+  if (status !== 400) {
+    void reply.status(status).send(body(status, clientMessage(err)));
+    return;
+  }
+  const message = err.code === 'FST_ERR_BAD_URL' ? 'The URL is not valid' : clientMessage(err);
+  void reply.status(400).send(unreadable(message, 'path', 'url'));
 }
+
+/**
+ * What Node's parser refuses before Fastify sees a request (Fastify's `clientErrorHandler`): its default
+ * answers, written to the socket as it does, in the contract's body with a code.
+ */
+export function clientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  // A reset connection has nobody to answer.
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Client Timeout']
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Exceeded maximum allowed HTTP header size']
+        : [400, 'Client Error'];
+  const answer = JSON.stringify(
+    status === 400 ? unreadable(message, 'header', 'http') : body(status, message),
+  );
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(answer)}\r\n` +
+        `Content-Type: application/json\r\n\r\n${answer}`,
+    );
+  }
+  socket.destroy(err);
+}
+
+const NOT_JSON = 'Body is not valid JSON';
 
 function clientMessage(err: FastifyError): string {
   switch (err.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return 'Body is not valid JSON';
+      return NOT_JSON;
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return 'Request body is larger than 1 MiB';
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return `Unsupported content type; send application/json`;
     default:
-      return err instanceof SyntaxError ? 'Body is not valid JSON' : err.message;
+      return err instanceof SyntaxError ? NOT_JSON : err.message;
   }
-}
-
-/** Keywords every request string and number gets (validation.ts); their messages are below. */
-export const NO_NUL = 'noNul';
-export const WELL_FORMED = 'wellFormedText';
-export const FINITE = 'finiteNumber';
-
-interface AjvIssue {
-  keyword: string;
-  instancePath: string;
-  /** Set on the problems of an object's keys (`propertyNames`). */
-  propertyName?: string;
-  params: Record<string, unknown>;
-  message?: string;
-}
-
-/** One message per violation, each naming the field (`fields.0.key`) the way a form would show it. */
-export function validationMessages(err: { validation?: unknown; validationContext?: string }): string[] {
-  const issues = (err.validation ?? []) as AjvIssue[];
-  // A nullable field (`anyOf [X, null]`) that fails both branches reports X's problem, not "must be null".
-  const otherwiseWrong = new Set(
-    issues.filter((i) => !(i.keyword === 'type' && i.params.type === 'null')).map((i) => i.instancePath),
-  );
-  const messages = issues
-    .filter((issue) => !['anyOf', 'oneOf', 'if', 'propertyNames'].includes(issue.keyword))
-    .filter(
-      (issue) =>
-        !(issue.keyword === 'type' && issue.params.type === 'null' && otherwiseWrong.has(issue.instancePath)),
-    )
-    .map((issue) => describe(issue));
-  return [...new Set(messages.length > 0 ? messages : ['Request is not valid'])];
-}
-
-function describe({ keyword, instancePath, propertyName, params, message }: AjvIssue): string {
-  const path = instancePath.replace(/^\//, '').replace(/\//g, '.');
-  // A key's problem names the object's keys: `disaggregatedValues keys must not contain NUL characters`.
-  const field = propertyName === undefined ? path : [path, 'keys'].filter(Boolean).join(' ');
-  const name = (child?: unknown) =>
-    [field, child].filter((p) => p !== undefined && p !== '').join('.') || 'body';
-  switch (keyword) {
-    case 'additionalProperties':
-      return `property ${name(params.additionalProperty)} should not exist`;
-    case 'required':
-      return `${name(params.missingProperty)} is required`;
-    case 'type':
-      return `${name()} must be ${article(String(params.type))}`;
-    case 'format':
-      return `${name()} must be ${FORMAT_NAMES[String(params.format)] ?? `a valid ${String(params.format)}`}`;
-    case 'notBlank':
-      return `${name()} should not be empty`;
-    case NO_NUL:
-      return `${name()} must not contain NUL characters`;
-    case WELL_FORMED:
-      return `${name()} must be valid Unicode text`;
-    case FINITE:
-      return `${name()} must be a finite number`;
-    case 'minLength':
-      return Number(params.limit) === 1
-        ? `${name()} should not be empty`
-        : `${name()} must be at least ${String(params.limit)} characters`;
-    case 'maxLength':
-      return `${name()} must be at most ${String(params.limit)} characters`;
-    case 'minimum':
-      return `${name()} must not be less than ${String(params.limit)}`;
-    case 'maximum':
-      return `${name()} must not be greater than ${String(params.limit)}`;
-    case 'enum':
-      return `${name()} must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
-    case 'pattern':
-      return `${name()} has an invalid format`;
-    case 'minItems':
-      return `${name()} must contain at least ${String(params.limit)} items`;
-    case 'maxItems':
-      return `${name()} must contain at most ${String(params.limit)} items`;
-    case 'uniqueItems':
-      return `${name()} must not contain duplicates`;
-    default:
-      return `${name()} ${message ?? 'is not valid'}`;
-  }
-}
-
-const FORMAT_NAMES: Record<string, string> = {
-  uuid: 'a UUID',
-  email: 'an email',
-  date: 'a valid date (YYYY-MM-DD)',
-  'date-time': 'a valid ISO 8601 timestamp',
-  uri: 'a valid URL',
-};
-
-function article(type: string): string {
-  const first = type.split(',')[0] ?? type;
-  if (first === 'null') return 'null';
-  return `${/^[aeiou]/.test(first) ? 'an' : 'a'} ${first}`;
 }

@@ -1,35 +1,98 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance, RouteOptions } from 'fastify';
+import type { TSchema } from '@sinclair/typebox';
+import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { ErrorBody } from './errors.js';
+import { STANDARD_ERRORS, TAGS, forClients, openApiPath, type OpenApiDocument } from './openapi-document.js';
+import type { DocumentedAnswer } from './schemas.js';
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /** Document only: the body's other media types (multipart/form-data), which the route reads itself. */
+    bodyMedia?: Readonly<Record<string, TSchema>>;
+    /** Document only: answers no serializer reads (a file, a CSV export, a redirect), by status. */
+    answers?: Readonly<Record<number, DocumentedAnswer>>;
+    /** Document only: the success answer sets or clears a cookie (`Set-Cookie`). */
+    setsCookie?: boolean;
+  }
+}
 
 const ERROR_REF = { $ref: 'Error#' };
-const ERRORS: Record<number, string> = {
-  400: 'Invalid input: one message per violation',
-  401: 'No valid session',
-  403: 'Not a member of the organization, or the role is not allowed',
-  404: 'Not found in this organization',
-  413: 'Body larger than 1 MiB',
-  415: 'Unsupported content type',
-  429: 'Rate limit exceeded; see Retry-After',
-  500: 'Internal server error',
-};
+
+const INTRODUCTION =
+  'Monitoring, evaluation and learning backend: organizations, programs, projects, indicators and ' +
+  'donor reports.\n\n' +
+  'Errors share one body, `Error`: `statusCode`, `message`, `error` and a stable `code`. Every answer ' +
+  'carries `X-Request-Id`; the answers of rate-limited routes carry `X-RateLimit-Limit`, ' +
+  '`-Remaining` and `-Reset`. A known path asked with a method it does not serve answers 405 with ' +
+  '`Allow` listing the methods it has (not repeated under every operation: no operation can have it). ' +
+  'POSTs that create or act take an `Idempotency-Key`. JSON answers to GETs carry an `ETag` for ' +
+  '`If-None-Match` (304); writes to a resource take `If-Match` (412).';
+
+/**
+ * The route's schema as the document shows it: the media types only the document knows (multipart
+ * bodies, files, CSV, redirects) put where @fastify/swagger reads them. `produces` and `consumes` go:
+ * @fastify/swagger would give their types to the error answers too, which are JSON. The route's own
+ * schema, which validation and serialization use, is left as it is.
+ */
+function documented(schema: FastifySchema): FastifySchema {
+  const {
+    bodyMedia,
+    answers,
+    setsCookie: _cookie,
+    produces: _produces,
+    consumes: _consumes,
+    ...rest
+  } = schema;
+  const copy: FastifySchema = { ...rest };
+  if (bodyMedia) {
+    const media = schema.body ? { 'application/json': schema.body as TSchema, ...bodyMedia } : bodyMedia;
+    copy.body = { content: mapValues(media, (body) => ({ schema: body })) };
+  }
+  if (answers) {
+    copy.response = {
+      ...(schema.response as object),
+      ...mapValues(answers, ({ description, content }) =>
+        content
+          ? { description, content: mapValues(content, (body) => ({ schema: body })) }
+          : { description, type: 'null' },
+      ),
+    };
+  }
+  return copy;
+}
+
+const mapValues = <T, U>(record: Readonly<Record<string, T>>, map: (value: T) => U): Record<string, U> =>
+  Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value)]));
 
 /**
  * The document is generated from the route schemas. Each route's security and error responses follow
- * from its declared access, so they are never written by hand.
+ * from its declared access, so they are never written by hand; what a client needs beyond them (names,
+ * headers, retries, conditional requests) is added by one pass over the finished document.
  */
-export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, version: string, baseUrl: string): Promise<void> {
   app.addSchema(ErrorBody);
+  // Routes by `METHOD /openapi/{path}`, read when the document is built: by then every route is known,
+  // and a plugin's own hook (the documentation's) has declared its access.
+  const routes = new Map<string, RouteOptions>();
+  const getUrls = new Set<string>();
   app.addHook('onRoute', (route: RouteOptions) => {
+    const methods = [route.method].flat();
+    if (methods.includes('GET')) getUrls.add(route.url);
+    for (const method of methods) {
+      if (method !== 'HEAD' && !route.schema?.hide) routes.set(`${method} ${openApiPath(route.url)}`, route);
+    }
     const access = route.config?.access;
     if (!route.schema || access === undefined) return;
-    const statuses = [400, 404, 429, 500];
-    if (route.schema.body) statuses.push(413, 415);
+    const statuses = [400, 404, 500];
+    if (route.config?.rateLimitBucket !== 'none') statuses.push(429);
+    if (route.schema.body || route.schema.bodyMedia) statuses.push(413, 415);
     if (access !== 'public') statuses.push(401);
     if (typeof access === 'object') statuses.push(403);
     const response = (route.schema.response ?? {}) as Record<string, unknown>;
-    for (const status of statuses) response[status] ??= { ...ERROR_REF, description: ERRORS[status] };
+    for (const status of statuses) {
+      response[status] ??= { ...ERROR_REF, description: STANDARD_ERRORS[status]!.description };
+    }
     route.schema.response = response;
     route.schema.security = access === 'public' ? [] : [{ cookieAuth: [] }, { bearerAuth: [] }];
   });
@@ -37,13 +100,9 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: {
-        title: 'MEL service API',
-        version,
-        description:
-          'Monitoring, evaluation and learning backend: organizations, programs, projects, indicators and ' +
-          'donor reports. Errors share one body: `{ statusCode, message, error }`.',
-      },
+      info: { title: 'MEL service API', version, description: INTRODUCTION },
+      servers: [{ url: baseUrl, description: 'This service (BASE_URL)' }],
+      tags: TAGS,
       components: {
         securitySchemes: {
           cookieAuth: { type: 'apiKey', in: 'cookie', name: 'jwt' },
@@ -51,10 +110,15 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         },
       },
     },
+    // Routes are registered without the path a proxy strips, so no route path starts with BASE_URL's.
+    stripBasePath: false,
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) =>
         typeof json.$id === 'string' ? json.$id : `def-${i}`,
     },
+    transform: ({ schema, url }) => ({ schema: schema && documented(schema), url }),
+    transformObject: (documentObject) =>
+      forClients((documentObject as { openapiObject: OpenApiDocument }).openapiObject, { routes, getUrls }),
   });
   // The documentation pages are public; the rule is declared here, on the plugin that adds them.
   await app.register(async (docs) => {

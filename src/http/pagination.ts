@@ -38,30 +38,45 @@ const COLLECTION =
   '`Link: <…?page=11&limit=100>; rel="next"` (feed: `page=2&limit=50`), the same URL and filters with ' +
   'paging added (RFC 8288). Pages carry no Link: `meta` says what remains.';
 
-/** A collection is a plain array unless the client pages it (DECISIONS.md section 1). */
-export const Collection = <T extends TSchema>(item: T) =>
-  Type.Union(
+const PageMeta = Type.Object(
+  {
+    total: Type.Integer({ description: 'Items in the whole collection' }),
+    page: Type.Integer(),
+    limit: Type.Integer(),
+    totalPages: Type.Integer(),
+  },
+  { title: 'PageMeta' },
+);
+
+const COLLECTION_OPTIONS = {
+  description: COLLECTION,
+  headers: {
+    Link: Type.String({ description: 'Only on an unpaged array cut short: `<next page URL>; rel="next"`' }),
+  },
+};
+
+/**
+ * A collection is a plain array unless the client pages it (DECISIONS.md section 1). The document names
+ * both shapes after the item's title: `ProjectList` (the array) and `ProjectPage` (the envelope).
+ */
+export const Collection = <T extends TSchema>(item: T) => {
+  if (!item.title)
+    throw new Error('A collection item needs a title: the document names its list and page by it');
+  return Type.Union(
     [
-      Type.Array(item),
-      Type.Object({
-        data: Type.Array(item),
-        meta: Type.Object({
-          total: Type.Integer(),
-          page: Type.Integer(),
-          limit: Type.Integer(),
-          totalPages: Type.Integer(),
-        }),
-      }),
+      Type.Array(item, { title: `${item.title}List` }),
+      Type.Object({ data: Type.Array(item), meta: PageMeta }, { title: `${item.title}Page` }),
     ],
-    {
-      description: COLLECTION,
-      headers: {
-        Link: Type.String({
-          description: 'Only on an unpaged array cut short: `<next page URL>; rel="next"`',
-        }),
-      },
-    },
+    COLLECTION_OPTIONS,
   );
+};
+
+/** A collection of one of two kinds of item, as a filter chooses (indicators, with or without progress). */
+export const CollectionOfEither = <A extends TSchema, B extends TSchema>(a: A, b: B) => {
+  const [listA, pageA] = Collection(a).anyOf;
+  const [listB, pageB] = Collection(b).anyOf;
+  return Type.Union([listA, pageA, listB, pageB], COLLECTION_OPTIONS);
+};
 
 /**
  * Runs `list` for the requested page and wraps it in the envelope. Without `page` or `limit` it returns

@@ -132,9 +132,14 @@ async function spend(limiter: Limiter, request: FastifyRequest, reply: FastifyRe
   };
   void reply.headers(headers);
   if (result.isExceeded) {
-    throw new AppError(429, `Too many requests, retry in ${result.ttlInSeconds} seconds`, {
-      ...headers,
-      'retry-after': String(result.ttlInSeconds),
-    });
+    throw new AppError(
+      429,
+      `Too many requests, retry in ${result.ttlInSeconds} seconds`,
+      {
+        ...headers,
+        'retry-after': String(result.ttlInSeconds),
+      },
+      'rate_limited',
+    );
   }
 }

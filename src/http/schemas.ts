@@ -38,4 +38,41 @@ export const Params = <K extends string>(...names: K[]) =>
   );
 
 export const NoContent = Type.Null({ description: 'No content' });
-export const MessageBody = Type.Object({ message: Type.String() });
+export const MessageBody = Type.Object({ message: Type.String() }, { title: 'Message' });
+
+/**
+ * An answer no serializer reads (a file, a CSV export, a redirect), declared in a route's
+ * `schema.answers` for the OpenAPI document only (src/http/openapi.ts).
+ */
+export interface DocumentedAnswer {
+  description: string;
+  /** The body by media type; none for a redirect. */
+  content?: Readonly<Record<string, TSchema>>;
+  /** Response headers, by their name under the document's `components.headers`. */
+  headers?: readonly string[];
+}
+
+const Bytes = () => Type.String({ format: 'binary' });
+
+/** A stored file sent as an attachment, in one of `types` (the type found in its bytes). */
+export const FileDownload = (description: string, types: readonly string[]): DocumentedAnswer => ({
+  description,
+  content: Object.fromEntries(types.map((type) => [type, Bytes()])),
+  headers: ['Content-Disposition'],
+});
+
+/** A CSV export sent as an attachment. */
+export const CsvDownload = (description: string): DocumentedAnswer => ({
+  description,
+  content: { 'text/csv': Type.String({ description: 'UTF-8, a header row first' }) },
+  headers: ['Content-Disposition'],
+});
+
+/** A redirect: where to, in `Location`. */
+export const Redirect = (description: string, headers: readonly string[] = []): DocumentedAnswer => ({
+  description,
+  headers: ['Location', ...headers],
+});
+
+/** A file part of a multipart/form-data body. */
+export const FilePart = (description: string) => Type.String({ format: 'binary', description });

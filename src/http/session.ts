@@ -98,6 +98,13 @@ export class Sessions {
     return null;
   }
 
+  /** Whether the request carries a session token at all (valid or not), for the 401's challenge. */
+  presented(request: FastifyRequest): boolean {
+    return (
+      /^Bearer\s+\S+$/i.test(request.headers.authorization ?? '') || Boolean(request.cookies[COOKIE_NAME])
+    );
+  }
+
   /**
    * Whether the cookie may authenticate this request: any safe method; an unsafe one only when its
    * Origin (or, without one, its Referer) is one of ours. SameSite=Lax still sends the cookie from a

@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { UUID_PATTERN } from '../lib/ids.js';
 import { hasLoneSurrogate, hasNul } from '../lib/text.js';
-import { FINITE, NO_NUL, WELL_FORMED } from './errors.js';
+import { FINITE, NO_NUL, WELL_FORMED } from './violations.js';
 
 const shared: Options = {
   allErrors: true,

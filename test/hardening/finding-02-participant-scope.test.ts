@@ -34,6 +34,7 @@ const ELSEWHERE = {
   statusCode: 409,
   message: 'A participant with this national id is registered in a project you are not assigned to',
   error: 'Conflict',
+  code: 'duplicate' as const,
 };
 
 beforeAll(async () => {

@@ -73,7 +73,12 @@ function parsed(response: string) {
   return { status: head.split('\r\n')[0], body: body ? (JSON.parse(body) as unknown) : null };
 }
 
-const TIMEOUT_BODY = { statusCode: 408, error: 'Request Timeout', message: 'Client Timeout' };
+const TIMEOUT_BODY = {
+  statusCode: 408,
+  error: 'Request Timeout',
+  message: 'Client Timeout',
+  code: 'request_timeout',
+};
 
 function expectCutOff(outcome: Outcome, atLeastMs: number) {
   const took = `cut after ${outcome.ms} ms`;

@@ -18,8 +18,14 @@ const BUSY = {
   statusCode: 503,
   message: 'The service is busy, retry in 5 seconds',
   error: 'Service Unavailable',
+  code: 'unavailable' as const,
 };
-const INVALID_LOGIN = { statusCode: 401, message: 'Invalid email or password', error: 'Unauthorized' };
+const INVALID_LOGIN = {
+  statusCode: 401,
+  message: 'Invalid email or password',
+  error: 'Unauthorized',
+  code: 'invalid_credentials' as const,
+};
 
 const hex = () => randomInt(0x10000).toString(16);
 /** A /64 of the documentation range of its own (with Redis, counts outlive a test run). */

@@ -133,7 +133,12 @@ describe('finding 10: no personal data in logs', () => {
       const res = await call(t.app, 'POST', `/orgs/${team.org.id}/donors`, { as: team.admin, body });
       expect([res.status, res.body]).toEqual([
         500,
-        { statusCode: 500, message: 'Internal server error', error: 'Internal Server Error' },
+        {
+          statusCode: 500,
+          message: 'Internal server error',
+          error: 'Internal Server Error',
+          code: 'internal_error',
+        },
       ]);
       const failed = lines.filter((line) => line.includes('"request failed"'));
       expect(failed).toHaveLength(1);

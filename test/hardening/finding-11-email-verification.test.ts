@@ -11,7 +11,7 @@ import { emailVerifications, users } from '../../src/modules/auth/auth.tables.js
 import { outboxEmails } from '../../src/modules/mail/mail.tables.js';
 import { buildTestAppWithMail, type MailTestApp } from '../helpers/app.js';
 import { createOrg, registerUser, uniqueEmail, type TestUser } from '../helpers/factories.js';
-import { badRequest, call, UNAUTHORIZED, type Call } from '../helpers/http.js';
+import { badRequest, call, UNAUTHORIZED, type Call, invalidTokenBody } from '../helpers/http.js';
 import { invitedToken } from '../helpers/invitations.js';
 import { authorize, startProvider, type TestProvider } from '../helpers/oidc-provider.js';
 import { linkIn, type ReceivedEmail } from '../helpers/smtp.js';
@@ -20,8 +20,13 @@ const REDIRECT_URI = 'http://api.test/auth/idp/callback';
 const FRONTEND = 'http://front.test';
 const VERIFY_LINK = 'http://app.test/verify-email?token=';
 const RESET_LINK = 'http://app.test/reset-password?token=';
-const INVALID_TOKEN = badRequest('Invalid or expired verification token');
-const INVALID_LOGIN = { statusCode: 401, message: 'Invalid email or password', error: 'Unauthorized' };
+const INVALID_TOKEN = invalidTokenBody('Invalid or expired verification token');
+const INVALID_LOGIN = {
+  statusCode: 401,
+  message: 'Invalid email or password',
+  error: 'Unauthorized',
+  code: 'invalid_credentials' as const,
+};
 
 let op: TestProvider;
 let t: MailTestApp;

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** Debian's Chromium (`apt-get install chromium`); CHROMIUM_PATH points elsewhere. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -50,3 +50,16 @@ export function freePort(): Promise<number> {
 }
 
 export const artifact = (name: string) => path.join(ARTIFACTS, name);
+
+/**
+ * Collects what a page's scripts threw or the browser logged as an error into `errors`. Chromium logs
+ * every failed load (a 4xx answer to fetch, a request made without a connection): those are expected.
+ */
+export function collectScriptErrors(page: Page, errors: string[]): void {
+  page.on('pageerror', (err) => errors.push(err.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
+      errors.push(message.text());
+    }
+  });
+}

@@ -9,6 +9,8 @@
 import { STATUS_CODES } from 'node:http';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
+import { ERROR_CODES } from '../../src/http/errors.js';
+import { JSON_POINTER } from './http.js';
 import type { TestUser } from './factories.js';
 import { answers } from './forms.js';
 import { BODIES, pathFor, routeName, type Ids, type Route } from './route-calls.js';
@@ -349,18 +351,35 @@ export function problemWith(status: number, text: string, contentType = ''): str
   } catch {
     return `${status} without a JSON body: ${text.slice(0, 100)}`;
   }
-  const { statusCode, message, error, ...extra } = (body ?? {}) as Record<string, unknown>;
+  const { statusCode, message, error, code, details, ...extra } = (body ?? {}) as Record<string, unknown>;
   const messageOk =
     typeof message === 'string' || (Array.isArray(message) && message.every((m) => typeof m === 'string'));
   if (
     statusCode !== status ||
     !messageOk ||
     error !== STATUS_CODES[status] ||
+    typeof code !== 'string' ||
+    !Object.hasOwn(ERROR_CODES, code) ||
+    !detailsOk(status, message, details) ||
     Object.keys(extra).length > 0
   ) {
     return `${status} with a body that is not the contract's: ${text.slice(0, 200)}`;
   }
   return null;
+}
+
+/** A 400 has one detail per message, in order, each pointing somewhere; other errors have none. */
+function detailsOk(status: number, message: unknown, details: unknown): boolean {
+  if (status !== 400) return details === undefined;
+  if (!Array.isArray(details) || !Array.isArray(message) || details.length !== message.length) return false;
+  return (details as Record<string, unknown>[]).every(
+    (detail, i) =>
+      detail.message === message[i] &&
+      typeof detail.path === 'string' &&
+      JSON_POINTER.test(detail.path) &&
+      typeof detail.rule === 'string' &&
+      ['body', 'query', 'path', 'header'].includes(detail.in as string),
+  );
 }
 
 const STALL_MS = 10_000;

@@ -1,5 +1,6 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
+import type { ErrorCode, RequestPart } from '../../src/http/errors.js';
 
 /** BASE_URL and APP_URL of every test app unless a test sets its own. */
 export const TEST_BASE_URL = 'http://api.test';
@@ -51,27 +52,117 @@ export const FORBIDDEN = {
   statusCode: 403,
   message: 'You do not have permission to perform this action',
   error: 'Forbidden',
+  code: 'forbidden' as const,
 };
-export const UNAUTHORIZED = { statusCode: 401, message: 'Unauthorized', error: 'Unauthorized' };
+export const UNAUTHORIZED = {
+  statusCode: 401,
+  message: 'Unauthorized',
+  error: 'Unauthorized',
+  code: 'unauthorized' as const,
+};
 export const notFoundBody = (what: string) => ({
   statusCode: 404,
   message: `${what} not found`,
   error: 'Not Found',
+  code: 'not_found' as const,
+});
+/**
+ * The code the contract gives each 409 (DECISIONS.md section 2, SPEC.md "Refusals"), by its message:
+ * the tests' own statement of it, so a 409 thrown with the wrong code fails.
+ */
+const CONFLICT_CODES: readonly [RegExp, ErrorCode][] = [
+  [/^Reporting period is locked$/, 'period_locked'],
+  [/^Reporting period overlaps /, 'overlap'],
+  [/erased/, 'personal_data_erased'],
+  [/nothing to erase$/, 'conflict'],
+  [
+    /already exists|already (a member|assigned|linked)|already used by disaggregation|registered in a project you/,
+    'duplicate',
+  ],
+  [
+    /^Cannot change \w+ status|^Only .* can be|can only be edited|published|^Report is not shared$/,
+    'invalid_transition',
+  ],
+  [
+    /has (active projects|indicator reports|submissions)|is used (by|in)|last org_admin|referenced by other/,
+    'has_dependents',
+  ],
+];
+
+export function conflictCode(message: string): ErrorCode {
+  const found = CONFLICT_CODES.find(([pattern]) => pattern.test(message));
+  if (!found) throw new Error(`no code known for the 409 "${message}": add it to CONFLICT_CODES`);
+  return found[1];
+}
+
+/** A 409 body; its code from the message as the contract gives it, unless named. */
+export const conflictBody = (message: string, code: ErrorCode = conflictCode(message)) => ({
+  statusCode: 409,
+  message,
+  error: 'Conflict',
+  code,
 });
 
 /** ISO 8601 UTC with milliseconds, as every timestamp leaves the service. */
 export const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-export const badRequest = (...message: string[]) => ({ statusCode: 400, message, error: 'Bad Request' });
+/**
+ * A detail of a 400 for `message`: its place and rule are asserted by test/error-codes.test.ts; here,
+ * that there is one per message, in order, pointing somewhere well-formed.
+ */
+const detailFor = (message: string) => ({
+  in: expect.stringMatching(/^(body|query|path|header)$/),
+  path: expect.stringMatching(JSON_POINTER),
+  rule: expect.stringMatching(/^\w+$/),
+  message,
+});
 
-/** A 400 listing exactly these messages, in any order. */
+/** RFC 6901: '' or `/`-separated tokens in which `~` only appears as `~0` or `~1`. */
+export const JSON_POINTER = /^(\/([^~/]|~[01])*)*$/;
+
+export const badRequest = (...message: string[]) => ({
+  statusCode: 400,
+  message,
+  error: 'Bad Request',
+  code: 'validation_failed' as const,
+  details: message.map(detailFor),
+});
+
+/** A 400 with exactly these problems, each `[in, path, rule, message]`, in this order. */
+export const badRequestAt = (...problems: [RequestPart, string, string, string][]) => ({
+  statusCode: 400,
+  message: problems.map(([, , , message]) => message),
+  error: 'Bad Request',
+  code: 'validation_failed' as const,
+  details: problems.map(([part, path, rule, message]) => ({ in: part, path, rule, message })),
+});
+
+/** The 400 of a bad, used or expired reset or verification token. */
+export const invalidTokenBody = (message: string) => ({
+  statusCode: 400,
+  message: [message],
+  error: 'Bad Request',
+  code: 'invalid_token' as const,
+  details: [{ in: 'body', path: '/token', rule: 'invalid', message }],
+});
+
+/** A 400 listing exactly these messages, in any order; `details` follow `message`, one each. */
 export function expectViolations(res: Call, ...messages: string[]): void {
   expect(res.status).toBe(400);
-  expect({ ...res.body, message: [...res.body.message].sort() }).toEqual(badRequest(...messages.sort()));
+  expect(res.body.details?.map((d: { message: string }) => d.message)).toEqual(res.body.message);
+  const byMessage = (a: { message: string }, b: { message: string }) => (a.message < b.message ? -1 : 1);
+  expect({
+    ...res.body,
+    message: [...res.body.message].sort(),
+    details: [...res.body.details].sort(byMessage),
+  }).toEqual(badRequest(...messages.sort()));
 }
 
 /** Status and the whole error body at once. */
-export function expectError(res: Call, body: { statusCode: number; message: unknown; error: string }): void {
+export function expectError(
+  res: Call,
+  body: { statusCode: number; message: unknown; error: string; code: ErrorCode; details?: unknown[] },
+): void {
   expect([res.status, res.body]).toEqual([body.statusCode, body]);
 }
 

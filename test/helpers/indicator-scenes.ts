@@ -2,7 +2,7 @@ import { asc, eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { indicators, projectIndicators } from '../../src/modules/indicators/indicators.tables.js';
 import { createProject, type TestUser } from './factories.js';
-import { call, TIMESTAMP } from './http.js';
+import { call, conflictBody, TIMESTAMP } from './http.js';
 import {
   indicatorsUrl,
   indicatorUrl,
@@ -111,5 +111,5 @@ export function projectIndicatorScene(suite: Suite) {
   return { linkUrl, storedLinks, newProject, newIndicator };
 }
 
-export const conflictBody = (message: string) => ({ statusCode: 409, message, error: 'Conflict' });
+export { conflictBody };
 export const CODE_TAKEN = conflictBody('An indicator with this code already exists');

@@ -17,7 +17,12 @@ import {
 import { createPeriod } from './periods.js';
 import type { Suite } from './suite.js';
 
-export const LOCKED = { statusCode: 403, message: 'Reporting period is locked', error: 'Forbidden' };
+export const LOCKED = {
+  statusCode: 403,
+  message: 'Reporting period is locked',
+  error: 'Forbidden',
+  code: 'period_locked' as const,
+};
 export const UNKNOWN = (key: string) =>
   `disaggregatedValues.${key} is not a category of the indicator’s disaggregations`;
 export const DIFFERS = (total: number) => `value must equal the total of disaggregatedValues (${total})`;

@@ -27,6 +27,7 @@ export const REPORT_PUBLISHED = {
   statusCode: 409,
   message: 'Report is published: move it back to draft to change it',
   error: 'Conflict',
+  code: 'invalid_transition' as const,
 };
 
 /** The full report as the API returns it (the fields tests read most, and the rest). */

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ALL_ROLES, CONTRIBUTORS, memberOf } from '../../http/access.js';
-import { badRequest, errorResponse, validationMessages } from '../../http/errors.js';
+import { badRequest, errorResponse, violations } from '../../http/errors.js';
 import { Collection, itemsOf, type Page } from '../../http/pagination.js';
 import { NoContent, Params } from '../../http/schemas.js';
 import { Activity, ActivityQuery, CreateActivityBody, UpdateActivityBody } from './activities.schemas.js';
@@ -47,6 +47,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'listActivities',
         tags,
         summary: 'Activities of a project',
         description:
@@ -65,6 +66,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
     {
       config: { access: { roles: CONTRIBUTORS } },
       schema: {
+        operationId: 'createActivity',
         tags,
         summary: 'Plan an activity',
         description:
@@ -87,6 +89,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'getActivity',
         tags,
         summary: 'An activity',
         description: 'With its participant and confirmed-attendance counts. ' + READ,
@@ -102,6 +105,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
     {
       config: { access: { roles: CONTRIBUTORS } },
       schema: {
+        operationId: 'updateActivity',
         tags,
         summary: 'Change an activity',
         description:
@@ -121,6 +125,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
     {
       config: { access: { roles: CONTRIBUTORS } },
       schema: {
+        operationId: 'deleteActivity',
         tags,
         summary: 'Delete an activity',
         description: 'Its registrations go with it; the participants stay in the organization. ' + WRITE,
@@ -139,6 +144,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'listActivityParticipants',
         tags,
         summary: 'Participants of an activity',
         description:
@@ -162,6 +168,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
     {
       config: { access: { roles: CONTRIBUTORS } },
       schema: {
+        operationId: 'registerActivityParticipants',
         tags,
         summary: 'Register participants in an activity',
         description:
@@ -190,7 +197,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
     async (request, reply) => {
       // The schema's messages and the batch's own rules together: every bad item in one answer.
       const problems = [
-        ...(request.validationError ? validationMessages(request.validationError) : []),
+        ...(request.validationError ? violations(request.validationError) : []),
         ...registrationProblems((request.body as { participants?: unknown } | undefined)?.participants),
       ];
       if (problems.length > 0) throw badRequest(...new Set(problems));
@@ -208,6 +215,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
     {
       config: { access: { roles: CONTRIBUTORS } },
       schema: {
+        operationId: 'updateActivityParticipant',
         tags,
         summary: "Change a participant's role or attendance in an activity",
         description: 'An empty body returns the registration unchanged. 404 when not registered. ' + WRITE,
@@ -234,6 +242,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
     {
       config: { access: { roles: CONTRIBUTORS } },
       schema: {
+        operationId: 'removeActivityParticipant',
         tags,
         summary: 'Remove a participant from an activity',
         description: 'The participant stays in the organization. 404 when not registered. ' + WRITE,

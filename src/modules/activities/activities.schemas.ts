@@ -37,34 +37,43 @@ export const Activity = Type.Object(
     createdAt: Timestamp(),
     updatedAt: Timestamp(),
   },
-  { description: 'Something a project does on the ground: a training, a distribution, a meeting' },
+  {
+    title: 'Activity',
+    description: 'Something a project does on the ground: a training, a distribution, a meeting',
+  },
 );
 
-export const CreateActivityBody = Body({
-  title: fields.title,
-  description: Type.Optional(fields.description),
-  outputId: Type.Optional(fields.outputId),
-  startDate: fields.startDate,
-  endDate: fields.endDate,
-  location: Type.Optional(fields.location),
-  facilitator: Type.Optional(fields.facilitator),
-  status: Type.Optional(Status('planned by default')),
-});
+export const CreateActivityBody = Body(
+  {
+    title: fields.title,
+    description: Type.Optional(fields.description),
+    outputId: Type.Optional(fields.outputId),
+    startDate: fields.startDate,
+    endDate: fields.endDate,
+    location: Type.Optional(fields.location),
+    facilitator: Type.Optional(fields.facilitator),
+    status: Type.Optional(Status('planned by default')),
+  },
+  { title: 'ActivityCreate' },
+);
 
-export const UpdateActivityBody = Body({
-  title: Type.Optional(fields.title),
-  description: Type.Optional(fields.description),
-  outputId: Type.Optional(fields.outputId),
-  startDate: Type.Optional(fields.startDate),
-  endDate: Type.Optional(fields.endDate),
-  location: Type.Optional(fields.location),
-  facilitator: Type.Optional(fields.facilitator),
-  status: Type.Optional(
-    Status(
-      'planned > in_progress, completed or cancelled; in_progress > completed or cancelled; cancelled > planned',
+export const UpdateActivityBody = Body(
+  {
+    title: Type.Optional(fields.title),
+    description: Type.Optional(fields.description),
+    outputId: Type.Optional(fields.outputId),
+    startDate: Type.Optional(fields.startDate),
+    endDate: Type.Optional(fields.endDate),
+    location: Type.Optional(fields.location),
+    facilitator: Type.Optional(fields.facilitator),
+    status: Type.Optional(
+      Status(
+        'planned > in_progress, completed or cancelled; in_progress > completed or cancelled; cancelled > planned',
+      ),
     ),
-  ),
-});
+  },
+  { title: 'ActivityUpdate' },
+);
 
 export const ActivityQuery = Type.Object({
   ...PageQuery,

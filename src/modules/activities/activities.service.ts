@@ -1,7 +1,7 @@
 import { transaction, type Db } from '../../db/client.js';
 import { optionalText } from '../../lib/text.js';
 import type { Member } from '../../http/access.js';
-import { badRequest, conflict, notFound, pgErrorCode } from '../../http/errors.js';
+import { badRequest, invalidTransition, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { dateOrderProblem } from '../../lib/dates.js';
 import { canMove, type Transitions } from '../../lib/transitions.js';
@@ -83,7 +83,7 @@ export class ActivityService {
       if (problem) throw badRequest(problem);
       if (input.outputId) await this.checkOutput(member.orgId, current.projectId, input.outputId, tx);
       if (input.status !== undefined && !canMove(TRANSITIONS, current.status, input.status)) {
-        throw conflict(`Cannot change activity status from ${current.status} to ${input.status}`);
+        throw invalidTransition(`Cannot change activity status from ${current.status} to ${input.status}`);
       }
       const changes = {
         title: input.title?.trim(),

@@ -45,6 +45,7 @@ const ERASED = {
   statusCode: 409,
   message: 'The personal data of this participant is already erased',
   error: 'Conflict',
+  code: 'personal_data_erased' as const,
 };
 const NOT_FOUND = notFoundBody('Participant');
 const REASON = { reason: 'Asked by the person on 12 March' };
@@ -235,6 +236,7 @@ describe('POST /orgs/:orgId/participants/:id/erase', () => {
       statusCode: 409,
       message: 'The personal data of this participant was erased; it cannot be given again',
       error: 'Conflict',
+      code: 'personal_data_erased',
     };
     for (const body of [
       { firstName: 'Wanjiku' },
@@ -258,6 +260,7 @@ describe('POST /orgs/:orgId/participants/:id/erase', () => {
       statusCode: 409,
       message: 'The personal data of this participant was erased',
       error: 'Conflict',
+      code: 'personal_data_erased',
     });
     expect(await storedHousehold(participant.id)).toHaveLength(2);
 

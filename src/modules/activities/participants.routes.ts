@@ -5,6 +5,7 @@ import type { AppContext } from '../../context.js';
 import { auditSourceOf, recordPersonalRead } from '../privacy/audit-log.js';
 import { recordParticipantsRead, type ParticipantView } from './participant-view.js';
 import { ADMINS, ALL_ROLES, CONTRIBUTORS, MANAGERS, memberOf } from '../../http/access.js';
+import { isPreconditionRead } from '../../http/conditional.js';
 import { errorResponse } from '../../http/errors.js';
 import { Collection, itemsOf, type Page } from '../../http/pagination.js';
 import { Params } from '../../http/schemas.js';
@@ -37,12 +38,16 @@ function listFilter({ search, ...paging }: { search?: string; page?: number; lim
 
 export const participantRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
   const participants = new ParticipantService(ctx.db, ctx.config.piiKeyring);
-  /** Participants as sent, after their audit entry (src/modules/privacy/audit-log.ts). */
+  /**
+   * Participants as sent, after their audit entry (src/modules/privacy/audit-log.ts). The read an
+   * If-Match makes to compare ETags sends nothing to anyone: it is not recorded.
+   */
   const audited = async <T extends ParticipantView[] | Page<ParticipantView>>(
     request: FastifyRequest,
     sent: T,
     details?: Record<string, unknown>,
   ): Promise<T> => {
+    if (isPreconditionRead(request)) return sent;
     await recordParticipantsRead(ctx.db, auditSourceOf(request, memberOf(request)), itemsOf(sent), details);
     return sent;
   };
@@ -53,6 +58,7 @@ export const participantRoutes: FastifyPluginAsyncTypebox<AppContext> = async (a
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'listParticipants',
         tags,
         summary: 'Participants of the organization',
         description:
@@ -75,6 +81,7 @@ export const participantRoutes: FastifyPluginAsyncTypebox<AppContext> = async (a
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'getParticipant',
         tags,
         summary: 'A participant',
         description:
@@ -94,6 +101,7 @@ export const participantRoutes: FastifyPluginAsyncTypebox<AppContext> = async (a
     {
       config: { access: { roles: CONTRIBUTORS } },
       schema: {
+        operationId: 'updateParticipant',
         tags,
         summary: 'Change a participant',
         description:
@@ -114,6 +122,7 @@ export const participantRoutes: FastifyPluginAsyncTypebox<AppContext> = async (a
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'listHouseholdMembers',
         tags,
         summary: "A participant's household members",
         description: 'Oldest first, then by id (for viewers by id alone). ' + SCOPE,
@@ -140,6 +149,7 @@ export const participantRoutes: FastifyPluginAsyncTypebox<AppContext> = async (a
     {
       config: { access: { roles: CONTRIBUTORS } },
       schema: {
+        operationId: 'addHouseholdMember',
         tags,
         summary: "Add a member to a participant's household",
         description: 'Age in completed years, 0 to 130. ' + SCOPE,
@@ -165,6 +175,7 @@ export const participantRoutes: FastifyPluginAsyncTypebox<AppContext> = async (a
     {
       config: { access: { roles: ADMINS } },
       schema: {
+        operationId: 'eraseParticipant',
         tags,
         summary: "Erase a participant's personal data",
         description:
@@ -194,6 +205,7 @@ export const participantRoutes: FastifyPluginAsyncTypebox<AppContext> = async (a
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'exportParticipant',
         tags,
         summary: 'Everything held about a participant',
         description:

@@ -50,7 +50,10 @@ export const HouseholdMember = Type.Object(
     ageBand: AgeBandSchema(),
     createdAt: Timestamp(),
   },
-  { description: 'Someone living with a participant. Name and age are personal data (viewers: null).' },
+  {
+    title: 'HouseholdMember',
+    description: 'Someone living with a participant. Name and age are personal data (viewers: null).',
+  },
 );
 
 export const Participant = Type.Object(
@@ -75,6 +78,7 @@ export const Participant = Type.Object(
     updatedAt: Timestamp(),
   },
   {
+    title: 'Participant',
     description:
       'A person the organization works with. Personal fields (first and last name, date of birth, age, ' +
       'phone, national id; household names and ages) are null for viewers and once erased; ageBand is ' +
@@ -92,7 +96,7 @@ export const ActivityParticipant = Type.Object(
     registeredAt: Timestamp(),
     participant: Participant,
   },
-  { description: "A participant's registration in an activity" },
+  { title: 'ActivityParticipant', description: "A participant's registration in an activity" },
 );
 
 /**
@@ -113,43 +117,53 @@ const RegistrationItem = Type.Object(
     ...registration,
   },
   {
+    title: 'RegistrationItem',
     additionalProperties: false,
     if: { required: ['participantId'] },
     else: { required: ['firstName', 'lastName', 'sex', 'village', 'district'] },
   },
 );
 
-export const RegisterParticipantsBody = Body({
-  participants: Type.Array(RegistrationItem, { minItems: 1, maxItems: MAX_BATCH }),
-});
+export const RegisterParticipantsBody = Body(
+  {
+    participants: Type.Array(RegistrationItem, { minItems: 1, maxItems: MAX_BATCH }),
+  },
+  { title: 'ParticipantRegistration' },
+);
 
-export const UpdateRegistrationBody = Body({
-  role: Type.Optional(Text(50)),
-  attended: Type.Optional(Type.Boolean()),
-});
+export const UpdateRegistrationBody = Body(
+  { role: Type.Optional(Text(50)), attended: Type.Optional(Type.Boolean()) },
+  { title: 'ActivityParticipantUpdate' },
+);
 
-export const UpdateParticipantBody = Body({
-  firstName: Type.Optional(fields.firstName),
-  lastName: Type.Optional(fields.lastName),
-  sex: Type.Optional(fields.sex),
-  dateOfBirth: Type.Optional(fields.dateOfBirth),
-  phone: Type.Optional(fields.phone),
-  nationalId: Type.Optional(fields.nationalId),
-  village: Type.Optional(fields.village),
-  district: Type.Optional(fields.district),
-});
+export const UpdateParticipantBody = Body(
+  {
+    firstName: Type.Optional(fields.firstName),
+    lastName: Type.Optional(fields.lastName),
+    sex: Type.Optional(fields.sex),
+    dateOfBirth: Type.Optional(fields.dateOfBirth),
+    phone: Type.Optional(fields.phone),
+    nationalId: Type.Optional(fields.nationalId),
+    village: Type.Optional(fields.village),
+    district: Type.Optional(fields.district),
+  },
+  { title: 'ParticipantUpdate' },
+);
 
-export const CreateHouseholdMemberBody = Body({
-  name: Text(200),
-  relationship: Text(100),
-  sex: SexSchema(),
-  age: Type.Integer({ minimum: 0, maximum: MAX_AGE, description: `Completed years, 0 to ${MAX_AGE}` }),
-});
+export const CreateHouseholdMemberBody = Body(
+  {
+    name: Text(200),
+    relationship: Text(100),
+    sex: SexSchema(),
+    age: Type.Integer({ minimum: 0, maximum: MAX_AGE, description: `Completed years, 0 to ${MAX_AGE}` }),
+  },
+  { title: 'HouseholdMemberCreate' },
+);
 
 export const ParticipantExport = Type.Object(
   {
     exportedAt: Timestamp(),
-    participant: Type.Omit(Participant, ['householdMembers']),
+    participant: Type.Omit(Participant, ['householdMembers'], { title: 'ExportedParticipant' }),
     householdMembers: Type.Array(HouseholdMember),
     registrations: Type.Array(
       Type.Object({
@@ -179,17 +193,23 @@ export const ParticipantExport = Type.Object(
       },
     ),
   },
-  { description: 'Everything the organization holds about one person (GDPR art. 15)' },
+  {
+    title: 'ParticipantExport',
+    description: 'Everything the organization holds about one person (GDPR art. 15)',
+  },
 );
 
-export const ErasureBody = Body({
-  reason: Type.String({
-    minLength: 1,
-    maxLength: 1000,
-    notBlank: true,
-    description: 'Why the data is erased (a request of the person, ...); kept in the audit log',
-  }),
-});
+export const ErasureBody = Body(
+  {
+    reason: Type.String({
+      minLength: 1,
+      maxLength: 1000,
+      notBlank: true,
+      description: 'Why the data is erased (a request of the person, ...); kept in the audit log',
+    }),
+  },
+  { title: 'ParticipantErasure' },
+);
 
 export const ParticipantQuery = Type.Object({
   ...PageQuery,

@@ -11,6 +11,7 @@ import type { Member } from '../../http/access.js';
 import {
   badRequest,
   conflict,
+  duplicate,
   forbidden,
   notFound,
   pgErrorCode,
@@ -110,7 +111,10 @@ export class ParticipantService {
   private async change(tx: Db, member: Member, id: string, input: Partial<ParticipantFields>) {
     const found = await this.visible(member, id, tx);
     if (found.erasedAt && PARTICIPANT_PERSONAL_FIELDS.some((field) => input[field] !== undefined)) {
-      throw conflict('The personal data of this participant was erased; it cannot be given again');
+      throw conflict(
+        'The personal data of this participant was erased; it cannot be given again',
+        'personal_data_erased',
+      );
     }
     const nationalId = optionalText(input.nationalId);
     if (nationalId && this.keyring.previous) {
@@ -122,7 +126,7 @@ export class ParticipantService {
         nationalIdIndexes(this.keyring, member.orgId, nationalId),
         {},
       );
-      if ([...holders.values()].some((holder) => holder.id !== id)) throw conflict(NATIONAL_ID_TAKEN);
+      if ([...holders.values()].some((holder) => holder.id !== id)) throw duplicate(NATIONAL_ID_TAKEN);
     }
     const changes = {
       firstName: input.firstName?.trim(),
@@ -157,7 +161,8 @@ export class ParticipantService {
     // The participant locked: an erasure cannot commit between the check and the insert.
     const row = await transaction(this.db, async (tx) => {
       const found = await this.visible(member, id, tx);
-      if (found.erasedAt) throw conflict('The personal data of this participant was erased');
+      if (found.erasedAt)
+        throw conflict('The personal data of this participant was erased', 'personal_data_erased');
       return insertHouseholdMember(tx, member.orgId, {
         participantId: id,
         name: input.name.trim(),
@@ -180,7 +185,7 @@ export class ParticipantService {
     return transaction(this.db, async (tx) => {
       const found = await findParticipant(tx, member.orgId, id, visibilityOf(member), true);
       if (!found) throw notFound('Participant');
-      if (found.participant.erasedAt) throw conflict(ALREADY_ERASED);
+      if (found.participant.erasedAt) throw conflict(ALREADY_ERASED, 'personal_data_erased');
       const today = todayUtc();
       const household = (await householdsOf(tx, member.orgId, [id])).get(id) ?? [];
       const row = await eraseParticipant(

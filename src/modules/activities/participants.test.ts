@@ -48,6 +48,7 @@ const TAKEN = {
   statusCode: 409,
   message: 'A participant with this nationalId already exists',
   error: 'Conflict',
+  code: 'duplicate' as const,
 };
 
 /** A word found in no other test's participants, to keep searches to this test's people. */

@@ -1,6 +1,6 @@
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { badRequest, conflict, notFound } from '../../http/errors.js';
+import { badRequest, duplicate, notFound } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { newId } from '../../lib/ids.js';
 import { recordFeedEventBy } from '../feed/feed.service.js';
@@ -251,6 +251,6 @@ export class RegistrationService {
 
 /** nationalId → participant id; a person out of the caller's reach is a 409 that names nobody. */
 function reachable(found: Map<string, { id: string; inScope: boolean }>): Map<string, string> {
-  if ([...found.values()].some((person) => !person.inScope)) throw conflict(NATIONAL_ID_ELSEWHERE);
+  if ([...found.values()].some((person) => !person.inScope)) throw duplicate(NATIONAL_ID_ELSEWHERE);
   return new Map([...found].map(([nationalId, person]) => [nationalId, person.id]));
 }

@@ -38,6 +38,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
       ...limited,
       config: { access: 'public' },
       schema: {
+        operationId: 'registerUser',
         tags,
         summary: 'Create an account',
         description:
@@ -45,6 +46,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
           'Emails a link proving the address, `{APP_URL}/verify-email?token=<token>` (7 days, works once), ' +
           'queued in the same transaction as the user.',
         body: RegisterBody,
+        setsCookie: true,
         response: { 201: User, 409: errorResponse('A user with this email already exists'), 503: BUSY },
       },
     },
@@ -61,11 +63,13 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
       ...limited,
       config: { access: 'public' },
       schema: {
+        operationId: 'signIn',
         tags,
         summary: 'Sign in with email and password',
         description:
           "Sets the `jwt` cookie; the session's organization is the user's first by join date." + SLOWED,
         body: LoginBody,
+        setsCookie: true,
         response: { 200: User, 503: BUSY },
       },
     },
@@ -82,6 +86,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
       ...limited,
       config: { access: 'public' },
       schema: {
+        operationId: 'issueToken',
         tags,
         summary: 'Get a bearer token, or switch organization',
         description:
@@ -92,6 +97,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
           'else it is ignored and a switch without a bearer token answers 401.' +
           SLOWED,
         body: TokenBody,
+        setsCookie: true,
         response: { 200: TokenResponse, 503: BUSY },
       },
     },
@@ -107,9 +113,11 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     {
       config: { access: 'signed-in' },
       schema: {
+        operationId: 'signOut',
         tags,
         summary: 'Sign out',
         description: 'Clears the cookie and revokes the presented token until it would have expired.',
+        setsCookie: true,
         response: { 204: NoContent },
       },
     },
@@ -124,7 +132,12 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     '/auth/me',
     {
       config: { access: 'signed-in' },
-      schema: { tags, summary: 'The signed-in user and their organizations', response: { 200: Me } },
+      schema: {
+        operationId: 'getCurrentUser',
+        tags,
+        summary: 'The signed-in user and their organizations',
+        response: { 200: Me },
+      },
     },
     (request) => auth.me(sessionOf(request).userId),
   );
@@ -135,6 +148,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
       ...limited,
       config: { access: 'public' },
       schema: {
+        operationId: 'requestPasswordReset',
         tags,
         summary: 'Email a password-reset link',
         description:
@@ -157,6 +171,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     {
       config: { access: 'public' },
       schema: {
+        operationId: 'resetPassword',
         tags,
         summary: 'Choose a new password with a reset token',
         description:
@@ -179,6 +194,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
       preHandler: ctx.authLimit,
       config: { access: 'public' },
       schema: {
+        operationId: 'verifyEmail',
         tags,
         summary: 'Prove the email address with the emailed verification token',
         description:
@@ -203,6 +219,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
       preHandler: ctx.authLimit,
       config: { access: 'signed-in' },
       schema: {
+        operationId: 'resendVerificationEmail',
         tags,
         summary: "Email a new verification link to the signed-in user's address",
         description:

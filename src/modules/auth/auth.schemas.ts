@@ -6,21 +6,30 @@ const Password = () =>
   Type.String({ minLength: 8, maxLength: 128, description: '8 to 128 characters, not the email' });
 const Name = () => Text(100);
 
-export const User = Type.Object({
-  id: Uuid(),
-  email: Type.String(),
-  firstName: Type.String(),
-  lastName: Type.String(),
-  createdAt: Timestamp(),
-});
+export const User = Type.Object(
+  {
+    id: Uuid(),
+    email: Type.String(),
+    firstName: Type.String(),
+    lastName: Type.String(),
+    createdAt: Timestamp(),
+  },
+  { title: 'User' },
+);
 
-export const RegisterBody = Body({
-  email: Email(),
-  password: Password(),
-  firstName: Name(),
-  lastName: Name(),
-});
-export const LoginBody = Body({ email: Email(), password: Type.String({ minLength: 1, maxLength: 1024 }) });
+export const RegisterBody = Body(
+  {
+    email: Email(),
+    password: Password(),
+    firstName: Name(),
+    lastName: Name(),
+  },
+  { title: 'Registration' },
+);
+export const LoginBody = Body(
+  { email: Email(), password: Type.String({ minLength: 1, maxLength: 1024 }) },
+  { title: 'Credentials' },
+);
 
 export const TokenBody = Body(
   {
@@ -28,39 +37,57 @@ export const TokenBody = Body(
     password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
     organizationId: Type.Optional(Uuid()),
   },
-  { description: 'Either `email` and `password`, or (with a valid session) `organizationId` to switch to.' },
+  {
+    title: 'TokenRequest',
+    description: 'Either `email` and `password`, or (with a valid session) `organizationId` to switch to.',
+  },
 );
 
-export const TokenResponse = Type.Object({
-  accessToken: Type.String(),
-  tokenType: Type.Literal('Bearer'),
-  expiresIn: Type.Integer(),
-});
+export const TokenResponse = Type.Object(
+  {
+    accessToken: Type.String(),
+    tokenType: Type.Literal('Bearer'),
+    expiresIn: Type.Integer({ description: 'Seconds until the token expires' }),
+  },
+  { title: 'Token' },
+);
 
-export const ForgotPasswordBody = Body({ email: Email() });
-export const ResetPasswordBody = Body({
-  token: Type.String({ minLength: 1, maxLength: 512 }),
-  password: Password(),
-});
+export const ForgotPasswordBody = Body({ email: Email() }, { title: 'PasswordResetRequest' });
+export const ResetPasswordBody = Body(
+  {
+    token: Type.String({ minLength: 1, maxLength: 512 }),
+    password: Password(),
+  },
+  { title: 'PasswordReset' },
+);
 
-export const VerifyEmailBody = Body({ token: Type.String({ minLength: 1, maxLength: 512 }) });
+export const VerifyEmailBody = Body(
+  { token: Type.String({ minLength: 1, maxLength: 512 }) },
+  { title: 'EmailVerification' },
+);
 
-export const Me = Type.Object({
-  ...User.properties,
-  emailVerified: Type.Boolean({
-    description:
-      'Whether the owner proved the address: followed the verification or a reset link, accepted an ' +
-      'invitation sent to it, or signed in through the identity provider, which vouched for it.',
-  }),
-  memberships: Type.Array(
-    Type.Object({
-      organization: Type.Object({
-        id: Uuid(),
-        name: Type.String(),
-        code: Type.String(),
-        logoUrl: Nullable(Type.String()),
-      }),
-      role: Type.String({ enum: [...ORG_ROLES] }),
+export const Me = Type.Object(
+  {
+    ...User.properties,
+    emailVerified: Type.Boolean({
+      description:
+        'Whether the owner proved the address: followed the verification or a reset link, accepted an ' +
+        'invitation sent to it, or signed in through the identity provider, which vouched for it.',
     }),
-  ),
-});
+    memberships: Type.Array(
+      Type.Object(
+        {
+          organization: Type.Object({
+            id: Uuid(),
+            name: Type.String(),
+            code: Type.String(),
+            logoUrl: Nullable(Type.String()),
+          }),
+          role: Type.String({ enum: [...ORG_ROLES] }),
+        },
+        { title: 'Membership' },
+      ),
+    ),
+  },
+  { title: 'CurrentUser' },
+);

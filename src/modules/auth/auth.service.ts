@@ -1,7 +1,15 @@
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Memberships, Session } from '../../http/access.js';
-import { AppError, badRequest, conflict, forbidden, unauthorized } from '../../http/errors.js';
+import {
+  badRequest,
+  duplicate,
+  forbidden,
+  invalidCredentials,
+  invalidToken,
+  tokenRefused,
+  unauthorized,
+} from '../../http/errors.js';
 import type { IssuedToken, Sessions } from '../../http/session.js';
 import { normalizeEmail } from '../../lib/email.js';
 import { hashToken, newSecretToken } from '../../lib/ids.js';
@@ -25,7 +33,6 @@ import {
 import { LoginThrottle } from './login-throttle.js';
 import { hashPassword, passwordMatches } from './passwords.js';
 
-const INVALID_LOGIN = 'Invalid email or password';
 const INVALID_RESET = 'Invalid or expired reset token';
 const INVALID_VERIFICATION = 'Invalid or expired verification token';
 /** How long an emailed verification link works (DECISIONS.md section 3). */
@@ -70,7 +77,7 @@ export class AuthService {
         firstName: input.firstName.trim(),
         lastName: input.lastName.trim(),
       });
-      if (!created) throw conflict('A user with this email already exists');
+      if (!created) throw duplicate('A user with this email already exists');
       await this.queueVerification(tx, created);
       return created;
     });
@@ -83,7 +90,7 @@ export class AuthService {
     const now = new Date();
     await transaction(this.db, async (tx) => {
       const userId = await consumeEmailVerification(tx, hashToken(token), now);
-      if (!userId) throw badRequest(INVALID_VERIFICATION);
+      if (!userId) throw invalidToken(INVALID_VERIFICATION);
       await markEmailProven(tx, userId, now);
     });
   }
@@ -91,7 +98,7 @@ export class AuthService {
   /** A new verification link for the session's user; nothing is sent when the address is already proven. */
   async resendVerification(userId: string): Promise<void> {
     const user = await findUserById(this.db, userId);
-    if (!user) throw unauthorized();
+    if (!user) throw tokenRefused();
     if (user.emailVerifiedAt) return;
     await transaction(this.db, (tx) => this.queueVerification(tx, user));
     this.mailQueued();
@@ -123,7 +130,7 @@ export class AuthService {
     const matches = await passwordMatches(input.password, hash);
     if (!user?.passwordHash || !matches) {
       await this.throttle.failed(email);
-      throw new AppError(401, INVALID_LOGIN);
+      throw invalidCredentials();
     }
     if (hadFailures) await this.throttle.succeeded(email);
     return { user: publicUser(user), token: await this.tokenFor(user) };
@@ -149,11 +156,10 @@ export class AuthService {
         role: membership.role,
       });
     }
-    const missing = [
-      input.email === undefined && 'email is required',
-      input.password === undefined && 'password is required',
-    ];
-    if (missing.some(Boolean)) throw badRequest(...missing.filter((m): m is string => Boolean(m)));
+    const missing = (['email', 'password'] as const)
+      .filter((field) => input[field] === undefined)
+      .map((field) => ({ path: `/${field}`, rule: 'required', message: `${field} is required` }));
+    if (missing.length > 0) throw badRequest(...missing);
     const { token } = await this.login({ email: input.email ?? '', password: input.password ?? '' });
     return token;
   }
@@ -164,7 +170,7 @@ export class AuthService {
 
   async me(userId: string) {
     const user = await findUserById(this.db, userId);
-    if (!user) throw unauthorized();
+    if (!user) throw tokenRefused();
     return {
       ...publicUser(user),
       emailVerified: user.emailVerifiedAt !== null,
@@ -202,13 +208,13 @@ export class AuthService {
     // The cheap look-up first: an unknown token never costs a bcrypt hash.
     const userId = await findUsablePasswordReset(this.db, tokenHash, new Date());
     const user = userId ? await findUserById(this.db, userId) : undefined;
-    if (!user) throw badRequest(INVALID_RESET);
+    if (!user) throw invalidToken(INVALID_RESET);
     checkPassword(input.password, user.email);
     const passwordHash = await hashPassword(input.password, this.config.bcryptCost);
     // Taken after hashing, so a session minted while the hash was computed is cut off too.
     const now = new Date();
     await transaction(this.db, async (tx) => {
-      if ((await consumePasswordReset(tx, tokenHash, now)) !== user.id) throw badRequest(INVALID_RESET);
+      if ((await consumePasswordReset(tx, tokenHash, now)) !== user.id) throw invalidToken(INVALID_RESET);
       await setPassword(tx, user.id, passwordHash, now);
       // The link reached the owner of the address: it is proven, and earlier failed sign-ins no longer count.
       await markEmailProven(tx, user.id, now);

@@ -25,7 +25,12 @@ afterAll(() => t.close());
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const WEEK = 604_800;
 const PASSWORD = 'correct horse battery';
-const INVALID_LOGIN = { statusCode: 401, message: 'Invalid email or password', error: 'Unauthorized' };
+const INVALID_LOGIN = {
+  statusCode: 401,
+  message: 'Invalid email or password',
+  error: 'Unauthorized',
+  code: 'invalid_credentials' as const,
+};
 
 const COOKIE = ['HttpOnly', `Max-Age=${WEEK}`, 'Path=/', 'SameSite=Lax'];
 const login = (email: string, password: string) =>
@@ -79,6 +84,7 @@ describe('POST /auth/register', () => {
       statusCode: 409,
       message: 'A user with this email already exists',
       error: 'Conflict',
+      code: 'duplicate',
     });
     expect(again.headers['set-cookie']).toBeUndefined();
   });

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { AppError } from '../../http/errors.js';
+import { AppError, errorResponse } from '../../http/errors.js';
+import { Redirect } from '../../http/schemas.js';
 import { ExternalSignIn, FLOW_TTL_SECONDS, SignInFailure } from './idp.service.js';
 
 const NOT_CONFIGURED = 'External sign-in is not configured';
@@ -40,6 +41,7 @@ export const idpRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
     {
       config: { access: 'public' },
       schema: {
+        operationId: 'startExternalSignIn',
         tags,
         summary: 'Start sign-in with the external identity provider',
         description:
@@ -47,6 +49,13 @@ export const idpRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
           `for ${FLOW_TTL_SECONDS / 60} minutes in a signed HttpOnly cookie \`${FLOW_COOKIE}\`. A provider that ` +
           'cannot be reached: redirect to `{FRONTEND_URL}/auth/callback?error=provider_unavailable`. ' +
           `404 \`${NOT_CONFIGURED}\` while OIDC_* are unset.`,
+        response: { 404: errorResponse(NOT_CONFIGURED) },
+        answers: {
+          302: Redirect(
+            `To the provider, setting the flow cookie ${FLOW_COOKIE}; or to the front end with an error`,
+            ['Set-Cookie'],
+          ),
+        },
       },
     },
     async (_request, reply) => {
@@ -72,6 +81,7 @@ export const idpRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
     {
       config: { access: 'public' },
       schema: {
+        operationId: 'finishExternalSignIn',
         tags,
         summary: "The identity provider's redirect back",
         description:
@@ -86,6 +96,13 @@ export const idpRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
           '`access_denied`, `invalid_grant` for a used code), `invalid_state` (missing, expired or mismatched ' +
           'flow), `invalid_token`, `email_not_verified`, `provider_unavailable`. The flow cookie is cleared ' +
           `either way. 404 \`${NOT_CONFIGURED}\` while OIDC_* are unset.`,
+        response: { 404: errorResponse(NOT_CONFIGURED) },
+        answers: {
+          302: Redirect(
+            'To the front end’s /auth/callback with the user (and the `jwt` cookie) or an error',
+            ['Set-Cookie'],
+          ),
+        },
       },
     },
     async (request, reply) => {

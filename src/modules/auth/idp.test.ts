@@ -15,7 +15,12 @@ import { externalIdentities, users } from './auth.tables.js';
 
 const REDIRECT_URI = 'http://api.test/auth/idp/callback';
 const FRONTEND = 'http://front.test';
-const INVALID_LOGIN = { statusCode: 401, message: 'Invalid email or password', error: 'Unauthorized' };
+const INVALID_LOGIN = {
+  statusCode: 401,
+  message: 'Invalid email or password',
+  error: 'Unauthorized',
+  code: 'invalid_credentials' as const,
+};
 
 let op: TestProvider;
 let t: TestApp;

@@ -8,7 +8,7 @@ import {
   type TestApp,
 } from '../../../test/helpers/app.js';
 import { registerUser, uniqueEmail } from '../../../test/helpers/factories.js';
-import { call, UNAUTHORIZED } from '../../../test/helpers/http.js';
+import { call, UNAUTHORIZED, badRequestAt, invalidTokenBody } from '../../../test/helpers/http.js';
 import { linkIn, type ReceivedEmail, type TestSmtpServer } from '../../../test/helpers/smtp.js';
 import { hashToken } from '../../lib/ids.js';
 import { outboxEmails } from '../mail/mail.tables.js';
@@ -25,8 +25,13 @@ afterAll(() => t.close());
 
 const LINK = 'http://app.test/reset-password?token=';
 const SENT = { message: 'If an account exists for this email, a password reset link has been sent' };
-const INVALID_RESET = { statusCode: 400, message: ['Invalid or expired reset token'], error: 'Bad Request' };
-const INVALID_LOGIN = { statusCode: 401, message: 'Invalid email or password', error: 'Unauthorized' };
+const INVALID_RESET = invalidTokenBody('Invalid or expired reset token');
+const INVALID_LOGIN = {
+  statusCode: 401,
+  message: 'Invalid email or password',
+  error: 'Unauthorized',
+  code: 'invalid_credentials' as const,
+};
 const NEW_PASSWORD = 'a brand new passphrase';
 
 const forgot = (app: TestApp, email: string) =>
@@ -96,7 +101,7 @@ describe('POST /auth/forgot-password', () => {
   it('validates the body', async () => {
     const empty = await call(t.app, 'POST', '/auth/forgot-password', { body: {} });
     expect(empty.status).toBe(400);
-    expect(empty.body).toEqual({ statusCode: 400, message: ['email is required'], error: 'Bad Request' });
+    expect(empty.body).toEqual(badRequestAt(['body', '/email', 'required', 'email is required']));
     const bad = await call(t.app, 'POST', '/auth/forgot-password', { body: { email: 'nope', user: 'x' } });
     expect(bad.status).toBe(400);
     expect([...bad.body.message].sort()).toEqual([
@@ -148,16 +153,16 @@ describe('POST /auth/reset-password', () => {
   it('refuses a password equal to the email or of the wrong length, leaving the token usable', async () => {
     const user = await registerUser(t.app);
     const token = await resetToken(user.email);
-    const cases: [string, string][] = [
-      [user.email, 'password must not be the same as the email'],
-      [user.email.toUpperCase(), 'password must not be the same as the email'],
-      ['short', 'password must be at least 8 characters'],
-      ['x'.repeat(129), 'password must be at most 128 characters'],
+    const cases: [string, string, string][] = [
+      [user.email, 'invalid', 'password must not be the same as the email'],
+      [user.email.toUpperCase(), 'invalid', 'password must not be the same as the email'],
+      ['short', 'minLength', 'password must be at least 8 characters'],
+      ['x'.repeat(129), 'maxLength', 'password must be at most 128 characters'],
     ];
-    for (const [password, message] of cases) {
+    for (const [password, rule, message] of cases) {
       const res = await reset(token, password);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ statusCode: 400, message: [message], error: 'Bad Request' });
+      expect(res.body).toEqual(badRequestAt(['body', '/password', rule, message]));
     }
     expect((await login(user.email, user.password)).status).toBe(200);
     expect((await reset(token)).status).toBe(204);
@@ -170,11 +175,12 @@ describe('POST /auth/reset-password', () => {
 
     const empty = await call(t.app, 'POST', '/auth/reset-password', { body: {} });
     expect(empty.status).toBe(400);
-    expect(empty.body).toEqual({
-      statusCode: 400,
-      message: ['token is required', 'password is required'],
-      error: 'Bad Request',
-    });
+    expect(empty.body).toEqual(
+      badRequestAt(
+        ['body', '/token', 'required', 'token is required'],
+        ['body', '/password', 'required', 'password is required'],
+      ),
+    );
     const extra = await call(t.app, 'POST', '/auth/reset-password', {
       body: { token: '', password: NEW_PASSWORD, email: 'a@b.org' },
     });
@@ -235,6 +241,7 @@ describe('auth rate limit (AUTH_RATE_LIMIT_MAX)', () => {
       statusCode: 429,
       message: expect.stringMatching(/^Too many requests, retry in \d+ seconds$/),
       error: 'Too Many Requests',
+      code: 'rate_limited',
     });
     const seconds = /(\d+) seconds/.exec(refused.body.message as string)![1];
     expect(refused.headers['retry-after']).toBe(seconds);

@@ -20,7 +20,12 @@ afterAll(() => t.close());
 
 const WEEK = 604_800;
 const PASSWORD = 'correct horse battery';
-const INVALID_LOGIN = { statusCode: 401, message: 'Invalid email or password', error: 'Unauthorized' };
+const INVALID_LOGIN = {
+  statusCode: 401,
+  message: 'Invalid email or password',
+  error: 'Unauthorized',
+  code: 'invalid_credentials' as const,
+};
 
 const me = (token: string) => call(t.app, 'GET', '/auth/me', { as: { token } });
 
@@ -190,6 +195,7 @@ describe('GET /auth/idp', () => {
         statusCode: 404,
         message: 'External sign-in is not configured',
         error: 'Not Found',
+        code: 'not_found',
       });
     }
   });

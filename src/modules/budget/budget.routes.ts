@@ -17,6 +17,7 @@ export const budgetLineRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'listBudgetLines',
         tags,
         summary: 'Budget lines of a project',
         description:
@@ -30,11 +31,30 @@ export const budgetLineRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
     (request) => budget.list(memberOf(request), request.params.projectId, request.query),
   );
 
+  app.get(
+    '/orgs/:orgId/budget-lines/:id',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        tags,
+        operationId: 'getBudgetLine',
+        summary: 'A budget line',
+        description:
+          'Amounts in the project currency, repeated on the line. Reporters may read only lines of projects ' +
+          'assigned to them (403 otherwise).',
+        params: Params('orgId', 'id'),
+        response: { 200: BudgetLine },
+      },
+    },
+    (request) => budget.get(memberOf(request), request.params.id),
+  );
+
   app.post(
     '/orgs/:orgId/projects/:projectId/budget-lines',
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'createBudgetLine',
         tags,
         summary: 'Add a budget line to a project',
         description:
@@ -54,6 +74,7 @@ export const budgetLineRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'updateBudgetLine',
         tags,
         summary: 'Change a budget line',
         description:
@@ -71,6 +92,7 @@ export const budgetLineRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'deleteBudgetLine',
         tags,
         summary: 'Delete a budget line',
         params: Params('orgId', 'id'),

@@ -27,22 +27,28 @@ export const BudgetLine = Type.Object(
     createdAt: Timestamp(),
     updatedAt: Timestamp(),
   },
-  { description: 'A planned and actual amount of a project, in the project currency' },
+  { title: 'BudgetLine', description: 'A planned and actual amount of a project, in the project currency' },
 );
 
-export const CreateBudgetLine = Body({
-  category: fields.category,
-  description: Type.Optional(fields.description),
-  plannedAmount: Type.Optional({ ...fields.plannedAmount, default: 0 }),
-  actualAmount: Type.Optional({ ...fields.actualAmount, default: 0 }),
-});
+export const CreateBudgetLine = Body(
+  {
+    category: fields.category,
+    description: Type.Optional(fields.description),
+    plannedAmount: Type.Optional({ ...fields.plannedAmount, default: 0 }),
+    actualAmount: Type.Optional({ ...fields.actualAmount, default: 0 }),
+  },
+  { title: 'BudgetLineCreate' },
+);
 
-export const UpdateBudgetLine = Body({
-  category: Type.Optional(fields.category),
-  description: Type.Optional(fields.description),
-  plannedAmount: Type.Optional(fields.plannedAmount),
-  actualAmount: Type.Optional(fields.actualAmount),
-});
+export const UpdateBudgetLine = Body(
+  {
+    category: Type.Optional(fields.category),
+    description: Type.Optional(fields.description),
+    plannedAmount: Type.Optional(fields.plannedAmount),
+    actualAmount: Type.Optional(fields.actualAmount),
+  },
+  { title: 'BudgetLineUpdate' },
+);
 
 export interface BudgetLineInput {
   category?: string;

@@ -3,7 +3,7 @@ import { optionalText } from '../../lib/text.js';
 import type { Member } from '../../http/access.js';
 import { badRequest, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
-import { requireProject } from '../projects/project-scope.js';
+import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
 import { countLines, deleteLine, findLine, insertLine, listLines, updateLine } from './budget.repo.js';
 import type { BudgetLineInput } from './budget.schemas.js';
 import { centsProblems } from '../../lib/money.js';
@@ -25,9 +25,11 @@ export class BudgetLineService {
     });
   }
 
-  private async get(member: Member, id: string) {
+  /** One line; a reporter reads only those of assigned projects (403), as the list. */
+  async get(member: Member, id: string) {
     const line = await findLine(this.db, member.orgId, id);
     if (!line) throw notFound('Budget line');
+    await ensureProjectAccess(this.db, member, line.projectId);
     return line;
   }
 

@@ -11,6 +11,7 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'getDashboardSummary',
         tags: ['Dashboard'],
         summary: 'The organization at a glance',
         description:

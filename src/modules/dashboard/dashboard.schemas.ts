@@ -11,40 +11,43 @@ const BudgetByCurrency = Type.Array(
   { description: 'One entry per currency, by currency code' },
 );
 
-export const DashboardSummary = Type.Object({
-  activeProjects: Type.Integer(),
-  totalProjects: Type.Integer(),
-  budgetByCurrency: BudgetByCurrency,
-  indicatorScores: Type.Object(
-    {
-      onTrack: Type.Integer(),
-      atRisk: Type.Integer(),
-      offTrack: Type.Integer(),
-      noTarget: Type.Integer(),
-      noData: Type.Integer(),
-    },
-    { description: 'Indicator-project pairs per band of their org-level score' },
-  ),
-  upcomingDeadlines: Type.Array(
-    Type.Object({
-      periodId: Uuid(),
-      projectId: Uuid(),
-      projectName: Type.String(),
-      label: Type.String(),
-      dueDate: DateOnly(),
-    }),
-  ),
-  programs: Type.Array(
-    Type.Object({
-      id: Uuid(),
-      name: Type.String(),
-      status: Type.String(),
-      projectCount: Type.Integer(),
-      budgetByCurrency: BudgetByCurrency,
-      indicatorCompletionRate: Nullable(
-        Type.Number({ description: 'Percent of the indicator-project pairs on track, one decimal' }),
-      ),
-    }),
-  ),
-  offTrackIndicators: Type.Array(IndicatorProgress),
-});
+export const DashboardSummary = Type.Object(
+  {
+    activeProjects: Type.Integer(),
+    totalProjects: Type.Integer(),
+    budgetByCurrency: BudgetByCurrency,
+    indicatorScores: Type.Object(
+      {
+        onTrack: Type.Integer(),
+        atRisk: Type.Integer(),
+        offTrack: Type.Integer(),
+        noTarget: Type.Integer(),
+        noData: Type.Integer(),
+      },
+      { description: 'Indicator-project pairs per band of their org-level score' },
+    ),
+    upcomingDeadlines: Type.Array(
+      Type.Object({
+        periodId: Uuid(),
+        projectId: Uuid(),
+        projectName: Type.String(),
+        label: Type.String(),
+        dueDate: DateOnly(),
+      }),
+    ),
+    programs: Type.Array(
+      Type.Object({
+        id: Uuid(),
+        name: Type.String(),
+        status: Type.String(),
+        projectCount: Type.Integer(),
+        budgetByCurrency: BudgetByCurrency,
+        indicatorCompletionRate: Nullable(
+          Type.Number({ description: 'Percent of the indicator-project pairs on track, one decimal' }),
+        ),
+      }),
+    ),
+    offTrackIndicators: Type.Array(IndicatorProgress),
+  },
+  { title: 'DashboardSummary' },
+);

@@ -20,7 +20,12 @@ import { donors } from './donors.tables.js';
 let t: TestApp;
 let team: Team;
 
-const CODE_TAKEN = { statusCode: 409, message: 'A donor with this code already exists', error: 'Conflict' };
+const CODE_TAKEN = {
+  statusCode: 409,
+  message: 'A donor with this code already exists',
+  error: 'Conflict',
+  code: 'duplicate' as const,
+};
 
 beforeAll(async () => {
   t = await buildTestApp();

@@ -33,6 +33,7 @@ export const donorRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ct
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'listDonors',
         tags,
         summary: 'Donors of the organization',
         description: 'Sorted by name ignoring letter case, then by name as written, then by id.',
@@ -50,6 +51,7 @@ export const donorRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ct
       preValidation: normalizeContactEmail,
       config: { access: { roles: ADMINS } },
       schema: {
+        operationId: 'createDonor',
         tags,
         summary: 'Add a donor',
         description:
@@ -70,6 +72,7 @@ export const donorRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ct
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'getDonor',
         tags,
         summary: 'One donor',
         params: Params('orgId', 'id'),
@@ -85,6 +88,7 @@ export const donorRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ct
       preValidation: normalizeContactEmail,
       config: { access: { roles: ADMINS } },
       schema: {
+        operationId: 'updateDonor',
         tags,
         summary: 'Change a donor',
         description:
@@ -106,6 +110,7 @@ export const donorRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ct
     {
       config: { access: { roles: ADMINS } },
       schema: {
+        operationId: 'deleteDonor',
         tags,
         summary: 'Delete a donor',
         description:

@@ -45,27 +45,36 @@ export const Donor = Type.Object(
     createdAt: Timestamp(),
     updatedAt: Timestamp(),
   },
-  { description: 'A funder in the organization’s donor registry; unset optional fields are null' },
+  {
+    title: 'Donor',
+    description: 'A funder in the organization’s donor registry; unset optional fields are null',
+  },
 );
 
-export const CreateDonorBody = Body({
-  name: Name(),
-  code: Code(),
-  type: DonorTypeSchema(),
-  country: Type.Optional(Clearable(Country())),
-  website: Type.Optional(Clearable(Website())),
-  contactName: Type.Optional(Clearable(ContactName())),
-  contactEmail: Type.Optional(Clearable(ContactEmail())),
-  notes: Type.Optional(Clearable(Notes())),
-});
+export const CreateDonorBody = Body(
+  {
+    name: Name(),
+    code: Code(),
+    type: DonorTypeSchema(),
+    country: Type.Optional(Clearable(Country())),
+    website: Type.Optional(Clearable(Website())),
+    contactName: Type.Optional(Clearable(ContactName())),
+    contactEmail: Type.Optional(Clearable(ContactEmail())),
+    notes: Type.Optional(Clearable(Notes())),
+  },
+  { title: 'DonorCreate' },
+);
 
-export const UpdateDonorBody = Body({
-  name: Type.Optional(Name()),
-  code: Type.Optional(Code()),
-  type: Type.Optional(DonorTypeSchema()),
-  country: Type.Optional(Clearable(Country())),
-  website: Type.Optional(Clearable(Website())),
-  contactName: Type.Optional(Clearable(ContactName())),
-  contactEmail: Type.Optional(Clearable(ContactEmail())),
-  notes: Type.Optional(Clearable(Notes())),
-});
+export const UpdateDonorBody = Body(
+  {
+    name: Type.Optional(Name()),
+    code: Type.Optional(Code()),
+    type: Type.Optional(DonorTypeSchema()),
+    country: Type.Optional(Clearable(Country())),
+    website: Type.Optional(Clearable(Website())),
+    contactName: Type.Optional(Clearable(ContactName())),
+    contactEmail: Type.Optional(Clearable(ContactEmail())),
+    notes: Type.Optional(Clearable(Notes())),
+  },
+  { title: 'DonorUpdate' },
+);

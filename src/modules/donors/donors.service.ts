@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { transaction, type Db } from '../../db/client.js';
-import { conflict, notFound, refusedDuplicate } from '../../http/errors.js';
+import { duplicate, notFound, refusedDuplicate } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import {
   countDonors,
@@ -56,7 +56,7 @@ export class DonorService {
   create(orgId: string, input: CreateInput) {
     const donor = values(input) as DonorValues;
     return transaction(this.db, async (tx) => {
-      if (await donorCodeTaken(tx, orgId, donor.code)) throw conflict(CODE_TAKEN);
+      if (await donorCodeTaken(tx, orgId, donor.code)) throw duplicate(CODE_TAKEN);
       return insertDonor(tx, orgId, donor);
     }).catch(refusedDuplicate(CODE_TAKEN)); // the unique index on (org, lower(code)) settles a lost race
   }
@@ -68,7 +68,7 @@ export class DonorService {
       if (!current) throw notFound('Donor');
       if (Object.keys(changes).length === 0) return current;
       if (changes.code !== undefined) {
-        if (await donorCodeTaken(tx, orgId, changes.code, id)) throw conflict(CODE_TAKEN);
+        if (await donorCodeTaken(tx, orgId, changes.code, id)) throw duplicate(CODE_TAKEN);
       }
       const updated = await updateDonor(tx, orgId, id, changes);
       if (!updated) throw notFound('Donor');

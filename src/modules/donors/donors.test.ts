@@ -30,7 +30,12 @@ import { findDonorsByIds } from './donors.repo.js';
 let t: TestApp;
 let team: Team;
 
-const CODE_TAKEN = { statusCode: 409, message: 'A donor with this code already exists', error: 'Conflict' };
+const CODE_TAKEN = {
+  statusCode: 409,
+  message: 'A donor with this code already exists',
+  error: 'Conflict',
+  code: 'duplicate' as const,
+};
 
 beforeAll(async () => {
   t = await buildTestApp();

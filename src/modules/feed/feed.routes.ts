@@ -13,6 +13,7 @@ export const feedRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, { d
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'listFeedEntries',
         tags: ['Activity feed'],
         summary: 'Recent events across the organization',
         description:

@@ -10,7 +10,7 @@ import {
   type Team,
   type TestUser,
 } from '../../../test/helpers/factories.js';
-import { call, FORBIDDEN, UNAUTHORIZED, TIMESTAMP } from '../../../test/helpers/http.js';
+import { call, FORBIDDEN, UNAUTHORIZED, TIMESTAMP, badRequestAt } from '../../../test/helpers/http.js';
 import { linkIn, type TestSmtpServer } from '../../../test/helpers/smtp.js';
 import { newId } from '../../lib/ids.js';
 import { recordFeedEvent, type FeedEventType } from './feed.service.js';
@@ -194,14 +194,14 @@ describe('GET /orgs/:orgId/activity-feed', () => {
   });
 
   it('rejects out-of-range paging parameters with 400', async () => {
-    for (const [query, message] of [
-      ['limit=0', 'limit must not be less than 1'],
-      ['limit=101', 'limit must not be greater than 100'],
-      ['page=0', 'page must not be less than 1'],
+    for (const [query, path, rule, message] of [
+      ['limit=0', '/limit', 'minimum', 'limit must not be less than 1'],
+      ['limit=101', '/limit', 'maximum', 'limit must not be greater than 100'],
+      ['page=0', '/page', 'minimum', 'page must not be less than 1'],
     ] as const) {
       const res = await call(t.app, 'GET', `${feedUrl(team.org.id)}?${query}`, { as: team.admin });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ statusCode: 400, message: [message], error: 'Bad Request' });
+      expect(res.body).toEqual(badRequestAt(['query', path, rule, message]));
     }
   });
 
@@ -264,7 +264,7 @@ describe('GET /orgs/:orgId/activity-feed', () => {
     expect(anonymous.body).toEqual(UNAUTHORIZED);
     const bad = await call(t.app, 'GET', feedUrl('not-a-uuid'), { as: team.admin });
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ statusCode: 400, message: ['orgId must be a UUID'], error: 'Bad Request' });
+    expect(bad.body).toEqual(badRequestAt(['path', '/orgId', 'format', 'orgId must be a UUID']));
   });
 
   it('keeps showing an event after its actor leaves the organization', async () => {

@@ -5,10 +5,10 @@ import type { AppContext } from '../../context.js';
 import { ALL_ROLES, MANAGERS, memberOf } from '../../http/access.js';
 import { errorResponse } from '../../http/errors.js';
 import { Collection, PageQuery } from '../../http/pagination.js';
-import { NoContent, Params } from '../../http/schemas.js';
-import { Attachment } from './files.schemas.js';
+import { FileDownload, NoContent, Params } from '../../http/schemas.js';
+import { Attachment, AttachmentUpload } from './files.schemas.js';
 import { AttachmentService, unsupportedBody } from './files.service.js';
-import { downloadHeaders, MAX_FILE_SIZE } from '../../storage/file-storage.js';
+import { ACCEPTED_TYPES, downloadHeaders, MAX_FILE_SIZE } from '../../storage/file-storage.js';
 
 const tags = ['Attachments'];
 
@@ -24,6 +24,7 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'listAttachments',
         tags,
         summary: 'Attachments of a project',
         description: 'Newest first, ties by id. Reporters may read only projects assigned to them.',
@@ -40,6 +41,7 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'uploadAttachment',
         tags,
         summary: 'Attach a document to a project',
         description:
@@ -48,8 +50,8 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
           'DOCX and XLSX by their signatures; CSV, which has none, when the part is declared text/csv or named ' +
           '*.csv and the bytes are UTF-8 text without NUL characters. Anything else (an empty file too): 415; a file over 10 MiB: ' +
           '413; a body that is not multipart: 415. The stored name drops directories and control characters.',
-        consumes: ['multipart/form-data'],
         params: Params('orgId', 'projectId'),
+        bodyMedia: { 'multipart/form-data': AttachmentUpload },
         response: {
           201: Attachment,
           413: errorResponse('File larger than 10 MiB'),
@@ -71,12 +73,14 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'downloadAttachment',
         tags,
         summary: 'Download an attachment',
         description:
           'The stored bytes with their detected Content-Type and `Content-Disposition: attachment` (an ASCII ' +
           'filename plus RFC 5987 filename* for other names). Reporters only for projects assigned to them.',
         params: Params('orgId', 'id'),
+        answers: { 200: FileDownload('The file', Object.keys(ACCEPTED_TYPES)) },
       },
     },
     async (request, reply) => {
@@ -90,6 +94,7 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'deleteAttachment',
         tags,
         summary: 'Delete an attachment and its file',
         params: Params('orgId', 'id'),

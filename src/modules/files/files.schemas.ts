@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Timestamp, Uuid } from '../../http/schemas.js';
+import { FilePart, Timestamp, Uuid } from '../../http/schemas.js';
 
 export const Attachment = Type.Object(
   {
@@ -13,7 +13,18 @@ export const Attachment = Type.Object(
     createdAt: Timestamp(),
     downloadUrl: Type.String({ description: 'Path of the download route, relative to the API base URL' }),
   },
-  { description: 'A document attached to a project' },
+  { title: 'Attachment', description: 'A document attached to a project' },
 );
 
 export const TITLE_MAX_LENGTH = 200;
+
+/** The multipart body of an upload, for the OpenAPI document: the route reads the parts itself. */
+export const AttachmentUpload = Type.Object(
+  {
+    file: FilePart('PDF, JPEG, PNG, WebP, DOCX, XLSX or CSV (decided from the bytes), 10 MiB at most'),
+    title: Type.Optional(
+      Type.String({ maxLength: TITLE_MAX_LENGTH, description: 'Defaults to the file name' }),
+    ),
+  },
+  { title: 'AttachmentUpload' },
+);

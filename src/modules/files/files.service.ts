@@ -2,7 +2,14 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Multipart } from '@fastify/multipart';
 import type { Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { AppError, badRequest, notFound, pgErrorCode } from '../../http/errors.js';
+import {
+  badRequest,
+  malformedRequest,
+  notFound,
+  payloadTooLarge,
+  pgErrorCode,
+  unsupportedMediaType,
+} from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { textProblem } from '../../lib/text.js';
 import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
@@ -39,24 +46,25 @@ export function multipartError(err: unknown): unknown {
       return badRequest('file must be a single file');
     case 'FST_PARTS_LIMIT':
     case 'FST_FIELDS_LIMIT':
-      return new AppError(413, 'Too many parts in the multipart body');
+      return payloadTooLarge('Too many parts in the multipart body');
     case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
       return unsupportedBody();
     case 'FST_PROTO_VIOLATION':
     case 'FST_INVALID_JSON_FIELD_ERROR':
     case 'FST_MP_PREMATURE_CLOSE':
-      return badRequest('Multipart body is not valid');
+      return malformedRequest('Multipart body is not valid', 'multipart');
     default:
       // A client that went away mid-upload ('aborted', a reset socket) is a bad request, not a server fault.
       return err instanceof Error &&
         (/multipart|terminated early|^aborted$/i.test(err.message) ||
           (err as { code?: string }).code === 'ECONNRESET')
-        ? badRequest('Multipart body is not valid')
+        ? malformedRequest('Multipart body is not valid', 'multipart')
         : err;
   }
 }
 
-export const unsupportedBody = () => new AppError(415, 'Unsupported content type; send multipart/form-data');
+export const unsupportedBody = () =>
+  unsupportedMediaType('Unsupported content type; send multipart/form-data');
 
 interface UploadForm {
   stored: StoredFile;

@@ -148,6 +148,7 @@ describe('POST /orgs/:orgId/projects/:projectId/attachments', () => {
       statusCode: 415,
       message: 'Unsupported file type; accepted: PDF, JPEG, PNG, WebP, DOCX, XLSX, CSV',
       error: 'Unsupported Media Type',
+      code: 'unsupported_media_type',
     });
     expect(storedFiles().length).toBe(before);
     expect(await rowsOf(project.id)).toEqual([]);
@@ -168,6 +169,7 @@ describe('POST /orgs/:orgId/projects/:projectId/attachments', () => {
       statusCode: 413,
       message: 'file must not be larger than 10 MiB',
       error: 'Payload Too Large',
+      code: 'payload_too_large',
     });
     expect(storedFiles().length).toBe(before);
     expect(await rowsOf(project.id)).toEqual([]);
@@ -181,6 +183,7 @@ describe('POST /orgs/:orgId/projects/:projectId/attachments', () => {
       statusCode: 415,
       message: 'Unsupported content type; send multipart/form-data',
       error: 'Unsupported Media Type',
+      code: 'unsupported_media_type',
     });
     const cases: [Part[], string[]][] = [
       [[{ name: 'title', value: 'No file' }], ['file is required']],

@@ -4,8 +4,8 @@ import type { AppContext } from '../../context.js';
 import { ADMINS, ALL_ROLES, MANAGERS, memberOf } from '../../http/access.js';
 import { errorResponse } from '../../http/errors.js';
 import { Collection, PageQuery } from '../../http/pagination.js';
-import { NoContent, Params } from '../../http/schemas.js';
-import { contentDisposition, downloadHeaders } from '../../storage/file-storage.js';
+import { CsvDownload, FileDownload, NoContent, Params } from '../../http/schemas.js';
+import { ACCEPTED_TYPES, contentDisposition, downloadHeaders } from '../../storage/file-storage.js';
 import { auditSourceOf } from '../privacy/audit-log.js';
 import {
   CreateFormBody,
@@ -43,6 +43,7 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'listForms',
         tags,
         summary: 'Forms of the organization',
         description: 'Newest first, ties by id; `projectId` narrows to one project. ' + READ,
@@ -59,6 +60,7 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'createForm',
         tags,
         summary: 'Create a form',
         description: `New forms are unpublished, with a fresh publicToken. ${LINKS}`,
@@ -76,6 +78,7 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'getForm',
         tags,
         summary: 'A form with its fields',
         description: READ,
@@ -91,6 +94,7 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'updateForm',
         tags,
         summary: 'Edit a form',
         description:
@@ -112,6 +116,7 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'deleteForm',
         tags,
         summary: 'Delete a form with its submissions and their files',
         description:
@@ -135,6 +140,7 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
       {
         config: { access: { roles: MANAGERS } },
         schema: {
+          operationId: isPublished ? 'publishForm' : 'unpublishForm',
           tags,
           summary: isPublished ? 'Accept responses through the public link' : 'Stop accepting responses',
           description: isPublished
@@ -153,6 +159,7 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'regenerateFormToken',
         tags,
         summary: 'Give the form a new public link',
         description: 'The old token answers 404 at once, also to a submission already on its way.',
@@ -168,6 +175,7 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'listFormSubmissions',
         tags,
         summary: 'Responses to a form',
         description:
@@ -191,6 +199,7 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'exportFormSubmissions',
         tags,
         summary: 'Responses to a form as CSV',
         description:
@@ -201,7 +210,7 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
           'viewers, and for everyone once erased (the columns stay); an export that carries them in clear ' +
           `is recorded in the audit log before its first byte is sent. ${READ}`,
         params: Params('orgId', 'id'),
-        produces: ['text/csv'],
+        answers: { 200: CsvDownload('The responses, one row each') },
       },
     },
     async (request, reply) => {
@@ -223,6 +232,7 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     {
       config: { access: { roles: ADMINS } },
       schema: {
+        operationId: 'eraseFormSubmission',
         tags,
         summary: "Erase a submission's personal answers",
         description:
@@ -249,10 +259,12 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'downloadSubmissionFile',
         tags,
         summary: 'Download a file a respondent sent',
         description: `The stored bytes with their detected Content-Type, as an attachment. ${READ}`,
         params: FileParams,
+        answers: { 200: FileDownload('The file', Object.keys(ACCEPTED_TYPES)) },
       },
     },
     async (request, reply) => {

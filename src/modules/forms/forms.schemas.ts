@@ -1,9 +1,12 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { CloneType, Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.js';
-import { Body, Nullable, NullableString, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import { Body, FilePart, Nullable, NullableString, Text, Timestamp, Uuid } from '../../http/schemas.js';
 import { Coordinates, FormFieldSchema, KEY_PATTERN, MAX_FIELDS } from './form-fields.js';
 
-const Fields = Type.Array(FormFieldSchema, {
+/** Named for the OpenAPI document; the same schema as form-fields.ts. */
+const FormField = CloneType(FormFieldSchema, { title: 'FormField' });
+
+const Fields = Type.Array(FormField, {
   minItems: 1,
   maxItems: MAX_FIELDS,
   description: 'In the order respondents see them; keys unique',
@@ -62,46 +65,52 @@ export const Form = Type.Object(
     isPublished: Type.Boolean({ description: 'Whether responses are accepted' }),
     closesAt: Nullable(Timestamp()),
     personalDataRetentionDays: Nullable(Type.Integer(retention)),
-    fields: Type.Array(FormFieldSchema),
+    fields: Type.Array(FormField),
     submissionCount: Type.Integer(),
     createdAt: Timestamp(),
     updatedAt: Timestamp(),
   },
-  { description: "A project's data-collection form" },
+  { title: 'Form', description: "A project's data-collection form" },
 );
 
 export const PublicForm = Type.Object(
   {
     title: Type.String(),
     description: Nullable(Type.String()),
-    fields: Type.Array(FormFieldSchema),
+    fields: Type.Array(FormField),
     closesAt: Nullable(Timestamp()),
   },
-  { description: 'What a respondent needs, nothing about the organization behind it' },
+  { title: 'PublicForm', description: 'What a respondent needs, nothing about the organization behind it' },
 );
 
-export const CreateFormBody = Body({
-  projectId: Uuid('The project the form collects for'),
-  title: editable.title,
-  description: Type.Optional(editable.description),
-  closesAt: Type.Optional(editable.closesAt),
-  personalDataRetentionDays: Type.Optional(editable.personalDataRetentionDays),
-  fields: editable.fields,
-  indicatorId: Type.Optional(editable.indicatorId),
-  reportingPeriodId: Type.Optional(editable.reportingPeriodId),
-  valueFieldKey: Type.Optional(editable.valueFieldKey),
-});
+export const CreateFormBody = Body(
+  {
+    projectId: Uuid('The project the form collects for'),
+    title: editable.title,
+    description: Type.Optional(editable.description),
+    closesAt: Type.Optional(editable.closesAt),
+    personalDataRetentionDays: Type.Optional(editable.personalDataRetentionDays),
+    fields: editable.fields,
+    indicatorId: Type.Optional(editable.indicatorId),
+    reportingPeriodId: Type.Optional(editable.reportingPeriodId),
+    valueFieldKey: Type.Optional(editable.valueFieldKey),
+  },
+  { title: 'FormCreate' },
+);
 
-export const UpdateFormBody = Body({
-  title: Type.Optional(editable.title),
-  description: Type.Optional(editable.description),
-  closesAt: Type.Optional(editable.closesAt),
-  personalDataRetentionDays: Type.Optional(editable.personalDataRetentionDays),
-  fields: Type.Optional(editable.fields),
-  indicatorId: Type.Optional(editable.indicatorId),
-  reportingPeriodId: Type.Optional(editable.reportingPeriodId),
-  valueFieldKey: Type.Optional(editable.valueFieldKey),
-});
+export const UpdateFormBody = Body(
+  {
+    title: Type.Optional(editable.title),
+    description: Type.Optional(editable.description),
+    closesAt: Type.Optional(editable.closesAt),
+    personalDataRetentionDays: Type.Optional(editable.personalDataRetentionDays),
+    fields: Type.Optional(editable.fields),
+    indicatorId: Type.Optional(editable.indicatorId),
+    reportingPeriodId: Type.Optional(editable.reportingPeriodId),
+    valueFieldKey: Type.Optional(editable.valueFieldKey),
+  },
+  { title: 'FormUpdate' },
+);
 
 export const FormQuery = Type.Object({
   ...PageQuery,
@@ -119,35 +128,63 @@ export const SubmitBody = Type.Object(
     location: Type.Optional(Nullable(Coordinates)),
   },
   {
+    title: 'FormSubmissionCreate',
     description:
       'As JSON, or as multipart/form-data with a part `data` holding this JSON and one file part per file ' +
       'field, named by its key.',
   },
 );
 
-export const Submitted = Type.Object({ id: Uuid(), submittedAt: Timestamp() });
+/** The multipart form of SubmitBody, for the OpenAPI document: the route reads the parts itself. */
+export const MultipartSubmission = Type.Object(
+  {
+    data: Type.Optional(
+      Type.String({
+        contentMediaType: 'application/json',
+        description: 'The JSON body, `{ answers, location? }`; may be left out when only files are sent',
+      }),
+    ),
+  },
+  {
+    title: 'FormSubmissionMultipart',
+    additionalProperties: FilePart(
+      'The file of the file field named by this part (PDF, JPEG, PNG, WebP, DOCX, XLSX or CSV; 10 MiB)',
+    ),
+  },
+);
 
-export const SubmissionSchema = Type.Object({
-  id: Uuid(),
-  submittedAt: Timestamp(),
-  location: Nullable(Coordinates),
-  counted: Type.Boolean({ description: "Whether it was added to the indicator's report" }),
-  answers: Type.Record(Type.String(), Type.Unknown(), {
-    description:
-      'Answers of the fields that were shown; a file answer is { fileName, contentType, size, url }. ' +
-      'The answers of fields marked personal are null for viewers, and for everyone once erased.',
-  }),
-});
+export const Submitted = Type.Object(
+  { id: Uuid(), submittedAt: Timestamp() },
+  { title: 'FormSubmissionReceipt' },
+);
 
-export const EraseBody = Body({
-  reason: Type.String({
-    minLength: 1,
-    maxLength: 1000,
-    notBlank: true,
-    description:
-      "Why the answers are erased (a person's request, a consent withdrawn): kept in the audit log",
-  }),
-});
+export const SubmissionSchema = Type.Object(
+  {
+    id: Uuid(),
+    submittedAt: Timestamp(),
+    location: Nullable(Coordinates),
+    counted: Type.Boolean({ description: "Whether it was added to the indicator's report" }),
+    answers: Type.Record(Type.String(), Type.Unknown(), {
+      description:
+        'Answers of the fields that were shown; a file answer is { fileName, contentType, size, url }. ' +
+        'The answers of fields marked personal are null for viewers, and for everyone once erased.',
+    }),
+  },
+  { title: 'FormSubmission' },
+);
+
+export const EraseBody = Body(
+  {
+    reason: Type.String({
+      minLength: 1,
+      maxLength: 1000,
+      notBlank: true,
+      description:
+        "Why the answers are erased (a person's request, a consent withdrawn): kept in the audit log",
+    }),
+  },
+  { title: 'SubmissionErasure' },
+);
 
 export const FileParams = Type.Object(
   {

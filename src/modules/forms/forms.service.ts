@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { badRequest, conflict, notFound, pgErrorCode } from '../../http/errors.js';
+import { badRequest, hasDependents, invalidTransition, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { optionalText } from '../../lib/text.js';
 import { removeStoredFiles, type FileStorage } from '../../storage/file-storage.js';
@@ -177,7 +177,7 @@ export class FormService {
       if (input.fields && (await hasSubmissions(tx, member.orgId, id))) {
         const broken = breakingEdits(form.fields, input.fields);
         if (broken.length > 0) {
-          throw conflict(
+          throw hasDependents(
             'This form has submissions: a field cannot be removed or change its type, and options cannot ' +
               `be removed (${broken.join(', ')})`,
           );
@@ -209,7 +209,7 @@ export class FormService {
       const form = await lockForm(tx, member.orgId, id);
       if (!form) throw notFound('Form');
       if (form.isPublished === isPublished) {
-        throw conflict(isPublished ? 'Form is already published' : 'Form is not published');
+        throw invalidTransition(isPublished ? 'Form is already published' : 'Form is not published');
       }
       await updateForm(tx, member.orgId, id, { isPublished });
     });

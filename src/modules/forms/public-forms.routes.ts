@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { errorResponse } from '../../http/errors.js';
 import { MAX_FILE_SIZE } from '../../storage/file-storage.js';
-import { PublicForm, SubmitBody, Submitted } from './forms.schemas.js';
+import { MultipartSubmission, PublicForm, SubmitBody, Submitted } from './forms.schemas.js';
 import { FORM_CLOSED, SubmissionService } from './submissions.service.js';
 
 const tags = ['Public forms'];
@@ -30,6 +30,7 @@ export const publicFormRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
     {
       config: { access: 'public', rateLimitBucket: 'public' },
       schema: {
+        operationId: 'getPublicForm',
         tags,
         summary: 'A published form, for respondents',
         description: 'Only what a respondent needs: no organization, project or indicator ids.',
@@ -47,6 +48,7 @@ export const publicFormRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
       // Both body types go through the same checks (answers.ts), so both get the same messages.
       attachValidation: true,
       schema: {
+        operationId: 'submitPublicForm',
         tags,
         summary: 'Answer a published form',
         description:
@@ -59,9 +61,9 @@ export const publicFormRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
           'submission adds 1 (or the answer of valueFieldKey) to that report in the same transaction, ' +
           'creating it as a draft; in a locked period, for a submitted or approved report, or without an ' +
           'answer to the value field it is stored with counted false.',
-        consumes: ['application/json', 'multipart/form-data'],
         params: TokenParams,
         body: SubmitBody,
+        bodyMedia: { 'multipart/form-data': MultipartSubmission },
         response: {
           201: Submitted,
           ...closed,

@@ -43,7 +43,12 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const CLOSED = { statusCode: 410, message: 'This form is no longer accepting responses', error: 'Gone' };
+const CLOSED = {
+  statusCode: 410,
+  message: 'This form is no longer accepting responses',
+  error: 'Gone',
+  code: 'form_closed' as const,
+};
 const FILE_TYPES = 'PDF, JPEG, PNG, WebP, DOCX, XLSX or CSV';
 const PHOTO_FIELDS = [
   { type: 'text', label: 'Name', key: 'name' },
@@ -321,6 +326,7 @@ describe('POST /forms/public/:token/submit with multipart/form-data', () => {
       statusCode: 413,
       message: 'file must not be larger than 10 MiB',
       error: 'Payload Too Large',
+      code: 'payload_too_large',
     });
     expect(storedFiles().length).toBe(before);
     expect(await storedAnswers(form)).toEqual([]);

@@ -283,7 +283,7 @@ export class SubmissionService {
       if (personal.keys.length === 0) throw conflict(NOTHING_PERSONAL);
       // Erased before, unless a field was marked personal since: its answer is still there.
       if (row.personalErasedAt && !personal.keys.some((key) => Object.hasOwn(row.answers, key))) {
-        throw conflict(ALREADY_ERASED);
+        throw conflict(ALREADY_ERASED, 'personal_data_erased');
       }
       const erased = await erasePersonalAnswers(tx, member.orgId, row.id, personal.keys, new Date());
       await recordAudit(tx, source, {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 
-const Status = Type.Object({ status: Type.String() });
+const Status = Type.Object({ status: Type.String() }, { title: 'HealthStatus' });
 
 export const healthRoutes: FastifyPluginAsyncTypebox<{ isReady: () => Promise<boolean> }> = async (
   app,
@@ -13,7 +13,12 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ isReady: () => Promise<bo
     '/health',
     {
       config,
-      schema: { tags: ['Health'], summary: 'Liveness: the process answers', response: { 200: Status } },
+      schema: {
+        operationId: 'getLiveness',
+        tags: ['Health'],
+        summary: 'Liveness: the process answers',
+        response: { 200: Status },
+      },
     },
     () => ({ status: 'ok' }),
   );
@@ -23,6 +28,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ isReady: () => Promise<bo
     {
       config,
       schema: {
+        operationId: 'getReadiness',
         tags: ['Health'],
         summary: 'Readiness: database reachable and every migration applied',
         response: { 200: Status, 503: Status },

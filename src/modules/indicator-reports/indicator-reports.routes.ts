@@ -27,6 +27,7 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<AppContext> = asyn
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'listIndicatorReports',
         tags,
         summary: 'Indicator reports of a project',
         description:
@@ -45,6 +46,7 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<AppContext> = asyn
     {
       config: { access: { roles: CONTRIBUTORS } },
       schema: {
+        operationId: 'createIndicatorReport',
         tags,
         summary: 'Create an indicator report (draft)',
         description:
@@ -70,6 +72,7 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<AppContext> = asyn
     {
       config: { access: { roles: CONTRIBUTORS } },
       schema: {
+        operationId: 'prefillIndicatorReport',
         tags,
         summary: 'Pre-fill an indicator report from participant counts',
         description:
@@ -108,6 +111,7 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<AppContext> = asyn
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'getIndicatorReport',
         tags,
         summary: 'One indicator report',
         params: Params('orgId', 'id'),
@@ -122,6 +126,7 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<AppContext> = asyn
     {
       config: { access: { roles: CONTRIBUTORS } },
       schema: {
+        operationId: 'updateIndicatorReport',
         tags,
         summary: 'Edit a draft or rejected indicator report',
         description:
@@ -142,6 +147,7 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<AppContext> = asyn
     {
       config: { access: { roles: CONTRIBUTORS } },
       schema: {
+        operationId: 'submitIndicatorReport',
         tags,
         summary: 'Submit a draft or rejected report for review',
         description:
@@ -162,6 +168,7 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<AppContext> = asyn
       config: { access: { roles: MANAGERS } },
       preValidation: optionalBody,
       schema: {
+        operationId: 'approveIndicatorReport',
         tags,
         summary: 'Approve a submitted report',
         description:
@@ -183,6 +190,7 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<AppContext> = asyn
       // No body at all gets the same message as a body without a comment.
       preValidation: optionalBody,
       schema: {
+        operationId: 'rejectIndicatorReport',
         tags,
         summary: 'Return a submitted report with a comment',
         description:

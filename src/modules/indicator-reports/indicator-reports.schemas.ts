@@ -45,21 +45,33 @@ export const IndicatorReport = Type.Object(
     createdAt: Timestamp(),
     updatedAt: Timestamp(),
   },
-  { description: 'The value of one indicator for one project and reporting period' },
+  {
+    title: 'IndicatorReport',
+    description: 'The value of one indicator for one project and reporting period',
+  },
 );
 
-export const CreateIndicatorReportBody = Body({
-  indicatorId: Uuid('An indicator linked to the project, not a formula indicator'),
-  reportingPeriodId: Uuid('A reporting period of the project'),
-  ...writable,
-});
+export const CreateIndicatorReportBody = Body(
+  {
+    indicatorId: Uuid('An indicator linked to the project, not a formula indicator'),
+    reportingPeriodId: Uuid('A reporting period of the project'),
+    ...writable,
+  },
+  { title: 'IndicatorReportCreate' },
+);
 
-export const UpdateIndicatorReportBody = Body(writable);
+export const UpdateIndicatorReportBody = Body(writable, { title: 'IndicatorReportUpdate' });
 
-export const ApproveBody = Body({ comment: Type.Optional(NullableString({ maxLength: 5000 })) });
-export const RejectBody = Body({
-  comment: { ...Text(5000), description: 'Why the report is returned; the submitter receives it by email' },
-});
+export const ApproveBody = Body(
+  { comment: Type.Optional(NullableString({ maxLength: 5000 })) },
+  { title: 'IndicatorReportApproval' },
+);
+export const RejectBody = Body(
+  {
+    comment: { ...Text(5000), description: 'Why the report is returned; the submitter receives it by email' },
+  },
+  { title: 'IndicatorReportRejection' },
+);
 
 export const IndicatorReportQuery = Type.Object({
   ...PageQuery,
@@ -68,13 +80,16 @@ export const IndicatorReportQuery = Type.Object({
   indicatorId: Type.Optional(Uuid('Only this indicator')),
 });
 
-export const PrefillBody = Body({
-  indicatorId: Uuid('An indicator linked to the project, not a formula indicator'),
-  reportingPeriodId: Uuid('A reporting period of the project'),
-  attendedOnly: Type.Optional(
-    Type.Boolean({ default: true, description: 'Count only confirmed attendance (default true)' }),
-  ),
-});
+export const PrefillBody = Body(
+  {
+    indicatorId: Uuid('An indicator linked to the project, not a formula indicator'),
+    reportingPeriodId: Uuid('A reporting period of the project'),
+    attendedOnly: Type.Optional(
+      Type.Boolean({ default: true, description: 'Count only confirmed attendance (default true)' }),
+    ),
+  },
+  { title: 'IndicatorReportPrefill' },
+);
 
 export type NewIndicatorReport = Static<typeof CreateIndicatorReportBody>;
 export type IndicatorReportInput = Static<typeof UpdateIndicatorReportBody>;

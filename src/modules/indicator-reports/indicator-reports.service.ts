@@ -3,9 +3,10 @@ import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import {
   badRequest,
-  conflict,
-  forbidden,
+  duplicate,
+  invalidTransition,
   notFound,
+  periodLocked,
   pgErrorCode,
   refusedDuplicate,
 } from '../../http/errors.js';
@@ -17,7 +18,6 @@ import { dimensionsOf, findIndicator, lockIndicatorForShare } from '../indicator
 import { queueEmail } from '../mail/mail.service.js';
 import { findPeriod, lockPeriodForShare } from '../periods/periods.repo.js';
 import { isLinked } from '../indicators/project-indicators.repo.js';
-import { PERIOD_LOCKED } from '../periods/periods.service.js';
 import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
 import { findProject } from '../projects/projects.repo.js';
 import {
@@ -37,6 +37,12 @@ import { EDITABLE, type IndicatorReportStatus } from './indicator-reports.tables
 import { breakdownsFor, tally } from './prefill.js';
 import { reportValues } from './report-values.js';
 
+/** About the indicatorId sent, though the message does not start with it. */
+const FORMULA_REFUSED = {
+  path: '/indicatorId',
+  rule: 'invalid',
+  message: 'Formula indicators are computed and cannot receive reports',
+};
 export const DUPLICATE = 'An indicator report already exists for this indicator and reporting period';
 
 const cleanNarrative = (text: string | null | undefined) =>
@@ -61,8 +67,8 @@ async function reportable(
   if (period.projectId !== projectId) {
     throw badRequest('reportingPeriodId must be a reporting period of this project');
   }
-  if (period.isLocked) throw forbidden(PERIOD_LOCKED);
-  if (indicator.isFormula) throw badRequest('Formula indicators are computed and cannot receive reports');
+  if (period.isLocked) throw periodLocked();
+  if (indicator.isFormula) throw badRequest(FORMULA_REFUSED);
   if (!(await isLinked(tx, member.orgId, projectId, indicator.id))) {
     throw badRequest('indicatorId must be an indicator linked to the project');
   }
@@ -132,7 +138,7 @@ export class IndicatorReportService {
       });
     }).catch((err: unknown) => {
       const { code } = pgErrorCode(err);
-      if (code === '23505') throw conflict(DUPLICATE);
+      if (code === '23505') throw duplicate(DUPLICATE);
       // The link, period or project went away between the checks and the insert.
       if (code === '23503') throw badRequest('indicatorId must be an indicator linked to the project');
       throw err;
@@ -152,7 +158,7 @@ export class IndicatorReportService {
       const key = { projectId, indicatorId: indicator.id, reportingPeriodId: period.id };
       const existing = await lockIndicatorReportFor(tx, member.orgId, key);
       if (existing && !EDITABLE.includes(existing.status)) {
-        throw conflict(
+        throw invalidTransition(
           `Only draft or rejected indicator reports can be pre-filled; this one is ${existing.status}`,
         );
       }
@@ -223,7 +229,9 @@ export class IndicatorReportService {
       if (!report) throw notFound('Indicator report');
       await ensureProjectAccess(tx, member, report.projectId);
       if (report.status !== 'submitted') {
-        throw conflict(`Only submitted indicator reports can be ${decision}; this one is ${report.status}`);
+        throw invalidTransition(
+          `Only submitted indicator reports can be ${decision}; this one is ${report.status}`,
+        );
       }
       const reviewed = (await updateIndicatorReport(tx, member.orgId, id, ['submitted'], {
         status: decision,
@@ -243,14 +251,14 @@ export class IndicatorReportService {
     if (!report) throw notFound('Indicator report');
     await ensureProjectAccess(tx, member, report.projectId);
     if (!EDITABLE.includes(report.status)) {
-      throw conflict(
+      throw invalidTransition(
         to
           ? `Only draft or rejected indicator reports can be ${to}; this one is ${report.status}`
           : `Indicator report can only be edited while draft or rejected; this one is ${report.status}`,
       );
     }
     const period = await lockPeriodForShare(tx, member.orgId, report.reportingPeriodId);
-    if (period?.isLocked) throw forbidden(PERIOD_LOCKED);
+    if (period?.isLocked) throw periodLocked();
     await lockIndicatorForShare(tx, member.orgId, report.indicatorId);
     return report;
   }

@@ -1,7 +1,7 @@
 import { transaction, type Db } from '../../db/client.js';
 import type { IndicatorDependents } from './indicator-dependents.js';
 import type { Member } from '../../http/access.js';
-import { badRequest, conflict, notFound, refusedDuplicate } from '../../http/errors.js';
+import { badRequest, duplicate, hasDependents, notFound, refusedDuplicate } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { findIndicator } from './indicators.repo.js';
 import {
@@ -47,11 +47,11 @@ export class DisaggregationService {
     return transaction(this.db, async (tx) => {
       if (!(await lockIndicator(tx, member.orgId, indicatorId))) throw notFound('Indicator');
       const existing = await listDisaggregations(tx, member.orgId, indicatorId);
-      if (existing.some((d) => d.name.toLowerCase() === name.toLowerCase())) throw conflict(NAME_TAKEN);
+      if (existing.some((d) => d.name.toLowerCase() === name.toLowerCase())) throw duplicate(NAME_TAKEN);
       for (const other of existing) {
         const clash = other.categories.find((category) => lowered.includes(category.toLowerCase()));
         if (clash !== undefined) {
-          throw conflict(`Category ${clash} is already used by disaggregation ${other.name}`);
+          throw duplicate(`Category ${clash} is already used by disaggregation ${other.name}`);
         }
       }
       return insertDisaggregation(tx, member.orgId, indicatorId, { name, categories });
@@ -64,7 +64,7 @@ export class DisaggregationService {
       const found = (await listDisaggregations(tx, member.orgId, indicatorId)).find((d) => d.id === id);
       if (!found) throw notFound('Disaggregation');
       if (await this.dependents.holdCategories(tx, member.orgId, indicatorId, found.categories)) {
-        throw conflict('Disaggregation is used by indicator reports');
+        throw hasDependents('Disaggregation is used by indicator reports');
       }
       await deleteDisaggregation(tx, member.orgId, indicatorId, id);
     });

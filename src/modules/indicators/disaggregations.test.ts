@@ -12,6 +12,7 @@ import {
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  conflictBody,
 } from '../../../test/helpers/http.js';
 import {
   indicatorUrl,
@@ -55,8 +56,6 @@ async function stored(indicatorId: string) {
     .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id))
     .map((row) => ({ id: row.id, name: row.name, categories: row.categories }));
 }
-
-const conflictBody = (message: string) => ({ statusCode: 409, message, error: 'Conflict' });
 
 describe('POST /orgs/:orgId/indicators/:id/disaggregations', () => {
   it('creates a disaggregation (201) with its name and categories trimmed', async () => {

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { ALL_ROLES, MANAGERS, memberOf } from '../../http/access.js';
 import { errorResponse } from '../../http/errors.js';
-import { Collection, PageQuery, paginate } from '../../http/pagination.js';
+import { Collection, CollectionOfEither, PageQuery, paginate } from '../../http/pagination.js';
 import { NoContent, Params } from '../../http/schemas.js';
 import { DisaggregationService } from './disaggregations.service.js';
 import {
@@ -31,6 +31,7 @@ export const indicatorRoutes: FastifyPluginAsyncTypebox<
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'listIndicators',
         tags,
         summary: 'Indicators of the organization, or indicator+project pairs in a progress band',
         description:
@@ -43,7 +44,7 @@ export const indicatorRoutes: FastifyPluginAsyncTypebox<
           'are accepted too. Reporters get only the projects assigned to them.',
         params: Params('orgId'),
         querystring: IndicatorListQuery,
-        response: { 200: Type.Union([Collection(IndicatorProgress), Collection(Indicator)]) },
+        response: { 200: CollectionOfEither(IndicatorProgress, Indicator) },
       },
     },
     async (request) => {
@@ -63,6 +64,7 @@ export const indicatorRoutes: FastifyPluginAsyncTypebox<
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'createIndicator',
         tags,
         summary: 'Create an indicator',
         description:
@@ -85,7 +87,13 @@ export const indicatorRoutes: FastifyPluginAsyncTypebox<
     '/orgs/:orgId/indicators/:id',
     {
       config: { access: { roles: ALL_ROLES } },
-      schema: { tags, summary: 'One indicator', params: Params('orgId', 'id'), response: { 200: Indicator } },
+      schema: {
+        operationId: 'getIndicator',
+        tags,
+        summary: 'One indicator',
+        params: Params('orgId', 'id'),
+        response: { 200: Indicator },
+      },
     },
     (request) => indicators.get(memberOf(request), request.params.id),
   );
@@ -95,6 +103,7 @@ export const indicatorRoutes: FastifyPluginAsyncTypebox<
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'updateIndicator',
         tags,
         summary: 'Edit an indicator',
         description:
@@ -118,6 +127,7 @@ export const indicatorRoutes: FastifyPluginAsyncTypebox<
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'deleteIndicator',
         tags,
         summary: 'Delete an indicator',
         description:
@@ -138,6 +148,7 @@ export const indicatorRoutes: FastifyPluginAsyncTypebox<
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'listDisaggregations',
         tags,
         summary: 'Disaggregations of an indicator',
         description: 'In creation order.',
@@ -154,6 +165,7 @@ export const indicatorRoutes: FastifyPluginAsyncTypebox<
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'createDisaggregation',
         tags,
         summary: 'Add a disaggregation',
         description:
@@ -176,6 +188,7 @@ export const indicatorRoutes: FastifyPluginAsyncTypebox<
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'deleteDisaggregation',
         tags,
         summary: 'Remove a disaggregation',
         description: 'Refused (409) while a report of the indicator holds a value for one of its categories.',

@@ -47,7 +47,7 @@ export const Indicator = Type.Object(
     createdAt: Timestamp(),
     updatedAt: Timestamp(),
   },
-  { description: 'An indicator definition of the organization' },
+  { title: 'Indicator', description: 'An indicator definition of the organization' },
 );
 
 const optionalFields = {
@@ -76,12 +76,13 @@ const IS_FORMULA = {
 
 export const CreateIndicatorBody = Body(
   { name: fields.name, code: fields.code, unit: fields.unit, ...optionalFields },
-  { if: IS_FORMULA, else: { required: ['aggregationMethod'] } },
+  { title: 'IndicatorCreate', if: IS_FORMULA, else: { required: ['aggregationMethod'] } },
 );
 
 /** Any subset of the create fields. */
 export const UpdateIndicatorBody = Type.Partial(
   Body({ name: fields.name, code: fields.code, unit: fields.unit, ...optionalFields }),
+  { title: 'IndicatorUpdate' },
 );
 
 export const ProgressStatusSchema = Type.Unsafe<(typeof PROGRESS_STATUSES)[number]>({
@@ -104,7 +105,7 @@ export const Progress = Type.Object(
     status: ProgressStatusSchema,
     gap: Nullable(Type.Number({ description: 'target − value' })),
   },
-  { description: 'Progress score (DECISIONS.md section 8)' },
+  { title: 'Progress', description: 'Progress score (DECISIONS.md section 8)' },
 );
 
 export const IndicatorProgress = Type.Object(
@@ -113,28 +114,34 @@ export const IndicatorProgress = Type.Object(
     project: Type.Object({ id: Uuid(), name: Type.String() }),
     progress: Progress,
   },
-  { description: 'An indicator in one project with its progress score' },
+  { title: 'IndicatorProgress', description: 'An indicator in one project with its progress score' },
 );
 
-export const Disaggregation = Type.Object({
-  id: Uuid(),
-  indicatorId: Uuid(),
-  name: Type.String(),
-  categories: Type.Array(Type.String()),
-  createdAt: Timestamp(),
-});
+export const Disaggregation = Type.Object(
+  {
+    id: Uuid(),
+    indicatorId: Uuid(),
+    name: Type.String(),
+    categories: Type.Array(Type.String()),
+    createdAt: Timestamp(),
+  },
+  { title: 'Disaggregation' },
+);
 
-export const CreateDisaggregationBody = Body({
-  name: Text(100),
-  categories: Type.Array(Text(100), {
-    minItems: 1,
-    maxItems: 50,
-    uniqueItems: true,
-    description:
-      '1 to 50 category names, unique within the indicator’s disaggregations whatever their case; ' +
-      'they are the keys of an indicator report’s disaggregatedValues.',
-  }),
-});
+export const CreateDisaggregationBody = Body(
+  {
+    name: Text(100),
+    categories: Type.Array(Text(100), {
+      minItems: 1,
+      maxItems: 50,
+      uniqueItems: true,
+      description:
+        '1 to 50 category names, unique within the indicator’s disaggregations whatever their case; ' +
+        'they are the keys of an indicator report’s disaggregatedValues.',
+    }),
+  },
+  { title: 'DisaggregationCreate' },
+);
 
 const Year = () => Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 1900, maximum: 2200 });
 
@@ -149,18 +156,27 @@ export const ProjectIndicator = Type.Object(
     updatedAt: Timestamp(),
     indicator: Indicator,
   },
-  { description: 'An indicator tracked by a project, with the project’s target and baseline' },
+  {
+    title: 'ProjectIndicator',
+    description: 'An indicator tracked by a project, with the project’s target and baseline',
+  },
 );
 
-export const LinkIndicatorBody = Body({
-  indicatorId: Uuid('An indicator of this organization'),
-  target: Type.Optional(NullableNumber({ description: 'Target over the life of the project' })),
-  baseline: Type.Optional(NullableNumber({ description: 'Value before the project' })),
-  baselineYear: Type.Optional(Year()),
-});
+export const LinkIndicatorBody = Body(
+  {
+    indicatorId: Uuid('An indicator of this organization'),
+    target: Type.Optional(NullableNumber({ description: 'Target over the life of the project' })),
+    baseline: Type.Optional(NullableNumber({ description: 'Value before the project' })),
+    baselineYear: Type.Optional(Year()),
+  },
+  { title: 'ProjectIndicatorCreate' },
+);
 
-export const UpdateLinkBody = Body({
-  target: Type.Optional(NullableNumber({ description: 'Target over the life of the project' })),
-  baseline: Type.Optional(NullableNumber({ description: 'Value before the project' })),
-  baselineYear: Type.Optional(Year()),
-});
+export const UpdateLinkBody = Body(
+  {
+    target: Type.Optional(NullableNumber({ description: 'Target over the life of the project' })),
+    baseline: Type.Optional(NullableNumber({ description: 'Value before the project' })),
+    baselineYear: Type.Optional(Year()),
+  },
+  { title: 'ProjectIndicatorUpdate' },
+);

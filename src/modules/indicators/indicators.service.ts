@@ -3,7 +3,14 @@ import { transaction, type Db } from '../../db/client.js';
 import type { ProgressStatus } from '../../lib/scoring.js';
 import type { IndicatorDependents } from './indicator-dependents.js';
 import type { Member } from '../../http/access.js';
-import { badRequest, conflict, notFound, refusedDelete, refusedDuplicate } from '../../http/errors.js';
+import {
+  badRequest,
+  duplicate,
+  hasDependents,
+  notFound,
+  refusedDelete,
+  refusedDuplicate,
+} from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { FormulaError, parseFormula } from '../../lib/formula.js';
 import { requireProject } from '../projects/project-scope.js';
@@ -112,7 +119,7 @@ export class IndicatorService {
     const formula = definition.formula === null ? null : parsed(definition.formula);
     return transaction(this.db, async (tx) => {
       await lockIndicatorsOf(tx, member.orgId);
-      if (await indicatorCodeTaken(tx, member.orgId, definition.code)) throw conflict(CODE_TAKEN);
+      if (await indicatorCodeTaken(tx, member.orgId, definition.code)) throw duplicate(CODE_TAKEN);
       await this.checkResultNode(tx, member.orgId, input.resultNodeId);
       const inputIds = formula ? await resolveInputs(tx, member.orgId, definition.code, formula.codes) : [];
       const row = await insertIndicator(tx, member.orgId, {
@@ -139,14 +146,16 @@ export class IndicatorService {
       const next = nextDefinition(current, input);
 
       if (next.code.toLowerCase() !== current.code.toLowerCase()) {
-        if (await indicatorCodeTaken(tx, member.orgId, next.code, id)) throw conflict(CODE_TAKEN);
+        if (await indicatorCodeTaken(tx, member.orgId, next.code, id)) throw duplicate(CODE_TAKEN);
         const users = await formulasUsing(tx, member.orgId, id);
         if (users.length > 0) {
-          throw conflict(`Indicator code is used in the formula of ${users.map((u) => u.code).join(', ')}`);
+          throw hasDependents(
+            `Indicator code is used in the formula of ${users.map((u) => u.code).join(', ')}`,
+          );
         }
       }
       if (next.isFormula && !current.isFormula && (await this.dependents.hasReports(tx, member.orgId, id))) {
-        throw conflict('Indicator has indicator reports; a formula indicator cannot have any');
+        throw hasDependents('Indicator has indicator reports; a formula indicator cannot have any');
       }
       await this.checkResultNode(tx, member.orgId, input.resultNodeId);
       if (next.formula !== current.formula || next.isFormula !== current.isFormula) {
@@ -178,10 +187,10 @@ export class IndicatorService {
       if (!(await findIndicator(tx, member.orgId, id))) throw notFound('Indicator');
       // Reports first, as the contract's message has always said; forms then refuse by foreign key.
       if (await this.dependents.hasReports(tx, member.orgId, id))
-        throw conflict('Indicator has indicator reports');
+        throw hasDependents('Indicator has indicator reports');
       const users = await formulasUsing(tx, member.orgId, id);
       if (users.length > 0) {
-        throw conflict(`Indicator is used in the formula of ${users.map((u) => u.code).join(', ')}`);
+        throw hasDependents(`Indicator is used in the formula of ${users.map((u) => u.code).join(', ')}`);
       }
       // Indicator reports and forms of its project links refuse through their foreign keys.
       await deleteIndicator(tx, member.orgId, id);

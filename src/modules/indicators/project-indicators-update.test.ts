@@ -211,6 +211,7 @@ describe('DELETE /orgs/:orgId/projects/:projectId/indicators/:indicatorId', () =
       statusCode: 409,
       message: 'Indicator has indicator reports in this project',
       error: 'Conflict',
+      code: 'has_dependents' as const,
     };
     expectError(
       await call(t.app, 'DELETE', linkUrl(project.id, indicator.id), { as: team.officer }),

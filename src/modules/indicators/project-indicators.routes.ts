@@ -18,6 +18,7 @@ export const projectIndicatorRoutes: FastifyPluginAsyncTypebox<AppContext> = asy
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'listProjectIndicators',
         tags,
         summary: 'Indicators linked to a project',
         description:
@@ -36,6 +37,7 @@ export const projectIndicatorRoutes: FastifyPluginAsyncTypebox<AppContext> = asy
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'linkProjectIndicator',
         tags,
         summary: 'Link an indicator to a project',
         description:
@@ -55,6 +57,7 @@ export const projectIndicatorRoutes: FastifyPluginAsyncTypebox<AppContext> = asy
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'updateProjectIndicator',
         tags,
         summary: 'Edit a project’s target and baseline for an indicator',
         description: 'Any subset of target, baseline, baselineYear; null clears. Not linked: 404.',
@@ -72,6 +75,7 @@ export const projectIndicatorRoutes: FastifyPluginAsyncTypebox<AppContext> = asy
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'unlinkProjectIndicator',
         tags,
         summary: 'Unlink an indicator from a project',
         description: 'Refused (409) while the project has reports of the indicator. Not linked: 404.',

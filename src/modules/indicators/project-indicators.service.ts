@@ -1,6 +1,6 @@
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { conflict, notFound, pgErrorCode, refusedDelete } from '../../http/errors.js';
+import { duplicate, notFound, pgErrorCode, refusedDelete } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { requireProject } from '../projects/project-scope.js';
 import { findIndicator } from './indicators.repo.js';
@@ -32,7 +32,7 @@ export class ProjectIndicatorService {
     const { indicatorId, ...values } = input;
     await insertLink(this.db, member.orgId, projectId, indicatorId, values).catch((err: unknown) => {
       const { code } = pgErrorCode(err);
-      if (code === '23505') throw conflict('Indicator is already linked to the project');
+      if (code === '23505') throw duplicate('Indicator is already linked to the project');
       // The project or the indicator was deleted meanwhile.
       if (code === '23503') throw notFound('Indicator');
       throw err;

@@ -86,6 +86,7 @@ describe('POST /orgs/:orgId/projects/:projectId/indicators', () => {
       statusCode: 409,
       message: 'Indicator is already linked to the project',
       error: 'Conflict',
+      code: 'duplicate',
     });
     expect(await storedLinks(project.id)).toEqual([
       { indicatorId: indicator.id, target: 10, baseline: null, baselineYear: null },

@@ -164,6 +164,7 @@ describe('POST /invitations/:token/accept', () => {
       statusCode: 409,
       message: 'You are already a member of this organization',
       error: 'Conflict',
+      code: 'duplicate',
     });
     const members = (await call(t.app, 'GET', `/orgs/${own.org.id}/members`, { as: own.admin })).body as {
       userId: string;

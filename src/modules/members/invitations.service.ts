@@ -1,6 +1,6 @@
 import { transaction, type Db } from '../../db/client.js';
 import type { Session } from '../../http/access.js';
-import { conflict, forbidden, notFound } from '../../http/errors.js';
+import { duplicate, forbidden, notFound } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { hashToken } from '../../lib/ids.js';
 import { findUserById } from '../auth/auth.repo.js';
@@ -51,7 +51,7 @@ export class InvitationService {
       const { invitation, organization } = found;
       if (!user || invitation.email !== user.email) throw forbidden();
       if (!(await insertMember(tx, organization.id, { userId: user.id, role: invitation.role }))) {
-        throw conflict('You are already a member of this organization');
+        throw duplicate('You are already a member of this organization');
       }
       await markInvitationAccepted(tx, organization.id, invitation.id);
       // The invitation was emailed to this address and the user followed its link: the address is proven.

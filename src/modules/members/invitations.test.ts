@@ -202,6 +202,7 @@ describe('POST /orgs/:orgId/members (invite)', () => {
         statusCode: 409,
         message: 'This user is already a member of the organization',
         error: 'Conflict',
+        code: 'duplicate',
       });
     }
   });

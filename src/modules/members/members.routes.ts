@@ -29,6 +29,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'listMembers',
         tags,
         summary: 'Members of the organization',
         description: 'Sorted by join date, then user id.',
@@ -46,6 +47,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
       preValidation: normalizeEmailField,
       config: { access: { roles: ADMINS } },
       schema: {
+        operationId: 'inviteMember',
         tags,
         summary: 'Invite someone by email',
         description:
@@ -68,6 +70,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
     {
       config: { access: { roles: ADMINS } },
       schema: {
+        operationId: 'changeMemberRole',
         tags,
         summary: "Change a member's role",
         description: 'Demoting the last org_admin: 409. Takes effect on the member’s next request.',
@@ -84,6 +87,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
     {
       config: { access: { roles: ADMINS, orSelf: 'userId' } },
       schema: {
+        operationId: 'removeMember',
         tags,
         summary: 'Remove a member, or leave',
         description:
@@ -104,6 +108,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
     {
       config: { access: { roles: ADMINS } },
       schema: {
+        operationId: 'listInvitations',
         tags,
         summary: 'Open invitations',
         description:
@@ -121,6 +126,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
     {
       config: { access: { roles: ADMINS } },
       schema: {
+        operationId: 'revokeInvitation',
         tags,
         summary: 'Revoke an open invitation',
         description: 'Its link stops working at once.',
@@ -139,6 +145,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
     {
       config: { access: 'public' },
       schema: {
+        operationId: 'getInvitation',
         tags,
         summary: 'What an invitation link offers',
         description:
@@ -161,6 +168,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
     {
       config: { access: 'signed-in' },
       schema: {
+        operationId: 'acceptInvitation',
         tags,
         summary: 'Accept an invitation',
         description:

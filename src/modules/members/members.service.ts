@@ -1,7 +1,7 @@
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { conflict, notFound } from '../../http/errors.js';
+import { duplicate, hasDependents, notFound } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { newSecretToken } from '../../lib/ids.js';
 import { recordFeedEventBy } from '../feed/feed.service.js';
@@ -43,7 +43,7 @@ export class MemberService {
       const target = await findMember(tx, member.orgId, userId);
       if (!target) throw notFound('Member');
       if (target.role === 'org_admin' && role !== 'org_admin' && admins.length === 1)
-        throw conflict(LAST_ADMIN);
+        throw hasDependents(LAST_ADMIN);
       await setMemberRole(tx, member.orgId, userId, role);
       return { ...target, role };
     });
@@ -55,7 +55,7 @@ export class MemberService {
       const admins = await lockAdmins(tx, member.orgId);
       const target = await findMember(tx, member.orgId, userId);
       if (!target) throw notFound('Member');
-      if (target.role === 'org_admin' && admins.length === 1) throw conflict(LAST_ADMIN);
+      if (target.role === 'org_admin' && admins.length === 1) throw hasDependents(LAST_ADMIN);
       await deleteMember(tx, member.orgId, userId);
     });
   }
@@ -67,7 +67,7 @@ export class MemberService {
     const link = `${this.config.appUrl}/invitations/${token}`;
     const invitation = await transaction(this.db, async (tx) => {
       if (await isMemberByEmail(tx, member.orgId, input.email)) {
-        throw conflict('This user is already a member of the organization');
+        throw duplicate('This user is already a member of the organization');
       }
       const row = await replaceInvitation(tx, member.orgId, {
         email: input.email,

@@ -12,7 +12,14 @@ import {
   type Team,
   type TestUser,
 } from '../../../test/helpers/factories.js';
-import { call, FORBIDDEN, notFoundBody, UNAUTHORIZED, TIMESTAMP } from '../../../test/helpers/http.js';
+import {
+  call,
+  FORBIDDEN,
+  notFoundBody,
+  UNAUTHORIZED,
+  TIMESTAMP,
+  badRequestAt,
+} from '../../../test/helpers/http.js';
 import { projectMembers } from '../projects/projects.tables.js';
 import { orgMembers } from '../orgs/orgs.tables.js';
 
@@ -23,6 +30,7 @@ const LAST_ADMIN = {
   statusCode: 409,
   message: 'The last org_admin of an organization can be neither demoted nor removed',
   error: 'Conflict',
+  code: 'has_dependents' as const,
 };
 
 beforeAll(async () => {
@@ -97,11 +105,9 @@ describe('GET /orgs/:orgId/members', () => {
     const url = membersUrl(team.org.id);
     const tooMany = await call(t.app, 'GET', `${url}?limit=101`, { as: team.admin });
     expect(tooMany.status).toBe(400);
-    expect(tooMany.body).toEqual({
-      statusCode: 400,
-      message: ['limit must not be greater than 100'],
-      error: 'Bad Request',
-    });
+    expect(tooMany.body).toEqual(
+      badRequestAt(['query', '/limit', 'maximum', 'limit must not be greater than 100']),
+    );
     const pageZero = await call(t.app, 'GET', `${url}?page=0&limit=0`, { as: team.admin });
     expect(pageZero.status).toBe(400);
     expect(pageZero.body.message).toEqual(
@@ -209,11 +215,9 @@ describe('PATCH /orgs/:orgId/members/:userId', () => {
     const url = memberUrl(team.org.id, team.viewer.id);
     const badRole = await call(t.app, 'PATCH', url, { as: team.admin, body: { role: 'owner' } });
     expect(badRole.status).toBe(400);
-    expect(badRole.body).toEqual({
-      statusCode: 400,
-      message: ['role must be one of org_admin, me_officer, reporter, viewer'],
-      error: 'Bad Request',
-    });
+    expect(badRole.body).toEqual(
+      badRequestAt(['body', '/role', 'enum', 'role must be one of org_admin, me_officer, reporter, viewer']),
+    );
     const missing = await call(t.app, 'PATCH', url, { as: team.admin, body: { userId: team.viewer.id } });
     expect(missing.status).toBe(400);
     expect(missing.body.message).toEqual(

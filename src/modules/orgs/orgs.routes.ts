@@ -23,6 +23,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
     {
       config: { access: 'signed-in' },
       schema: {
+        operationId: 'listMyOrganizations',
         tags,
         summary: "The caller's organizations with their role",
         description: 'Sorted by name, then id.',
@@ -38,12 +39,14 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
     {
       config: { access: 'signed-in' },
       schema: {
+        operationId: 'createOrganization',
         tags,
         summary: 'Create an organization',
         description:
           'The caller becomes its org_admin. The `jwt` cookie is re-issued with the new organizationId; ' +
           'bearer clients call `POST /auth/token` with `organizationId` for a matching token. Taken code: 409.',
         body: CreateOrganizationBody,
+        setsCookie: true,
         response: { 201: Organization, 409: errorResponse('The code is taken') },
       },
     },
@@ -58,7 +61,13 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
     '/orgs/:orgId',
     {
       config: { access: { roles: ALL_ROLES } },
-      schema: { tags, summary: 'An organization', params: Params('orgId'), response: { 200: Organization } },
+      schema: {
+        operationId: 'getOrganization',
+        tags,
+        summary: 'An organization',
+        params: Params('orgId'),
+        response: { 200: Organization },
+      },
     },
     (request) => organizations.get(memberOf(request).orgId),
   );
@@ -68,6 +77,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
     {
       config: { access: { roles: ADMINS } },
       schema: {
+        operationId: 'updateOrganization',
         tags,
         summary: 'Change name, code or logo',
         description: 'Any subset of the fields; `logoUrl: null` removes the logo. Taken code: 409.',

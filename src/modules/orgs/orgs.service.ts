@@ -1,6 +1,6 @@
 import { transaction, type Db } from '../../db/client.js';
 import type { Session } from '../../http/access.js';
-import { conflict, notFound, refusedDuplicate } from '../../http/errors.js';
+import { duplicate, notFound, refusedDuplicate } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import type { Sessions } from '../../http/session.js';
 import {
@@ -37,7 +37,7 @@ export class OrganizationService {
         code: input.code,
         logoUrl: input.logoUrl,
       });
-      if (!created) throw conflict(CODE_TAKEN);
+      if (!created) throw duplicate(CODE_TAKEN);
       await insertMember(tx, created.id, { userId: session.userId, role: 'org_admin' });
       return created;
     });
@@ -58,7 +58,7 @@ export class OrganizationService {
 
   async update(orgId: string, changes: { name?: string; code?: string; logoUrl?: string | null }) {
     if (changes.code !== undefined && (await organizationCodeTaken(this.db, changes.code, orgId))) {
-      throw conflict(CODE_TAKEN);
+      throw duplicate(CODE_TAKEN);
     }
     const values = {
       ...(changes.name !== undefined && { name: changes.name.trim() }),

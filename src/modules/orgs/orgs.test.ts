@@ -63,6 +63,7 @@ describe('POST /orgs', () => {
       statusCode: 409,
       message: 'An organization with this code already exists',
       error: 'Conflict',
+      code: 'duplicate',
     });
   });
 

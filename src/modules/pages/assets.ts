@@ -19,6 +19,7 @@ export interface Asset {
  */
 export class Assets {
   private readonly urls = new Map<string, string>();
+  private readonly byFile = new Map<string, Asset>();
   readonly byName = new Map<string, Asset>();
 
   constructor(folder = new URL('./assets/', import.meta.url)) {
@@ -30,6 +31,7 @@ export class Assets {
       const hash = createHash('sha256').update(body).digest('hex').slice(0, 10);
       const name = file.replace(new RegExp(`\\.${extension}$`), `.${hash}.${extension}`);
       this.byName.set(name, { name, type, body });
+      this.byFile.set(file, { name: file, type, body });
       this.urls.set(file, `/assets/${name}`);
     }
   }
@@ -38,5 +40,12 @@ export class Assets {
     const url = this.urls.get(file);
     if (!url) throw new Error(`no asset ${file}`);
     return url;
+  }
+
+  /** A file under its own name, for what must keep one address across versions (a service worker). */
+  unversioned(file: string): Asset {
+    const asset = this.byFile.get(file);
+    if (!asset) throw new Error(`no asset ${file}`);
+    return asset;
   }
 }

@@ -96,15 +96,36 @@ function fieldBlock(field: FormField): Html {
   </div> `;
 }
 
-/** The respondent's page: every field, skip logic and checks in form.js, the server has the last word. */
+/** The form pages' service worker: under /f/ so that its scope covers every form page (form-worker.js). */
+export const FORM_WORKER_PATH = '/f/form-worker.js';
+
+/** The answers kept on this device: how many wait, which were refused (outbox-panel.js). */
+const outbox = html`<div class="outbox" data-outbox>
+  <p role="status" data-outbox-count></p>
+  <p data-outbox-actions hidden>
+    <button type="button" class="secondary" data-send-now>Send now</button>
+  </p>
+  <section data-refused-answers hidden aria-labelledby="refused-heading">
+    <h2 id="refused-heading">Answers to correct</h2>
+    <ul class="refused" data-refused></ul>
+  </section>
+</div>`;
+
+/**
+ * The respondent's page: every field, skip logic and checks in form.js, the server has the last word.
+ * Answers are kept on the device until the server has them, so the page works without a connection.
+ */
 export function formPage(form: PublicFormView, token: string): PageContent {
   const closes = form.closesAt ? new Date(form.closesAt) : null;
   return {
     title: form.title,
-    scripts: ['common.js', 'form.js'],
-    main: html`<form
+    scripts: ['common.js', 'answer-store.js', 'outbox.js', 'outbox-panel.js', 'form.js'],
+    main: html`${outbox}
+      <form
         class="respondent"
+        data-form="${token}"
         data-submit-url="/forms/public/${encodeURIComponent(token)}/submit"
+        data-worker="${FORM_WORKER_PATH}"
         novalidate
       >
         <h1>${form.title}</h1>
@@ -115,11 +136,26 @@ export function formPage(form: PublicFormView, token: string): PageContent {
         ${form.fields.map(fieldBlock)}
         <button type="submit" disabled data-ready>Send</button>
         <p class="hint" data-progress aria-live="polite"></p>
+        <p class="hint" data-offline-ready hidden>
+          This form is kept on this device: it opens and takes answers without a connection too.
+        </p>
       </form>
       <section class="thanks" data-thanks hidden tabindex="-1">
         <h1>Thank you</h1>
         <p>Your answers to “${form.title}” were received.</p>
-        <p><a href="">Send another response</a></p>
+        <p><button type="button" class="secondary" data-another>Send another response</button></p>
+      </section>
+      <section class="thanks" data-saved hidden tabindex="-1">
+        <h1>Saved on this device</h1>
+        <p>
+          Your answers to “${form.title}” are kept here and will be sent as soon as there is a connection,
+          even if you close this page.
+        </p>
+        <p><button type="button" class="secondary" data-another>Fill in another response</button></p>
+      </section>
+      <section class="notice" data-closed hidden tabindex="-1">
+        <h1>This form is closed</h1>
+        <p>It is no longer accepting responses. The answers it turned away are kept on this device.</p>
       </section>`,
   };
 }

@@ -1,4 +1,3 @@
-import compress from '@fastify/compress';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
@@ -10,7 +9,7 @@ import { InvitationService } from '../members/invitations.service.js';
 import { SharingService } from '../reports/sharing.service.js';
 import { invitationPage, resetPasswordPage, verifyEmailPage } from './account-pages.js';
 import { Assets } from './assets.js';
-import { formPage } from './form-page.js';
+import { FORM_WORKER_PATH, formPage } from './form-page.js';
 import { layout, notice, PAGE_POLICY, type PageContent } from './layout.js';
 import { reportPage } from './report-page.js';
 
@@ -88,7 +87,7 @@ function send(reply: FastifyReply, assets: Assets, content: PageContent, status 
  * untrusted value escaped; small scripts from ./assets, no framework, no build step.
  */
 export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
-  await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip'] });
+  // Compressed by the app's one @fastify/compress registration (src/http/compression.ts).
   const assets = new Assets();
   const submissions = new SubmissionService(ctx.db, ctx.storage);
   const sharing = new SharingService(ctx.db, ctx.config, ctx.storage);
@@ -112,6 +111,8 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
       // (many people may share one address: a training hall on one phone's connection).
       config: { access: 'public', rateLimitBucket: 'none' },
       schema: {
+        // Named by a hash of their content and linked only from the pages: no client could call them.
+        hide: true,
         tags,
         summary: "The public pages' stylesheet and scripts",
         description:
@@ -128,11 +129,43 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     },
   );
 
+  const formWorker = assets.unversioned('form-worker.js');
+  app.get(
+    FORM_WORKER_PATH,
+    {
+      // Fetched by browsers when a form page opens and about once a day after: served from memory.
+      config: { access: 'public', rateLimitBucket: 'none' },
+      schema: {
+        // Registered by the form page itself; not an operation a client calls.
+        hide: true,
+        tags,
+        summary: "The form pages' service worker",
+        description:
+          'JavaScript the form page registers (scope /f/) so that a form opened once opens again without a ' +
+          'connection: the page comes from the network when it answers within 3 s, else from the copy kept ' +
+          'at the last visit (a 404 or 410 page drops that copy); scripts and the stylesheet from the copy ' +
+          'kept. Nothing else is cached: answers are kept by the page in IndexedDB, each with its own ' +
+          'Idempotency-Key, and sent when the connection returns. A fixed address revalidated on each use ' +
+          '(no-cache), so a new version reaches browsers at their next visit. Not rate limited.',
+        produces: ['text/javascript'],
+        response: {
+          200: {
+            description: 'The service worker',
+            content: { 'text/javascript': { schema: { type: 'string' } } },
+          },
+        },
+      },
+    },
+    async (_request, reply) =>
+      reply.headers({ 'content-type': formWorker.type, 'cache-control': 'no-cache' }).send(formWorker.body),
+  );
+
   app.get(
     '/f/:token',
     {
       config: page,
       schema: {
+        operationId: 'getFormPage',
         tags,
         summary: 'The form page for respondents ({APP_URL}/f/<token>)',
         description:
@@ -160,6 +193,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     {
       config: page,
       schema: {
+        operationId: 'getSharedReportPage',
         tags,
         summary: 'The shared report page for donors ({APP_URL}/r/<token>)',
         description:
@@ -194,6 +228,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     {
       config: page,
       schema: {
+        operationId: 'getResetPasswordPage',
         tags,
         summary: 'The password reset page ({APP_URL}/reset-password?token=<token>)',
         description:
@@ -212,6 +247,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     {
       config: page,
       schema: {
+        operationId: 'getVerifyEmailPage',
         tags,
         summary: 'The email verification page ({APP_URL}/verify-email?token=<token>)',
         description:

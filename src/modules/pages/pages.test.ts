@@ -198,7 +198,12 @@ describe('the invitation page', () => {
     expect(heading(page.body)).toBe('This invitation is no longer valid');
     const res = await call(t.app, 'GET', '/invitations/unknown-token');
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ statusCode: 404, message: 'Invitation not found', error: 'Not Found' });
+    expect(res.body).toEqual({
+      statusCode: 404,
+      message: 'Invitation not found',
+      error: 'Not Found',
+      code: 'not_found',
+    });
   });
 });
 
@@ -258,7 +263,12 @@ describe('the pages’ scripts and stylesheet', () => {
     }
     const missing = await call(t.app, 'GET', '/assets/form.0000000000.js');
     expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({ statusCode: 404, message: 'Asset not found', error: 'Not Found' });
+    expect(missing.body).toEqual({
+      statusCode: 404,
+      message: 'Asset not found',
+      error: 'Not Found',
+      code: 'not_found',
+    });
   });
 
   it('compresses pages and scripts for clients that take it, and counts them in the public rate limit', async () => {

@@ -16,7 +16,12 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const periodUrl = (id: string) => `/orgs/${team.org.id}/reporting-periods/${id}`;
-const LOCKED = { statusCode: 409, message: 'Reporting period is locked', error: 'Conflict' };
+const LOCKED = {
+  statusCode: 409,
+  message: 'Reporting period is locked',
+  error: 'Conflict',
+  code: 'period_locked' as const,
+};
 
 async function stored(id: string): Promise<PeriodRow> {
   const [row] = await t.database.db.select().from(reportingPeriods).where(eq(reportingPeriods.id, id));

@@ -12,6 +12,7 @@ import {
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  conflictBody,
 } from '../../../test/helpers/http.js';
 import { createPeriod, periodJson, type PeriodRow } from '../../../test/helpers/periods.js';
 import { reportingPeriods } from './periods.tables.js';
@@ -26,7 +27,6 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const periodUrl = (id: string, orgId = team.org.id) => `/orgs/${orgId}/reporting-periods/${id}`;
-const conflictBody = (message: string) => ({ statusCode: 409, message, error: 'Conflict' });
 
 async function stored(id: string): Promise<PeriodRow | undefined> {
   const [row] = await t.database.db.select().from(reportingPeriods).where(eq(reportingPeriods.id, id));

@@ -21,6 +21,7 @@ export const reportingPeriodRoutes: FastifyPluginAsyncTypebox<
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'listReportingPeriods',
         tags,
         summary: 'Reporting periods of a project',
         description:
@@ -33,11 +34,30 @@ export const reportingPeriodRoutes: FastifyPluginAsyncTypebox<
     (request) => periods.list(memberOf(request), request.params.projectId, request.query),
   );
 
+  app.get(
+    '/orgs/:orgId/reporting-periods/:id',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        tags,
+        operationId: 'getReportingPeriod',
+        summary: 'A reporting period',
+        description:
+          'With its lock state (isLocked, lockedAt, lockedBy). Reporters may read only periods of projects ' +
+          'assigned to them (403 otherwise).',
+        params: Params('orgId', 'id'),
+        response: { 200: ReportingPeriod },
+      },
+    },
+    (request) => periods.get(memberOf(request), request.params.id),
+  );
+
   app.post(
     '/orgs/:orgId/projects/:projectId/reporting-periods',
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'createReportingPeriod',
         tags,
         summary: 'Create a reporting period',
         description:
@@ -59,6 +79,7 @@ export const reportingPeriodRoutes: FastifyPluginAsyncTypebox<
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'updateReportingPeriod',
         tags,
         summary: 'Edit, lock or unlock a reporting period',
         description:
@@ -86,6 +107,7 @@ export const reportingPeriodRoutes: FastifyPluginAsyncTypebox<
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'deleteReportingPeriod',
         tags,
         summary: 'Delete a reporting period',
         description: 'A locked period, or one with indicator reports or form submissions: 409.',

@@ -1,7 +1,16 @@
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { dateOrderProblem } from '../../lib/dates.js';
-import { badRequest, conflict, forbidden, notFound, refusedDelete } from '../../http/errors.js';
+import {
+  PERIOD_LOCKED,
+  badRequest,
+  conflict,
+  forbidden,
+  hasDependents,
+  notFound,
+  periodLocked,
+  refusedDelete,
+} from '../../http/errors.js';
 import type { SubmissionsInPeriod } from './period-dependents.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { recordFeedEventBy } from '../feed/feed.service.js';
@@ -19,7 +28,7 @@ import {
   type ReportingPeriodRow,
 } from './periods.repo.js';
 
-export const PERIOD_LOCKED = 'Reporting period is locked';
+export { PERIOD_LOCKED };
 const END_BEFORE_START = 'endDate must not be before startDate';
 
 export interface NewPeriod {
@@ -50,6 +59,14 @@ export class ReportingPeriodService {
       count: () => countPeriods(this.db, member.orgId, projectId),
       list: (window) => listPeriods(this.db, member.orgId, projectId, window),
     });
+  }
+
+  /** One period; a reporter reads only those of assigned projects (403), as the list. */
+  async get(member: Member, id: string): Promise<ReportingPeriodRow> {
+    const period = await findPeriod(this.db, member.orgId, id);
+    if (!period) throw notFound('Reporting period');
+    await ensureProjectAccess(this.db, member, period.projectId);
+    return period;
   }
 
   async create(member: Member, projectId: string, input: NewPeriod): Promise<ReportingPeriodRow> {
@@ -87,7 +104,7 @@ export class ReportingPeriodService {
       const edits = sent.label === undefined ? sent : { ...sent, label: sent.label.trim() };
       const unlocking = isLocked === false && period.isLocked;
       if (unlocking && member.role !== 'org_admin') throw forbidden();
-      if (period.isLocked && Object.keys(edits).length > 0) throw conflict(PERIOD_LOCKED);
+      if (period.isLocked && Object.keys(edits).length > 0) throw periodLocked(409);
 
       if (unlocking) {
         const row = await updatePeriod(tx, member.orgId, id, {
@@ -123,12 +140,12 @@ export class ReportingPeriodService {
     await transaction(this.db, async (tx) => {
       const period = await findPeriod(tx, member.orgId, id, { lock: true });
       if (!period) throw notFound('Reporting period');
-      if (period.isLocked) throw conflict(PERIOD_LOCKED);
+      if (period.isLocked) throw periodLocked(409);
       // SPEC.md: a period with submissions (indicator reports, counted form submissions) or used by a
       // form cannot be deleted: their foreign keys refuse, and src/http/errors.ts says why. Reports and
       // counted submissions share-lock the period as they are written, so the answer below holds.
       for (const holds of this.submissionsIn) {
-        if (await holds(tx, member.orgId, id)) throw conflict('Reporting period has submissions');
+        if (await holds(tx, member.orgId, id)) throw hasDependents('Reporting period has submissions');
       }
       await deletePeriod(tx, member.orgId, id);
     }).catch(refusedDelete('Reporting period'));
@@ -142,7 +159,7 @@ async function ensureNoOverlap(
   range: { startDate: string; endDate: string; exceptId?: string },
 ): Promise<void> {
   const overlap = await findOverlappingPeriod(tx, orgId, projectId, range);
-  if (overlap) throw conflict(`Reporting period overlaps ${overlap.label}`);
+  if (overlap) throw conflict(`Reporting period overlaps ${overlap.label}`, 'overlap');
 }
 
 async function recordLockEvent(

@@ -12,6 +12,7 @@ import {
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  conflictBody,
 } from '../../../test/helpers/http.js';
 import { createPeriod, periodJson } from '../../../test/helpers/periods.js';
 import { reportingPeriods } from './periods.tables.js';
@@ -27,7 +28,6 @@ afterAll(() => t.close());
 
 const periodsUrl = (projectId: string, orgId = team.org.id) =>
   `/orgs/${orgId}/projects/${projectId}/reporting-periods`;
-const conflictBody = (message: string) => ({ statusCode: 409, message, error: 'Conflict' });
 
 async function periodRows(projectId: string) {
   return t.database.db

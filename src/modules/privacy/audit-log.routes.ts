@@ -18,6 +18,7 @@ export const auditLogRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
     {
       config: { access: { roles: ADMINS } },
       schema: {
+        operationId: 'listAuditEntries',
         tags: ['Personal data'],
         summary: 'Who read or changed personal data',
         description:

@@ -22,7 +22,7 @@ export const AuditEntry = Type.Object(
       description: 'The filter of a list or export; the reason of an erasure',
     }),
   },
-  { description: 'One access to, or change of, personal data' },
+  { title: 'AuditEntry', description: 'One access to, or change of, personal data' },
 );
 
 const Instant = (description: string) => Type.String({ format: 'date-time', description });

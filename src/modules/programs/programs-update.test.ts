@@ -12,6 +12,7 @@ import {
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  conflictBody,
 } from '../../../test/helpers/http.js';
 import { postProgram, postProject, programsUrl } from '../../../test/helpers/programs.js';
 import { donors } from '../donors/donors.tables.js';
@@ -29,7 +30,6 @@ afterAll(() => t.close());
 
 const programUrl = (id: string, orgId = team.org.id) => `${programsUrl(orgId)}/${id}`;
 const summary = (d: { id: string; name: string; code: string }) => ({ id: d.id, name: d.name, code: d.code });
-const conflictBody = (message: string) => ({ statusCode: 409, message, error: 'Conflict' });
 
 const patch = (id: string, body: unknown, as = team.admin) =>
   call(t.app, 'PATCH', programUrl(id), { as, body });

@@ -25,6 +25,7 @@ export const programRoutes: FastifyPluginAsyncTypebox<AppContext & { projects: P
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'listPrograms',
         tags,
         summary: 'Programs of the organization',
         description: `Newest first (createdAt descending), then id. Donors are sorted by name, then id. ${REPORTER_PROJECTS}`,
@@ -41,6 +42,7 @@ export const programRoutes: FastifyPluginAsyncTypebox<AppContext & { projects: P
     {
       config: { access: { roles: ADMINS } },
       schema: {
+        operationId: 'createProgram',
         tags,
         summary: 'Create a program',
         description:
@@ -59,6 +61,7 @@ export const programRoutes: FastifyPluginAsyncTypebox<AppContext & { projects: P
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'getProgram',
         tags,
         summary: 'A program with its donors and projects',
         description: `Donors and projects are sorted by name, then id. ${REPORTER_PROJECTS}`,
@@ -74,6 +77,7 @@ export const programRoutes: FastifyPluginAsyncTypebox<AppContext & { projects: P
     {
       config: { access: { roles: ADMINS } },
       schema: {
+        operationId: 'updateProgram',
         tags,
         summary: 'Change a program',
         description:
@@ -94,6 +98,7 @@ export const programRoutes: FastifyPluginAsyncTypebox<AppContext & { projects: P
     {
       config: { access: { roles: ADMINS } },
       schema: {
+        operationId: 'deleteProgram',
         tags,
         summary: 'Delete a program',
         description:
@@ -114,6 +119,7 @@ export const programRoutes: FastifyPluginAsyncTypebox<AppContext & { projects: P
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'listProgramDonors',
         tags,
         summary: 'Donors of a program',
         description: 'Full donor objects, sorted by name, then id.',

@@ -14,12 +14,18 @@ const DonorIds = () =>
     description: "Ids of the organization's donors; the array is the program's whole set",
   });
 
-export const DonorSummary = Type.Object({ id: Uuid(), name: Type.String(), code: Type.String() });
-export const ProjectSummary = Type.Object({
-  id: Uuid(),
-  name: Type.String(),
-  status: Type.String({ enum: ['draft', 'active', 'completed', 'suspended'] }),
-});
+export const DonorSummary = Type.Object(
+  { id: Uuid(), name: Type.String(), code: Type.String() },
+  { title: 'DonorSummary' },
+);
+export const ProjectSummary = Type.Object(
+  {
+    id: Uuid(),
+    name: Type.String(),
+    status: Type.String({ enum: ['draft', 'active', 'completed', 'suspended'] }),
+  },
+  { title: 'ProjectSummary' },
+);
 
 const programFields = {
   id: Uuid(),
@@ -35,31 +41,40 @@ const programFields = {
 
 export const ProgramListItem = Type.Object(
   { ...programFields, donors: Type.Array(DonorSummary), projectCount: Type.Integer() },
-  { description: 'A program with its donors (by name) and the number of its projects the caller can see' },
+  {
+    title: 'ProgramOverview',
+    description: 'A program with its donors (by name) and the number of its projects the caller can see',
+  },
 );
 
 export const Program = Type.Object(
   { ...programFields, donors: Type.Array(DonorSummary), projects: Type.Array(ProjectSummary) },
-  { description: 'A program with its donors and projects, each sorted by name then id' },
+  { title: 'Program', description: 'A program with its donors and projects, each sorted by name then id' },
 );
 
-export const CreateProgramBody = Body({
-  name: Name(),
-  description: Type.Optional(Description()),
-  startDate: DateOnly(),
-  endDate: DateOnly(),
-  status: Type.Optional(Status()),
-  donorIds: Type.Optional(DonorIds()),
-});
+export const CreateProgramBody = Body(
+  {
+    name: Name(),
+    description: Type.Optional(Description()),
+    startDate: DateOnly(),
+    endDate: DateOnly(),
+    status: Type.Optional(Status()),
+    donorIds: Type.Optional(DonorIds()),
+  },
+  { title: 'ProgramCreate' },
+);
 
-export const UpdateProgramBody = Body({
-  name: Type.Optional(Name()),
-  description: Type.Optional(Description()),
-  startDate: Type.Optional(DateOnly()),
-  endDate: Type.Optional(DateOnly()),
-  status: Type.Optional(Status()),
-  donorIds: Type.Optional(DonorIds()),
-});
+export const UpdateProgramBody = Body(
+  {
+    name: Type.Optional(Name()),
+    description: Type.Optional(Description()),
+    startDate: Type.Optional(DateOnly()),
+    endDate: Type.Optional(DateOnly()),
+    status: Type.Optional(Status()),
+    donorIds: Type.Optional(DonorIds()),
+  },
+  { title: 'ProgramUpdate' },
+);
 
 export interface ProgramInput {
   name?: string;

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { badRequest, conflict, notFound, pgErrorCode } from '../../http/errors.js';
+import { badRequest, hasDependents, invalidTransition, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import {
   countProgramDonors,
@@ -96,7 +96,7 @@ export class ProgramService {
         input,
       );
       if (input.status !== undefined && !canMove(TRANSITIONS, current.status, input.status)) {
-        throw conflict(`Cannot change program status from ${current.status} to ${input.status}`);
+        throw invalidTransition(`Cannot change program status from ${current.status} to ${input.status}`);
       }
       if (input.donorIds) await this.setDonors(tx, member.orgId, id, input.donorIds);
       const updated = await updateProgram(tx, member.orgId, id, {
@@ -117,7 +117,7 @@ export class ProgramService {
     const keys = await transaction(this.db, async (tx) => {
       if (!(await lockProgram(tx, member.orgId, id))) throw notFound('Program');
       const { anyActive } = await this.projects.lockForDelete(tx, member.orgId, id);
-      if (anyActive) throw conflict('Program has active projects');
+      if (anyActive) throw hasDependents('Program has active projects');
       const keys = await storedFileKeysUnder(tx, this.storedFileKeys, member.orgId, { programId: id });
       await deleteProgram(tx, member.orgId, id);
       return keys;

@@ -19,7 +19,7 @@ const Assignment = Type.Object(
     role: Role(),
     assignedAt: Timestamp(),
   },
-  { description: 'A member assigned to a project, with their organization role' },
+  { title: 'ProjectAssignment', description: 'A member assigned to a project, with their organization role' },
 );
 
 export const projectMemberRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
@@ -30,6 +30,7 @@ export const projectMemberRoutes: FastifyPluginAsyncTypebox<AppContext> = async 
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'listProjectAssignments',
         tags,
         summary: 'Members assigned to a project',
         description:
@@ -47,13 +48,14 @@ export const projectMemberRoutes: FastifyPluginAsyncTypebox<AppContext> = async 
     {
       config: { access: { roles: ADMINS } },
       schema: {
+        operationId: 'assignProjectMember',
         tags,
         summary: 'Assign a member to a project',
         description:
           'A reporter sees and writes only assigned projects; other roles see every project, so assigning them ' +
           'only records who works on it. Not a member: 404. Already assigned: 409.',
         params: Params('orgId', 'projectId'),
-        body: Body({ userId: Uuid() }),
+        body: Body({ userId: Uuid() }, { title: 'ProjectAssignmentCreate' }),
         response: { 201: Assignment, 409: errorResponse('Already assigned') },
       },
     },
@@ -68,6 +70,7 @@ export const projectMemberRoutes: FastifyPluginAsyncTypebox<AppContext> = async 
     {
       config: { access: { roles: ADMINS } },
       schema: {
+        operationId: 'endProjectAssignment',
         tags,
         summary: 'End an assignment',
         params: Params('orgId', 'projectId', 'userId'),

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { conflict, notFound, pgErrorCode } from '../../http/errors.js';
+import { duplicate, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { findMember } from '../orgs/orgs.repo.js';
 import {
@@ -38,7 +38,7 @@ export class ProjectMemberService {
       },
     );
     if (!inserted) {
-      throw conflict('This member is already assigned to the project');
+      throw duplicate('This member is already assigned to the project');
     }
     const assignment = await findAssignment(this.db, member.orgId, projectId, userId);
     if (!assignment) throw notFound('Member');

@@ -17,6 +17,7 @@ import {
   notFoundBody,
   UNAUTHORIZED,
   TIMESTAMP,
+  badRequestAt,
 } from '../../../test/helpers/http.js';
 import type { Member } from '../../http/access.js';
 import { AppError, FORBIDDEN_MESSAGE } from '../../http/errors.js';
@@ -137,20 +138,16 @@ describe('GET /orgs/:orgId/projects/:projectId/members', () => {
   it('rejects a non-UUID project id and bad paging parameters with 400', async () => {
     const bad = await call(t.app, 'GET', membersUrl('not-a-uuid'), { as: team.admin });
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({
-      statusCode: 400,
-      message: ['projectId must be a UUID'],
-      error: 'Bad Request',
-    });
+    expect(bad.body).toEqual(badRequestAt(['path', '/projectId', 'format', 'projectId must be a UUID']));
     const project = await createProject(t.database.db, team.org.id);
-    for (const [query, message] of [
-      ['limit=0', 'limit must not be less than 1'],
-      ['limit=101', 'limit must not be greater than 100'],
-      ['page=0', 'page must not be less than 1'],
+    for (const [query, path, rule, message] of [
+      ['limit=0', '/limit', 'minimum', 'limit must not be less than 1'],
+      ['limit=101', '/limit', 'maximum', 'limit must not be greater than 100'],
+      ['page=0', '/page', 'minimum', 'page must not be less than 1'],
     ] as const) {
       const res = await call(t.app, 'GET', `${membersUrl(project.id)}?${query}`, { as: team.admin });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ statusCode: 400, message: [message], error: 'Bad Request' });
+      expect(res.body).toEqual(badRequestAt(['query', path, rule, message]));
     }
   });
 });
@@ -191,6 +188,7 @@ describe('POST /orgs/:orgId/projects/:projectId/members', () => {
       statusCode: 409,
       message: 'This member is already assigned to the project',
       error: 'Conflict',
+      code: 'duplicate',
     });
     expect(await assignmentRows(project.id)).toEqual([{ userId: team.officer.id }]);
   });
@@ -225,22 +223,23 @@ describe('POST /orgs/:orgId/projects/:projectId/members', () => {
       body: { userId: team.viewer.id },
     });
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({
-      statusCode: 400,
-      message: ['projectId must be a UUID'],
-      error: 'Bad Request',
-    });
+    expect(bad.body).toEqual(badRequestAt(['path', '/projectId', 'format', 'projectId must be a UUID']));
 
     const project = await createProject(t.database.db, team.org.id);
-    const cases: [unknown, string[]][] = [
-      [{}, ['userId is required']],
-      [{ userId: 'abc' }, ['userId must be a UUID']],
-      [{ userId: team.viewer.id, role: 'reporter' }, ['property role should not exist']],
+    const cases: [unknown, string, string, string][] = [
+      [{}, '/userId', 'required', 'userId is required'],
+      [{ userId: 'abc' }, '/userId', 'format', 'userId must be a UUID'],
+      [
+        { userId: team.viewer.id, role: 'reporter' },
+        '/role',
+        'additionalProperties',
+        'property role should not exist',
+      ],
     ];
-    for (const [body, messages] of cases) {
+    for (const [body, path, rule, message] of cases) {
       const res = await call(t.app, 'POST', membersUrl(project.id), { as: team.admin, body });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ statusCode: 400, message: messages, error: 'Bad Request' });
+      expect(res.body).toEqual(badRequestAt(['body', path, rule, message]));
     }
     expect(await assignmentRows(project.id)).toEqual([]);
   });
@@ -307,11 +306,7 @@ describe('DELETE /orgs/:orgId/projects/:projectId/members/:userId', () => {
     const project = await createProject(t.database.db, team.org.id);
     const badUser = await call(t.app, 'DELETE', `${membersUrl(project.id)}/someone`, { as: team.admin });
     expect(badUser.status).toBe(400);
-    expect(badUser.body).toEqual({
-      statusCode: 400,
-      message: ['userId must be a UUID'],
-      error: 'Bad Request',
-    });
+    expect(badUser.body).toEqual(badRequestAt(['path', '/userId', 'format', 'userId must be a UUID']));
     const badProject = await call(t.app, 'DELETE', `${membersUrl('x')}/${team.viewer.id}`, {
       as: team.admin,
     });

@@ -12,6 +12,7 @@ import {
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  conflictBody,
 } from '../../../test/helpers/http.js';
 import { postProgram, postProject } from '../../../test/helpers/programs.js';
 import { projectMembers, projects } from './projects.tables.js';
@@ -30,7 +31,6 @@ afterAll(() => t.close());
 const projectUrl = (id: string, orgId = team.org.id) => `/orgs/${orgId}/projects/${id}`;
 const patch = (id: string, body: unknown, as = team.admin) =>
   call(t.app, 'PATCH', projectUrl(id), { as, body });
-const conflictBody = (message: string) => ({ statusCode: 409, message, error: 'Conflict' });
 const newProject = (body: Record<string, unknown> = {}) =>
   postProject(t.app, team.admin, team.org.id, programId, body);
 

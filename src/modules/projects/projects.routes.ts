@@ -18,6 +18,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, 
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'listProjects',
         tags,
         summary: 'Projects of a program',
         description: 'Sorted by name, then id. A reporter sees only the projects assigned to them.',
@@ -34,6 +35,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, 
     {
       config: { access: { roles: ADMINS } },
       schema: {
+        operationId: 'createProject',
         tags,
         summary: 'Create a project in a program',
         description:
@@ -56,6 +58,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, 
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'getProject',
         tags,
         summary: 'A project',
         description: 'A reporter may read only a project assigned to them (403 otherwise).',
@@ -71,6 +74,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, 
     {
       config: { access: { roles: ADMINS } },
       schema: {
+        operationId: 'updateProject',
         tags,
         summary: 'Change a project',
         description:
@@ -91,6 +95,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, 
     {
       config: { access: { roles: ADMINS } },
       schema: {
+        operationId: 'deleteProject',
         tags,
         summary: 'Delete a project',
         description:

@@ -17,23 +17,26 @@ const Budget = () =>
   Type.Number({ minimum: 0, maximum: MAX_BUDGET, description: 'Stored with two decimals' });
 const OptionalText = (maxLength: number) => Nullable(Type.String({ maxLength }));
 
-export const Project = Type.Object({
-  id: Uuid(),
-  orgId: Uuid(),
-  programId: Uuid(),
-  name: Type.String(),
-  code: Type.String(),
-  description: Nullable(Type.String()),
-  budget: Type.Number(),
-  currency: Type.String(),
-  startDate: Type.String({ format: 'date' }),
-  endDate: Type.String({ format: 'date' }),
-  status: Status(),
-  location: Nullable(Type.String()),
-  lead: Nullable(Type.String()),
-  createdAt: Timestamp(),
-  updatedAt: Timestamp(),
-});
+export const Project = Type.Object(
+  {
+    id: Uuid(),
+    orgId: Uuid(),
+    programId: Uuid(),
+    name: Type.String(),
+    code: Type.String(),
+    description: Nullable(Type.String()),
+    budget: Type.Number(),
+    currency: Type.String(),
+    startDate: Type.String({ format: 'date' }),
+    endDate: Type.String({ format: 'date' }),
+    status: Status(),
+    location: Nullable(Type.String()),
+    lead: Nullable(Type.String()),
+    createdAt: Timestamp(),
+    updatedAt: Timestamp(),
+  },
+  { title: 'Project' },
+);
 
 const optionalFields = {
   description: Type.Optional(OptionalText(10_000)),
@@ -43,23 +46,29 @@ const optionalFields = {
   lead: Type.Optional(OptionalText(200)),
 };
 
-export const CreateProjectBody = Body({
-  name: Name(),
-  code: Code(),
-  startDate: DateOnly(),
-  endDate: DateOnly(),
-  currency: Currency(),
-  ...optionalFields,
-});
+export const CreateProjectBody = Body(
+  {
+    name: Name(),
+    code: Code(),
+    startDate: DateOnly(),
+    endDate: DateOnly(),
+    currency: Currency(),
+    ...optionalFields,
+  },
+  { title: 'ProjectCreate' },
+);
 
-export const UpdateProjectBody = Body({
-  name: Type.Optional(Name()),
-  code: Type.Optional(Code()),
-  startDate: Type.Optional(DateOnly()),
-  endDate: Type.Optional(DateOnly()),
-  currency: Type.Optional(Currency()),
-  ...optionalFields,
-});
+export const UpdateProjectBody = Body(
+  {
+    name: Type.Optional(Name()),
+    code: Type.Optional(Code()),
+    startDate: Type.Optional(DateOnly()),
+    endDate: Type.Optional(DateOnly()),
+    currency: Type.Optional(Currency()),
+    ...optionalFields,
+  },
+  { title: 'ProjectUpdate' },
+);
 
 export interface ProjectInput {
   name?: string;

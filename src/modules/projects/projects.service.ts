@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { badRequest, conflict, notFound, pgErrorCode } from '../../http/errors.js';
+import { badRequest, duplicate, invalidTransition, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { lockProgramForShare, programExists } from '../programs/programs.repo.js';
 import { ensureProjectAccess } from './project-scope.js';
@@ -78,7 +78,7 @@ export class ProjectService {
     const code = input.code.trim();
     return transaction(this.db, async (tx) => {
       if (!(await lockProgramForShare(tx, member.orgId, programId))) throw notFound('Program');
-      if (await projectCodeTaken(tx, member.orgId, code)) throw conflict(CODE_TAKEN);
+      if (await projectCodeTaken(tx, member.orgId, code)) throw duplicate(CODE_TAKEN);
       return insertProject(tx, member.orgId, programId, {
         name: input.name.trim(),
         code,
@@ -107,11 +107,11 @@ export class ProjectService {
         input,
       );
       if (input.status !== undefined && !canMove(TRANSITIONS, current.status, input.status)) {
-        throw conflict(`Cannot change project status from ${current.status} to ${input.status}`);
+        throw invalidTransition(`Cannot change project status from ${current.status} to ${input.status}`);
       }
       const code = input.code?.trim();
       if (code !== undefined && (await projectCodeTaken(tx, member.orgId, code, id)))
-        throw conflict(CODE_TAKEN);
+        throw duplicate(CODE_TAKEN);
       const updated = await updateProject(tx, member.orgId, id, {
         ...(input.name !== undefined && { name: input.name.trim() }),
         ...(code !== undefined && { code }),
@@ -159,7 +159,7 @@ function checkFields(
 /** A race lost between the service's checks and the write. */
 function translateConstraint(err: unknown): never {
   const { code } = pgErrorCode(err);
-  if (code === '23505') throw conflict(CODE_TAKEN);
+  if (code === '23505') throw duplicate(CODE_TAKEN);
   if (code === '23503') throw notFound('Program');
   throw err;
 }

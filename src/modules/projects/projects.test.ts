@@ -93,6 +93,7 @@ describe('POST /orgs/:orgId/programs/:programId/projects', () => {
       statusCode: 409,
       message: 'A project with this code already exists',
       error: 'Conflict',
+      code: 'duplicate',
     });
 
     const theirProgram = await postProgram(t.app, team.outsider, team.outsiderOrg.id);

@@ -36,7 +36,12 @@ const patch = (id: string, body: unknown, as: TestUser | null = team.officer) =>
   call(t.app, 'PATCH', donorReportUrl(team.org.id, id), { as, body });
 const refresh = (id: string, as: TestUser | null = team.officer) =>
   call(t.app, 'POST', donorReportUrl(team.org.id, id, 'refresh'), { as });
-const ALREADY_PUBLISHED = { statusCode: 409, message: 'Report is already published', error: 'Conflict' };
+const ALREADY_PUBLISHED = {
+  statusCode: 409,
+  message: 'Report is already published',
+  error: 'Conflict',
+  code: 'invalid_transition' as const,
+};
 
 async function newReport() {
   const s = await scene.simpleProject();

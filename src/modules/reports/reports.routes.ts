@@ -39,6 +39,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'listReports',
         tags,
         summary: 'Reports of the organization',
         description:
@@ -57,6 +58,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'createReport',
         tags,
         summary: 'Assemble a report from periods or a date range',
         description:
@@ -75,6 +77,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'createProjectReport',
         tags,
         summary: 'Assemble a report of a project over a custom date range',
         description: `reportType defaults to ad_hoc. ${ASSEMBLY}`,
@@ -94,6 +97,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'getReport',
         tags,
         summary: 'An assembled report',
         description: READ,
@@ -109,6 +113,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'updateReport',
         tags,
         summary: 'Edit title and narratives, publish, or move back to draft',
         description:
@@ -128,6 +133,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'refreshReport',
         tags,
         summary: "Re-assemble a draft's data sections",
         description:
@@ -145,6 +151,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'deleteReport',
         tags,
         summary: 'Delete a report',
         description: 'Its share link stops working at once.',
@@ -164,6 +171,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
       config: { access: { roles: MANAGERS } },
       preValidation: optionalBody,
       schema: {
+        operationId: 'shareReport',
         tags,
         summary: 'Share a report by link',
         description:
@@ -183,6 +191,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'regenerateReportShareLink',
         tags,
         summary: 'Replace the share token',
         description: 'The old link answers 404 at once; the expiry stays. A report never shared: 409.',
@@ -198,6 +207,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'revokeReportShareLink',
         tags,
         summary: 'Revoke the share link',
         description:

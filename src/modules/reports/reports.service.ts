@@ -1,7 +1,7 @@
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { badRequest, conflict, notFound, pgErrorCode } from '../../http/errors.js';
+import { badRequest, invalidTransition, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate } from '../../http/pagination.js';
 import { dateOrderProblem } from '../../lib/dates.js';
 import { recordFeedEventBy } from '../feed/feed.service.js';
@@ -240,7 +240,7 @@ export class ReportService {
       if (!report) throw notFound('Report');
       const edits = input.title !== undefined || input.sections !== undefined;
       if (report.status === 'published' && (edits || input.status === 'published')) {
-        throw conflict(edits ? REPORT_PUBLISHED : 'Report is already published');
+        throw invalidTransition(edits ? REPORT_PUBLISHED : 'Report is already published');
       }
       const changes: ReportChanges = {};
       if (input.title !== undefined) changes.title = input.title.trim();
@@ -269,7 +269,7 @@ export class ReportService {
   async refresh(member: Member, id: string) {
     const before = await findReport(this.db, member.orgId, id);
     if (!before) throw notFound('Report');
-    if (before.status === 'published') throw conflict(REPORT_PUBLISHED);
+    if (before.status === 'published') throw invalidTransition(REPORT_PUBLISHED);
     const selection: Selection = before.selectedPeriodIds
       ? { periodIds: before.selectedPeriodIds }
       : { range: { startDate: before.startDate, endDate: before.endDate } };
@@ -277,7 +277,7 @@ export class ReportService {
     const row = await transaction(this.db, async (tx) => {
       const report = await lockReport(tx, member.orgId, id);
       if (!report) throw notFound('Report');
-      if (report.status === 'published') throw conflict(REPORT_PUBLISHED);
+      if (report.status === 'published') throw invalidTransition(REPORT_PUBLISHED);
       return updateReport(tx, member.orgId, id, { ...range, content });
     });
     return this.view(row);

@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
+import { REVALIDATE_EACH_TIME } from '../../http/caching.js';
 import { errorResponse } from '../../http/errors.js';
-import { Uuid } from '../../http/schemas.js';
-import { downloadHeaders } from '../../storage/file-storage.js';
+import { FileDownload, Uuid } from '../../http/schemas.js';
+import { ACCEPTED_TYPES, downloadHeaders } from '../../storage/file-storage.js';
 import { Report } from './reports.schemas.js';
 import { SharingService } from './sharing.service.js';
 
@@ -21,6 +22,7 @@ export const sharedReportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
     {
       config: { access: 'public', rateLimitBucket: 'public' },
       schema: {
+        operationId: 'getSharedReport',
         tags,
         summary: 'A report shared by link',
         description:
@@ -30,7 +32,12 @@ export const sharedReportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
         response: { 200: Report, 404: gone },
       },
     },
-    (request) => sharing.publicReport(request.params.token),
+    async (request, reply) => {
+      const report = await sharing.publicReport(request.params.token);
+      // Kept by the reader's cache, asked again each time (ETag): a revoked link stops at once.
+      void reply.header('cache-control', REVALIDATE_EACH_TIME);
+      return report;
+    },
   );
 
   app.get(
@@ -38,12 +45,14 @@ export const sharedReportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
     {
       config: { access: 'public', rateLimitBucket: 'public' },
       schema: {
+        operationId: 'downloadSharedReportAttachment',
         tags,
         summary: 'Download an attachment of a shared report',
         description:
           'While the link is valid, an attachment listed in the report that still exists; otherwise 404 ' +
           '(`Report not found` for the link, `Attachment not found` for the file).',
         params: Type.Object({ token, attachmentId: Uuid() }, { additionalProperties: false }),
+        answers: { 200: FileDownload('The file', Object.keys(ACCEPTED_TYPES)) },
       },
     },
     async (request, reply) => {

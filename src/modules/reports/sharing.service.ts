@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { badRequest, conflict, notFound } from '../../http/errors.js';
+import { badRequest, invalidTransition, notFound } from '../../http/errors.js';
 import { hashToken, UUID_PATTERN } from '../../lib/ids.js';
 import { findAttachment } from '../files/files.repo.js';
 import { StoredFileMissing, type FileStorage } from '../../storage/file-storage.js';
@@ -64,7 +64,7 @@ export class SharingService {
   /** A new token for the same report: the old URL answers 404 at once. The expiry stays. */
   async regenerate(member: Member, id: string) {
     const row = await this.change(member, id, (report) => {
-      if (report.shareToken === null) throw conflict('Report is not shared');
+      if (report.shareToken === null) throw invalidTransition('Report is not shared');
       return newToken();
     });
     return this.link(row);

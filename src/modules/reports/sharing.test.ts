@@ -39,7 +39,12 @@ const link = (shareToken: string, shareExpiresAt: string | null = null) => ({
   shareUrl: `http://app.test/r/${shareToken}`,
   shareExpiresAt,
 });
-const NOT_SHARED = { statusCode: 409, message: 'Report is not shared', error: 'Conflict' };
+const NOT_SHARED = {
+  statusCode: 409,
+  message: 'Report is not shared',
+  error: 'Conflict',
+  code: 'invalid_transition' as const,
+};
 
 async function newReport() {
   const s = await scene.simpleProject();

@@ -22,6 +22,7 @@ export const resultNodeRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
     {
       config: { access: { roles: ALL_ROLES } },
       schema: {
+        operationId: 'getResultsFramework',
         tags,
         summary: 'The results framework of a program, as a tree',
         description:
@@ -40,6 +41,7 @@ export const resultNodeRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'createResultNode',
         tags,
         summary: 'Add a node to a program’s results framework',
         description:
@@ -56,12 +58,31 @@ export const resultNodeRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
       reply.status(201).send(await nodes.create(memberOf(request), request.params.programId, request.body)),
   );
 
+  app.get(
+    '/orgs/:orgId/result-nodes/:id',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        tags,
+        operationId: 'getResultNode',
+        summary: 'A node of a results framework',
+        description:
+          'The node without its children; the program’s tree (`GET /orgs/:orgId/programs/:programId/result-nodes`) ' +
+          'has them.',
+        params: Params('orgId', 'id'),
+        response: { 200: ResultNode },
+      },
+    },
+    (request) => nodes.get(memberOf(request), request.params.id),
+  );
+
   // Declared before `/:id`; the router also prefers the static segment, so `reorder` is never an id.
   app.patch(
     '/orgs/:orgId/result-nodes/reorder',
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'reorderResultNodes',
         tags,
         summary: 'Reorder the children of a node (or the impacts of a program)',
         description:
@@ -82,6 +103,7 @@ export const resultNodeRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'updateResultNode',
         tags,
         summary: 'Edit or move a result node',
         description:
@@ -103,6 +125,7 @@ export const resultNodeRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
     {
       config: { access: { roles: MANAGERS } },
       schema: {
+        operationId: 'deleteResultNode',
         tags,
         summary: 'Delete a result node and its descendants',
         description:

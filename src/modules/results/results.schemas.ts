@@ -36,55 +36,67 @@ const nodeFields = {
   updatedAt: Timestamp(),
 };
 
-export const ResultNode = Type.Object(nodeFields, { description: 'A node of a program’s results framework' });
+export const ResultNode = Type.Object(nodeFields, {
+  title: 'ResultNode',
+  description: 'A node of a program’s results framework',
+});
 
 // The tree has exactly three levels, so it is spelled out rather than recursive: the OpenAPI document
 // then says which level sits where.
 const OutputTreeNode = Type.Object(
   { ...nodeFields, children: Type.Array(Type.Unknown(), { maxItems: 0, description: 'Always empty' }) },
-  { description: 'An output node' },
+  { title: 'OutputNode', description: 'An output node' },
 );
 const OutcomeTreeNode = Type.Object(
   { ...nodeFields, children: Type.Array(OutputTreeNode) },
-  { description: 'An outcome node with its outputs' },
+  { title: 'OutcomeNode', description: 'An outcome node with its outputs' },
 );
 export const ImpactTreeNode = Type.Object(
   { ...nodeFields, children: Type.Array(OutcomeTreeNode) },
-  { description: 'An impact node with its outcomes' },
+  { title: 'ImpactNode', description: 'An impact node with its outcomes' },
 );
 
-export const CreateResultNodeBody = Body({
-  level: Level(),
-  parentId: Type.Optional(
-    NullableUuid(
-      'null or omitted for an impact; an impact of the same program for an outcome; an outcome for an output',
+export const CreateResultNodeBody = Body(
+  {
+    level: Level(),
+    parentId: Type.Optional(
+      NullableUuid(
+        'null or omitted for an impact; an impact of the same program for an outcome; an outcome for an output',
+      ),
     ),
-  ),
-  title: Title(),
-  description: Type.Optional(Description()),
-  orderIndex: Type.Optional(OrderIndex()),
-});
+    title: Title(),
+    description: Type.Optional(Description()),
+    orderIndex: Type.Optional(OrderIndex()),
+  },
+  { title: 'ResultNodeCreate' },
+);
 export type CreateResultNodeInput = Static<typeof CreateResultNodeBody>;
 
-export const UpdateResultNodeBody = Body({
-  title: Type.Optional(Title()),
-  description: Type.Optional(Description()),
-  parentId: Type.Optional(
-    NullableUuid('A new parent of the level above, in the same program; null only for an impact'),
-  ),
-  orderIndex: Type.Optional(OrderIndex()),
-});
+export const UpdateResultNodeBody = Body(
+  {
+    title: Type.Optional(Title()),
+    description: Type.Optional(Description()),
+    parentId: Type.Optional(
+      NullableUuid('A new parent of the level above, in the same program; null only for an impact'),
+    ),
+    orderIndex: Type.Optional(OrderIndex()),
+  },
+  { title: 'ResultNodeUpdate' },
+);
 export type UpdateResultNodeInput = Static<typeof UpdateResultNodeBody>;
 
-export const ReorderBody = Body({
-  parentId: NullableUuid('The node whose children are reordered; null for the impacts of programId'),
-  programId: Type.Optional(
-    Uuid('Required when parentId is null; otherwise, when given, the parent’s program'),
-  ),
-  orderedIds: Type.Array(Uuid(), {
-    uniqueItems: true,
-    maxItems: 1000,
-    description: 'Every child of the parent, each once, in the new order',
-  }),
-});
+export const ReorderBody = Body(
+  {
+    parentId: NullableUuid('The node whose children are reordered; null for the impacts of programId'),
+    programId: Type.Optional(
+      Uuid('Required when parentId is null; otherwise, when given, the parent’s program'),
+    ),
+    orderedIds: Type.Array(Uuid(), {
+      uniqueItems: true,
+      maxItems: 1000,
+      description: 'Every child of the parent, each once, in the new order',
+    }),
+  },
+  { title: 'ResultNodeReorder' },
+);
 export type ReorderInput = Static<typeof ReorderBody>;

@@ -52,8 +52,21 @@ function placeAt(ids: string[], id: string, position: number | undefined): strin
 const idsOf = (rows: { id: string }[]) => rows.map((row) => row.id);
 
 /** A program's results framework: impact > outcome > output, siblings kept at positions 0..n-1. */
+const PROGRAM_REQUIRED = {
+  path: '/programId',
+  rule: 'required',
+  message: 'programId is required when parentId is null',
+};
+
 export class ResultNodeService {
   constructor(private readonly db: Db) {}
+
+  /** One node, without its children (the program's tree has them). */
+  async get(member: Member, id: string): Promise<ResultNodeRow> {
+    const node = await findNode(this.db, member.orgId, id);
+    if (!node) throw notFound('Result node');
+    return node;
+  }
 
   async tree(member: Member, programId: string): Promise<ResultTreeNode[]> {
     if (!(await programExists(this.db, member.orgId, programId))) throw notFound('Program');
@@ -128,7 +141,7 @@ export class ResultNodeService {
     const { orgId } = member;
     const { parentId, orderedIds } = input;
     if (parentId === null && input.programId === undefined) {
-      throw badRequest('programId is required when parentId is null');
+      throw badRequest(PROGRAM_REQUIRED);
     }
     if (input.programId !== undefined && !(await programExists(this.db, orgId, input.programId))) {
       throw notFound('Program');
@@ -143,7 +156,7 @@ export class ResultNodeService {
         }
         programId = parent.programId;
       }
-      if (programId === undefined) throw badRequest('programId is required when parentId is null');
+      if (programId === undefined) throw badRequest(PROGRAM_REQUIRED);
       await lockProgramTree(tx, orgId, programId);
       if (parentId !== null && !(await findNode(tx, orgId, parentId))) throw notFound('Result node');
 

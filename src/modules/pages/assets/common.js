@@ -2,9 +2,17 @@
 // Messages are put in with textContent only: what the server or the respondent wrote never becomes markup.
 'use strict';
 window.melPages = (() => {
-  /** One call to this service's API: `{ status, body }`; status 0 when the network failed. */
-  async function api(method, path, body) {
-    const options = { method, credentials: 'same-origin', headers: { accept: 'application/json' } };
+  /**
+   * One call to this service's API: `{ status, body, headers }`; status 0 when the network failed (or
+   * `signal` aborted it).
+   */
+  async function api(method, path, body, { headers = {}, signal } = {}) {
+    const options = {
+      method,
+      credentials: 'same-origin',
+      headers: { accept: 'application/json', ...headers },
+      signal,
+    };
     if (body instanceof FormData) options.body = body;
     else if (body !== undefined) {
       options.headers['content-type'] = 'application/json';
@@ -24,7 +32,7 @@ window.melPages = (() => {
         data = null;
       }
     }
-    return { status: response.status, body: data };
+    return { status: response.status, body: data, headers: response.headers };
   }
 
   /** The messages of an error answer, or what to say when there is none. */

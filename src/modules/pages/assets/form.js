@@ -1,11 +1,14 @@
 // The respondent's form: skip logic as answers change, the server's checks before sending, then the
 // server's own verdict. Each field is a .field[data-key] with data-type, data-required and showIf in
-// data-show-field / data-show-equals, as form-page.ts renders it.
+// data-show-field / data-show-equals, as form-page.ts renders it. What is typed is kept as a draft and
+// every answer is kept on the device until the server has it (outbox.js), so it works offline too.
 'use strict';
 (() => {
-  const { api, messagesOf, clearProblems, showProblems, problemsFrom } = window.melPages;
+  const { clearProblems, showProblems, problemsFrom } = window.melPages;
+  const store = window.melAnswerStore;
   const form = document.querySelector('form.respondent');
   if (!form) return;
+  const token = form.dataset.form;
   const fields = [...form.querySelectorAll('.field[data-key]')];
   const labels = Object.fromEntries(
     fields.map((f) => [f.dataset.key, { key: f.dataset.key, label: f.dataset.label }]),
@@ -111,10 +114,14 @@
     return problems;
   }
 
+  const statusOf = (field) => field.querySelector('[data-location-status]');
+  const describeLocation = ({ lat, lng, accuracy }) =>
+    `Location found: ${lat.toFixed(5)}, ${lng.toFixed(5)} (within about ${Math.round(accuracy)} m).`;
+
   for (const button of form.querySelectorAll('[data-locate]')) {
     const field = button.closest('.field');
     const key = field.dataset.key;
-    const status = field.querySelector('[data-location-status]');
+    const status = statusOf(field);
     const place = inputOf(field);
     if (!('geolocation' in navigator)) {
       button.hidden = true;
@@ -125,10 +132,12 @@
       status.textContent = 'Finding your location…';
       navigator.geolocation.getCurrentPosition(
         ({ coords }) => {
-          located.set(key, { lat: coords.latitude, lng: coords.longitude, accuracy: coords.accuracy });
+          const spot = { lat: coords.latitude, lng: coords.longitude, accuracy: coords.accuracy };
+          located.set(key, spot);
           place.value = '';
-          status.textContent = `Location found: ${coords.latitude.toFixed(5)}, ${coords.longitude.toFixed(5)} (within about ${Math.round(coords.accuracy)} m).`;
+          status.textContent = describeLocation(spot);
           applySkipLogic();
+          saveDraft();
         },
         (error) => {
           status.textContent =
@@ -146,12 +155,137 @@
     });
   }
 
+  /** What the controls hold, as typed: kept as the draft and with each answer, to be put back. */
+  function formState() {
+    const state = {};
+    for (const field of fields) {
+      const key = field.dataset.key;
+      const input = inputOf(field);
+      switch (field.dataset.type) {
+        case 'multi_select':
+          state[key] = [...field.querySelectorAll('input:checked')].map((box) => box.value);
+          break;
+        case 'boolean': {
+          const checked = field.querySelector('input:checked');
+          state[key] = checked ? checked.value : null;
+          break;
+        }
+        case 'location':
+          state[key] = { place: input.value, located: located.get(key) ?? null };
+          break;
+        case 'file':
+          state[key] = input.files[0] ?? null;
+          break;
+        default:
+          state[key] = input.value;
+      }
+    }
+    return state;
+  }
+
+  function fillForm(state) {
+    located.clear();
+    for (const field of fields) {
+      const key = field.dataset.key;
+      const input = inputOf(field);
+      const value = state[key];
+      switch (field.dataset.type) {
+        case 'multi_select':
+          for (const box of field.querySelectorAll('input'))
+            box.checked = Array.isArray(value) && value.includes(box.value);
+          break;
+        case 'boolean':
+          for (const radio of field.querySelectorAll('input')) radio.checked = radio.value === value;
+          break;
+        case 'location':
+          input.value = value ? value.place : '';
+          if (value && value.located) located.set(key, value.located);
+          statusOf(field).textContent = value && value.located ? describeLocation(value.located) : '';
+          break;
+        case 'file': {
+          const files = new window.DataTransfer();
+          if (value) files.items.add(value);
+          input.files = files.files;
+          break;
+        }
+        default:
+          input.value = value ?? '';
+      }
+    }
+    applySkipLogic();
+  }
+
+  const isBlankForm = () => fields.every((field) => answerOf(field) === undefined);
+
+  // Written on every change, so that closing the tab a moment later loses nothing. Not while an answer
+  // is being sent: the form is cleared once it is kept.
+  let sending = false;
+  const saveDraft = async () => {
+    if (sending) return;
+    await store.putDraft({ form: token, state: formState(), savedAt: Date.now() }).catch(() => undefined);
+  };
+
   form.addEventListener('input', applySkipLogic);
   form.addEventListener('change', applySkipLogic);
+  form.addEventListener('input', saveDraft);
+  form.addEventListener('change', saveDraft);
   applySkipLogic();
 
   const button = form.querySelector('button[type="submit"]');
   const progress = form.querySelector('[data-progress]');
+  const SEND_WAIT = 10_000;
+  const NOT_KEPT =
+    'Your answers could not be kept on this device (its storage may be full), so nothing was sent. Free some space and try again.';
+  const delay = (ms) => new Promise((resolve) => window.setTimeout(resolve, ms));
+  const views = {
+    form,
+    thanks: document.querySelector('[data-thanks]'),
+    saved: document.querySelector('[data-saved]'),
+    closed: document.querySelector('[data-closed]'),
+  };
+
+  function show(name) {
+    for (const [key, view] of Object.entries(views)) view.hidden = key !== name;
+    if (name !== 'form') {
+      views[name].focus();
+      window.scrollTo(0, 0);
+    }
+  }
+
+  function startAnother() {
+    fillForm({});
+    clearProblems(form);
+    show('form');
+    const first = form.querySelector('.field:not([hidden]) :is(input, select, textarea)');
+    if (first) first.focus();
+  }
+  for (const another of document.querySelectorAll('[data-another]'))
+    another.addEventListener('click', startAnother);
+
+  const outbox = window.melOutbox(token, form.dataset.submitUrl);
+
+  /**
+   * Puts a refused answer back in the form with the server's messages beside its fields; `inForm` when
+   * the form shows it already (it was refused as it was sent).
+   */
+  async function correct(key, inForm = false) {
+    const isTyping = !inForm && !form.hidden && !isBlankForm();
+    if (isTyping && !window.confirm('Replace what is typed in the form with the refused answer?')) return;
+    const answer = await outbox.answer(key);
+    if (!answer) return;
+    show('form');
+    fillForm(answer.formState);
+    // The draft holds it before the kept answer goes: a correction is a new answer, with a new key.
+    await saveDraft();
+    await outbox.discard(key);
+    showProblems(
+      form,
+      problemsFrom(
+        answer.messages.map((message) => message.replace(/^answers\./, '')),
+        labels,
+      ),
+    );
+  }
 
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -165,38 +299,55 @@
     for (const field of fields) {
       const answer = field.hidden ? undefined : answerOf(field);
       if (answer === undefined) continue;
-      if (field.dataset.type === 'file') files.push([field.dataset.key, answer]);
+      if (field.dataset.type === 'file') files.push({ key: field.dataset.key, file: answer });
       else answers[field.dataset.key] = answer;
     }
-    let body = { answers };
-    if (files.length > 0) {
-      body = new FormData();
-      body.append('data', JSON.stringify({ answers }));
-      for (const [key, file] of files) body.append(key, file, file.name);
-    }
     button.disabled = true;
+    sending = true;
     progress.textContent = files.length > 0 ? 'Sending your answers and files…' : 'Sending your answers…';
-    const result = await api('POST', form.dataset.submitUrl, body);
+    // Kept before any attempt to send it; the draft goes once the answer is kept.
+    const key = await outbox.keep({ formState: formState(), answers, files }).catch(() => null);
+    if (key) await store.deleteDraft(token).catch(() => undefined);
+    // A slow connection does not keep the respondent waiting: the answer is kept and goes when it can.
+    const fate = key && (await Promise.race([outbox.send(key), delay(SEND_WAIT).then(() => 'waiting')]));
+    sending = false;
     button.disabled = false;
     progress.textContent = '';
-    if (result.status === 201) {
-      const thanks = document.querySelector('[data-thanks]');
-      form.hidden = true;
-      thanks.hidden = false;
-      thanks.focus();
-      window.scrollTo(0, 0);
-      return undefined;
-    }
-    const messages = result.status === 404 ? ['This form is no longer available.'] : messagesOf(result);
-    return showProblems(
-      form,
-      problemsFrom(
-        messages.map((m) => m.replace(/^answers\./, '')),
-        labels,
-      ),
-    );
+    if (!key) return showProblems(form, [{ message: NOT_KEPT }]);
+    if (fate === 'refused') return correct(key, true);
+    show(fate === 'sent' ? 'thanks' : fate === 'closed' ? 'closed' : 'saved');
+    fillForm({});
+    return undefined;
   });
-  // The button comes disabled: before this script took over, the browser would send the answers itself,
-  // as a GET with every answer in the URL.
-  button.disabled = false;
+
+  /** The page and its scripts kept by the service worker, so that the link opens without a connection. */
+  async function keepForOffline() {
+    if (!('serviceWorker' in navigator)) return;
+    await navigator.serviceWorker.register(form.dataset.worker, { scope: '/f/' });
+    const worker = (await navigator.serviceWorker.ready).active;
+    const paths = [
+      window.location.pathname,
+      ...[...document.querySelectorAll('script[src], link[rel="stylesheet"]')].map(
+        (element) => element.getAttribute('src') ?? element.getAttribute('href'),
+      ),
+    ];
+    const kept = await new Promise((resolve) => {
+      const channel = new window.MessageChannel();
+      channel.port1.onmessage = (message) => resolve(Boolean(message.data && message.data.kept));
+      worker.postMessage({ keep: paths }, [channel.port2]);
+    });
+    form.querySelector('[data-offline-ready]').hidden = !kept;
+  }
+
+  (async () => {
+    const draft = await store.draftOf(token).catch(() => undefined);
+    if (draft) fillForm(draft.state);
+    window.melOutboxPanel(document.querySelector('[data-outbox]'), outbox, { labels, correct });
+    // The button comes disabled: before this script took over, the browser would send the answers
+    // itself, as a GET with every answer in the URL.
+    button.disabled = false;
+    // Answers kept at an earlier visit go now.
+    void outbox.flush();
+    await keepForOffline().catch(() => undefined);
+  })();
 })();

@@ -1,0 +1,202 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import type { Redis } from 'ioredis';
+import { etagOf, ifMatchHolds, ifNoneMatchHits, isEntityTagList } from './entity-tags.js';
+import { AppError, preconditionFailed } from './errors.js';
+import { KeyedLocks, SharedLocks } from './keyed-locks.js';
+
+/** A path's shape, parameter names left out: `/orgs/:/projects/:`. */
+const shapeOf = (url: string) => url.replace(/:[^/]+/g, ':');
+
+/**
+ * The segments that name collections: those a GET of the organization lists (`.../reports`) or reads
+ * an item of (`.../reports/:id`). `/orgs/:orgId/projects/:projectId/reports` is then a creation in a
+ * collection, where `.../reports/:id/share/regenerate` is an action on the report.
+ */
+function collectionNames(getRoutes: ReadonlySet<string>): Set<string> {
+  const names = new Set<string>();
+  for (const url of getRoutes) {
+    if (!url.startsWith('/orgs/:orgId/')) continue;
+    const segments = url.split('/');
+    segments.forEach((segment, i) => {
+      const next = segments[i + 1];
+      if (i > 2 && !segment.startsWith(':') && (next === undefined || next.startsWith(':')))
+        names.add(segment);
+    });
+  }
+  return names;
+}
+
+/**
+ * The GET route whose representation a write changes, for `If-Match` (its ETag is what the client
+ * compares against), or null when the route changes no single resource that can be read back.
+ * Resources of an organization only (`/orgs/:orgId...`). `PATCH`, `PUT` or `DELETE` of a path that has
+ * a GET targets that resource; an action, one or two fixed segments below a resource that are no
+ * collection (`.../:id/approve`, `.../:id/share/regenerate`), targets the resource, whatever its method.
+ * A `POST` that creates in a collection (`.../:id/disaggregations`, `.../projects/:projectId/reports`)
+ * targets nothing. Parameter names need not agree (`/programs/:programId` reads `/programs/:id`).
+ */
+export function conditionalTarget(
+  method: string,
+  url: string,
+  getRoutes: ReadonlySet<string>,
+): string | null {
+  if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) return null;
+  if (url !== '/orgs/:orgId' && !url.startsWith('/orgs/:orgId/')) return null;
+  const byShape = new Map([...getRoutes].map((route) => [shapeOf(route), route]));
+  const own = byShape.get(shapeOf(url));
+  if (own !== undefined) return method === 'POST' ? null : own;
+
+  const segments = url.split('/');
+  let resourceEnd = segments.length;
+  while (resourceEnd > 0 && !segments[resourceEnd - 1]!.startsWith(':')) resourceEnd -= 1;
+  const action = segments.slice(resourceEnd);
+  if (resourceEnd === 0 || action.length === 0 || action.length > 2) return null;
+  if (collectionNames(getRoutes).has(action[0]!)) return null;
+  return byShape.get(shapeOf(segments.slice(0, resourceEnd).join('/'))) ?? null;
+}
+
+/** A GET route as registered: what a precondition runs to learn the current ETag. */
+interface ReadRoute {
+  url: string;
+  handler: (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) => unknown;
+  schema: FastifySchema | undefined;
+}
+
+const PRECONDITION_READ = Symbol('preconditionRead');
+
+/**
+ * Whether this request is the read an `If-Match` makes of the resource to compare its ETag. Nothing of
+ * it is sent to anyone: a route that records who read what (the personal-data audit) records nothing.
+ */
+export function isPreconditionRead(request: FastifyRequest): boolean {
+  return (request as FastifyRequest & { [PRECONDITION_READ]?: true })[PRECONDITION_READ] === true;
+}
+
+/** Handlers of GET routes use the request only; a precondition read that reached for the reply is a bug. */
+const NO_REPLY = new Proxy({} as FastifyReply, {
+  get() {
+    throw new Error('A GET handler used the reply during a precondition read');
+  },
+});
+
+const isJson = (type: ReturnType<FastifyReply['getHeader']>) =>
+  typeof type === 'string' && /^application\/(?:[\w.+-]+\+)?json(?:;|$)/i.test(type);
+
+export const CHANGED = 'The resource has changed since it was read: If-Match does not match its current ETag';
+export const MISSING = 'If-Match: * asks for an existing resource, and there is none';
+export const MALFORMED = 'If-Match must be * or a list of quoted entity tags, as ETag gives them';
+
+/**
+ * No lost updates (issue 23). Every JSON answer to a GET carries a strong `ETag` (see `etagOf`), and
+ * `If-None-Match` that holds answers 304 without a body. Writes to a resource of an organization
+ * (`conditionalTarget`) honour `If-Match`: the current ETag is computed exactly as that caller's GET
+ * would (the GET route's own handler and response schema, on this request's session and membership;
+ * no second round through the rate limit or the access hook) and 412 refuses the write when it differs.
+ * Every write to a resource, conditional or not, holds the resource's lock from before the check until
+ * its answer is sent, so no other write of it slips in between; a write without If-Match works as before.
+ * With REDIS_URL every instance shares the lock (`SharedLocks`); without it the lock is of this process.
+ */
+export function registerConditionalRequests(app: FastifyInstance, redis: Redis | null): void {
+  const reads = new Map<string, ReadRoute>();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.includes('GET')) return;
+    const schemaHolder = route;
+    reads.set(route.url, {
+      url: route.url,
+      handler: route.handler,
+      // Read when used: other onRoute hooks (the documentation's) still replace the response map.
+      get schema() {
+        return schemaHolder.schema;
+      },
+    });
+  });
+
+  const targets = new Map<string, ReadRoute | null>();
+  const targetOf = (request: FastifyRequest): ReadRoute | null => {
+    const key = `${request.method} ${request.routeOptions.url}`;
+    if (!targets.has(key)) {
+      const url = conditionalTarget(request.method, request.routeOptions.url ?? '', new Set(reads.keys()));
+      targets.set(key, url === null ? null : reads.get(url)!);
+    }
+    return targets.get(key)!;
+  };
+
+  const locks = redis ? new SharedLocks(redis, app.log) : new KeyedLocks();
+  /** Per write: lets go of the resource's lock. */
+  const held = new WeakMap<FastifyRequest, () => void>();
+
+  app.addHook('preHandler', async (request, reply) => {
+    const target = targetOf(request);
+    if (!target) return;
+    const params = targetParams(request, target);
+    held.set(request, await locks.acquire(`${target.url} ${Object.values(params).join(' ')}`));
+    const condition = request.headers['if-match'];
+    if (condition === undefined) return;
+    // Never an unconditional write for a client that meant a condition.
+    if (!isEntityTagList(condition)) throw preconditionFailed(MALFORMED);
+    const current = await currentEtag(request, reply, target, params);
+    if (ifMatchHolds(condition, current)) return;
+    if (current === null && condition.trim() !== '*') return; // the route answers its own 404
+    throw preconditionFailed(current === null ? MISSING : CHANGED, current ? { etag: current } : {});
+  });
+  // The write is done when its answer goes out (an error included); a hijacked reply never gets here.
+  const release = async (request: FastifyRequest) => held.get(request)?.();
+  app.addHook('onSend', async (request, _reply, payload) => {
+    await release(request);
+    return payload;
+  });
+  app.addHook('onResponse', release);
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return payload;
+    if (reply.statusCode !== 200 || !isJson(reply.getHeader('content-type'))) return payload;
+    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+    const etag = String(reply.getHeader('etag') ?? etagOf(payload));
+    void reply.header('etag', etag);
+    const condition = request.headers['if-none-match'];
+    if (condition === undefined || !ifNoneMatchHits(condition, etag)) return payload;
+    void reply.code(304);
+    reply.removeHeader('content-type');
+    reply.removeHeader('content-length');
+    // HEAD's own hook drops the body and needs it to say the length the 200 would have had.
+    return request.method === 'HEAD' ? payload : null;
+  });
+}
+
+/** The GET route's parameters, from this write's (validated) ones at the same places of the path. */
+function targetParams(request: FastifyRequest, target: ReadRoute): Record<string, string> {
+  const own = (request.routeOptions.url ?? '').split('/');
+  const values = request.params as Record<string, string>;
+  const params: Record<string, string> = {};
+  target.url.split('/').forEach((segment, i) => {
+    if (segment.startsWith(':')) params[segment.slice(1)] = String(values[own[i]!.slice(1)]).toLowerCase();
+  });
+  return params;
+}
+
+/** The ETag the caller's GET of the target would carry now; null when that GET answers 404. */
+async function currentEtag(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  target: ReadRoute,
+  params: Record<string, string>,
+): Promise<string | null> {
+  const read = Object.create(request, {
+    params: { value: params },
+    query: { value: {} },
+    [PRECONDITION_READ]: { value: true },
+  }) as FastifyRequest;
+  let value: unknown;
+  try {
+    value = await target.handler.call(request.server, read, NO_REPLY);
+  } catch (err) {
+    if (err instanceof AppError && err.statusCode === 404) return null;
+    throw err;
+  }
+  const schema = (target.schema?.response as Record<string, Record<string, unknown>> | undefined)?.[200];
+  const json = schema
+    ? reply.serializeInput(value as Record<string, unknown>, schema)
+    : JSON.stringify(value);
+  return etagOf(json);
+}

@@ -1,0 +1,199 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { stringify } from 'safe-stable-stringify';
+import type { Db } from '../db/client.js';
+import { sessionOf, type Access } from './access.js';
+import { badRequest, idempotencyConflict, idempotencyInProgress } from './errors.js';
+
+/** The public form submission: a field app retrying it after a timeout must not count it twice. */
+const PUBLIC_SUBMISSION = '/forms/public/:token/submit';
+
+/**
+ * The POSTs that take an `Idempotency-Key`: every POST that creates or acts for a signed-in caller,
+ * and the public form submission (its caller is the form token). The other public POSTs (sign-in,
+ * registration, password reset) have no caller to keep answers for, and ignore the header.
+ */
+export function takesIdempotencyKey(method: string, url: string, access: Access | undefined): boolean {
+  if (method !== 'POST') return false;
+  if (url === PUBLIC_SUBMISSION) return true;
+  return access !== undefined && access !== 'public';
+}
+
+export const IDEMPOTENCY_KEY_MALFORMED = 'Idempotency-Key must be 1 to 255 visible characters';
+export const IDEMPOTENCY_KEY_REUSED = 'Idempotency-Key was used with another request';
+export const IDEMPOTENCY_KEY_RUNNING = 'A request with this Idempotency-Key is still running';
+
+/** How long the first completed answer is kept (issue 23). */
+export const IDEMPOTENCY_KEEP_SECONDS = 24 * 60 * 60;
+
+const VISIBLE_ASCII = /^[\x21-\x7e]{1,255}$/;
+
+/** A keyed request: its caller's scope, the key, and a SHA-256 digest of what was asked. */
+export interface KeyedRequest {
+  scope: string;
+  key: string;
+  digest: string;
+}
+
+/** What a replay sends again; Set-Cookie is never kept. */
+export interface KeptAnswer {
+  status: number;
+  contentType: string | null;
+  location: string | null;
+  /** null for an answer without a body (204). */
+  body: string | null;
+}
+
+export type Claim =
+  | { kind: 'claimed'; claimId: string }
+  | { kind: 'another-request' }
+  | { kind: 'running' }
+  | { kind: 'completed'; answer: KeptAnswer };
+
+/**
+ * Where keys and their answers are kept. The idempotency module owns the table and answers
+ * (src/modules/idempotency); `src/http` imports no module, so `buildApp` hands it to this hook.
+ */
+export interface IdempotencyKeys {
+  /**
+   * Atomically claims the key for this request when it is new, expired, or held by a running claim
+   * taken more than `takeOverSeconds` ago (a process that died mid-request); otherwise tells what
+   * holds it.
+   */
+  claim(
+    db: Db,
+    request: KeyedRequest,
+    times: { keepSeconds: number; takeOverSeconds: number },
+  ): Promise<Claim>;
+  complete(
+    db: Db,
+    request: KeyedRequest,
+    claimId: string,
+    answer: KeptAnswer,
+    keepSeconds: number,
+  ): Promise<void>;
+  /** Lets the key run again (the answer was not kept); only the claim `claimId` is released. */
+  release(db: Db, request: KeyedRequest, claimId: string): Promise<void>;
+}
+
+/**
+ * `Idempotency-Key` on the POSTs that take one (above): after access and body validation, the first
+ * request with a key runs and its answer is kept; a retry with the same request gets that answer again
+ * with `Idempotent-Replayed: true` and runs nothing; another request with the key is 422, and a retry
+ * while the first still runs is 409. Without the header nothing changes. A claim left running by a
+ * process that died is taken over after `takeOverSeconds` (the request timeout).
+ */
+export function registerIdempotency(
+  app: FastifyInstance,
+  db: Db,
+  keys: IdempotencyKeys,
+  options: { takeOverSeconds: number },
+): void {
+  const held = new WeakMap<
+    FastifyRequest,
+    { request: KeyedRequest; claimId: string; bodyCompared: boolean }
+  >();
+  const times = { keepSeconds: IDEMPOTENCY_KEEP_SECONDS, takeOverSeconds: options.takeOverSeconds };
+
+  app.addHook('preHandler', async (request, reply) => {
+    const route = request.routeOptions;
+    if (!route.url || !takesIdempotencyKey(request.method, route.url, route.config.access)) return;
+    const key = request.headers['idempotency-key'];
+    if (key === undefined) return;
+    if (typeof key !== 'string' || !VISIBLE_ASCII.test(key)) {
+      throw badRequest({
+        in: 'header',
+        path: '/idempotency-key',
+        rule: 'pattern',
+        message: IDEMPOTENCY_KEY_MALFORMED,
+      });
+    }
+    const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const bodyCompared = mediaType !== 'multipart/form-data';
+    const keyed: KeyedRequest = {
+      scope: scopeOf(request, route.url),
+      key,
+      digest: digestOf(request, route.url, mediaType, bodyCompared),
+    };
+    const claim = await keys.claim(db, keyed, times);
+    switch (claim.kind) {
+      case 'claimed':
+        held.set(request, { request: keyed, claimId: claim.claimId, bodyCompared });
+        return;
+      case 'another-request':
+        throw idempotencyConflict(IDEMPOTENCY_KEY_REUSED);
+      case 'running':
+        throw idempotencyInProgress(IDEMPOTENCY_KEY_RUNNING, { 'retry-after': '1' });
+      case 'completed':
+        return replay(reply, claim.answer);
+    }
+  });
+
+  // Before the answer leaves, so that a retry arriving right after it finds it kept. App-level onSend
+  // hooks run before route-level ones (compression), so the payload is still the serialized text.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const claim = held.get(request);
+    if (!claim) return payload;
+    held.delete(request);
+    const answer = keptAnswer(reply, payload, claim.bodyCompared);
+    try {
+      if (answer) await keys.complete(db, claim.request, claim.claimId, answer, times.keepSeconds);
+      else await keys.release(db, claim.request, claim.claimId);
+    } catch (err) {
+      // The answer still goes out; the claim stays running and is taken over after the request timeout.
+      request.log.error({ err }, 'idempotency: the answer to a keyed request was not recorded');
+    }
+    return payload;
+  });
+}
+
+/** The key's caller: the user, or for a public submission the form's token (one per form). */
+function scopeOf(request: FastifyRequest, url: string): string {
+  if (url === PUBLIC_SUBMISSION) return `form:${(request.params as { token: string }).token.toLowerCase()}`;
+  return `user:${sessionOf(request).userId}`;
+}
+
+/**
+ * What makes two requests the same: method, route, path and query, media type and the validated body
+ * (keys sorted). A multipart body is not part of it (`bodyCompared` false): the route reads that stream
+ * itself, files straight into storage, after the key is claimed, and a retry carries a new boundary; the
+ * same key and route with any multipart body counts as the same submission.
+ */
+function digestOf(request: FastifyRequest, url: string, mediaType: string, bodyCompared: boolean): string {
+  const body = bodyCompared ? (request.body ?? null) : null;
+  return createHash('sha256')
+    .update(stringify([request.method, url, request.url, mediaType, body]) ?? '')
+    .digest('hex');
+}
+
+/** Refusals a retry may cure without another request: the If-Match preconditions (checked after the claim). */
+const NOT_KEPT = new Set([412, 428, 429]);
+
+/**
+ * The answers kept: every completed one below 500 but 429 and the preconditions. A 5xx or a thrown
+ * error (the error handler's 500) releases the key, so a retry runs again; so does a body that is not
+ * text (a stream). Of a multipart request, whose body is not compared, only a success is kept: a
+ * refused one changed nothing, and its retry (perhaps with the file made smaller) is checked again.
+ */
+function keptAnswer(reply: FastifyReply, payload: unknown, bodyCompared: boolean): KeptAnswer | null {
+  const status = reply.statusCode;
+  if (status >= 500 || NOT_KEPT.has(status) || (!bodyCompared && status >= 400)) return null;
+  if (payload !== null && payload !== undefined && typeof payload !== 'string') return null;
+  const header = (name: string) => {
+    const value = reply.getHeader(name);
+    return value === undefined ? null : String(value);
+  };
+  return {
+    status,
+    contentType: header('content-type'),
+    location: header('location'),
+    body: payload === undefined || payload === null || payload === '' ? null : payload,
+  };
+}
+
+function replay(reply: FastifyReply, answer: KeptAnswer): FastifyReply {
+  void reply.status(answer.status).header('idempotent-replayed', 'true');
+  if (answer.contentType) void reply.header('content-type', answer.contentType);
+  if (answer.location) void reply.header('location', answer.location);
+  return reply.send(answer.body ?? undefined);
+}

@@ -1,0 +1,103 @@
+// What the form page says about the answers kept on this device: how many wait (a live region), which
+// were refused and why (the server's messages beside each, with a way to correct it), and which a closed
+// form turned away. Text goes in with textContent only.
+'use strict';
+window.melOutboxPanel = (() => {
+  const { problemsFrom } = window.melPages;
+  const ALL_SENT = 'All answers were sent.';
+  const answersText = (count) => (count === 1 ? '1 answer' : `${count} answers`);
+  const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+  /** A line to recognise a kept answer by: its first few short answers. */
+  function glimpse(answer, labels) {
+    return Object.entries(answer.answers)
+      .filter(([, value]) => typeof value === 'string' || typeof value === 'number')
+      .slice(0, 3)
+      .map(([key, value]) => `${labels[key] ? labels[key].label : key}: ${String(value).slice(0, 60)}`)
+      .join('; ');
+  }
+
+  /** The server's messages with each field's label in place of its key, as beside the form's fields. */
+  const messagesOf = (answer, labels) =>
+    problemsFrom(
+      answer.messages.map((message) => message.replace(/^answers\./, '')),
+      labels,
+    ).map((problem) => problem.message);
+
+  return function outboxPanel(root, outbox, { labels, correct }) {
+    const count = root.querySelector('[data-outbox-count]');
+    const actions = root.querySelector('[data-outbox-actions]');
+    const sendNow = root.querySelector('[data-send-now]');
+    const refusedSection = root.querySelector('[data-refused-answers]');
+    const refusedList = root.querySelector('[data-refused]');
+    let pending = 0;
+
+    function refusedItem(answer) {
+      const item = document.createElement('li');
+      item.dataset.answerKey = answer.key;
+      const saved = document.createElement('p');
+      const time = document.createElement('strong');
+      time.textContent = `Saved ${when.format(new Date(answer.savedAt))}`;
+      saved.append(time, ` — ${glimpse(answer, labels)}`);
+      const problems = document.createElement('ul');
+      problems.className = 'error';
+      for (const message of messagesOf(answer, labels)) {
+        const problem = document.createElement('li');
+        problem.textContent = message;
+        problems.append(problem);
+      }
+      const fix = document.createElement('button');
+      fix.type = 'button';
+      fix.className = 'secondary';
+      fix.dataset.correct = '';
+      fix.textContent = 'Correct this answer';
+      fix.addEventListener('click', () => void correct(answer.key));
+      const discard = document.createElement('button');
+      discard.type = 'button';
+      discard.className = 'link';
+      discard.textContent = 'Discard it';
+      discard.addEventListener('click', () => {
+        if (window.confirm('Discard this answer? It was never received and cannot be brought back.'))
+          void outbox.discard(answer.key);
+      });
+      item.append(saved, problems, fix, ' ', discard);
+      return item;
+    }
+
+    function render(kept) {
+      const waiting = kept.filter((answer) => answer.state === 'waiting');
+      const refused = kept.filter((answer) => answer.state === 'refused');
+      const closed = kept.filter((answer) => answer.state === 'closed');
+      const lines = [];
+      if (waiting.length > 0) {
+        lines.push(
+          `${answersText(waiting.length)} waiting to be sent.` +
+            (navigator.onLine ? '' : ' They will be sent when the connection returns.'),
+        );
+      }
+      if (refused.length > 0)
+        lines.push(
+          `${answersText(refused.length)} refused: correct ${refused.length === 1 ? 'it' : 'them'} below.`,
+        );
+      if (closed.length > 0) lines.push(`${answersText(closed.length)} not sent: ${closed[0].messages[0]}`);
+      // Said once the last one went, and kept until there is something new to say.
+      if (lines.length === 0 && (pending > 0 || count.textContent === ALL_SENT)) lines.push(ALL_SENT);
+      const text = lines.join(' ');
+      // A live region speaks on every change of its text: only when there is news.
+      if (count.textContent !== text) count.textContent = text;
+      pending = waiting.length + closed.length;
+      actions.hidden = pending === 0;
+      refusedSection.hidden = refused.length === 0;
+      refusedList.replaceChildren(...refused.map(refusedItem));
+    }
+
+    // Not disabled while sending (it would lose the focus): a second press joins the next attempt.
+    sendNow.addEventListener('click', async () => {
+      sendNow.textContent = 'Sending…';
+      await outbox.flush({ manual: true });
+      sendNow.textContent = 'Send now';
+    });
+    window.addEventListener('offline', () => void outbox.refresh());
+    outbox.subscribe(render);
+  };
+})();
