@@ -18,7 +18,7 @@ import { registerAccess, type Access } from './http/access.js';
 import { registerCacheControl } from './http/caching.js';
 import { registerCompression } from './http/compression.js';
 import { registerConditionalRequests } from './http/conditional.js';
-import { registerIdempotency } from './http/idempotency.js';
+import { registerIdempotency, takeOverSecondsFor } from './http/idempotency.js';
 import { clientError, frameworkError, registerErrorHandler } from './http/errors.js';
 import { registerLocations } from './http/location.js';
 import { loggerOptions } from './http/logging.js';
@@ -204,6 +204,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       'ETag',
       'Location',
       'Idempotent-Replayed',
+      'Allow',
+      'WWW-Authenticate',
     ],
   });
   await app.register(cookie);
@@ -211,7 +213,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerAccess(app, database.db, sessions, memberships);
   // After access (the key's caller) and, as a preHandler, after body validation (its fingerprint).
   registerIdempotency(app, database.db, idempotencyKeys(config.piiKeyring), {
-    takeOverSeconds: config.timeouts.requestSeconds,
+    takeOverSeconds: takeOverSecondsFor(config.timeouts.requestSeconds),
   });
   // After idempotency: a replayed answer is sent again as it was, whatever the resource's ETag is now.
   registerConditionalRequests(app, redis);

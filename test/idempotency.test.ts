@@ -9,6 +9,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activities, participants } from '../src/modules/activities/activities.tables.js';
 import { formSubmissions } from '../src/modules/forms/forms.tables.js';
+import { takeOverSecondsFor } from '../src/http/idempotency.js';
 import { idempotencyKeys } from '../src/modules/idempotency/idempotency.tables.js';
 import { activitiesUrl, person, registrationsUrl } from './helpers/activities.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
@@ -213,7 +214,7 @@ describe('a key whose first request still runs', () => {
     expect(running.headers['retry-after']).toBe('1');
     expect(await activitiesTitled(title)).toBe(1);
 
-    const seconds = t.config.timeouts.requestSeconds + 1;
+    const seconds = takeOverSecondsFor(t.config.timeouts.requestSeconds) + 1;
     await t.database.db
       .update(idempotencyKeys)
       .set({ createdAt: sql`now() - make_interval(secs => ${seconds})` })
@@ -367,20 +368,37 @@ describe('answers that are not kept', () => {
 });
 
 describe('what is kept of an answer', () => {
-  it('seals a body that carries personal data, and replays it in clear', async () => {
+  it('keeps no personal data: a replayed registration is the answer as a viewer reads it, also after erasure', async () => {
     const activityId = (await postActivity(undefined)).body.id as string;
     const phone = `+254 7${String(Date.now()).slice(-8)}`;
     const key = newKey();
     const registerOnce = () =>
       call(t.app, 'POST', registrationsUrl(team.org.id, activityId), {
         as: team.officer,
-        body: { participants: [person({ phone, firstName: 'Wanjiru' })] },
+        body: { participants: [person({ phone, firstName: 'Wanjiru', dateOfBirth: '1990-05-01' })] },
         headers: { 'idempotency-key': key },
       });
     const first = await registerOnce();
     expect(first.status, JSON.stringify(first.body)).toBe(201);
     expect(first.body[0].participant.phone).toBe(phone);
-    expectReplayOf(await registerOnce(), first);
+    const participantId = first.body[0].participant.id as string;
+
+    const replay = await registerOnce();
+    expect(replay.status).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    const { participant: replayed, ...registration } = replay.body[0];
+    const { participant: original, ...firstRegistration } = first.body[0];
+    expect(registration).toEqual(firstRegistration);
+    expect(replayed).toEqual({
+      ...original,
+      firstName: null,
+      lastName: null,
+      dateOfBirth: null,
+      age: null,
+      phone: null,
+      nationalId: null,
+      ageBand: original.ageBand,
+    });
     const people = await t.database.db
       .select()
       .from(participants)
@@ -388,11 +406,41 @@ describe('what is kept of an answer', () => {
     expect(people).toHaveLength(1);
 
     const [row] = await t.database.db.select().from(idempotencyKeys).where(keyRow(key));
-    const stored = JSON.stringify(row);
     expect(row!.body).toMatch(/^v1\.[0-9a-f]{16}\./);
-    expect(stored).not.toContain(phone.replace(/\D/g, '').slice(-8));
-    expect(stored).not.toContain('Wanjiru');
+    expect(JSON.stringify(row)).not.toContain(phone.replace(/\D/g, '').slice(-8));
     expect(row!.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+
+    const erased = await call(t.app, 'POST', `/orgs/${team.org.id}/participants/${participantId}/erase`, {
+      as: team.admin,
+      body: { reason: 'Asked to be forgotten' },
+    });
+    expect(erased.status, JSON.stringify(erased.body)).toBe(200);
+    const afterErasure = await registerOnce();
+    expect(afterErasure.status).toBe(201);
+    expect(afterErasure.response.body).not.toContain('Wanjiru');
+    expect(afterErasure.response.body).not.toContain(phone);
+  });
+
+  it('keeps a household member without name and age', async () => {
+    const activityId = (await postActivity(undefined)).body.id as string;
+    const registered = await call(t.app, 'POST', registrationsUrl(team.org.id, activityId), {
+      as: team.officer,
+      body: { participants: [person()] },
+    });
+    const participantId = registered.body[0].participant.id as string;
+    const key = newKey();
+    const add = () =>
+      call(t.app, 'POST', `/orgs/${team.org.id}/participants/${participantId}/household-members`, {
+        as: team.officer,
+        body: { name: 'Baraka Otieno', relationship: 'child', sex: 'male', age: 9 },
+        headers: { 'idempotency-key': key },
+      });
+    const first = await add();
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    expect(first.body.name).toBe('Baraka Otieno');
+    const replay = await add();
+    expect([replay.status, replay.headers['idempotent-replayed']]).toEqual([201, 'true']);
+    expect(replay.body).toEqual({ ...first.body, name: null, age: null });
   });
 
   it('never keeps a session cookie: a replayed POST /orgs answers without one', async () => {
@@ -484,3 +532,50 @@ async function until(done: () => Promise<boolean>): Promise<void> {
   }
   throw new Error('timed out waiting');
 }
+
+describe('what takes no key', () => {
+  it('signing out one session with a key used for another still ends it', async () => {
+    const email = `${randomUUID()}@example.org`;
+    const password = 'a long enough password';
+    const registered = await call(t.app, 'POST', '/auth/register', {
+      body: { email, password, firstName: 'Neema', lastName: 'Mrisho' },
+    });
+    expect(registered.status).toBe(201);
+    const tokenOf = async () => {
+      const res = await call(t.app, 'POST', '/auth/token', { body: { email, password } });
+      expect(res.status).toBe(200);
+      return res.body.accessToken as string;
+    };
+    const [first, second] = [await tokenOf(), await tokenOf()];
+    const logout = (token: string) =>
+      call(t.app, 'POST', '/auth/logout', {
+        headers: { authorization: `Bearer ${token}`, 'idempotency-key': 'sign-out' },
+      });
+    expect((await logout(first)).status).toBe(204);
+    const again = await logout(second);
+    expect(again.status).toBe(204);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    const me = await call(t.app, 'GET', '/auth/me', { headers: { authorization: `Bearer ${second}` } });
+    expect(me.status).toBe(401);
+  });
+
+  it('keeps nothing for a public submission to a form that does not exist, nor for a token its route refuses', async () => {
+    const before = (await t.database.db.select().from(idempotencyKeys)).length;
+    const unknown = await call(t.app, 'POST', submitUrl('no-such-form-token'), {
+      body: { answers: {} },
+      headers: { 'idempotency-key': newKey() },
+    });
+    expect([unknown.status, unknown.body.code]).toEqual([404, 'not_found']);
+    const long = await call(t.app, 'POST', submitUrl('x'.repeat(1500)), {
+      body: { answers: {} },
+      headers: { 'idempotency-key': newKey() },
+    });
+    expect(long.status).toBeLessThan(500);
+    const nul = await call(t.app, 'POST', '/forms/public/abc%00def/submit', {
+      body: { answers: {} },
+      headers: { 'idempotency-key': newKey() },
+    });
+    expect(nul.status).toBeLessThan(500);
+    expect((await t.database.db.select().from(idempotencyKeys)).length).toBe(before);
+  });
+});

@@ -14,14 +14,27 @@ const PUBLIC_SUBMISSION = '/forms/public/:token/submit';
  * registration, password reset) have no caller to keep answers for, and ignore the header.
  */
 export function takesIdempotencyKey(method: string, url: string, access: Access | undefined): boolean {
-  if (method !== 'POST') return false;
+  if (method !== 'POST' || SESSION_ACTIONS.has(url)) return false;
   if (url === PUBLIC_SUBMISSION) return true;
   return access !== undefined && access !== 'public';
 }
 
+/**
+ * Actions on the presented session rather than the user's data: idempotent by nature, and a key kept
+ * per user would let signing out one session replay as the sign-out of another, which stays valid.
+ */
+const SESSION_ACTIONS = new Set(['/auth/logout']);
+
 export const IDEMPOTENCY_KEY_MALFORMED = 'Idempotency-Key must be 1 to 255 visible characters';
 export const IDEMPOTENCY_KEY_REUSED = 'Idempotency-Key was used with another request';
 export const IDEMPOTENCY_KEY_RUNNING = 'A request with this Idempotency-Key is still running';
+
+/**
+ * A running claim older than this is taken over (its process died mid-request). Longer than a request
+ * takes to arrive (REQUEST_TIMEOUT, 50 s by default) and run, waits for a resource's lock included: a
+ * claim taken over while its request still ran would run it twice. Until then a retry gets 409.
+ */
+export const takeOverSecondsFor = (requestSeconds: number) => Math.max(300, 2 * requestSeconds);
 
 /** How long the first completed answer is kept (issue 23). */
 export const IDEMPOTENCY_KEEP_SECONDS = 24 * 60 * 60;
@@ -81,7 +94,7 @@ export interface IdempotencyKeys {
  * request with a key runs and its answer is kept; a retry with the same request gets that answer again
  * with `Idempotent-Replayed: true` and runs nothing; another request with the key is 422, and a retry
  * while the first still runs is 409. Without the header nothing changes. A claim left running by a
- * process that died is taken over after `takeOverSeconds` (the request timeout).
+ * process that died is taken over after `takeOverSeconds` (`takeOverSecondsFor`).
  */
 export function registerIdempotency(
   app: FastifyInstance,
@@ -99,7 +112,8 @@ export function registerIdempotency(
     const route = request.routeOptions;
     if (!route.url || !takesIdempotencyKey(request.method, route.url, route.config.access)) return;
     const key = request.headers['idempotency-key'];
-    if (key === undefined) return;
+    // A path its route refuses on its own validation (attachValidation: a malformed form token) claims nothing.
+    if (key === undefined || request.validationError?.validationContext === 'params') return;
     if (typeof key !== 'string' || !VISIBLE_ASCII.test(key)) {
       throw badRequest({
         in: 'header',
@@ -135,12 +149,12 @@ export function registerIdempotency(
     const claim = held.get(request);
     if (!claim) return payload;
     held.delete(request);
-    const answer = keptAnswer(reply, payload, claim.bodyCompared);
+    const answer = keptAnswer(reply, payload, claim.bodyCompared, claim.request.scope);
     try {
       if (answer) await keys.complete(db, claim.request, claim.claimId, answer, times.keepSeconds);
       else await keys.release(db, claim.request, claim.claimId);
     } catch (err) {
-      // The answer still goes out; the claim stays running and is taken over after the request timeout.
+      // The answer still goes out; the claim stays running until it may be taken over.
       request.log.error({ err }, 'idempotency: the answer to a keyed request was not recorded');
     }
     return payload;
@@ -166,6 +180,17 @@ function digestOf(request: FastifyRequest, url: string, mediaType: string, bodyC
     .digest('hex');
 }
 
+const keptInstead = new WeakMap<FastifyReply, string>();
+
+/**
+ * What a replay of this answer gives instead of its body: a route whose answer carries personal data
+ * keeps it as a viewer reads it, so that nothing personal waits in the table for a day (an erasure would
+ * not reach it, and a replay sent it without an audit entry). The value is kept as JSON.
+ */
+export function keepAnswerAs(reply: FastifyReply, value: unknown): void {
+  keptInstead.set(reply, JSON.stringify(value));
+}
+
 /** Refusals a retry may cure without another request: the If-Match preconditions (checked after the claim). */
 const NOT_KEPT = new Set([412, 428, 429]);
 
@@ -175,9 +200,16 @@ const NOT_KEPT = new Set([412, 428, 429]);
  * text (a stream). Of a multipart request, whose body is not compared, only a success is kept: a
  * refused one changed nothing, and its retry (perhaps with the file made smaller) is checked again.
  */
-function keptAnswer(reply: FastifyReply, payload: unknown, bodyCompared: boolean): KeptAnswer | null {
+function keptAnswer(
+  reply: FastifyReply,
+  payload: unknown,
+  bodyCompared: boolean,
+  scope: string,
+): KeptAnswer | null {
   const status = reply.statusCode;
   if (status >= 500 || NOT_KEPT.has(status) || (!bodyCompared && status >= 400)) return null;
+  // Anyone can send a public submission to a made-up token: its 404 is not worth a row for a day.
+  if (status === 404 && scope.startsWith('form:')) return null;
   if (payload !== null && payload !== undefined && typeof payload !== 'string') return null;
   const header = (name: string) => {
     const value = reply.getHeader(name);
@@ -187,7 +219,9 @@ function keptAnswer(reply: FastifyReply, payload: unknown, bodyCompared: boolean
     status,
     contentType: header('content-type'),
     location: header('location'),
-    body: payload === undefined || payload === null || payload === '' ? null : payload,
+    body:
+      keptInstead.get(reply) ??
+      (payload === undefined || payload === null || payload === '' ? null : payload),
   };
 }
 

@@ -115,7 +115,10 @@ const PARAMETERS: Record<string, Json> = {
     'Idempotency-Key',
     'Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or ' +
       'form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new ' +
-      'key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400.',
+      'key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer ' +
+      'that carried personal data (participant registrations, household members) is replayed as a viewer ' +
+      'reads it, its personal fields null: read the resource again for them. A multipart body is not ' +
+      'compared. A request still running after its process died holds its key 5 minutes (409).',
     { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
   ),
   IfNoneMatch: headerParameter(

@@ -1,8 +1,8 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { artifact, collectScriptErrors, freePort, hasChromium, launchChromium } from '../helpers/browser.js';
-import { createProject, createTeam, type Team } from '../helpers/factories.js';
+import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { buildTestApp } from '../helpers/app.js';
+import { artifact, browserSuite, hasChromium } from '../helpers/browser.js';
+import { createProject } from '../helpers/factories.js';
 import { PNG } from '../helpers/files.js';
 import {
   formTargets,
@@ -25,50 +25,27 @@ interface KeptAnswer {
   messages: string[];
 }
 
+/** answer-store.js as the page exposes it, for the tests to read and write IndexedDB through. */
+interface AnswerStore {
+  answersOf(form: string): Promise<(KeptAnswer & { form: string })[]>;
+  putAnswer(answer: Record<string, unknown>): Promise<unknown>;
+  draftOf(form: string): Promise<{ savedAt: number } | undefined>;
+  putDraft(draft: Record<string, unknown>): Promise<unknown>;
+}
+const DAY = 24 * 60 * 60 * 1000;
+
 /**
  * The form page without a connection (issue 23), in headless Chromium against the real server on a
  * port: the service worker keeps the page, IndexedDB keeps the answers and drafts, each answer carries
  * its own Idempotency-Key, and the server counts a retried answer once.
  */
 describe.skipIf(!hasChromium)('the form page offline, in Chromium', () => {
-  let t: TestApp;
-  let base: string;
-  let browser: Browser;
-  let team: Team;
-  const contexts: BrowserContext[] = [];
-  let scriptErrors: string[] = [];
-  beforeEach(() => {
-    scriptErrors = [];
-  });
-  afterEach(() => {
-    expect(scriptErrors).toEqual([]);
-  });
-
-  beforeAll(async () => {
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await buildTestApp({ BASE_URL: base, APP_URL: base });
-    await t.app.listen({ port, host: '127.0.0.1' });
-    team = await createTeam(t.app, t.database.db);
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await Promise.all(contexts.map((context) => context.close()));
-    await browser?.close();
-    await t?.close();
-  });
-
-  async function newPage(context: BrowserContext): Promise<Page> {
-    const page = await context.newPage();
-    collectScriptErrors(page, scriptErrors);
-    return page;
-  }
+  const suite = browserSuite(buildTestApp);
 
   /** A fresh browser profile on the form, once the service worker has kept it for offline use. */
   async function openForm(form: FormJson) {
-    const context = await browser.newContext({ viewport: { width: 400, height: 800 } });
-    contexts.push(context);
-    const page = await newPage(context);
+    const context = await suite.newContext({ viewport: { width: 400, height: 800 } });
+    const page = await suite.newPage(context);
     expect((await page.goto(form.publicUrl))?.status()).toBe(200);
     await page.locator('[data-offline-ready]').waitFor();
     return { context, page };
@@ -76,8 +53,13 @@ describe.skipIf(!hasChromium)('the form page offline, in Chromium', () => {
 
   /** A published survey counting 1 per submission into its indicator's report for the period. */
   async function countingForm(fields: Record<string, unknown>[] = SURVEY_FIELDS) {
-    const targets = await formTargets(t.app, t.database.db, team.officer, team.org.id);
-    const form = await publishedForm(t.app, team.officer, team.org.id, {
+    const targets = await formTargets(
+      suite.t.app,
+      suite.t.database.db,
+      suite.team.officer,
+      suite.team.org.id,
+    );
+    const form = await publishedForm(suite.t.app, suite.team.officer, suite.team.org.id, {
       projectId: targets.project.id,
       indicatorId: targets.indicator.id,
       reportingPeriodId: targets.period.id,
@@ -88,17 +70,22 @@ describe.skipIf(!hasChromium)('the form page offline, in Chromium', () => {
 
   async function reportValue(targets: Awaited<ReturnType<typeof formTargets>>) {
     const query = `?indicatorId=${targets.indicator.id}&periodId=${targets.period.id}`;
-    const res = await call(t.app, 'GET', `${reportsUrl(team.org.id, targets.project.id)}${query}`, {
-      as: team.admin,
-    });
+    const res = await call(
+      suite.t.app,
+      'GET',
+      `${reportsUrl(suite.team.org.id, targets.project.id)}${query}`,
+      {
+        as: suite.team.admin,
+      },
+    );
     expect(res.status).toBe(200);
     expect(res.body.length).toBeLessThanOrEqual(1);
     return (res.body[0] as ReportJson | undefined)?.value;
   }
 
   async function stored(form: FormJson) {
-    const res = await call(t.app, 'GET', submissionsUrl(team.org.id, form.id), {
-      as: team.admin,
+    const res = await call(suite.t.app, 'GET', submissionsUrl(suite.team.org.id, form.id), {
+      as: suite.team.admin,
     });
     expect(res.status).toBe(200);
     return res.body as { id: string; answers: Record<string, unknown> }[];
@@ -147,12 +134,12 @@ describe.skipIf(!hasChromium)('the form page offline, in Chromium', () => {
   it('keeps answers given offline, still opens offline, and sends each once when the connection returns', async () => {
     const { targets, form } = await countingForm();
     const { context, page } = await openForm(form);
-    const worker = await page.request.get(`${base}/f/form-worker.js`);
+    const worker = await page.request.get(`${suite.base}/f/form-worker.js`);
     expect(worker.status()).toBe(200);
     expect(worker.headers()['content-type']).toBe('text/javascript; charset=utf-8');
     expect(worker.headers()['cache-control']).toBe('no-cache');
     expect(await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.scope)).toBe(
-      `${base}/f/`,
+      `${suite.base}/f/`,
     );
     const sent = watchSubmissions(context);
 
@@ -174,7 +161,7 @@ describe.skipIf(!hasChromium)('the form page offline, in Chromium', () => {
     await outboxSays(page, '3 answers waiting to be sent.');
     await page.locator('button[type="submit"]:enabled').waitFor();
     // A second tab of the same form, also opened offline: both will try when the connection returns.
-    const second = await newPage(context);
+    const second = await suite.newPage(context);
     expect((await second.goto(form.publicUrl))?.fromServiceWorker()).toBe(true);
     await outboxSays(second, '3 answers waiting to be sent.');
     await page.screenshot({ path: artifact('offline-form-waiting.png'), fullPage: true });
@@ -229,8 +216,8 @@ describe.skipIf(!hasChromium)('the form page offline, in Chromium', () => {
   });
 
   it('shows a 400 beside the kept answer, which is corrected and sent again under a new key', async () => {
-    const project = await createProject(t.database.db, team.org.id, 'Offline photos');
-    const form = await publishedForm(t.app, team.admin, team.org.id, {
+    const project = await createProject(suite.t.database.db, suite.team.org.id, 'Offline photos');
+    const form = await publishedForm(suite.t.app, suite.team.admin, suite.team.org.id, {
       projectId: project.id,
       fields: [
         { type: 'text', label: 'Name', key: 'name', required: true },
@@ -300,8 +287,8 @@ describe.skipIf(!hasChromium)('the form page offline, in Chromium', () => {
     await context.setOffline(true);
     await answerOffline(page, 'Gambo');
     await answerOffline(page, 'Hauwa');
-    const closed = await call(t.app, 'PATCH', formUrl(team.org.id, form.id), {
-      as: team.officer,
+    const closed = await call(suite.t.app, 'PATCH', formUrl(suite.team.org.id, form.id), {
+      as: suite.team.officer,
       body: { closesAt: new Date(Date.now() - 60_000).toISOString() },
     });
     expect(closed.status, JSON.stringify(closed.body)).toBe(200);
@@ -326,8 +313,8 @@ describe.skipIf(!hasChromium)('the form page offline, in Chromium', () => {
   });
 
   it('keeps what is typed, files included, when the tab is closed', async () => {
-    const project = await createProject(t.database.db, team.org.id, 'Drafts');
-    const form = await publishedForm(t.app, team.admin, team.org.id, {
+    const project = await createProject(suite.t.database.db, suite.team.org.id, 'Drafts');
+    const form = await publishedForm(suite.t.app, suite.team.admin, suite.team.org.id, {
       projectId: project.id,
       fields: [
         ...SURVEY_FIELDS,
@@ -360,7 +347,7 @@ describe.skipIf(!hasChromium)('the form page offline, in Chromium', () => {
       .toBe('river.png');
     await page.close();
 
-    const again = await newPage(context);
+    const again = await suite.newPage(context);
     await again.goto(form.publicUrl);
     await again.locator('button[type="submit"]:enabled').waitFor();
     expect(await again.inputValue('#f-name')).toBe('Jumoke');
@@ -391,5 +378,127 @@ describe.skipIf(!hasChromium)('the form page offline, in Chromium', () => {
     await again.reload();
     await again.locator('button[type="submit"]:enabled').waitFor();
     expect(await again.inputValue('#f-name')).toBe('');
+  });
+
+  it('lists the answers a form turned away once its link changed (404), each to discard after a confirmation', async () => {
+    const { form } = await countingForm();
+    const { context, page } = await openForm(form);
+    await context.setOffline(true);
+    await answerOffline(page, 'Kemi');
+    await answerOffline(page, 'Lami');
+    const [kemi, lami] = await keptAnswers(page, form);
+    const regenerated = await call(
+      suite.t.app,
+      'POST',
+      formUrl(suite.team.org.id, form.id, 'regenerate-token'),
+      { as: suite.team.admin },
+    );
+    expect(regenerated.status, JSON.stringify(regenerated.body)).toBe(200);
+
+    await context.setOffline(false);
+    const gone = 'This form is no longer available: it was unpublished or its link replaced.';
+    await outboxSays(page, `2 answers not sent: ${gone}`);
+    expect(await keptAnswers(page, form)).toEqual([
+      { key: kemi!.key, state: 'closed', messages: [gone] },
+      { key: lami!.key, state: 'closed', messages: [gone] },
+    ]);
+    const turnedAway = page.locator('[data-closed-answers] li[data-answer-key]');
+    expect(await page.locator('#closed-answers-heading').innerText()).toBe('Answers not sent');
+    expect(await turnedAway.evaluateAll((items) => items.map((item) => item.dataset.answerKey))).toEqual([
+      kemi!.key,
+      lami!.key,
+    ]);
+    expect(await turnedAway.first().locator('p').innerText()).toContain('Name: Kemi');
+    expect(await page.locator('[data-kept-for]').innerText()).toBe(
+      'Answers not sent within 30 days are deleted from this device.',
+    );
+    await page.screenshot({ path: artifact('offline-form-turned-away.png'), fullPage: true });
+
+    // Asked first: the answer is the respondent's only copy.
+    const asked: string[] = [];
+    page.once('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await turnedAway.first().locator('[data-discard]').click();
+    await expect
+      .poll(() => asked)
+      .toEqual(['Discard this answer? It was never received and cannot be brought back.']);
+    expect((await keptAnswers(page, form)).map((answer) => answer.key)).toEqual([kemi!.key, lami!.key]);
+
+    page.on('dialog', (dialog) => void dialog.accept());
+    await turnedAway.first().locator('[data-discard]').click();
+    await outboxSays(page, `1 answer not sent: ${gone}`);
+    expect((await keptAnswers(page, form)).map((answer) => answer.key)).toEqual([lami!.key]);
+    expect(await turnedAway.count()).toBe(1);
+    await turnedAway.first().locator('[data-discard]').click();
+    await page.locator('[data-closed-answers]').waitFor({ state: 'hidden' });
+    expect(await keptAnswers(page, form)).toEqual([]);
+    // Discarded, not sent: the page does not say they were.
+    expect(await page.locator('[data-outbox-count]').innerText()).toBe('');
+    expect(await page.locator('[data-kept-for]').isVisible()).toBe(false);
+    expect(await page.locator('[data-send-now]').isVisible()).toBe(false);
+    expect(await stored(form)).toEqual([]);
+  });
+
+  it('deletes the answers and drafts of every form kept more than 30 days, as the page loads', async () => {
+    const { form } = await countingForm();
+    const { context, page } = await openForm(form);
+    const sent = watchSubmissions(context);
+    const now = Date.now();
+    const answer = (key: string, formToken: string, state: string, savedAt?: number) => ({
+      key,
+      form: formToken,
+      state,
+      formState: { name: key },
+      answers: { name: key },
+      files: [],
+      messages: state === 'closed' ? ['This form is no longer accepting responses'] : [],
+      ...(savedAt === undefined ? {} : { savedAt }),
+    });
+    const records = {
+      answers: [
+        answer('old-waiting', form.publicToken, 'waiting', now - 31 * DAY),
+        answer('old-refused', form.publicToken, 'refused', now - 31 * DAY),
+        // Another form's, whose page is gone: this page clears it too.
+        answer('old-elsewhere', 'gone-link', 'closed', now - 31 * DAY),
+        answer('recent-closed', form.publicToken, 'closed', now - 29 * DAY),
+        // Kept by a version that did not date its records: dated at the next load, from then on.
+        answer('undated-closed', form.publicToken, 'closed'),
+      ],
+      drafts: [
+        { form: form.publicToken, state: { name: 'Old draft' }, savedAt: now - 31 * DAY },
+        { form: 'gone-link', state: { name: 'Old draft' }, savedAt: now - 31 * DAY },
+      ],
+    };
+    await page.evaluate(async ({ answers, drafts }) => {
+      const store = (window as unknown as { melAnswerStore: AnswerStore }).melAnswerStore;
+      for (const kept of answers) await store.putAnswer(kept);
+      for (const draft of drafts) await store.putDraft(draft);
+    }, records);
+
+    await page.reload();
+    await page.locator('button[type="submit"]:enabled').waitFor();
+    await outboxSays(page, '2 answers not sent: This form is no longer accepting responses');
+    const left = await page.evaluate(async (token) => {
+      const store = (window as unknown as { melAnswerStore: AnswerStore }).melAnswerStore;
+      return {
+        answers: (await store.answersOf(token)).map(({ key, savedAt }) => ({ key, savedAt })),
+        elsewhere: await store.answersOf('gone-link'),
+        draft: await store.draftOf(token),
+        draftElsewhere: await store.draftOf('gone-link'),
+      };
+    }, form.publicToken);
+    expect(left.answers.map((kept) => kept.key).sort()).toEqual(['recent-closed', 'undated-closed']);
+    expect(left.answers.find((kept) => kept.key === 'undated-closed')!.savedAt).toBeGreaterThanOrEqual(now);
+    expect(left).toMatchObject({ elsewhere: [], draft: undefined, draftElsewhere: undefined });
+    expect(await page.inputValue('#f-name')).toBe('');
+    expect(await page.locator('[data-refused-answers]').isVisible()).toBe(false);
+    expect(await page.locator('[data-kept-for]').innerText()).toBe(
+      'Answers not sent within 30 days are deleted from this device.',
+    );
+    // Deleted before the page sends what waits: the old answer never went.
+    expect(sent).toEqual([]);
+    expect(await stored(form)).toEqual([]);
   });
 });

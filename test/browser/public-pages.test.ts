@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { BrowserContextOptions, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { forms } from '../../src/modules/forms/forms.tables.js';
-import { buildTestAppWithMail, type MailTestApp } from '../helpers/app.js';
-import { artifact, freePort, hasChromium, launchChromium } from '../helpers/browser.js';
-import { createProject, createTeam, registerUser, uniqueEmail, type Team } from '../helpers/factories.js';
+import { buildTestAppWithMail } from '../helpers/app.js';
+import { artifact, browserSuite, hasChromium } from '../helpers/browser.js';
+import { createProject, registerUser, uniqueEmail } from '../helpers/factories.js';
 import { multipart, PDF, PNG } from '../helpers/files.js';
 import { publishedForm, submissionsUrl } from '../helpers/forms.js';
 import { call } from '../helpers/http.js';
@@ -19,47 +19,11 @@ import { linkIn } from '../helpers/smtp.js';
  * listening on a port: the links come from the API's answers and from the emails it sends.
  */
 describe.skipIf(!hasChromium)('public pages in Chromium', () => {
-  let t: MailTestApp;
-  let base: string;
-  let browser: Browser;
-  let team: Team;
-  const contexts: BrowserContext[] = [];
-  /** Errors the pages' scripts threw, or the browser logged (a blocked script, say): none expected. */
-  let scriptErrors: string[] = [];
-  beforeEach(() => {
-    scriptErrors = [];
-  });
-  afterEach(() => {
-    expect(scriptErrors).toEqual([]);
-  });
-
-  beforeAll(async () => {
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await buildTestAppWithMail({ BASE_URL: base, APP_URL: base });
-    await t.app.listen({ port, host: '127.0.0.1' });
-    team = await createTeam(t.app, t.database.db);
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await Promise.all(contexts.map((context) => context.close()));
-    await browser?.close();
-    await t?.close();
-  });
+  const suite = browserSuite(buildTestAppWithMail);
 
   /** A fresh browser profile (no cookies) with a phone-sized or desktop window. */
-  async function newPage(options: Parameters<Browser['newContext']>[0] = {}): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, ...options });
-    contexts.push(context);
-    const page = await context.newPage();
-    page.on('pageerror', (err) => scriptErrors.push(err.message));
-    page.on('console', (message) => {
-      // Chromium logs every 4xx answer to fetch; those are expected here, anything else is not.
-      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
-        scriptErrors.push(message.text());
-      }
-    });
-    return page;
+  async function newPage(options: BrowserContextOptions = {}): Promise<Page> {
+    return suite.newPage(await suite.newContext({ viewport: { width: 1100, height: 900 }, ...options }));
   }
 
   /** The colour of the pixel at `x` on the middle row of a PNG, decoded by the browser itself. */
@@ -115,14 +79,14 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
     ];
 
     it('applies skip logic live, checks before sending, shows the server’s 400 by its field, then thanks', async () => {
-      const project = await createProject(t.database.db, team.org.id, 'Water points');
-      const form = await publishedForm(t.app, team.admin, team.org.id, {
+      const project = await createProject(suite.t.database.db, suite.team.org.id, 'Water points');
+      const form = await publishedForm(suite.t.app, suite.team.admin, suite.team.org.id, {
         projectId: project.id,
         title: 'Household <b>water</b> survey',
         description: 'Five minutes.\nThank you for helping.',
         fields: FIELDS,
       });
-      expect(form.publicUrl).toBe(`${base}/f/${form.publicToken}`);
+      expect(form.publicUrl).toBe(`${suite.base}/f/${form.publicToken}`);
 
       const page = await newPage({
         viewport: { width: 400, height: 800 },
@@ -197,7 +161,9 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
       expect(await page.locator('form.respondent').isVisible()).toBe(false);
       await page.screenshot({ path: artifact('form-thanks.png'), fullPage: true });
 
-      const stored = await call(t.app, 'GET', submissionsUrl(team.org.id, form.id), { as: team.admin });
+      const stored = await call(suite.t.app, 'GET', submissionsUrl(suite.team.org.id, form.id), {
+        as: suite.team.admin,
+      });
       expect(stored.body).toHaveLength(1);
       const { answers } = stored.body[0];
       expect(answers).toMatchObject({
@@ -227,8 +193,8 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
     });
 
     it('takes a typed place when the browser may not locate, and drops answers skip logic hides', async () => {
-      const project = await createProject(t.database.db, team.org.id, 'Water points 2');
-      const form = await publishedForm(t.app, team.admin, team.org.id, {
+      const project = await createProject(suite.t.database.db, suite.team.org.id, 'Water points 2');
+      const form = await publishedForm(suite.t.app, suite.team.admin, suite.team.org.id, {
         projectId: project.id,
         fields: FIELDS,
       });
@@ -246,7 +212,9 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
       await page.click('button[type="submit"]');
       await page.locator('[data-thanks] h1').waitFor();
 
-      const stored = await call(t.app, 'GET', submissionsUrl(team.org.id, form.id), { as: team.admin });
+      const stored = await call(suite.t.app, 'GET', submissionsUrl(suite.team.org.id, form.id), {
+        as: suite.team.admin,
+      });
       expect(stored.body[0].answers).toEqual({
         name: 'Idris',
         household_size: 2,
@@ -258,13 +226,15 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
 
     it('says so when the form is missing or closed', async () => {
       const page = await newPage();
-      const missing = await page.goto(`${base}/f/no-such-form`);
+      const missing = await page.goto(`${suite.base}/f/no-such-form`);
       expect(missing?.status()).toBe(404);
       expect(await page.locator('h1').innerText()).toBe('This form is not available');
 
-      const project = await createProject(t.database.db, team.org.id, 'Closed forms');
-      const form = await publishedForm(t.app, team.admin, team.org.id, { projectId: project.id });
-      await t.database.db
+      const project = await createProject(suite.t.database.db, suite.team.org.id, 'Closed forms');
+      const form = await publishedForm(suite.t.app, suite.team.admin, suite.team.org.id, {
+        projectId: project.id,
+      });
+      await suite.t.database.db
         .update(forms)
         .set({ closesAt: new Date(Date.now() - 60_000) })
         .where(eq(forms.id, form.id));
@@ -277,8 +247,8 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
 
   describe('the shared report page', () => {
     it('shows the report’s numbers, bands, budget, narratives and attachments, and prints clean', async () => {
-      const { org, admin, officer } = team;
-      const db = t.database.db;
+      const { org, admin, officer } = suite.team;
+      const db = suite.t.database.db;
       const project = await createProject(db, org.id, 'Safe Water Kano');
       const q1 = await createPeriod(db, org.id, project.id, { label: 'Q1 2026' });
       const q2 = await createPeriod(db, org.id, project.id, {
@@ -286,24 +256,24 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
         startDate: '2026-04-01',
         endDate: '2026-06-30',
       });
-      const wells = await postIndicator(t.app, officer, org.id, {
+      const wells = await postIndicator(suite.t.app, officer, org.id, {
         name: 'Wells repaired',
         code: 'WELLS',
         unit: 'wells',
       });
-      const people = await postIndicator(t.app, officer, org.id, {
+      const people = await postIndicator(suite.t.app, officer, org.id, {
         name: 'People with safe water',
         code: 'PEOPLE',
         unit: 'people',
       });
-      const clubs = await postIndicator(t.app, officer, org.id, {
+      const clubs = await postIndicator(suite.t.app, officer, org.id, {
         name: 'Hygiene clubs',
         code: 'CLUBS',
         unit: 'clubs',
       });
-      await linkIndicator(t.app, officer, org.id, project.id, wells.id, { target: 20 });
-      await linkIndicator(t.app, officer, org.id, project.id, people.id, { target: 1000 });
-      await linkIndicator(t.app, officer, org.id, project.id, clubs.id);
+      await linkIndicator(suite.t.app, officer, org.id, project.id, wells.id, { target: 20 });
+      await linkIndicator(suite.t.app, officer, org.id, project.id, people.id, { target: 1000 });
+      await linkIndicator(suite.t.app, officer, org.id, project.id, clubs.id);
       const values: [typeof wells, typeof q1, number, string][] = [
         [wells, q1, 9, 'Two crews from March.'],
         [wells, q2, 8, ''],
@@ -311,24 +281,24 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
         [clubs, q2, 3, ''],
       ];
       for (const [indicator, period, value, narrative] of values) {
-        const created = await postReport(t.app, officer, org.id, project.id, {
+        const created = await postReport(suite.t.app, officer, org.id, project.id, {
           indicatorId: indicator.id,
           reportingPeriodId: period.id,
           value,
           ...(narrative ? { narrative } : {}),
         });
-        await act(t.app, officer, org.id, created.id, 'submit');
-        await act(t.app, admin, org.id, created.id, 'approve');
+        await act(suite.t.app, officer, org.id, created.id, 'submit');
+        await act(suite.t.app, admin, org.id, created.id, 'approve');
       }
-      const activity = await postActivity(t.app, officer, org.id, project.id, {
+      const activity = await postActivity(suite.t.app, officer, org.id, project.id, {
         title: 'Water committee training',
       });
-      await register(t.app, officer, org.id, activity.id, [person(), person()]);
+      await register(suite.t.app, officer, org.id, activity.id, [person(), person()]);
       for (const line of [
         { category: 'Drilling', description: 'Contractor', plannedAmount: 3000, actualAmount: 1800 },
         { category: 'Travel', plannedAmount: 1000, actualAmount: 250 },
       ]) {
-        const res = await call(t.app, 'POST', `/orgs/${org.id}/projects/${project.id}/budget-lines`, {
+        const res = await call(suite.t.app, 'POST', `/orgs/${org.id}/projects/${project.id}/budget-lines`, {
           as: officer,
           body: line,
         });
@@ -338,7 +308,7 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
         { name: 'title', value: 'Site photos & <notes>' },
         { name: 'file', value: PDF, fileName: 'sites.pdf', contentType: 'application/pdf' },
       ]);
-      const attached = await t.app.inject({
+      const attached = await suite.t.app.inject({
         method: 'POST',
         url: `/orgs/${org.id}/projects/${project.id}/attachments`,
         headers: { authorization: `Bearer ${officer.token}`, ...upload.headers },
@@ -346,13 +316,13 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
       });
       expect(attached.statusCode, attached.body).toBe(201);
 
-      const created = await call(t.app, 'POST', `/orgs/${org.id}/projects/${project.id}/reports`, {
+      const created = await call(suite.t.app, 'POST', `/orgs/${org.id}/projects/${project.id}/reports`, {
         as: officer,
         body: { title: 'Half-year report <2026>', startDate: '2026-01-01', endDate: '2026-06-30' },
       });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       const reportId = created.body.id as string;
-      const patched = await call(t.app, 'PATCH', `/orgs/${org.id}/reports/${reportId}`, {
+      const patched = await call(suite.t.app, 'PATCH', `/orgs/${org.id}/reports/${reportId}`, {
         as: officer,
         body: {
           sections: {
@@ -362,11 +332,13 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
         },
       });
       expect(patched.status, JSON.stringify(patched.body)).toBe(200);
-      const shared = await call(t.app, 'PATCH', `/orgs/${org.id}/reports/${reportId}/share`, { as: officer });
+      const shared = await call(suite.t.app, 'PATCH', `/orgs/${org.id}/reports/${reportId}/share`, {
+        as: officer,
+      });
       expect(shared.status).toBe(200);
       const shareUrl = shared.body.shareUrl as string;
-      expect(shareUrl).toBe(`${base}/r/${shared.body.shareToken}`);
-      const report = (await call(t.app, 'GET', `/reports/share/${shared.body.shareToken}`)).body;
+      expect(shareUrl).toBe(`${suite.base}/r/${shared.body.shareToken}`);
+      const report = (await call(suite.t.app, 'GET', `/reports/share/${shared.body.shareToken}`)).body;
 
       const page = await newPage();
       const response = await page.goto(shareUrl);
@@ -460,7 +432,7 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
 
       const link = page.locator('#attachments a');
       expect(await link.innerText()).toBe('Site photos & <notes>');
-      const download = await page.request.get(`${base}${await link.getAttribute('href')}`);
+      const download = await page.request.get(`${suite.base}${await link.getAttribute('href')}`);
       expect(download.status()).toBe(200);
       expect(Buffer.from(await download.body()).equals(PDF)).toBe(true);
       await page.screenshot({ path: artifact('report.png'), fullPage: true });
@@ -474,7 +446,8 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
 
       // Revoked: the same address now says so.
       expect(
-        (await call(t.app, 'DELETE', `/orgs/${org.id}/reports/${reportId}/share`, { as: officer })).status,
+        (await call(suite.t.app, 'DELETE', `/orgs/${org.id}/reports/${reportId}/share`, { as: officer }))
+          .status,
       ).toBe(204);
       const revoked = await page.goto(shareUrl);
       expect(revoked?.status()).toBe(404);
@@ -484,17 +457,19 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
 
   describe('the invitation page', () => {
     const invite = async (email: string, role = 'reporter') => {
-      const res = await call(t.app, 'POST', `/orgs/${team.org.id}/members`, {
-        as: team.admin,
+      const res = await call(suite.t.app, 'POST', `/orgs/${suite.team.org.id}/members`, {
+        as: suite.team.admin,
         body: { email, role },
       });
       expect(res.status).toBe(201);
       // A registered user's first email was the verification link: wait for the invitation.
-      const [message] = await emailsTo(t.smtp, email, 1, `${base}/invitations/`);
-      return linkIn(message!, `${base}/invitations/`);
+      const [message] = await emailsTo(suite.t.smtp, email, 1, `${suite.base}/invitations/`);
+      return linkIn(message!, `${suite.base}/invitations/`);
     };
     const memberRole = async (email: string) => {
-      const res = await call(t.app, 'GET', `/orgs/${team.org.id}/members?limit=100`, { as: team.admin });
+      const res = await call(suite.t.app, 'GET', `/orgs/${suite.team.org.id}/members?limit=100`, {
+        as: suite.team.admin,
+      });
       return (res.body.data as { email: string; role: string }[]).find((m) => m.email === email)?.role;
     };
 
@@ -504,7 +479,7 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
       const page = await newPage({ viewport: { width: 400, height: 800 } });
       const response = await page.goto(link);
       expect(response?.status()).toBe(200);
-      expect(await page.locator('h1').innerText()).toBe(`Join ${team.org.name}`);
+      expect(await page.locator('h1').innerText()).toBe(`Join ${suite.team.org.name}`);
       await page.locator('form[data-step="sign-in"]').waitFor();
       await page.click('[data-show="register"]');
       await page.fill('#firstName', 'Ngozi');
@@ -522,17 +497,17 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
       await page.click('[data-accept]');
       await page.locator('[data-step="done"]').waitFor();
       expect(await page.locator('[data-done-message]').innerText()).toBe(
-        `You are now a member of ${team.org.name} as reporter.`,
+        `You are now a member of ${suite.team.org.name} as reporter.`,
       );
       expect(await memberRole(email)).toBe('reporter');
       // The session's current organization is now the one joined (the cookie was re-issued).
       const cookie = (await page.context().cookies()).find((c) => c.name === 'jwt')!;
       const claims = JSON.parse(Buffer.from(cookie.value.split('.')[1]!, 'base64url').toString());
-      expect(claims).toMatchObject({ email, organizationId: team.org.id, role: 'reporter' });
+      expect(claims).toMatchObject({ email, organizationId: suite.team.org.id, role: 'reporter' });
     });
 
     it('signs in an existing user, showing the server’s refusal of a wrong password', async () => {
-      const user = await registerUser(t.app);
+      const user = await registerUser(suite.t.app);
       const link = await invite(user.email, 'viewer');
       const page = await newPage();
       await page.goto(link);
@@ -555,12 +530,12 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
 
   describe('the password reset page', () => {
     it('sets a new password with the emailed link, once', async () => {
-      const user = await registerUser(t.app);
+      const user = await registerUser(suite.t.app);
       expect(
-        (await call(t.app, 'POST', '/auth/forgot-password', { body: { email: user.email } })).status,
+        (await call(suite.t.app, 'POST', '/auth/forgot-password', { body: { email: user.email } })).status,
       ).toBe(202);
-      const [message] = await emailsTo(t.smtp, user.email, 1, `${base}/reset-password?token=`);
-      const link = linkIn(message!, `${base}/reset-password?token=`);
+      const [message] = await emailsTo(suite.t.smtp, user.email, 1, `${suite.base}/reset-password?token=`);
+      const link = linkIn(message!, `${suite.base}/reset-password?token=`);
       const page = await newPage({ viewport: { width: 400, height: 700 } });
       expect((await page.goto(link))?.status()).toBe(200);
 
@@ -583,7 +558,7 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
       await page.fill('#confirmPassword', 'a new long password');
       await page.click('button[type="submit"]');
       await page.locator('[data-step="done"] h1', { hasText: 'Password changed' }).waitFor();
-      const login = await call(t.app, 'POST', '/auth/login', {
+      const login = await call(suite.t.app, 'POST', '/auth/login', {
         body: { email: user.email, password: 'a new long password' },
       });
       expect(login.status).toBe(200);
@@ -599,10 +574,11 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
 
   describe('the email verification page', () => {
     it('confirms the address with the link emailed at registration when asked to, once', async () => {
-      const user = await registerUser(t.app);
-      const [message] = await emailsTo(t.smtp, user.email, 1, `${base}/verify-email?token=`);
-      const link = linkIn(message!, `${base}/verify-email?token=`);
-      const verified = async () => (await call(t.app, 'GET', '/auth/me', { as: user })).body.emailVerified;
+      const user = await registerUser(suite.t.app);
+      const [message] = await emailsTo(suite.t.smtp, user.email, 1, `${suite.base}/verify-email?token=`);
+      const link = linkIn(message!, `${suite.base}/verify-email?token=`);
+      const verified = async () =>
+        (await call(suite.t.app, 'GET', '/auth/me', { as: user })).body.emailVerified;
       const page = await newPage({ viewport: { width: 400, height: 700 } });
       expect((await page.goto(link))?.status()).toBe(200);
       expect(await page.locator('h1').first().innerText()).toBe('Confirm your email address');

@@ -3878,7 +3878,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+        /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
         IdempotencyKey: string;
         /** @description ETags the client holds (a list, or `*`): when one matches the current representation, 304 without a body */
         IfNoneMatch: string;
@@ -4137,10 +4137,7 @@ export interface operations {
     signOut: {
         parameters: {
             query?: never;
-            header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -4153,7 +4150,6 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Set-Cookie": components["headers"]["Set-Cookie"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4162,8 +4158,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["IdempotencyKeyRunning"];
-            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -4324,7 +4318,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -4473,7 +4467,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
@@ -4658,7 +4652,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -4912,7 +4906,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5002,7 +4996,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5226,7 +5220,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5495,7 +5489,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5721,7 +5715,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -5847,7 +5841,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -6091,7 +6085,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -6331,7 +6325,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -6566,7 +6560,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -6708,7 +6702,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -6895,7 +6889,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -6951,7 +6945,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7315,7 +7309,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7533,7 +7527,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7835,7 +7829,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -7881,7 +7875,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The ETag the change is based on (a list, or `*`): when the resource changed since, 412 and nothing is changed. Without it the change is made whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8021,7 +8015,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8227,7 +8221,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8407,7 +8401,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8578,7 +8572,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The ETag the change is based on (a list, or `*`): when the resource changed since, 412 and nothing is changed. Without it the change is made whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8630,7 +8624,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The ETag the change is based on (a list, or `*`): when the resource changed since, 412 and nothing is changed. Without it the change is made whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8682,7 +8676,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The ETag the change is based on (a list, or `*`): when the resource changed since, 412 and nothing is changed. Without it the change is made whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8802,7 +8796,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -8955,7 +8949,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9083,7 +9077,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9128,7 +9122,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
@@ -9300,7 +9294,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. */
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description The ETag the change is based on (a list, or `*`): when the resource changed since, 412 and nothing is changed. Without it the change is made whatever the current version. */
                 "If-Match"?: components["parameters"]["IfMatch"];

@@ -4,12 +4,13 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ALL_ROLES, CONTRIBUTORS, memberOf } from '../../http/access.js';
 import { badRequest, errorResponse, violations } from '../../http/errors.js';
+import { keepAnswerAs } from '../../http/idempotency.js';
 import { Collection, itemsOf, type Page } from '../../http/pagination.js';
 import { NoContent, Params } from '../../http/schemas.js';
 import { Activity, ActivityQuery, CreateActivityBody, UpdateActivityBody } from './activities.schemas.js';
 import { ActivityService } from './activities.service.js';
 import { auditSourceOf } from '../privacy/audit-log.js';
-import { recordParticipantsRead, type ParticipantView } from './participant-view.js';
+import { recordParticipantsRead, withoutPersonalData, type ParticipantView } from './participant-view.js';
 import {
   ActivityParticipant,
   MAX_BATCH,
@@ -205,6 +206,14 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
         memberOf(request),
         request.params.id,
         request.body.participants,
+      );
+      // A replay of this answer (Idempotency-Key) gives it as a viewer reads it: no personal data is kept.
+      keepAnswerAs(
+        reply,
+        body.map((registration) => ({
+          ...registration,
+          participant: withoutPersonalData(registration.participant),
+        })),
       );
       return reply.status(201).send(await audited(request, body));
     },

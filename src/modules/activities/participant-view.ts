@@ -64,6 +64,16 @@ function present(
 
 export type ParticipantView = ReturnType<typeof present>;
 
+/** A participant as a viewer reads them: what an answer keeps for an `Idempotency-Key` replay. */
+export function withoutPersonalData(view: ParticipantView): ParticipantView {
+  return {
+    ...withoutFields(view, [...PARTICIPANT_PERSONAL_FIELDS, 'age']),
+    householdMembers: view.householdMembers.map((person) =>
+      withoutFields(person, [...HOUSEHOLD_PERSONAL_FIELDS]),
+    ),
+  };
+}
+
 /** Participants ready to send, their households loaded in one query. */
 export async function viewParticipants(db: Db, keyring: Keyring, member: Member, rows: ParticipantRow[]) {
   const personal = seesPersonalData(member.role);

@@ -7,8 +7,10 @@ import { recordParticipantsRead, type ParticipantView } from './participant-view
 import { ADMINS, ALL_ROLES, CONTRIBUTORS, MANAGERS, memberOf } from '../../http/access.js';
 import { isPreconditionRead } from '../../http/conditional.js';
 import { errorResponse } from '../../http/errors.js';
+import { keepAnswerAs } from '../../http/idempotency.js';
 import { Collection, itemsOf, type Page } from '../../http/pagination.js';
 import { Params } from '../../http/schemas.js';
+import { HOUSEHOLD_PERSONAL_FIELDS, withoutFields } from '../../lib/personal-data.js';
 import {
   CreateHouseholdMemberBody,
   ErasureBody,
@@ -166,6 +168,8 @@ export const participantRoutes: FastifyPluginAsyncTypebox<AppContext> = async (a
         subjectIds: [request.params.id, person.id],
         count: 1,
       });
+      // A replay of this answer (Idempotency-Key) gives it as a viewer reads it: no personal data is kept.
+      keepAnswerAs(reply, withoutFields(person, [...HOUSEHOLD_PERSONAL_FIELDS]));
       return reply.status(201).send(person);
     },
   );

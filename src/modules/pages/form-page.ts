@@ -99,15 +99,31 @@ function fieldBlock(field: FormField): Html {
 /** The form pages' service worker: under /f/ so that its scope covers every form page (form-worker.js). */
 export const FORM_WORKER_PATH = '/f/form-worker.js';
 
-/** The answers kept on this device: how many wait, which were refused (outbox-panel.js). */
+/**
+ * How long answers not sent and drafts stay on the device: it may be a shared phone, and they often
+ * hold personal data. form.js deletes what is older when the page loads.
+ */
+const KEPT_DAYS = 30;
+
+/**
+ * The answers kept on this device: how many wait, which were refused, which a closed form turned away
+ * (outbox-panel.js).
+ */
 const outbox = html`<div class="outbox" data-outbox>
   <p role="status" data-outbox-count></p>
+  <p class="hint" data-kept-for hidden>
+    Answers not sent within ${KEPT_DAYS} days are deleted from this device.
+  </p>
   <p data-outbox-actions hidden>
     <button type="button" class="secondary" data-send-now>Send now</button>
   </p>
   <section data-refused-answers hidden aria-labelledby="refused-heading">
     <h2 id="refused-heading">Answers to correct</h2>
-    <ul class="refused" data-refused></ul>
+    <ul class="kept-answers refused" data-refused></ul>
+  </section>
+  <section data-closed-answers hidden aria-labelledby="closed-answers-heading">
+    <h2 id="closed-answers-heading">Answers not sent</h2>
+    <ul class="kept-answers" data-turned-away></ul>
   </section>
 </div>`;
 
@@ -126,6 +142,7 @@ export function formPage(form: PublicFormView, token: string): PageContent {
         data-form="${token}"
         data-submit-url="/forms/public/${encodeURIComponent(token)}/submit"
         data-worker="${FORM_WORKER_PATH}"
+        data-kept-days="${KEPT_DAYS}"
         novalidate
       >
         <h1>${form.title}</h1>
@@ -155,7 +172,10 @@ export function formPage(form: PublicFormView, token: string): PageContent {
       </section>
       <section class="notice" data-closed hidden tabindex="-1">
         <h1>This form is closed</h1>
-        <p>It is no longer accepting responses. The answers it turned away are kept on this device.</p>
+        <p>
+          It is no longer accepting responses. The answers it turned away are kept on this device, listed
+          above, where each can be discarded.
+        </p>
       </section>`,
   };
 }

@@ -1,6 +1,7 @@
 // What the respondent gave, kept in the browser (IndexedDB) so that closing the tab or losing the
 // connection loses nothing: `answers` sent or waiting to be, keyed by their Idempotency-Key, and one
-// `drafts` entry per form (keyed by its token) with what is being typed.
+// `drafts` entry per form (keyed by its token) with what is being typed. Each carries `savedAt`, by
+// which it is forgotten after a while (forgetBefore).
 'use strict';
 window.melAnswerStore = (() => {
   const NAME = 'mel-forms';
@@ -51,6 +52,37 @@ window.melAnswerStore = (() => {
     });
   }
 
+  /**
+   * Deletes the answers and drafts of every form kept before `cutoff` (ms since the epoch): the device
+   * may be shared, and a form whose link is gone never loads again to clear its own. A record without
+   * `savedAt` (kept by an older version) is dated now instead.
+   */
+  async function forgetBefore(cutoff) {
+    database ??= open().catch(() => null);
+    const db = await database;
+    // Kept in memory, it lives no longer than the page.
+    if (!db) return;
+    const now = Date.now();
+    const stores = ['answers', 'drafts'];
+    await new Promise((resolve, reject) => {
+      const transaction = db.transaction(stores, 'readwrite', { durability: 'strict' });
+      for (const name of stores) {
+        const request = transaction.objectStore(name).openCursor();
+        request.onsuccess = () => {
+          const cursor = request.result;
+          if (!cursor) return;
+          const { savedAt } = cursor.value;
+          if (typeof savedAt !== 'number') cursor.update({ ...cursor.value, savedAt: now });
+          else if (savedAt < cutoff) cursor.delete();
+          cursor.continue();
+        };
+      }
+      transaction.oncomplete = () => resolve();
+      transaction.onerror = () => reject(transaction.error);
+      transaction.onabort = () => reject(transaction.error);
+    });
+  }
+
   return {
     answersOf: (form) => run('answers', 'readonly', (store) => store.index('form').getAll(form)),
     answer: (key) => run('answers', 'readonly', (store) => store.get(key)),
@@ -60,5 +92,6 @@ window.melAnswerStore = (() => {
     draftOf: (form) => run('drafts', 'readonly', (store) => store.get(form)),
     putDraft: (draft) => run('drafts', 'readwrite', (store) => store.put(draft)),
     deleteDraft: (form) => run('drafts', 'readwrite', (store) => store.delete(form)),
+    forgetBefore,
   };
 })();

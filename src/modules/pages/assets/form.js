@@ -340,6 +340,9 @@
   }
 
   (async () => {
+    // Before anything is shown or sent: what is older is neither.
+    const keptFor = Number(form.dataset.keptDays) * 24 * 60 * 60 * 1000;
+    await store.forgetBefore(Date.now() - keptFor).catch(() => undefined);
     const draft = await store.draftOf(token).catch(() => undefined);
     if (draft) fillForm(draft.state);
     window.melOutboxPanel(document.querySelector('[data-outbox]'), outbox, { labels, correct });

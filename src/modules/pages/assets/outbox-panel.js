@@ -1,6 +1,6 @@
 // What the form page says about the answers kept on this device: how many wait (a live region), which
 // were refused and why (the server's messages beside each, with a way to correct it), and which a closed
-// form turned away. Text goes in with textContent only.
+// form turned away; each of the last two can be discarded. Text goes in with textContent only.
 'use strict';
 window.melOutboxPanel = (() => {
   const { problemsFrom } = window.melPages;
@@ -26,19 +26,42 @@ window.melOutboxPanel = (() => {
 
   return function outboxPanel(root, outbox, { labels, correct }) {
     const count = root.querySelector('[data-outbox-count]');
+    const keptFor = root.querySelector('[data-kept-for]');
     const actions = root.querySelector('[data-outbox-actions]');
     const sendNow = root.querySelector('[data-send-now]');
     const refusedSection = root.querySelector('[data-refused-answers]');
     const refusedList = root.querySelector('[data-refused]');
-    let pending = 0;
+    const closedSection = root.querySelector('[data-closed-answers]');
+    const closedList = root.querySelector('[data-turned-away]');
+    // The keys of the answers waiting or turned away at the last render: one gone since, and not
+    // discarded here, was sent.
+    let pending = [];
+    const discarded = new Set();
 
-    function refusedItem(answer) {
+    /** An answer by when it was saved and its first answers, with a way to discard it. */
+    function keptItem(answer) {
       const item = document.createElement('li');
       item.dataset.answerKey = answer.key;
       const saved = document.createElement('p');
       const time = document.createElement('strong');
       time.textContent = `Saved ${when.format(new Date(answer.savedAt))}`;
       saved.append(time, ` — ${glimpse(answer, labels)}`);
+      const discard = document.createElement('button');
+      discard.type = 'button';
+      discard.className = 'link';
+      discard.dataset.discard = '';
+      discard.textContent = 'Discard it';
+      discard.addEventListener('click', () => {
+        if (!window.confirm('Discard this answer? It was never received and cannot be brought back.')) return;
+        discarded.add(answer.key);
+        void outbox.discard(answer.key);
+      });
+      item.append(saved, discard);
+      return item;
+    }
+
+    function refusedItem(answer) {
+      const item = keptItem(answer);
       const problems = document.createElement('ul');
       problems.className = 'error';
       for (const message of messagesOf(answer, labels)) {
@@ -52,15 +75,7 @@ window.melOutboxPanel = (() => {
       fix.dataset.correct = '';
       fix.textContent = 'Correct this answer';
       fix.addEventListener('click', () => void correct(answer.key));
-      const discard = document.createElement('button');
-      discard.type = 'button';
-      discard.className = 'link';
-      discard.textContent = 'Discard it';
-      discard.addEventListener('click', () => {
-        if (window.confirm('Discard this answer? It was never received and cannot be brought back.'))
-          void outbox.discard(answer.key);
-      });
-      item.append(saved, problems, fix, ' ', discard);
+      item.firstChild.after(problems, fix, ' ');
       return item;
     }
 
@@ -80,15 +95,20 @@ window.melOutboxPanel = (() => {
           `${answersText(refused.length)} refused: correct ${refused.length === 1 ? 'it' : 'them'} below.`,
         );
       if (closed.length > 0) lines.push(`${answersText(closed.length)} not sent: ${closed[0].messages[0]}`);
+      const keys = new Set(kept.map((answer) => answer.key));
+      const sent = pending.some((key) => !keys.has(key) && !discarded.has(key));
       // Said once the last one went, and kept until there is something new to say.
-      if (lines.length === 0 && (pending > 0 || count.textContent === ALL_SENT)) lines.push(ALL_SENT);
+      if (lines.length === 0 && (sent || count.textContent === ALL_SENT)) lines.push(ALL_SENT);
       const text = lines.join(' ');
       // A live region speaks on every change of its text: only when there is news.
       if (count.textContent !== text) count.textContent = text;
-      pending = waiting.length + closed.length;
-      actions.hidden = pending === 0;
+      pending = [...waiting, ...closed].map((answer) => answer.key);
+      keptFor.hidden = kept.length === 0;
+      actions.hidden = pending.length === 0;
       refusedSection.hidden = refused.length === 0;
       refusedList.replaceChildren(...refused.map(refusedItem));
+      closedSection.hidden = closed.length === 0;
+      closedList.replaceChildren(...closed.map(keptItem));
     }
 
     // Not disabled while sending (it would lose the focus): a second press joins the next attempt.
