@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createdAt } from '../src/http/location.js';
+import { shapeOf } from '../src/http/route-shapes.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { uniqueDonorCode } from './helpers/donors.js';
 import {
@@ -163,7 +164,7 @@ it('sets Location on every 201 the API can answer, to a URL its creator can read
 });
 
 it('points at the created thing’s own GET where there is one, else where it can be read', () => {
-  const gets = new Set(t.app.routeTable.filter((r) => r.method === 'GET').map((r) => r.url));
+  const gets = new Set(t.app.routeTable.filter((r) => r.method === 'GET').map((r) => shapeOf(r.url)));
   const org = '/orgs/o1';
   expect(
     createdAt('/orgs/:orgId/programs/:programId/projects', `${org}/programs/p1/projects`, 'x1', gets),

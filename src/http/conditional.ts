@@ -3,9 +3,7 @@ import type { Redis } from 'ioredis';
 import { etagOf, ifMatchHolds, ifNoneMatchHits, isEntityTagList } from './entity-tags.js';
 import { AppError, preconditionFailed } from './errors.js';
 import { KeyedLocks, SharedLocks } from './keyed-locks.js';
-
-/** A path's shape, parameter names left out: `/orgs/:/projects/:`. */
-const shapeOf = (url: string) => url.replace(/:[^/]+/g, ':');
+import { shapeOf } from './route-shapes.js';
 
 /**
  * The segments that name collections: those a GET of the organization lists (`.../reports`) or reads

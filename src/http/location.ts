@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-
-const shapeOf = (url: string) => url.replace(/:[^/]+/g, ':');
+import { shapeOf } from './route-shapes.js';
 
 /**
  * Created things that have no GET of their own, and where to read them instead (by the concrete path's
@@ -23,14 +22,14 @@ const READ_ELSEWHERE: Record<string, (path: string[], id: string | undefined) =>
  * Where a 201's created thing is read: its own GET when there is one (`POST .../programs/:programId/projects`
  * creates what `GET /orgs/:orgId/projects/:id` reads), else the collection it was created in when that
  * can be read (`POST .../disaggregations`), else READ_ELSEWHERE. Null when none applies (a test fails).
+ * `gets`: the shapes of the GET routes (`shapeOf`).
  */
 export function createdAt(
   route: string,
   path: string,
   id: string | undefined,
-  getRoutes: ReadonlySet<string>,
+  gets: ReadonlySet<string>,
 ): string | null {
-  const gets = new Set([...getRoutes].map(shapeOf));
   const segments = path.split('/');
   const collection = route.split('/').at(-1) ?? '';
   if (id !== undefined && gets.has(shapeOf(`${route}/:id`))) return `${path}/${id}`;
@@ -44,21 +43,17 @@ export function createdAt(
 
 /** `Location` on every 201 (RFC 9110 section 10.2.2), as an absolute URL under BASE_URL. */
 export function registerLocations(app: FastifyInstance, baseUrl: string): void {
-  const getRoutes = new Set<string>();
+  // Shapes of the GET routes, collected as routes are added (not per answer).
+  const gets = new Set<string>();
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (methods.includes('GET')) getRoutes.add(route.url);
+    if (methods.includes('GET')) gets.add(shapeOf(route.url));
   });
   app.addHook('preSerialization', async (request: FastifyRequest, reply, payload: unknown) => {
     if (reply.statusCode !== 201 || reply.hasHeader('location')) return payload;
     const id = (payload as { id?: unknown } | null)?.id;
     const path = request.url.split('?')[0] ?? '';
-    const at = createdAt(
-      request.routeOptions.url ?? '',
-      path,
-      typeof id === 'string' ? id : undefined,
-      getRoutes,
-    );
+    const at = createdAt(request.routeOptions.url ?? '', path, typeof id === 'string' ? id : undefined, gets);
     if (at !== null) void reply.header('location', new URL(at, baseUrl).href);
     return payload;
   });
