@@ -18,7 +18,7 @@ const LAYERS = [
   ['members', 'periods', 'indicators', 'budget', 'activities'],
   ['indicator-reports'],
   ['forms', 'progress'],
-  ['reports', 'dashboard'],
+  ['reports', 'dashboard', 'iati'],
   ['pages', 'health'],
 ];
 

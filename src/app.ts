@@ -44,10 +44,12 @@ import { indicatorReportUse, reportsInPeriod } from './modules/indicator-reports
 import { indicatorsInBand } from './modules/progress/progress.service.js';
 import { projectIndicatorRoutes } from './modules/indicators/project-indicators.routes.js';
 import { feedRoutes } from './modules/feed/feed.routes.js';
+import { personalAmounts } from './modules/forms/counted-sources.js';
 import { formRoutes } from './modules/forms/forms.routes.js';
 import { publicFormRoutes } from './modules/forms/public-forms.routes.js';
 import { dashboardRoutes } from './modules/dashboard/dashboard.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
+import { iatiRoutes } from './modules/iati/iati.routes.js';
 import { reportRoutes } from './modules/reports/reports.routes.js';
 import { sharedReportRoutes } from './modules/reports/shared-reports.routes.js';
 import { createFileStorage } from './storage/file-storage.js';
@@ -60,7 +62,7 @@ import { organizationRoutes } from './modules/orgs/orgs.routes.js';
 import { projectMemberRoutes } from './modules/projects/project-members.routes.js';
 import { programProjects } from './modules/projects/program-projects.js';
 import { storageKeysUnder } from './modules/files/files.repo.js';
-import { submissionFileKeys, submissionsInPeriod } from './modules/forms/submissions.repo.js';
+import { countedInto, submissionFileKeys, submissionsInPeriod } from './modules/forms/submissions.repo.js';
 import { pageConstraint } from './modules/pages/page-requests.js';
 import { pageRoutes } from './modules/pages/pages.routes.js';
 import { auditLogRoutes } from './modules/privacy/audit-log.routes.js';
@@ -251,7 +253,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       dependents: { ...indicatorReportUse, inBand: indicatorsInBand },
     }),
     projectIndicatorRoutes,
-    indicatorReportRoutes,
+    // Forms keep which submissions were counted into a report: they answer for its recount and history.
+    withOptions(indicatorReportRoutes, { countedSources: countedInto, personalAmounts }),
     activityRoutes,
     participantRoutes,
     budgetLineRoutes,
@@ -261,6 +264,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     reportRoutes,
     sharedReportRoutes,
     dashboardRoutes,
+    iatiRoutes,
     feedRoutes,
     auditLogRoutes,
     pageRoutes,

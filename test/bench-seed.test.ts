@@ -165,6 +165,25 @@ describe('bench seed', () => {
       expect(parse(csv.response.body)).toHaveLength(1 + manifest.csvForm.submissions);
     });
 
+    it('links every counted submission to its report, whose counted part is their sum', async () => {
+      const { rows } = await q(
+        `SELECT count(*)::int AS reports,
+                count(*) FILTER (WHERE r.counted_value = l.amount AND r.counted_submissions = l.submissions
+                                   AND r.value = r.counted_value)::int AS matching
+           FROM indicator_reports r
+           JOIN (SELECT indicator_report_id, sum(counted_amount) AS amount, count(*)::int AS submissions
+                   FROM form_submissions WHERE indicator_report_id IS NOT NULL GROUP BY 1) l
+             ON l.indicator_report_id = r.id`,
+      );
+      const { reports, matching } = rows[0] as { reports: number; matching: number };
+      expect(reports).toBeGreaterThan(0);
+      expect(matching).toBe(reports);
+      const unlinked = await q(
+        'SELECT count(*)::int AS n FROM form_submissions WHERE counted AND indicator_report_id IS NULL',
+      );
+      expect((unlinked.rows[0] as any).n).toBe(0);
+    });
+
     it('counts a public submission to the intake form into its indicator', async () => {
       const { intake } = manifest;
       const valueOf = async () =>

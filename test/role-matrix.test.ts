@@ -90,6 +90,9 @@ const MATRIX: Record<string, Rule> = {
   'PATCH /orgs/:orgId/indicator-reports/:id/submit': 'contribute',
   'PATCH /orgs/:orgId/indicator-reports/:id/approve': 'review',
   'PATCH /orgs/:orgId/indicator-reports/:id/reject': 'review',
+  'GET /orgs/:orgId/projects/:projectId/indicator-reports/:id/history': 'read-project',
+  'GET /orgs/:orgId/projects/:projectId/indicator-reports/:id/sources': 'read-project',
+  'POST /orgs/:orgId/projects/:projectId/indicator-reports/:id/recount': 'review',
   'GET /orgs/:orgId/projects/:projectId/activities': 'read-project',
   'POST /orgs/:orgId/projects/:projectId/activities': 'contribute',
   'GET /orgs/:orgId/activities/:id': 'read-project',
@@ -138,6 +141,7 @@ const MATRIX: Record<string, Rule> = {
   'PATCH /orgs/:orgId/reports/:id/share/regenerate': 'manage',
   'DELETE /orgs/:orgId/reports/:id/share': 'manage',
   'GET /orgs/:orgId/dashboard-summary': 'read-project',
+  'GET /orgs/:orgId/iati/activities.xml': 'manage',
   'GET /orgs/:orgId/activity-feed': 'read-project',
   'GET /orgs/:orgId/audit-log': 'admin',
 };

@@ -52,6 +52,10 @@ beforeAll(async () => {
     a.officer.id,
   );
   routes = orgRoutes(t.app);
+  // A publishes to IATI: its export is one of the lists (it needs an IATI identifier and a project).
+  await createProject(t.database.db, a.org.id, 'Our project');
+  const iati = await call(t.app, 'PATCH', `/orgs/${a.org.id}`, { as: a.admin, body: { iatiRef: 'XM-OUR-1' } });
+  expect(iati.status).toBe(200);
 });
 afterAll(() => t.close());
 

@@ -9,7 +9,14 @@ import {
   TEMPLATES,
   type FormTemplate,
 } from './form-templates.js';
-import { BIG, TYPICAL, type IndicatorSeed, type ProjectSeed, type Seeding } from './model.js';
+import {
+  BIG,
+  TYPICAL,
+  type CountedPair,
+  type IndicatorSeed,
+  type ProjectSeed,
+  type Seeding,
+} from './model.js';
 import type { Random } from './random.js';
 
 export interface FormSeed {
@@ -99,14 +106,19 @@ function addSubmissions(s: Seeding, form: FormSeed, random: Random): void {
   const times = Array.from({ length: count }, () => from + Math.floor(random.next() * (to - from))).sort(
     (a, b) => a - b,
   );
-  let sum = 0;
+  // The report the counted submissions go into, their source link's target.
+  const pair = counting ? countedPair(s, form, times) : null;
   for (const time of times) {
     const at = { time, district: form.project.district };
     const answers = answer(form.template, random, at);
     const key = form.template.valueFieldKey;
-    sum += key ? (answers[key] as number) : 1;
+    const amount = key ? (answers[key] as number) : 1;
     const location = random.chance(0.6) ? coordinates(random, at.district) : null;
     const periodId = counting ? form.project.periodIds[OPEN_PERIOD]! : null;
+    if (pair) {
+      pair.value += amount;
+      pair.submissions += 1;
+    }
     form.submissions.push([
       s.ids.at(time),
       s.orgId,
@@ -116,26 +128,34 @@ function addSubmissions(s: Seeding, form: FormSeed, random: Random): void {
       location,
       counting,
       new Date(time),
+      pair?.reportId ?? null,
+      pair ? amount : null,
     ]);
   }
-  if (!counting) return;
-  const pair = s.counted.find(
+}
+
+/** The pair a counting form's submissions go into, shared with other forms counting into it. */
+function countedPair(s: Seeding, form: FormSeed, times: number[]): CountedPair {
+  const found = s.counted.find(
     (p) => p.projectIndex === form.project.index && p.indicatorId === form.indicator!.id,
   );
-  if (pair) {
-    pair.value += sum;
-    pair.firstSubmission = Math.min(pair.firstSubmission, times[0]!);
-    pair.lastSubmission = Math.max(pair.lastSubmission, times.at(-1)!);
-  } else {
-    s.counted.push({
-      projectIndex: form.project.index,
-      indicatorId: form.indicator!.id,
-      periodIndex: OPEN_PERIOD,
-      value: sum,
-      firstSubmission: times[0]!,
-      lastSubmission: times.at(-1)!,
-    });
+  if (found) {
+    found.firstSubmission = Math.min(found.firstSubmission, times[0]!);
+    found.lastSubmission = Math.max(found.lastSubmission, times.at(-1)!);
+    return found;
   }
+  const pair: CountedPair = {
+    reportId: s.ids.at(times[0]!),
+    projectIndex: form.project.index,
+    indicatorId: form.indicator!.id,
+    periodIndex: OPEN_PERIOD,
+    value: 0,
+    submissions: 0,
+    firstSubmission: times[0]!,
+    lastSubmission: times.at(-1)!,
+  };
+  s.counted.push(pair);
+  return pair;
 }
 
 const SUBMISSION_COLUMNS = [
@@ -147,6 +167,8 @@ const SUBMISSION_COLUMNS = [
   ['location', 'jsonb'],
   ['counted', 'bool'],
   ['submitted_at', 'timestamptz'],
+  ['indicator_report_id', 'uuid'],
+  ['counted_amount', 'float8'],
 ] as const;
 
 /** The forms, published, then their submissions: the CSV form's spread evenly over the reporting window. */
@@ -202,7 +224,7 @@ export async function seedForms(s: Seeding, plan: FormsPlan): Promise<void> {
       const at = { time, district: csv.project.district };
       const answers = answer(csv.template, random, at);
       const location = random.chance(0.6) ? coordinates(random, at.district) : null;
-      yield [s.ids.at(time), s.orgId, csv.id, null, answers, location, false, new Date(time)];
+      yield [s.ids.at(time), s.orgId, csv.id, null, answers, location, false, new Date(time), null, null];
     }
   }
   await s.writer.insert('form_submissions', SUBMISSION_COLUMNS, total, rows(), 5000);

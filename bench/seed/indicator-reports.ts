@@ -120,6 +120,8 @@ const COLUMNS = [
   ['reviewed_by', 'uuid'],
   ['created_at', 'timestamptz'],
   ['updated_at', 'timestamptz'],
+  ['counted_value', 'float8'],
+  ['counted_submissions', 'int4'],
 ] as const;
 
 export async function seedIndicatorReports(s: Seeding): Promise<void> {
@@ -172,6 +174,8 @@ export async function seedIndicatorReports(s: Seeding): Promise<void> {
           reviewed === null ? null : random.pick(reviewers).id,
           new Date(created),
           new Date(reviewed ?? submitted ?? created),
+          0,
+          0,
         ];
       }
     }
@@ -184,6 +188,6 @@ export async function seedIndicatorReports(s: Seeding): Promise<void> {
 function formFedReport(s: Seeding, key: readonly string[], counted: CountedPair): Cell[] {
   const created = new Date(counted.firstSubmission);
   const updated = new Date(counted.lastSubmission);
-  const row: Cell[] = [s.ids.at(counted.firstSubmission), ...key, counted.value, null, null, {}, 'draft'];
-  return [...row, null, null, null, null, null, created, updated];
+  const row: Cell[] = [counted.reportId, ...key, counted.value, null, null, {}, 'draft'];
+  return [...row, null, null, null, null, null, created, updated, counted.value, counted.submissions];
 }

@@ -62,10 +62,13 @@ export interface ProjectSeed {
 
 /** A pair whose report only forms fill: a draft holding the sum of the counted submissions. */
 export interface CountedPair {
+  /** The report's id, which each counted submission names as its source. */
+  reportId: string;
   projectIndex: number;
   indicatorId: string;
   periodIndex: number;
   value: number;
+  submissions: number;
   firstSubmission: number;
   lastSubmission: number;
 }

@@ -16,21 +16,32 @@ export async function foreignData(query: Query): Promise<string[]> {
   return (rows as { what: string }[]).map((row) => row.what);
 }
 
+/** Tables that refuse TRUNCATE by a trigger (append-only records), with the trigger's name. */
+const APPEND_ONLY: Record<string, string> = {
+  audit_log: 'audit_log_no_truncate',
+  indicator_report_history: 'indicator_report_history_no_truncate',
+};
+
 /**
  * Empties every application table (the migrations' own bookkeeping lives in another schema). The audit
- * log refuses TRUNCATE by a trigger: on this database of benchmark data only (see foreignData), the
- * seed, which owns the tables, turns the trigger off for its one statement, in one transaction.
+ * log and the reports' history refuse TRUNCATE by a trigger: on this database of benchmark data only
+ * (see foreignData), the seed, which owns the tables, turns the triggers off for its one statement, in
+ * one transaction.
  */
 export async function truncateAll(query: Query): Promise<void> {
   const { rows } = await query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public'`);
   const tables = (rows as { tablename: string }[]).map((row) => row.tablename);
   if (tables.length === 0) return;
-  const audit = tables.includes('audit_log');
+  const guarded = tables.filter((table) => Object.hasOwn(APPEND_ONLY, table));
+  const triggers = (action: 'DISABLE' | 'ENABLE') =>
+    guarded.map((table) => `ALTER TABLE ${table} ${action} TRIGGER ${APPEND_ONLY[table]};`);
   await query(
     [
-      audit ? 'BEGIN; ALTER TABLE audit_log DISABLE TRIGGER audit_log_no_truncate;' : '',
+      'BEGIN;',
+      ...triggers('DISABLE'),
       `TRUNCATE ${tables.map((table) => `"${table}"`).join(', ')} CASCADE;`,
-      audit ? 'ALTER TABLE audit_log ENABLE TRIGGER audit_log_no_truncate; COMMIT;' : '',
+      ...triggers('ENABLE'),
+      'COMMIT;',
     ].join(' '),
   );
 }

@@ -102,3 +102,13 @@ export const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).row
 export function transaction<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {
   return db.transaction((tx) => work(tx as unknown as Db));
 }
+
+/**
+ * For a delete whose cascades remove rows that reference each other along several paths (a project:
+ * its periods and reports, and its forms with their submissions, which point at both): the deferrable
+ * references are checked at commit, once every path has run, rather than after the first path, when
+ * the others have not yet removed what still points at it. Inside a transaction only.
+ */
+export async function checkReferencesAtCommit(tx: Db): Promise<void> {
+  await tx.execute(sql`SET CONSTRAINTS ALL DEFERRED`);
+}

@@ -6,11 +6,11 @@ import type { FastifyInstance } from 'fastify';
 export const COMPRESSION_THRESHOLD = 1024;
 
 /**
- * JSON, the documentation and the pages (HTML, CSS, JavaScript), CSV exports. Not files that are
+ * JSON, the documentation and the pages (HTML, CSS, JavaScript), CSV and XML exports. Not files that are
  * compressed already (images, PDF, DOCX, XLSX) nor `application/octet-stream`.
  */
 const COMPRESSIBLE =
-  /^(?:text\/(?:html|css|javascript|csv|plain)|application\/(?:[\w.+-]+\+)?json|application\/javascript)\s*(?:;|$)/i;
+  /^(?:text\/(?:html|css|javascript|csv|plain)|application\/(?:[\w.+-]+\+)?json|application\/(?:javascript|xml))\s*(?:;|$)/i;
 
 /**
  * Brotli quality 5. Measured on the 345 KB OpenAPI document here: quality 5 gives 31 KB in about 3 ms;

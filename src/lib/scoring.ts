@@ -85,7 +85,7 @@ export function roundDecimals(x: number, decimals: number): number {
  * Rounds `x` to SIGNIFICANT_DIGITS digits of `scale`, the magnitude of the operands `x` was computed from, but never
  * above the units: sums of whole numbers are exact in doubles (below 2^53), so whole counts stay exact.
  */
-function denoise(x: number, scale: number): number {
+export function denoise(x: number, scale: number): number {
   if (scale === 0 || !Number.isFinite(scale)) return x + 0;
   return roundDecimals(x, Math.max(0, SIGNIFICANT_DIGITS - 1 - Math.floor(Math.log10(Math.abs(scale)))));
 }

@@ -30,8 +30,21 @@ export function indicatorEntry(
     disaggregatedValues?: Record<string, number>;
     baseline?: number | null;
     resultNode?: { id: string; level: string; title: string } | null;
+    /** By default: nothing counted from forms (the values were typed in), the rest unchecked. */
+    provenance?: unknown;
+    /** A formula's inputs; by default any. */
+    inputs?: { code: string; value: number | null }[];
   },
 ) {
+  const formula = indicator.isFormula === true;
+  // Values typed in through the API: all manual.
+  const typedIn = (manual?: number) =>
+    expect.objectContaining({
+      counted: 0,
+      submissions: 0,
+      prefill: null,
+      ...(manual === undefined ? {} : { manual }),
+    });
   return {
     indicatorId: indicator.id,
     indicatorName: indicator.name,
@@ -43,6 +56,8 @@ export function indicatorEntry(
     narrative: rest.narrative ?? '',
     disaggregatedValues: rest.disaggregatedValues ?? {},
     resultNode: rest.resultNode ?? null,
+    provenance: formula ? null : (rest.provenance ?? typedIn()),
+    inputs: formula ? (rest.inputs ?? expect.any(Array)) : null,
     periods: rest.periods,
   };
 }

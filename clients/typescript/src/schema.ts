@@ -266,7 +266,7 @@ export interface paths {
         put?: never;
         /**
          * Create an organization
-         * @description The caller becomes its org_admin. The `jwt` cookie is re-issued with the new organizationId; bearer clients call `POST /auth/token` with `organizationId` for a matching token. Taken code: 409.
+         * @description The caller becomes its org_admin. The `jwt` cookie is re-issued with the new organizationId; bearer clients call `POST /auth/token` with `organizationId` for a matching token. Taken code: 409. `iatiRef` (the IATI organisation identifier) and `iatiOrgType` (IATI OrganisationType, default 21) are what `GET /orgs/:orgId/iati/activities.xml` publishes the organization as.
          */
         post: operations["createOrganization"];
         delete?: never;
@@ -290,8 +290,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change name, code or logo
-         * @description Any subset of the fields; `logoUrl: null` removes the logo. Taken code: 409.
+         * Change name, code, logo or IATI identity
+         * @description Any subset of the fields; `logoUrl: null` removes the logo, `iatiRef: null` the IATI identifier (the IATI export then answers 409). Taken code: 409.
          */
         patch: operations["updateOrganization"];
         trace?: never;
@@ -1028,6 +1028,46 @@ export interface paths {
         patch: operations["rejectIndicatorReport"];
         trace?: never;
     };
+    "/orgs/{orgId}/projects/{projectId}/indicator-reports/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every change of an indicator report
+         * @description Oldest first, one entry per change of the value, target, disaggregated values, narrative or status (and one per recount and per release of counted sources, whose `changes` may be empty), written in the transaction of the change and never altered afterwards: who made it (a user; for `counted`, the form submission that added to it), when, each changed field from what to what, and the comment of a review. Reports made before history was kept start with the first change since. A report of another project: 404. Reporters: projects assigned to them. When a form counts into the report and has a number field marked personal, its counted amounts are personal answers, and the values would give them away: every entry then leaves out `changes.value` and `changes.disaggregatedValues` (and an `uncounted` entry its reason, which states the counted part) and says `valuesHidden: true`, for viewers, and for everyone once the personal answers of any such submission are erased (the history is never altered). Otherwise the values are sent, and a response whose `counted` entries carry such amounts is recorded in the audit log (a `read` of those form submissions, with the report id, page and limit).
+         */
+        get: operations["listIndicatorReportHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/projects/{projectId}/indicator-reports/{id}/recount": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recompute the counted part of a report from its submissions
+         * @description Sums the amounts of the form submissions counted into the report (see its sources) and moves the value by the difference from the counted part it held; the part entered by hand or by a pre-fill stays. Recorded in the history as `recounted` (even when nothing was off). Only draft or rejected reports (409), not in a locked period (`Reporting period is locked` (403)). Submissions being counted meanwhile wait for it and are counted after. No body.
+         */
+        post: operations["recountIndicatorReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/projects/{projectId}/activities": {
         parameters: {
             query?: never;
@@ -1386,7 +1426,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a form with its submissions and their files
-         * @description Values already counted into indicator reports stay there. The public link stops working at once.
+         * @description Values already counted into indicator reports stay there, but no longer as their counted part: with the submissions gone they have no source, so they move to the part entered by hand, and each report fed records an `uncounted` history entry (a later recount then leaves them be). The public link stops working at once.
          */
         delete: operations["deleteForm"];
         options?: never;
@@ -1487,9 +1527,29 @@ export interface paths {
         };
         /**
          * Responses to a form as CSV
-         * @description Streamed, oldest first: columns id, submittedAt, counted, location (`lat,lng`), then one per field by key, in the form's order. Multi-select answers are joined with "; ", coordinates written `lat,lng`, files given as download URLs; text starting with =, +, -, @ gets a leading apostrophe so spreadsheets do not run it. Answers of fields marked personal are empty cells for viewers, and for everyone once erased (the columns stay); an export that carries them in clear is recorded in the audit log before its first byte is sent. Reporters only for projects assigned to them.
+         * @description Streamed, oldest first: columns id, submittedAt, counted, location (`lat,lng`), then one per field by key, in the form's order. Multi-select answers are joined with "; ", coordinates written `lat,lng`, files given as download URLs; text starting with =, +, -, @ gets a leading apostrophe so spreadsheets do not run it. Answers of fields marked personal are empty cells for viewers, and for everyone once erased (the columns stay); an export that carries them in clear is recorded in the audit log before its first byte is sent (with the filter). `indicatorReportId` exports exactly the submissions of this form counted into that report (the same columns): a report of another organization or another project is 404; one this form never counted into gives the header row alone. Reporters only for projects assigned to them.
          */
         get: operations["exportFormSubmissions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/projects/{projectId}/indicator-reports/{id}/sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The form submissions counted into an indicator report
+         * @description Where the counted part of its value comes from: each submission counted into the report, of whichever of the project's forms, oldest first (ties by id), as the submissions list shows it, with its formId and the amount it added (1, or its answer to the value field; null when the form has a number field marked personal and its personal answers are hidden). Submissions not counted (the report was submitted or approved, the period locked) are not listed; a deleted form takes its submissions along. A report of another project: 404. Answers of fields marked personal are null for viewers, and for everyone once erased; a response that carries them in clear is recorded in the audit log before it is sent. Reporters only for projects assigned to them.
+         */
+        get: operations["listIndicatorReportSources"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1766,6 +1826,34 @@ export interface paths {
          * @description Project counts (activeProjects: status active); budgets and spending (budget lines’ actual amounts) summed per currency; indicator-project pairs per band of their org-level score (every submitted and approved value); reporting periods due from today to today + 30 days (UTC, both included, locked or not), soonest first; per program its status, project count, money and indicatorCompletionRate (percent of its pairs on track, null without pairs), by name; and up to 10 off-track pairs, largest gap first, shaped as in `GET /indicators?status=`. Reporters: only their assigned projects, and only the programs holding them.
          */
         get: operations["getDashboardSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/iati/activities.xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Results published to IATI: the projects as an IATI 2.03 activities document
+         * @description An `iati-activities` document (IATI 2.03), one `iati-activity` per project of the organization by code, or only the project `projectId`; streamed, read 50 projects at a time. The organization needs an `iatiRef` (409 otherwise), and at least one project (409); projects whose codes give the same `iati-identifier` are refused before the first byte (409 naming their codes: IATI needs each activity once).
+         *
+         *     `iati-identifier`: the organization’s `iatiRef`, a dash, the project code (whitespace and `/ & | ?` in it become dashes). `reporting-org` and the implementing `participating-org` (role 4): the organization with its `iatiRef` and `iatiOrgType`; funding `participating-org`s (role 1): the donors of the project’s program, typed from their kind (bilateral and government 10, multilateral 40, ngo 21, private 70, other 90). `description`: the project’s, else its name.
+         *
+         *     `activity-status`: draft 1, active 2, suspended 6, completed 3 (Finalisation: reports still come in). `activity-date`: planned start and end (1, 3) from the project’s dates; actual start (2) once the project is no longer draft and its start date has come; actual end (4) once it is completed and its end date has passed. `default-currency`: the project’s currency.
+         *
+         *     `budget` (type 1 original, status 1 indicative): the budget lines’ planned amounts summed, spread over the project’s years from its start date (IATI asks for periods of a year at most) in proportion to their days, in cents adding up to the total; none without budget lines.
+         *
+         *     `result`s: the results framework’s nodes that have indicators linked to the project, in the tree’s order, typed impact 3, outcome 2, output 1; linked indicators attached to no node go under one result of type 9 (Other). Each `indicator` (measure 2 when its unit is a percentage, else 1) has its link’s `baseline` (dated its baselineYear, else the project’s start year) and a `period` per reporting period of the project: `target` and `actual` from the APPROVED report of that period only, and one more `actual` per category of its disaggregations, with a `dimension` (name: the disaggregation, value: the category). A formula indicator’s `actual` is its formula over its inputs’ approved values of that period; it has no target.
+         */
+        get: operations["exportIatiActivities"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2127,6 +2215,36 @@ export interface components {
             plannedAmount?: number;
             /** @description Amount spent so far in the project currency; at most 2 decimals */
             actualAmount?: number;
+        };
+        /** @description A form submission counted into an indicator report */
+        CountedSubmission: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            submittedAt: string;
+            location: {
+                lat: number;
+                lng: number;
+                /** @description metres */
+                accuracy?: number;
+            } | null;
+            /** @description Whether it was added to the indicator's report */
+            counted: boolean;
+            /** @description Answers of the fields that were shown; a file answer is { fileName, contentType, size, url }. The answers of fields marked personal are null for viewers, and for everyone once erased. */
+            answers: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: uuid
+             * @description The form it answered (several forms may count into one report)
+             */
+            formId: string;
+            amount: number | null;
+        };
+        CountedSubmissionList: components["schemas"]["CountedSubmission"][];
+        CountedSubmissionPage: {
+            data: components["schemas"]["CountedSubmission"][];
+            meta: components["schemas"]["PageMeta"];
         };
         Credentials: {
             /** Format: email */
@@ -2504,6 +2622,11 @@ export interface components {
             /** Format: date-time */
             submittedAt: string;
         };
+        FormulaInput: {
+            code: string;
+            /** @description The aggregated value the formula used; null when missing */
+            value: number | null;
+        };
         FormUpdate: {
             title?: string;
             /** @description Instructions shown to respondents */
@@ -2662,6 +2785,36 @@ export interface components {
             data: components["schemas"]["IndicatorProgress"][];
             meta: components["schemas"]["PageMeta"];
         };
+        /** @description Over the entry's included values (the submitted and approved values of the included periods); null for a formula indicator (see inputs) */
+        IndicatorProvenance: {
+            /** @description The part counted from form submissions (their amounts) */
+            counted: number;
+            /** @description The part entered by hand: value − counted − prefill; null when no report has a value */
+            manual: number | null;
+            /** @description What pre-fills from activity attendance wrote; null when none of them was pre-filled */
+            prefill: number | null;
+            /** @description How many form submissions were counted into them */
+            submissions: number;
+            /**
+             * Format: date-time
+             * @description The last change of a value, target, disaggregated values or narrative among them
+             */
+            lastChangedAt: string | null;
+            /** @description Who made that change ("First Last"); null when a counted form submission made it (lastChangedKind counted) or the user is gone */
+            lastChangedBy: string | null;
+            /**
+             * @description How: created, edited, prefilled, counted (a form submission) or recounted
+             * @enum {string|null}
+             */
+            lastChangedKind: "created" | "edited" | "prefilled" | "counted" | "recounted" | null;
+            /** @description Who approved the latest of them, when all are approved; else null */
+            approvedBy: string | null;
+            /**
+             * Format: date-time
+             * @description When that approval was made; null unless all are approved
+             */
+            approvedAt: string | null;
+        } | null;
         /** @description The value of one indicator for one project and reporting period */
         IndicatorReport: {
             /** Format: uuid */
@@ -2716,6 +2869,55 @@ export interface components {
                 [key: string]: number;
             } | null;
         };
+        IndicatorReportHistoryEntry: {
+            /** @description Entries are numbered in the order they were written */
+            id: number;
+            /** Format: date-time */
+            at: string;
+            /**
+             * @description created, edited (by hand), prefilled (from participant counts), counted (a form submission added to it), recounted, uncounted (a form was deleted: its submissions left the counted part, the value stayed), submitted, approved, rejected
+             * @enum {string}
+             */
+            kind: "created" | "edited" | "prefilled" | "counted" | "recounted" | "uncounted" | "submitted" | "approved" | "rejected";
+            actorId: string | null;
+            actorName: string | null;
+            submissionId: string | null;
+            /** @description Each field that changed, from what to what (from null: the report was created) */
+            changes: {
+                value?: {
+                    from: number | null;
+                    to: number | null;
+                };
+                target?: {
+                    from: number | null;
+                    to: number | null;
+                };
+                disaggregatedValues?: {
+                    from: {
+                        [key: string]: number;
+                    };
+                    to: {
+                        [key: string]: number;
+                    };
+                };
+                narrative?: {
+                    from: string | null;
+                    to: string | null;
+                };
+                status?: {
+                    from: ("draft" | "submitted" | "approved" | "rejected") | null;
+                    to: ("draft" | "submitted" | "approved" | "rejected") | null;
+                };
+            };
+            reason: string | null;
+            /** @description True when `changes.value` and `changes.disaggregatedValues` are left out (and the reason of an `uncounted` entry): the report counts personal answers, which this reader may not see */
+            valuesHidden: boolean;
+        };
+        IndicatorReportHistoryEntryList: components["schemas"]["IndicatorReportHistoryEntry"][];
+        IndicatorReportHistoryEntryPage: {
+            data: components["schemas"]["IndicatorReportHistoryEntry"][];
+            meta: components["schemas"]["PageMeta"];
+        };
         IndicatorReportList: components["schemas"]["IndicatorReport"][];
         IndicatorReportPage: {
             data: components["schemas"]["IndicatorReport"][];
@@ -2737,6 +2939,21 @@ export interface components {
              * @default true
              */
             attendedOnly?: boolean;
+        };
+        IndicatorReportRecount: {
+            report: components["schemas"]["IndicatorReport"];
+            counted: {
+                /** @description The counted part of the value */
+                from: number;
+                /** @description The counted part of the value */
+                to: number;
+            };
+            submissions: {
+                /** @description How many submissions are counted into it */
+                from: number;
+                /** @description How many submissions are counted into it */
+                to: number;
+            };
         };
         IndicatorReportRejection: {
             /** @description Why the report is returned; the submitter receives it by email */
@@ -2849,6 +3066,12 @@ export interface components {
             name: string;
             code: string;
             logoUrl: string | null;
+            iatiRef: string | null;
+            /**
+             * @description IATI OrganisationType code (default 21): 10 Government, 11 Local Government, 15 Other Public Sector, 21 International NGO, 22 National NGO, 23 Regional NGO, 24 Partner Country based NGO, 30 Public Private Partnership, 40 Multilateral, 60 Foundation, 70 Private Sector, 71 Private Sector in Provider Country, 72 Private Sector in Aid Recipient Country, 73 Private Sector in Third Country, 80 Academic, Training and Research, 90 Other
+             * @enum {string}
+             */
+            iatiOrgType: "10" | "11" | "15" | "21" | "22" | "23" | "24" | "30" | "40" | "60" | "70" | "71" | "72" | "73" | "80" | "90";
             /** Format: date-time */
             createdAt: string;
             /** @enum {string} */
@@ -2865,6 +3088,12 @@ export interface components {
             name: string;
             code: string;
             logoUrl: string | null;
+            iatiRef: string | null;
+            /**
+             * @description IATI OrganisationType code (default 21): 10 Government, 11 Local Government, 15 Other Public Sector, 21 International NGO, 22 National NGO, 23 Regional NGO, 24 Partner Country based NGO, 30 Public Private Partnership, 40 Multilateral, 60 Foundation, 70 Private Sector, 71 Private Sector in Provider Country, 72 Private Sector in Aid Recipient Country, 73 Private Sector in Third Country, 80 Academic, Training and Research, 90 Other
+             * @enum {string}
+             */
+            iatiOrgType: "10" | "11" | "15" | "21" | "22" | "23" | "24" | "30" | "40" | "60" | "70" | "71" | "72" | "73" | "80" | "90";
             /** Format: date-time */
             createdAt: string;
         };
@@ -2874,12 +3103,26 @@ export interface components {
             code: string;
             /** Format: uri */
             logoUrl?: string;
+            /** @description IATI organisation identifier (registration agency and number, e.g. `GB-CHC-1234567`): letters, digits and `- _ . :`, starting and ending with a letter or digit, 2 to 100 characters. Null: not published. */
+            iatiRef?: string;
+            /**
+             * @description IATI OrganisationType code (default 21): 10 Government, 11 Local Government, 15 Other Public Sector, 21 International NGO, 22 National NGO, 23 Regional NGO, 24 Partner Country based NGO, 30 Public Private Partnership, 40 Multilateral, 60 Foundation, 70 Private Sector, 71 Private Sector in Provider Country, 72 Private Sector in Aid Recipient Country, 73 Private Sector in Third Country, 80 Academic, Training and Research, 90 Other
+             * @enum {string}
+             */
+            iatiOrgType?: "10" | "11" | "15" | "21" | "22" | "23" | "24" | "30" | "40" | "60" | "70" | "71" | "72" | "73" | "80" | "90";
         };
         OrganizationUpdate: {
             name?: string;
             /** @description 2 to 32 lower-case letters, digits or dashes, not starting with a dash; unique across the service */
             code?: string;
             logoUrl?: string | null;
+            /** @description IATI organisation identifier (registration agency and number, e.g. `GB-CHC-1234567`): letters, digits and `- _ . :`, starting and ending with a letter or digit, 2 to 100 characters. Null: not published. */
+            iatiRef?: string | null;
+            /**
+             * @description IATI OrganisationType code (default 21): 10 Government, 11 Local Government, 15 Other Public Sector, 21 International NGO, 22 National NGO, 23 Regional NGO, 24 Partner Country based NGO, 30 Public Private Partnership, 40 Multilateral, 60 Foundation, 70 Private Sector, 71 Private Sector in Provider Country, 72 Private Sector in Aid Recipient Country, 73 Private Sector in Third Country, 80 Academic, Training and Research, 90 Other
+             * @enum {string}
+             */
+            iatiOrgType?: "10" | "11" | "15" | "21" | "22" | "23" | "24" | "30" | "40" | "60" | "70" | "71" | "72" | "73" | "80" | "90";
         };
         /** @description An outcome node with its outputs */
         OutcomeNode: {
@@ -3553,6 +3796,9 @@ export interface components {
                     level: string;
                     title: string;
                 } | null;
+                provenance?: components["schemas"]["IndicatorProvenance"];
+                /** @description A formula indicator's inputs, each code it uses once; null for other indicators */
+                inputs?: components["schemas"]["FormulaInput"][] | null;
                 periods: {
                     /** Format: uuid */
                     periodId: string;
@@ -7255,6 +7501,101 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    listIndicatorReportHistory: {
+        parameters: {
+            query?: {
+                /** @description Page number (from 1); asking for a page returns the envelope. */
+                page?: number;
+                /** @description Page size, 20 by default, 100 at most. */
+                limit?: number;
+            };
+            header?: {
+                /** @description ETags the client holds (a list, or `*`): when one matches the current representation, 304 without a body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                orgId: string;
+                projectId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A plain array unless `page` or `limit` is given, then the envelope `{ data, meta }`. Without them at most the first 1,000 items (the activity feed: its 50 newest); when more exist, the response carries `Link: <…?page=11&limit=100>; rel="next"` (feed: `page=2&limit=50`), the same URL and filters with paging added (RFC 8288). Pages carry no Link: `meta` says what remains. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IndicatorReportHistoryEntryList"] | components["schemas"]["IndicatorReportHistoryEntryPage"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    recountIndicatorReport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                orgId: string;
+                projectId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IndicatorReportRecount"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The report is submitted or approved; or the same Idempotency-Key is still running (with Retry-After) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     listActivities: {
         parameters: {
             query?: {
@@ -8760,7 +9101,10 @@ export interface operations {
     };
     exportFormSubmissions: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only the submissions counted into this indicator report (a report of the form's project) */
+                indicatorReportId?: string;
+            };
             header?: never;
             path: {
                 orgId: string;
@@ -8784,6 +9128,51 @@ export interface operations {
                     "text/csv": string;
                 };
             };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    listIndicatorReportSources: {
+        parameters: {
+            query?: {
+                /** @description Page number (from 1); asking for a page returns the envelope. */
+                page?: number;
+                /** @description Page size, 20 by default, 100 at most. */
+                limit?: number;
+            };
+            header?: {
+                /** @description ETags the client holds (a list, or `*`): when one matches the current representation, 304 without a body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                orgId: string;
+                projectId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A plain array unless `page` or `limit` is given, then the envelope `{ data, meta }`. Without them at most the first 1,000 items (the activity feed: its 50 newest); when more exist, the response carries `Link: <…?page=11&limit=100>; rel="next"` (feed: `page=2&limit=50`), the same URL and filters with paging added (RFC 8288). Pages carry no Link: `meta` says what remains. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountedSubmissionList"] | components["schemas"]["CountedSubmissionPage"];
+                };
+            };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -9584,6 +9973,51 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    exportIatiActivities: {
+        parameters: {
+            query?: {
+                /** @description Only this project of the organization */
+                projectId?: string;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An IATI 2.03 `iati-activities` document, one `iati-activity` per project */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The organization has no iatiRef, or no project */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNotNull, sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { visibleTo, type ProjectVisibility } from '../projects/visibility.js';
@@ -154,4 +154,13 @@ export async function hasSubmissions(db: Db, orgId: string, formId: string): Pro
     .where(and(eq(formSubmissions.orgId, orgId), eq(formSubmissions.formId, formId)))
     .limit(1);
   return row !== undefined;
+}
+
+/** The fields of some forms of the org: which answers of their submissions are personal. */
+export function fieldsOfForms(db: Db, orgId: string, ids: string[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .select({ id: forms.id, fields: forms.fields })
+    .from(forms)
+    .where(and(eq(forms.orgId, orgId), inArray(forms.id, ids)));
 }

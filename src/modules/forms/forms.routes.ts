@@ -7,13 +7,16 @@ import { Collection, PageQuery } from '../../http/pagination.js';
 import { CsvDownload, FileDownload, NoContent, Params } from '../../http/schemas.js';
 import { ACCEPTED_TYPES, contentDisposition, downloadHeaders } from '../../storage/file-storage.js';
 import { auditSourceOf } from '../privacy/audit-log.js';
+import { countedSources } from './counted-sources.js';
 import {
+  CountedSubmission,
   CreateFormBody,
   EraseBody,
   FileParams,
   Form,
   FormQuery,
   SubmissionSchema,
+  SubmissionsCsvQuery,
   UpdateFormBody,
 } from './forms.schemas.js';
 import { FormService } from './forms.service.js';
@@ -120,7 +123,10 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
         tags,
         summary: 'Delete a form with its submissions and their files',
         description:
-          'Values already counted into indicator reports stay there. The public link stops working at once.',
+          'Values already counted into indicator reports stay there, but no longer as their counted part: ' +
+          'with the submissions gone they have no source, so they move to the part entered by hand, and each ' +
+          'report fed records an `uncounted` history entry (a later recount then leaves them be). The ' +
+          'public link stops working at once.',
         params: Params('orgId', 'id'),
         response: { 204: NoContent },
       },
@@ -208,8 +214,12 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
           'written `lat,lng`, files given as download URLs; text starting with =, +, -, @ gets a leading ' +
           'apostrophe so spreadsheets do not run it. Answers of fields marked personal are empty cells for ' +
           'viewers, and for everyone once erased (the columns stay); an export that carries them in clear ' +
-          `is recorded in the audit log before its first byte is sent. ${READ}`,
+          'is recorded in the audit log before its first byte is sent (with the filter). ' +
+          '`indicatorReportId` exports exactly the submissions of this form counted into that report (the ' +
+          'same columns): a report of another organization or another project is 404; one this form never ' +
+          `counted into gives the header row alone. ${READ}`,
         params: Params('orgId', 'id'),
+        querystring: SubmissionsCsvQuery,
         answers: { 200: CsvDownload('The responses, one row each') },
       },
     },
@@ -219,11 +229,39 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
         member,
         request.params.id,
         auditSourceOf(request, member),
+        request.query,
       );
       return reply
         .header('content-type', 'text/csv; charset=utf-8')
         .header('content-disposition', contentDisposition(fileName))
         .send(csv);
+    },
+  );
+
+  app.get(
+    '/orgs/:orgId/projects/:projectId/indicator-reports/:id/sources',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        operationId: 'listIndicatorReportSources',
+        tags: ['Indicator reports'],
+        summary: 'The form submissions counted into an indicator report',
+        description:
+          'Where the counted part of its value comes from: each submission counted into the report, of ' +
+          "whichever of the project's forms, oldest first (ties by id), as the submissions list shows it, " +
+          'with its formId and the amount it added (1, or its answer to the value field; null when the ' +
+          'form has a number field marked personal and its personal answers are hidden). Submissions ' +
+          'not counted (the report was submitted or approved, the period locked) are not listed; a ' +
+          'deleted form takes its submissions along. A report of another project: 404. ' +
+          `${PERSONAL} ${READ}`,
+        params: Params('orgId', 'projectId', 'id'),
+        querystring: Type.Object(PageQuery),
+        response: { 200: Collection(CountedSubmission) },
+      },
+    },
+    (request) => {
+      const member = memberOf(request);
+      return countedSources(ctx.db, member, request.params, request.query, auditSourceOf(request, member));
     },
   );
 

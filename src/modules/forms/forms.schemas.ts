@@ -173,6 +173,28 @@ export const SubmissionSchema = Type.Object(
   { title: 'FormSubmission' },
 );
 
+export const CountedSubmission = Type.Object(
+  {
+    ...SubmissionSchema.properties,
+    formId: Uuid('The form it answered (several forms may count into one report)'),
+    amount: Nullable(
+      Type.Number({
+        description:
+          "What it added to the report's value: 1, or its answer to the form's value field. Null where " +
+          'that answer may be personal and is hidden: the form has a number field marked personal and ' +
+          'the reader is a viewer, or the personal answers were erased.',
+      }),
+    ),
+  },
+  { title: 'CountedSubmission', description: 'A form submission counted into an indicator report' },
+);
+
+export const SubmissionsCsvQuery = Type.Object({
+  indicatorReportId: Type.Optional(
+    Uuid("Only the submissions counted into this indicator report (a report of the form's project)"),
+  ),
+});
+
 export const EraseBody = Body(
   {
     reason: Type.String({

@@ -8,6 +8,8 @@ import { badRequest, hasDependents, invalidTransition, notFound, pgErrorCode } f
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { optionalText } from '../../lib/text.js';
 import { removeStoredFiles, type FileStorage } from '../../storage/file-storage.js';
+import { findIndicatorReport } from '../indicator-reports/indicator-reports.repo.js';
+import { uncountFromIndicatorReport } from '../indicator-reports/indicator-reports.service.js';
 import { lockIndicatorForShare } from '../indicators/indicators.repo.js';
 import { isLinked } from '../indicators/project-indicators.repo.js';
 import { lockPeriodForShare } from '../periods/periods.repo.js';
@@ -27,9 +29,15 @@ import {
   type FormValues,
 } from './forms.repo.js';
 import type { FormInput, NewForm } from './forms.schemas.js';
+import { amountIsPersonal } from './counted-sources.js';
 import { personalAnswersFor } from './submission-view.js';
 import { submissionsCsv } from './submissions-csv.js';
-import { countUnerasedSubmissions, submissionFileKeys } from './submissions.repo.js';
+import {
+  countedByReport,
+  countUnerasedSubmissions,
+  submissionFileKeys,
+  type SubmissionFilter,
+} from './submissions.repo.js';
 
 type Links = Pick<FormValues, 'indicatorId' | 'reportingPeriodId' | 'valueFieldKey'>;
 
@@ -102,29 +110,36 @@ export class FormService {
   }
 
   /**
-   * The form's submissions as CSV, streamed (submissions-csv.ts), with the file name to give it. An
-   * export with personal answers in clear is recorded first, before a byte is sent: the stream holds no
-   * transaction (a slow client would hold a connection), so the count is taken just before it starts.
+   * The form's submissions as CSV, streamed (submissions-csv.ts), with the file name to give it; with
+   * `indicatorReportId`, only those counted into that report. An export with personal answers in clear
+   * is recorded first, before a byte is sent: the stream holds no transaction (a slow client would hold
+   * a connection), so the count is taken just before it starts.
    */
   async submissionsCsv(
     member: Member,
     id: string,
     source: AuditSource,
+    filter: SubmissionFilter = {},
   ): Promise<{ fileName: string; csv: Readable }> {
     const form = await this.readable(member, id);
+    if (filter.indicatorReportId) {
+      // A form counts only into its own project's reports: another project's is unknown here.
+      const report = await findIndicatorReport(this.db, member.orgId, filter.indicatorReportId);
+      if (report?.projectId !== form.projectId) throw notFound('Indicator report');
+    }
     const personal = personalAnswersFor(form.fields, member.role);
     if (personal.inClear) {
       await recordPersonalRead(this.db, source, {
         action: 'export',
         subjectKind: 'form_submission',
         subjectIds: [],
-        count: await countUnerasedSubmissions(this.db, member.orgId, id),
-        details: { formId: id },
+        count: await countUnerasedSubmissions(this.db, member.orgId, id, filter),
+        details: { formId: id, ...filter },
       });
     }
     return {
       fileName: `${form.title}.csv`,
-      csv: submissionsCsv(this.db, form, this.config.baseUrl, personal),
+      csv: submissionsCsv(this.db, form, this.config.baseUrl, personal, filter),
     };
   }
 
@@ -224,11 +239,19 @@ export class FormService {
     return this.get(member, id);
   }
 
-  /** The form, its submissions and their files (removed after the commit). */
+  /**
+   * The form, its submissions and their files (removed after the commit). What its submissions counted
+   * into reports stays in their values, but leaves their counted part: it has no source any more.
+   */
   async remove(member: Member, id: string): Promise<void> {
     const keys = await transaction(this.db, async (tx) => {
-      if (!(await lockForm(tx, member.orgId, id))) throw notFound('Form');
+      const form = await lockForm(tx, member.orgId, id);
+      if (!form) throw notFound('Form');
       const keys = await submissionFileKeys(tx, member.orgId, { formId: id });
+      for (const counted of await countedByReport(tx, member.orgId, id)) {
+        const personal = amountIsPersonal(form.fields);
+        await uncountFromIndicatorReport(tx, member, { ...counted, personal }, `Form “${form.title}” deleted`);
+      }
       await deleteForm(tx, member.orgId, id);
       return keys;
     });

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import {
   boolean,
   check,
+  doublePrecision,
   foreignKey,
   index,
   integer,
@@ -12,7 +13,8 @@ import {
   unique,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { createdAt, id, timestamptz, updatedAt } from '../../db/columns.js';
+import { createdAt, finite, id, timestamptz, updatedAt } from '../../db/columns.js';
+import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
 import { projectIndicators } from '../indicators/indicators.tables.js';
 import { reportingPeriods } from '../periods/periods.tables.js';
 import { projects } from '../projects/projects.tables.js';
@@ -83,6 +85,9 @@ export const formSubmissions = pgTable(
     answers: jsonb('answers').$type<Record<string, unknown>>().notNull(),
     location: jsonb('location').$type<Location>(),
     counted: boolean('counted').notNull(),
+    /** The indicator report it was counted into (its source), and the amount it added there. */
+    indicatorReportId: uuid('indicator_report_id'),
+    countedAmount: doublePrecision('counted_amount'),
     /** When the answers of fields marked personal were erased (by request or by retention). */
     personalErasedAt: timestamptz('personal_erased_at'),
     submittedAt: timestamp('submitted_at', { withTimezone: true, mode: 'date', precision: 3 })
@@ -94,6 +99,20 @@ export const formSubmissions = pgTable(
     unique('form_submissions_org_id_id_key').on(t.orgId, t.id),
     index('form_submissions_form_id_submitted_at_idx').on(t.formId, t.submittedAt, t.id),
     index('form_submissions_reporting_period_id_idx').on(t.reportingPeriodId),
+    // No ON DELETE action: reports go only with their whole project, which takes the forms along.
+    foreignKey({
+      name: 'form_submissions_indicator_report_fk',
+      columns: [t.orgId, t.indicatorReportId],
+      foreignColumns: [indicatorReports.orgId, indicatorReports.id],
+    }),
+    index('form_submissions_indicator_report_id_idx')
+      .on(t.indicatorReportId, t.submittedAt, t.id)
+      .where(sql`${t.indicatorReportId} IS NOT NULL`),
+    check(
+      'form_submissions_counted_link_check',
+      sql`(${t.indicatorReportId} IS NULL) = (${t.countedAmount} IS NULL) AND (${t.indicatorReportId} IS NULL OR ${t.counted})`,
+    ),
+    finite('form_submissions_counted_amount_finite', t.countedAmount),
   ],
 );
 

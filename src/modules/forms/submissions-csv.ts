@@ -3,7 +3,7 @@ import { stringify } from 'csv-stringify';
 import type { Db } from '../../db/client.js';
 import type { FormField, Location } from './form-fields.js';
 import { readableAnswers, submissionFileUrl, type PersonalAnswers } from './submission-view.js';
-import { filesOf, submissionsAfter, type SubmissionRow } from './submissions.repo.js';
+import { filesOf, submissionsAfter, type SubmissionFilter, type SubmissionRow } from './submissions.repo.js';
 
 /** Submissions read per query: memory stays flat whatever the form's size. */
 const SLICE = 1000;
@@ -56,12 +56,18 @@ interface ExportedForm {
  * Submissions oldest first, a slice at a time, with their files' download URLs; personal answers as
  * the reader may get them (empty cells otherwise, the columns stay).
  */
-async function* rows(db: Db, form: ExportedForm, baseUrl: string, personal: PersonalAnswers) {
+async function* rows(
+  db: Db,
+  form: ExportedForm,
+  baseUrl: string,
+  personal: PersonalAnswers,
+  filter: SubmissionFilter,
+) {
   const { orgId, id: formId, fields } = form;
   yield ['id', 'submittedAt', 'counted', 'location', ...fields.map((field) => field.key)];
   let after: SubmissionRow | null = null;
   for (;;) {
-    const slice: SubmissionRow[] = await submissionsAfter(db, orgId, formId, after, SLICE);
+    const slice: SubmissionRow[] = await submissionsAfter(db, orgId, formId, after, SLICE, filter);
     if (slice.length === 0) return;
     const hasFileFields = fields.some((field) => field.type === 'file');
     const files = hasFileFields
@@ -92,7 +98,7 @@ async function* rows(db: Db, form: ExportedForm, baseUrl: string, personal: Pers
 }
 
 /**
- * The form's submissions as CSV (RFC 4180, UTF-8), streamed: one row per submission, one column per
+ * The form's submissions (those the filter takes) as CSV (RFC 4180, UTF-8), streamed: one row per submission, one column per
  * field by key, multi-select answers joined with "; ", locations as `lat,lng`, files as download URLs.
  * Text cells are quoted and guarded (`inert`); numbers and booleans are bare; no answer is an empty field,
  * and so is a personal answer the reader may not get.
@@ -102,11 +108,12 @@ export function submissionsCsv(
   form: ExportedForm,
   baseUrl: string,
   personal: PersonalAnswers,
+  filter: SubmissionFilter = {},
 ): Readable {
   // Every string is quoted, so a `;` or tab inside an answer never ends the cell, whatever separator
   // the spreadsheet's locale uses; numbers and booleans are left bare so they stay numbers and booleans.
   const csv = stringify({ quoted_string: true, cast: { boolean: (value) => String(value) } });
-  const source = Readable.from(rows(db, form, baseUrl, personal));
+  const source = Readable.from(rows(db, form, baseUrl, personal, filter));
   source.once('error', (err) => csv.destroy(err));
   csv.once('close', () => source.destroy());
   return source.pipe(csv);

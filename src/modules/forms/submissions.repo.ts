@@ -25,8 +25,17 @@ export async function insertSubmission(
   return row!;
 }
 
-const ofForm = (orgId: string, formId: string) =>
-  and(eq(formSubmissions.orgId, orgId), eq(formSubmissions.formId, formId));
+/** Which of a form's submissions an export takes: all, or those counted into one indicator report. */
+export interface SubmissionFilter {
+  indicatorReportId?: string;
+}
+
+const ofForm = (orgId: string, formId: string, filter: SubmissionFilter = {}) =>
+  and(
+    eq(formSubmissions.orgId, orgId),
+    eq(formSubmissions.formId, formId),
+    filter.indicatorReportId ? eq(formSubmissions.indicatorReportId, filter.indicatorReportId) : undefined,
+  );
 
 export async function countSubmissions(db: Db, orgId: string, formId: string) {
   const [row] = await db.select({ total: count() }).from(formSubmissions).where(ofForm(orgId, formId));
@@ -34,11 +43,16 @@ export async function countSubmissions(db: Db, orgId: string, formId: string) {
 }
 
 /** The submissions whose personal answers were never erased: what an export carries in clear. */
-export async function countUnerasedSubmissions(db: Db, orgId: string, formId: string) {
+export async function countUnerasedSubmissions(
+  db: Db,
+  orgId: string,
+  formId: string,
+  filter: SubmissionFilter = {},
+) {
   const [row] = await db
     .select({ total: count() })
     .from(formSubmissions)
-    .where(and(ofForm(orgId, formId), isNull(formSubmissions.personalErasedAt)));
+    .where(and(ofForm(orgId, formId, filter), isNull(formSubmissions.personalErasedAt)));
   return row?.total ?? 0;
 }
 
@@ -134,20 +148,24 @@ export function listSubmissions(db: Db, orgId: string, formId: string, window: W
   );
 }
 
-/** Oldest first from after the given one: the CSV export reads the submissions in slices. */
+/**
+ * Oldest first from after the given one: the CSV export reads the submissions in slices. Filtered by a
+ * report, the partial index on (indicator_report_id, submitted_at, id) serves the same range.
+ */
 export function submissionsAfter(
   db: Db,
   orgId: string,
   formId: string,
   after: { submittedAt: Date; id: string } | null,
   limit: number,
+  filter: SubmissionFilter = {},
 ) {
   return db
     .select()
     .from(formSubmissions)
     .where(
       and(
-        ofForm(orgId, formId),
+        ofForm(orgId, formId, filter),
         // A row comparison, which PostgreSQL reads as one range of the (form_id, submitted_at, id) index;
         // the equivalent OR of two conditions made it scan every earlier row again for each slice.
         after
@@ -222,6 +240,74 @@ export async function submissionFileKeys(
     .innerJoin(forms, and(eq(forms.orgId, formSubmissions.orgId), eq(forms.id, formSubmissions.formId)))
     .where(and(eq(formSubmissionFiles.orgId, orgId), scope));
   return rows.map((row) => row.key);
+}
+
+/**
+ * What the submissions counted into a report add up to: their amounts and their number (the indicator
+ * reports module's recount asks, wired in `buildApp`). Summed in numeric, exactly, then rounded once.
+ */
+export async function countedInto(db: Db, orgId: string, reportId: string) {
+  const [row] = await db
+    .select({
+      amount: sql<number>`coalesce(sum(${formSubmissions.countedAmount}::numeric), 0)::float8`,
+      submissions: sql<number>`count(*)::int`,
+    })
+    .from(formSubmissions)
+    .where(and(eq(formSubmissions.orgId, orgId), eq(formSubmissions.indicatorReportId, reportId)));
+  return { amount: Number(row!.amount), submissions: row!.submissions };
+}
+
+/**
+ * The submissions counted into a report (its sources), of whichever forms, oldest first, ties by id: the
+ * partial index on (indicator_report_id, submitted_at, id) serves it.
+ */
+export function listCountedSubmissions(db: Db, orgId: string, reportId: string, window: Window) {
+  return inWindow(
+    db
+      .select()
+      .from(formSubmissions)
+      .where(and(eq(formSubmissions.orgId, orgId), eq(formSubmissions.indicatorReportId, reportId)))
+      .orderBy(asc(formSubmissions.submittedAt), asc(formSubmissions.id))
+      .$dynamic(),
+    window,
+  );
+}
+
+/**
+ * The forms whose submissions are counted into a report, each with its fields, the ids of those
+ * submissions and whether any of them has had its personal answers erased: one grouped read.
+ */
+export function formsCountedInto(db: Db, orgId: string, reportId: string) {
+  return db
+    .select({
+      fields: forms.fields,
+      submissionIds: sql<string[]>`array_agg(${formSubmissions.id})`,
+      anyErased: sql<boolean>`bool_or(${formSubmissions.personalErasedAt} IS NOT NULL)`,
+    })
+    .from(formSubmissions)
+    .innerJoin(forms, and(eq(forms.orgId, formSubmissions.orgId), eq(forms.id, formSubmissions.formId)))
+    .where(and(eq(formSubmissions.orgId, orgId), eq(formSubmissions.indicatorReportId, reportId)))
+    .groupBy(forms.id);
+}
+
+/** What the form's submissions counted into each report add up to: per report (by id), amounts and number. */
+export async function countedByReport(db: Db, orgId: string, formId: string) {
+  const rows = await db
+    .select({
+      reportId: formSubmissions.indicatorReportId,
+      amount: sql<number>`sum(${formSubmissions.countedAmount}::numeric)::float8`,
+      submissions: sql<number>`count(*)::int`,
+    })
+    .from(formSubmissions)
+    .where(and(ofForm(orgId, formId), sql`${formSubmissions.indicatorReportId} IS NOT NULL`))
+    .groupBy(formSubmissions.indicatorReportId)
+    // The caller locks the reports in this order: two deletions never wait on each other in a circle.
+    .orderBy(formSubmissions.indicatorReportId);
+  return rows.map((row) => ({
+    reportId: row.reportId!,
+    amount: Number(row.amount),
+    submissions: row.submissions,
+  }));
 }
 
 /** Whether a submission counted into the period exists (the periods module asks before a delete). */

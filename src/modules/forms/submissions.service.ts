@@ -15,11 +15,12 @@ import {
   type StoredFile,
 } from '../../storage/file-storage.js';
 import { ensureProjectAccess } from '../projects/project-scope.js';
-import { recordAudit, recordPersonalRead, type AuditSource } from '../privacy/audit-log.js';
+import { recordAudit, type AuditSource } from '../privacy/audit-log.js';
 import { checkSubmission, type Submission } from './answers.js';
 import type { FormField } from './form-fields.js';
 import { findForm, findFormByToken, lockFormForSubmission, type FormRow } from './forms.repo.js';
-import { personalAnswersFor, showsPersonal, submissionView } from './submission-view.js';
+import { readableSubmissions, recordPageRead } from './submission-pages.js';
+import { personalAnswersFor, submissionView } from './submission-view.js';
 import {
   countSubmissions,
   erasePersonalAnswers,
@@ -175,17 +176,20 @@ export class SubmissionService {
         const { submission, problems } = checkSubmission(current.fields, body, fileKeys, partProblems);
         if (!submission) throw badRequest(...problems);
         kept = submission.files;
-        const counted = await this.count(tx, current, submission);
+        const id = newId();
+        const counted = await this.count(tx, current, submission, id);
         return insertSubmission(
           tx,
           current.orgId,
           {
-            id: newId(),
+            id,
             formId: current.id,
             reportingPeriodId: current.reportingPeriodId,
             answers: submission.answers,
             location: submission.location,
-            counted,
+            counted: counted !== undefined,
+            indicatorReportId: counted?.reportId ?? null,
+            countedAmount: counted?.amount ?? null,
           },
           uploads
             .filter((upload) => kept.includes(upload.fieldKey))
@@ -209,19 +213,21 @@ export class SubmissionService {
   }
 
   /**
-   * Adds 1, or the answer of the value field, to the report of the form's indicator and period. Not
+   * Adds 1, or the answer of the value field, to the report of the form's indicator and period: the
+   * report and the amount, which the submission keeps as its link to the report (its source). Not
    * counted: no indicator, no answer to add, a locked period, a submitted or approved report.
    */
-  private async count(tx: Db, form: FormRow, submission: Submission): Promise<boolean> {
-    if (!form.indicatorId || !form.reportingPeriodId) return false;
+  private async count(tx: Db, form: FormRow, submission: Submission, submissionId: string) {
+    if (!form.indicatorId || !form.reportingPeriodId) return undefined;
     const amount = form.valueFieldKey ? submission.answers[form.valueFieldKey] : 1;
-    if (typeof amount !== 'number') return false;
+    if (typeof amount !== 'number') return undefined;
     const key = {
       projectId: form.projectId,
       indicatorId: form.indicatorId,
       reportingPeriodId: form.reportingPeriodId,
     };
-    return countIntoIndicatorReport(tx, form.orgId, key, amount);
+    const reportId = await countIntoIndicatorReport(tx, form.orgId, key, { amount, submissionId });
+    return reportId === undefined ? undefined : { reportId, amount };
   }
 
   /** The form, for a member who may read its project. */
@@ -242,30 +248,18 @@ export class SubmissionService {
     const inClear = new Set<string>();
     const page = await paginate(query, {
       count: () => countSubmissions(this.db, member.orgId, formId),
-      list: async (window) => {
-        const rows = await listSubmissions(this.db, member.orgId, formId, window);
-        const files = await filesOf(
+      list: async (window) =>
+        readableSubmissions(
           this.db,
           member.orgId,
-          rows.map((row) => row.id),
-        );
-        for (const row of rows) if (showsPersonal(personal, row)) inClear.add(row.id);
-        return rows.map((row) =>
-          submissionView(
-            row,
-            files.filter((file) => file.submissionId === row.id),
-            personal,
-          ),
-        );
-      },
+          await listSubmissions(this.db, member.orgId, formId, window),
+          {
+            personalOf: () => personal,
+            inClear,
+          },
+        ),
     });
-    // Of the submissions returned (an unpaged list reads one more than it returns).
-    const returned = Array.isArray(page) ? page : page.data;
-    await recordPersonalRead(this.db, source, {
-      subjectKind: 'form_submission',
-      subjectIds: returned.filter((item) => inClear.has(item.id)).map((item) => item.id),
-      details: { formId, page: query.page, limit: query.limit },
-    });
+    await recordPageRead(this.db, source, page, inClear, { formId, page: query.page, limit: query.limit });
     return page;
   }
 

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { byCode } from '../indicators/indicators.repo.js';
@@ -151,34 +151,51 @@ export async function lockIndicatorReportFor(
 }
 
 /** The largest value counting may reach: just under the largest double (about 1.7977e308). */
-const MAX_COUNTED_VALUE = '1.79e308';
+const MAX_COUNTED_VALUE = 1.79e308;
+const countable = (n: number) => Math.abs(n) <= MAX_COUNTED_VALUE;
+
+/** A report before and after a change; `before` null when the change created it. */
+export interface ReportChange {
+  before: IndicatorReportRow | null;
+  after: IndicatorReportRow;
+}
 
 /**
- * Adds `amount` to the report of an indicator for a project and period in one atomic statement,
- * creating it as a draft when there is none, so concurrent additions never lose one. A report that is
- * submitted or approved is left alone, and so is a sum past MAX_COUNTED_VALUE: false.
+ * Adds a counted submission's `amount` to the report of an indicator for a project and period, creating
+ * it as a draft when there is none. The report stays row-locked until the transaction ends, so
+ * concurrent additions take turns and never lose one, and a recount waits for them. A report that is
+ * submitted or approved is left alone, and so is a sum past MAX_COUNTED_VALUE (float8 would overflow):
+ * undefined.
  */
-export async function addToIndicatorReport(
+export async function countIntoReport(
   db: Db,
   orgId: string,
   key: IndicatorReportKey,
   amount: number,
-): Promise<boolean> {
-  const rows = await db
-    .insert(indicatorReports)
-    .values({ orgId, ...key, value: amount })
-    .onConflictDoUpdate({
-      target: [indicatorReports.projectId, indicatorReports.indicatorId, indicatorReports.reportingPeriodId],
-      set: { value: sql`coalesce(indicator_reports.value, 0) + excluded.value`, updatedAt: sql`now()` },
-      // A sum past the largest double would fail the statement (and the submission with it): the
-      // submission is then stored uncounted. Compared in numeric, which cannot overflow; 1.79e308 leaves
-      // room for float8's rounding of the sum.
-      setWhere: and(
-        eq(indicatorReports.orgId, orgId),
-        inArray(indicatorReports.status, [...EDITABLE]),
-        sql`abs(coalesce(${indicatorReports.value}, 0)::numeric + excluded.value::numeric) <= ${MAX_COUNTED_VALUE}::numeric`,
-      ),
-    })
-    .returning({ id: indicatorReports.id });
-  return rows.length > 0;
+): Promise<ReportChange | undefined> {
+  // Two rounds at most: when the insert loses to another submission creating the report, the second
+  // round finds that report (the insert waited for its transaction to commit).
+  for (let round = 0; round < 2; round++) {
+    const before = await lockIndicatorReportFor(db, orgId, key);
+    if (!before) {
+      const [after] = await db
+        .insert(indicatorReports)
+        .values({ orgId, ...key, value: amount, countedValue: amount, countedSubmissions: 1 })
+        .onConflictDoNothing()
+        .returning();
+      if (after) return { before: null, after };
+      continue;
+    }
+    if (!EDITABLE.includes(before.status)) return undefined;
+    const value = (before.value ?? 0) + amount;
+    const countedValue = before.countedValue + amount;
+    if (!countable(value) || !countable(countedValue)) return undefined;
+    const [after] = await db
+      .update(indicatorReports)
+      .set({ value, countedValue, countedSubmissions: before.countedSubmissions + 1 })
+      .where(eq(indicatorReports.id, before.id))
+      .returning();
+    return { before, after: after! };
+  }
+  throw new Error('The indicator report to count into could neither be found nor created');
 }

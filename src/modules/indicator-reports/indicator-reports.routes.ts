@@ -2,25 +2,38 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { ALL_ROLES, CONTRIBUTORS, MANAGERS, memberOf } from '../../http/access.js';
 import { errorResponse } from '../../http/errors.js';
-import { Collection } from '../../http/pagination.js';
+import { Collection, PageQuery } from '../../http/pagination.js';
 import { Params } from '../../http/schemas.js';
 import { optionalBody } from '../../http/validation.js';
+import { Type } from '@sinclair/typebox';
+import { auditSourceOf } from '../privacy/audit-log.js';
 import {
   ApproveBody,
   CreateIndicatorReportBody,
+  HistoryEntry,
+  RecountResult,
   IndicatorReport,
   IndicatorReportQuery,
   PrefillBody,
   RejectBody,
   UpdateIndicatorReportBody,
 } from './indicator-reports.schemas.js';
-import { IndicatorReportService } from './indicator-reports.service.js';
+import { IndicatorReportService, type CountedSources } from './indicator-reports.service.js';
+import type { PersonalAmounts } from './report-history.js';
 
 const tags = ['Indicator reports'];
 const LOCKED = '`Reporting period is locked` (403)';
 
-export const indicatorReportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
-  const reports = new IndicatorReportService(ctx.db, ctx.config, ctx.mailQueued);
+export const indicatorReportRoutes: FastifyPluginAsyncTypebox<
+  AppContext & { countedSources: CountedSources; personalAmounts: PersonalAmounts }
+> = async (app, ctx) => {
+  const reports = new IndicatorReportService(
+    ctx.db,
+    ctx.config,
+    ctx.mailQueued,
+    ctx.countedSources,
+    ctx.personalAmounts,
+  );
 
   app.get(
     '/orgs/:orgId/projects/:projectId/indicator-reports',
@@ -203,5 +216,59 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<AppContext> = asyn
       },
     },
     (request) => reports.review(memberOf(request), request.params.id, 'rejected', request.body.comment),
+  );
+
+  app.get(
+    '/orgs/:orgId/projects/:projectId/indicator-reports/:id/history',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        operationId: 'listIndicatorReportHistory',
+        tags,
+        summary: 'Every change of an indicator report',
+        description:
+          'Oldest first, one entry per change of the value, target, disaggregated values, narrative or ' +
+          'status (and one per recount and per release of counted sources, whose `changes` may be empty), ' +
+          'written in the transaction of the change and never altered afterwards: who made it (a ' +
+          'user; for `counted`, the form submission that added to it), when, each changed field from what ' +
+          'to what, and the comment of a review. Reports made before history was kept start with the ' +
+          'first change since. A report of another project: 404. Reporters: projects assigned to them. ' +
+          'When a form counts into the report and has a number field marked personal, its counted amounts ' +
+          'are personal answers, and the values would give them away: every entry then leaves out ' +
+          '`changes.value` and `changes.disaggregatedValues` (and an `uncounted` entry its reason, which ' +
+          'states the counted part) and says `valuesHidden: true`, for viewers, and for everyone once the ' +
+          'personal answers of any such submission are erased (the history is never altered). Otherwise ' +
+          'the values are sent, and a response whose `counted` entries carry such amounts is recorded in ' +
+          'the audit log (a `read` of those form submissions, with the report id, page and limit).',
+        params: Params('orgId', 'projectId', 'id'),
+        querystring: Type.Object(PageQuery),
+        response: { 200: Collection(HistoryEntry) },
+      },
+    },
+    (request) => {
+      const member = memberOf(request);
+      return reports.history(member, request.params, request.query, auditSourceOf(request, member));
+    },
+  );
+
+  app.post(
+    '/orgs/:orgId/projects/:projectId/indicator-reports/:id/recount',
+    {
+      config: { access: { roles: MANAGERS } },
+      schema: {
+        operationId: 'recountIndicatorReport',
+        tags,
+        summary: 'Recompute the counted part of a report from its submissions',
+        description:
+          'Sums the amounts of the form submissions counted into the report (see its sources) and moves ' +
+          'the value by the difference from the counted part it held; the part entered by hand or by a ' +
+          'pre-fill stays. Recorded in the history as `recounted` (even when nothing was off). Only draft ' +
+          `or rejected reports (409), not in a locked period (${LOCKED}). Submissions being counted meanwhile ` +
+          'wait for it and are counted after. No body.',
+        params: Params('orgId', 'projectId', 'id'),
+        response: { 200: RecountResult, 409: errorResponse('The report is submitted or approved') },
+      },
+    },
+    (request) => reports.recount(memberOf(request), request.params),
   );
 };

@@ -1,7 +1,12 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.js';
 import { Body, Nullable, NullableNumber, NullableString, Text, Timestamp, Uuid } from '../../http/schemas.js';
-import { INDICATOR_REPORT_STATUSES, type IndicatorReportStatus } from './indicator-reports.tables.js';
+import {
+  HISTORY_KINDS,
+  INDICATOR_REPORT_STATUSES,
+  type HistoryKind,
+  type IndicatorReportStatus,
+} from './indicator-reports.tables.js';
 
 const Status = () =>
   Type.Unsafe<IndicatorReportStatus>({ type: 'string', enum: [...INDICATOR_REPORT_STATUSES] });
@@ -94,3 +99,57 @@ export const PrefillBody = Body(
 export type NewIndicatorReport = Static<typeof CreateIndicatorReportBody>;
 export type IndicatorReportInput = Static<typeof UpdateIndicatorReportBody>;
 export type PrefillInput = Static<typeof PrefillBody>;
+
+const Change = <T extends TSchema>(schema: T) =>
+  Type.Optional(Type.Object({ from: schema, to: schema }, { additionalProperties: false }));
+
+export const HistoryEntry = Type.Object(
+  {
+    id: Type.Integer({ description: 'Entries are numbered in the order they were written' }),
+    at: Timestamp(),
+    kind: Type.Unsafe<HistoryKind>({
+      type: 'string',
+      enum: [...HISTORY_KINDS],
+      description:
+        'created, edited (by hand), prefilled (from participant counts), counted (a form submission ' +
+        'added to it), recounted, uncounted (a form was deleted: its submissions left the counted ' +
+        'part, the value stayed), submitted, approved, rejected',
+    }),
+    actorId: Nullable(Uuid('The user who made the change (a pre-fill and a recount too); null for counted')),
+    actorName: Nullable(Type.String({ description: "The user's name; null once the user is deleted" })),
+    submissionId: Nullable(Uuid('The form submission a `counted` entry added')),
+    changes: Type.Object(
+      {
+        value: Change(Nullable(Type.Number())),
+        target: Change(Nullable(Type.Number())),
+        disaggregatedValues: Change(Type.Record(Type.String(), Type.Number())),
+        narrative: Change(Nullable(Type.String())),
+        status: Change(Nullable(Status())),
+      },
+      { description: 'Each field that changed, from what to what (from null: the report was created)' },
+    ),
+    reason: Nullable(
+      Type.String({
+        description:
+          'The comment given with a rejection (or approval); for `uncounted`, what the service wrote of the deletion',
+      }),
+    ),
+    valuesHidden: Type.Boolean({
+      description:
+        'True when `changes.value` and `changes.disaggregatedValues` are left out (and the reason of an ' +
+        '`uncounted` entry): the report counts personal answers, which this reader may not see',
+    }),
+  },
+  { title: 'IndicatorReportHistoryEntry' },
+);
+
+const FromTo = (schema: TSchema) => Type.Object({ from: schema, to: schema });
+
+export const RecountResult = Type.Object(
+  {
+    report: IndicatorReport,
+    counted: FromTo(Type.Number({ description: 'The counted part of the value' })),
+    submissions: FromTo(Type.Integer({ description: 'How many submissions are counted into it' })),
+  },
+  { title: 'IndicatorReportRecount' },
+);

@@ -17,12 +17,13 @@ import { recordFeedEventBy } from '../feed/feed.service.js';
 import { dimensionsOf, findIndicator, lockIndicatorForShare } from '../indicators/indicators.repo.js';
 import { queueEmail } from '../mail/mail.service.js';
 import { findPeriod, lockPeriodForShare } from '../periods/periods.repo.js';
+import type { AuditSource } from '../privacy/audit-log.js';
 import { isLinked } from '../indicators/project-indicators.repo.js';
 import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
 import { findProject } from '../projects/projects.repo.js';
 import {
-  addToIndicatorReport,
   countIndicatorReports,
+  countIntoReport,
   findIndicatorReport,
   insertIndicatorReport,
   listIndicatorReports,
@@ -33,9 +34,31 @@ import {
   type IndicatorReportRow,
 } from './indicator-reports.repo.js';
 import type { IndicatorReportInput, NewIndicatorReport, PrefillInput } from './indicator-reports.schemas.js';
-import { EDITABLE, type IndicatorReportStatus } from './indicator-reports.tables.js';
+import {
+  EDITABLE,
+  INDICATOR_REPORT_STATUSES,
+  type IndicatorReportStatus,
+} from './indicator-reports.tables.js';
 import { breakdownsFor, tally } from './prefill.js';
-import { reportValues } from './report-values.js';
+import { clean, reportValues, same } from './report-values.js';
+import { readHistory, recordHistory, type PersonalAmounts } from './report-history.js';
+
+/**
+ * What the submissions counted into a report add up to now (the forms module, which keeps the link of
+ * each counted submission to its report, answers: wired in `buildApp`).
+ */
+export type CountedSources = (
+  tx: Db,
+  orgId: string,
+  reportId: string,
+) => Promise<{ amount: number; submissions: number }>;
+
+/** A recount: the report after it, and the counted part before and after. */
+export interface Recount {
+  report: IndicatorReportRow;
+  counted: { from: number; to: number };
+  submissions: { from: number; to: number };
+}
 
 /** About the indicatorId sent, though the message does not start with it. */
 const FORMULA_REFUSED = {
@@ -76,20 +99,55 @@ async function reportable(
 }
 
 /**
- * Adds `amount` to the report of an indicator for a project and period, in the caller's transaction
- * (forms count each submission so). Not counted (false): an unknown or locked period, a submitted or
- * approved report, a sum past the largest double. The period stays locked FOR SHARE, so it cannot be
- * locked while the count is being written.
+ * Adds a submission's `amount` to the report of an indicator for a project and period, in the caller's
+ * transaction (forms count each submission so), and records it in the report's history: the id of the
+ * report it went into. Not counted (undefined): an unknown or locked period, a submitted or approved
+ * report, a sum past the largest double. The period stays locked FOR SHARE, so it cannot be locked while
+ * the count is being written.
  */
 export async function countIntoIndicatorReport(
   tx: Db,
   orgId: string,
   key: IndicatorReportKey,
-  amount: number,
-): Promise<boolean> {
+  count: { amount: number; submissionId: string },
+): Promise<string | undefined> {
   const period = await lockPeriodForShare(tx, orgId, key.reportingPeriodId);
-  if (!period || period.isLocked) return false;
-  return addToIndicatorReport(tx, orgId, key, amount);
+  if (!period || period.isLocked) return undefined;
+  const change = await countIntoReport(tx, orgId, key, count.amount);
+  if (!change) return undefined;
+  await recordHistory(tx, { kind: 'counted', actor: { submissionId: count.submissionId }, ...change });
+  return change.after.id;
+}
+
+/**
+ * What submissions counted into a report when they are deleted with their form (in the caller's
+ * transaction): the value stays as it is, those amounts leave the counted part, which keeps matching the
+ * submissions still linked (so a recount leaves the value be), and the history says why: `uncounted`.
+ * Whatever the report's status: the value does not change.
+ */
+export async function uncountFromIndicatorReport(
+  tx: Db,
+  member: Member,
+  released: { reportId: string; amount: number; submissions: number; personal: boolean },
+  reason: string,
+): Promise<void> {
+  const report = await findIndicatorReport(tx, member.orgId, released.reportId, { lock: true });
+  if (!report) return;
+  const after = (await updateIndicatorReport(tx, member.orgId, report.id, INDICATOR_REPORT_STATUSES, {
+    countedValue: clean(report.countedValue - released.amount),
+    countedSubmissions: report.countedSubmissions - released.submissions,
+    personalAmountsGone: report.personalAmountsGone || released.personal,
+  }))!;
+  const counted = { from: report.countedValue, to: after.countedValue };
+  await recordHistory(tx, {
+    kind: 'uncounted',
+    actor: member,
+    before: report,
+    after,
+    reason:
+      `${reason}: ${released.submissions} counted submission(s) adding ${released.amount} no longer ` +
+      `have a source (counted part ${counted.from} → ${counted.to}; the value stays)`,
+  });
 }
 
 /** Indicator values per project and period, and their review (SPEC.md IndicatorReport status). */
@@ -99,6 +157,8 @@ export class IndicatorReportService {
     private readonly config: Pick<Config, 'appUrl'>,
     /** Wakes the outbox worker once a transaction that queued email has committed. */
     private readonly mailQueued: () => void,
+    private readonly countedSources: CountedSources,
+    private readonly personalAmounts: PersonalAmounts,
   ) {}
 
   async list(member: Member, projectId: string, query: PageRequest & IndicatorReportFilter) {
@@ -128,7 +188,7 @@ export class IndicatorReportService {
     return transaction(this.db, async (tx) => {
       const { indicator, period } = await reportable(tx, member, projectId, input);
       const values = reportValues(await dimensionsOf(tx, member.orgId, indicator.id), input);
-      return insertIndicatorReport(tx, member.orgId, {
+      const report = await insertIndicatorReport(tx, member.orgId, {
         projectId,
         indicatorId: indicator.id,
         reportingPeriodId: period.id,
@@ -136,6 +196,8 @@ export class IndicatorReportService {
         target: input.target ?? null,
         narrative: cleanNarrative(input.narrative) ?? null,
       });
+      await recordHistory(tx, { kind: 'created', actor: member, before: null, after: report });
+      return report;
     }).catch((err: unknown) => {
       const { code } = pgErrorCode(err);
       if (code === '23505') throw duplicate(DUPLICATE);
@@ -168,18 +230,13 @@ export class IndicatorReportService {
         endDate: period.endDate,
         attendedOnly: input.attendedOnly ?? true,
       });
-      const values = tally(groups, breakdowns);
-      if (existing) {
-        const report = await updateIndicatorReport(tx, member.orgId, existing.id, EDITABLE, values);
-        return { created: false, report: report! };
-      }
-      const report = await insertIndicatorReport(tx, member.orgId, {
-        ...key,
-        ...values,
-        target: null,
-        narrative: null,
-      });
-      return { created: true, report };
+      const values = { ...tally(groups, breakdowns), prefillValue: null as number | null };
+      values.prefillValue = values.value;
+      const report = existing
+        ? (await updateIndicatorReport(tx, member.orgId, existing.id, EDITABLE, values))!
+        : await insertIndicatorReport(tx, member.orgId, { ...key, ...values, target: null, narrative: null });
+      await recordHistory(tx, { kind: 'prefilled', actor: member, before: existing ?? null, after: report });
+      return { created: !existing, report };
     }).catch(refusedDuplicate(DUPLICATE)); // Another request created the report in between.
   }
 
@@ -195,7 +252,9 @@ export class IndicatorReportService {
       const changes = { ...values, target: input.target, narrative: cleanNarrative(input.narrative) };
       const set = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
       if (Object.keys(set).length === 0) return report;
-      return (await updateIndicatorReport(tx, member.orgId, id, EDITABLE, set)) ?? report;
+      const updated = (await updateIndicatorReport(tx, member.orgId, id, EDITABLE, set))!;
+      await recordHistory(tx, { kind: 'edited', actor: member, before: report, after: updated });
+      return updated;
     });
   }
 
@@ -208,6 +267,7 @@ export class IndicatorReportService {
         submittedAt: new Date(),
         submittedBy: member.userId,
       });
+      await recordHistory(tx, { kind: 'submitted', actor: member, before: report, after: submitted! });
       await this.recordEvent(tx, member, submitted!, 'submitted');
       return submitted!;
     });
@@ -239,16 +299,79 @@ export class IndicatorReportService {
         reviewedAt: new Date(),
         reviewedBy: member.userId,
       }))!;
+      await recordHistory(tx, {
+        kind: decision,
+        actor: member,
+        before: report,
+        after: reviewed,
+        reason: reviewed.comment,
+      });
       return { reviewed, emailed: await this.recordEvent(tx, member, reviewed, decision) };
     });
     if (emailed) this.mailQueued();
     return reviewed;
   }
 
+  /** The report's history as the member may read it, oldest first (the report must be of the path's project). */
+  async history(
+    member: Member,
+    at: { projectId: string; id: string },
+    query: PageRequest,
+    source: AuditSource,
+  ) {
+    const report = await this.ofProject(member, at);
+    return readHistory(this.db, member, at.id, query, {
+      personalAmounts: this.personalAmounts,
+      source,
+      personalAmountsGone: report.personalAmountsGone,
+    });
+  }
+
+  /**
+   * Recomputes the counted part of a draft or rejected report from the submissions linked to it: the
+   * value moves by the difference, the manual and pre-filled parts stay. Recorded in the history, even
+   * when nothing was off. The row lock makes counting submissions wait, so none is missed or added twice.
+   */
+  recount(member: Member, at: { projectId: string; id: string }): Promise<Recount> {
+    return transaction(this.db, async (tx) => {
+      const report = await this.editable(tx, member, at.id, 'recounted', at.projectId);
+      const sources = await this.countedSources(tx, member.orgId, report.id);
+      // Counting adds in float8 one submission at a time; the sources are summed exactly: a difference
+      // of rounding only is no difference.
+      const off = !same(sources.amount, report.countedValue);
+      const recounted = (await updateIndicatorReport(tx, member.orgId, report.id, EDITABLE, {
+        value: off ? clean((report.value ?? 0) + sources.amount - report.countedValue) : report.value,
+        countedValue: off ? sources.amount : report.countedValue,
+        countedSubmissions: sources.submissions,
+      }))!;
+      await recordHistory(tx, { kind: 'recounted', actor: member, before: report, after: recounted });
+      return {
+        report: recounted,
+        counted: { from: report.countedValue, to: recounted.countedValue },
+        submissions: { from: report.countedSubmissions, to: sources.submissions },
+      };
+    });
+  }
+
+  /** A report read through its project's path: 404 when it is another project's. */
+  private async ofProject(member: Member, at: { projectId: string; id: string }) {
+    await requireProject(this.db, member, at.projectId);
+    const report = await findIndicatorReport(this.db, member.orgId, at.id);
+    if (report?.projectId !== at.projectId) throw notFound('Indicator report');
+    return report;
+  }
+
   /** The report, row-locked, if it may still change: draft or rejected, in an unlocked period. */
-  private async editable(tx: Db, member: Member, id: string, to?: IndicatorReportStatus) {
+  private async editable(
+    tx: Db,
+    member: Member,
+    id: string,
+    to?: IndicatorReportStatus | 'recounted',
+    projectId?: string,
+  ) {
+    if (projectId) await requireProject(tx, member, projectId);
     const report = await findIndicatorReport(tx, member.orgId, id, { lock: true });
-    if (!report) throw notFound('Indicator report');
+    if (!report || (projectId && report.projectId !== projectId)) throw notFound('Indicator report');
     await ensureProjectAccess(tx, member, report.projectId);
     if (!EDITABLE.includes(report.status)) {
       throw invalidTransition(

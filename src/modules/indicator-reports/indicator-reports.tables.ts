@@ -1,7 +1,12 @@
+import { sql } from 'drizzle-orm';
 import {
+  bigint,
+  boolean,
+  check,
   doublePrecision,
   foreignKey,
   index,
+  integer,
   jsonb,
   pgEnum,
   pgTable,
@@ -36,6 +41,17 @@ export const indicatorReports = pgTable(
     indicatorId: uuid('indicator_id').notNull(),
     reportingPeriodId: uuid('reporting_period_id').notNull(),
     value: doublePrecision('value'),
+    /** The part of `value` counted from form submissions: the sum of their amounts (forms link each). */
+    countedValue: doublePrecision('counted_value').notNull().default(0),
+    /** How many submissions were counted into it. */
+    countedSubmissions: integer('counted_submissions').notNull().default(0),
+    /**
+     * Set when a deleted form's submissions had counted personal answers (a number field marked personal)
+     * into it: their amounts are gone with them, and the history hides its values from everyone.
+     */
+    personalAmountsGone: boolean('personal_amounts_gone').notNull().default(false),
+    /** What the last pre-fill wrote, while it stands; null when never pre-filled. */
+    prefillValue: doublePrecision('prefill_value'),
     target: doublePrecision('target'),
     narrative: text('narrative'),
     disaggregatedValues: jsonb('disaggregated_values').$type<Record<string, number>>().notNull().default({}),
@@ -72,5 +88,72 @@ export const indicatorReports = pgTable(
     index('indicator_reports_indicator_id_idx').on(t.indicatorId),
     finite('indicator_reports_value_finite', t.value),
     finite('indicator_reports_target_finite', t.target),
+    finite('indicator_reports_counted_value_finite', t.countedValue),
+    finite('indicator_reports_prefill_value_finite', t.prefillValue),
+  ],
+);
+
+/** What an entry of a report's history records. */
+export const HISTORY_KINDS = [
+  'created',
+  'edited',
+  'prefilled',
+  'counted',
+  'recounted',
+  'uncounted',
+  'submitted',
+  'approved',
+  'rejected',
+] as const;
+export type HistoryKind = (typeof HISTORY_KINDS)[number];
+
+/** One field's change: what it was and what it became. */
+export interface FieldChange<T> {
+  from: T;
+  to: T;
+}
+export interface ReportChanges {
+  value?: FieldChange<number | null>;
+  target?: FieldChange<number | null>;
+  disaggregatedValues?: FieldChange<Record<string, number>>;
+  narrative?: FieldChange<string | null>;
+  status?: FieldChange<IndicatorReportStatus | null>;
+}
+
+/**
+ * Every change of an indicator report (value, target, disaggregated values, narrative, status), written
+ * in the transaction of the change: who made it (a user, or for a counted submission the submission),
+ * when, from what to what, and the reason given on reject. Append-only in the database itself
+ * (migration 0015's trigger): UPDATE and TRUNCATE are refused, and DELETE but by the cascade of the
+ * report's own deletion (a whole project's). The actor is not a foreign key: the history outlives users.
+ */
+export const indicatorReportHistory = pgTable(
+  'indicator_report_history',
+  {
+    /** In the order entries were written; the database numbers them. */
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    orgId: uuid('org_id').notNull(),
+    indicatorReportId: uuid('indicator_report_id').notNull(),
+    at: timestamptz('at').notNull().defaultNow(),
+    kind: text('kind').$type<HistoryKind>().notNull(),
+    /** The user who made the change (a pre-fill and a recount too); null for a counted submission. */
+    actorId: uuid('actor_id'),
+    /** The submission a `counted` entry added. */
+    submissionId: uuid('submission_id'),
+    changes: jsonb('changes').$type<ReportChanges>().notNull(),
+    /** The comment given on reject. */
+    reason: text('reason'),
+  },
+  (t) => [
+    foreignKey({
+      name: 'indicator_report_history_report_fk',
+      columns: [t.orgId, t.indicatorReportId],
+      foreignColumns: [indicatorReports.orgId, indicatorReports.id],
+    }).onDelete('cascade'),
+    index('indicator_report_history_report_id_idx').on(t.indicatorReportId, t.id),
+    check(
+      'indicator_report_history_kind_check',
+      sql`${t.kind} IN ('created', 'edited', 'prefilled', 'counted', 'recounted', 'uncounted', 'submitted', 'approved', 'rejected')`,
+    ),
   ],
 );

@@ -14,8 +14,8 @@ export interface ReportValues {
 }
 
 /** Sums that differ only by floating-point noise (0.1 + 0.2) are the same total. */
-const same = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
-const clean = (n: number) => Number(n.toPrecision(15));
+export const same = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+export const clean = (n: number) => Number(n.toPrecision(15));
 const sum = (values: number[]) => clean(values.reduce((total, v) => total + v, 0));
 
 /**

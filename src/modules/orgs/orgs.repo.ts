@@ -2,6 +2,7 @@ import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { users } from '../auth/auth.tables.js';
+import type { IatiOrganisationType } from './iati-organisation-types.js';
 import { organizations, orgMembers, type OrgRole } from './orgs.tables.js';
 
 export type OrganizationRow = typeof organizations.$inferSelect;
@@ -11,14 +12,27 @@ export const publicOrganization = (org: OrganizationRow) => ({
   name: org.name,
   code: org.code,
   logoUrl: org.logoUrl,
+  iatiRef: org.iatiRef,
+  iatiOrgType: org.iatiOrgType,
   createdAt: org.createdAt,
 });
+
+/** What a client may set on an organization. */
+export interface OrganizationValues {
+  name?: string;
+  code?: string;
+  logoUrl?: string | null;
+  iatiRef?: string | null;
+  iatiOrgType?: IatiOrganisationType;
+}
 
 const organizationColumns = {
   id: organizations.id,
   name: organizations.name,
   code: organizations.code,
   logoUrl: organizations.logoUrl,
+  iatiRef: organizations.iatiRef,
+  iatiOrgType: organizations.iatiOrgType,
   createdAt: organizations.createdAt,
 };
 
@@ -48,7 +62,7 @@ export async function findOrganization(db: Db, orgId: string): Promise<Organizat
 /** undefined when the code is taken. */
 export async function insertOrganization(
   db: Db,
-  org: { name: string; code: string; logoUrl?: string | null },
+  org: OrganizationValues & { name: string; code: string },
 ): Promise<OrganizationRow | undefined> {
   const [row] = await db
     .insert(organizations)
@@ -61,7 +75,7 @@ export async function insertOrganization(
 export async function updateOrganization(
   db: Db,
   orgId: string,
-  changes: { name?: string; code?: string; logoUrl?: string | null },
+  changes: OrganizationValues,
 ): Promise<OrganizationRow | undefined> {
   const [row] = await db.update(organizations).set(changes).where(eq(organizations.id, orgId)).returning();
   return row;

@@ -44,7 +44,9 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
         summary: 'Create an organization',
         description:
           'The caller becomes its org_admin. The `jwt` cookie is re-issued with the new organizationId; ' +
-          'bearer clients call `POST /auth/token` with `organizationId` for a matching token. Taken code: 409.',
+          'bearer clients call `POST /auth/token` with `organizationId` for a matching token. Taken code: 409. ' +
+          '`iatiRef` (the IATI organisation identifier) and `iatiOrgType` (IATI OrganisationType, default 21) ' +
+          'are what `GET /orgs/:orgId/iati/activities.xml` publishes the organization as.',
         body: CreateOrganizationBody,
         setsCookie: true,
         response: { 201: Organization, 409: errorResponse('The code is taken') },
@@ -79,8 +81,10 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
       schema: {
         operationId: 'updateOrganization',
         tags,
-        summary: 'Change name, code or logo',
-        description: 'Any subset of the fields; `logoUrl: null` removes the logo. Taken code: 409.',
+        summary: 'Change name, code, logo or IATI identity',
+        description:
+          'Any subset of the fields; `logoUrl: null` removes the logo, `iatiRef: null` the IATI identifier ' +
+          '(the IATI export then answers 409). Taken code: 409.',
         params: Params('orgId'),
         body: UpdateOrganizationBody,
         response: { 200: Organization, 409: errorResponse('The code is taken') },

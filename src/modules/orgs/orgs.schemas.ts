@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { Body, Email, Nullable, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import { Body, Email, Nullable, NullableString, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import { IATI_ORGANISATION_TYPES, type IatiOrganisationType } from './iati-organisation-types.js';
 import { ORG_ROLES, type OrgRole } from './orgs.tables.js';
 
 export const Role = () => Type.Unsafe<OrgRole>({ type: 'string', enum: [...ORG_ROLES] });
@@ -11,6 +12,29 @@ const OrgCode = () =>
       '2 to 32 lower-case letters, digits or dashes, not starting with a dash; unique across the service',
   });
 const LogoUrl = () => Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 });
+/**
+ * An IATI organisation identifier: registration agency and number, e.g. `GB-CHC-1234567`, `XM-DAC-41114`.
+ * IATI forbids spaces and `/ & | ?` in identifiers; real ones are letters, digits and `- _ . :`, which is
+ * what is accepted (it also keeps the activity identifiers built from it clean).
+ */
+const IATI_REF = {
+  pattern: '^[A-Za-z0-9](?:[A-Za-z0-9._:-]*[A-Za-z0-9])?$',
+  minLength: 2,
+  maxLength: 100,
+  description:
+    'IATI organisation identifier (registration agency and number, e.g. `GB-CHC-1234567`): letters, ' +
+    'digits and `- _ . :`, starting and ending with a letter or digit, 2 to 100 characters. Null: not published.',
+};
+const IATI_ORG_TYPE = {
+  type: 'string',
+  enum: Object.keys(IATI_ORGANISATION_TYPES),
+  description:
+    'IATI OrganisationType code (default 21): ' +
+    Object.entries(IATI_ORGANISATION_TYPES)
+      .map(([code, name]) => `${code} ${name}`)
+      .join(', '),
+};
+const IatiOrgType = () => Type.Unsafe<IatiOrganisationType>(IATI_ORG_TYPE);
 
 export const Organization = Type.Object(
   {
@@ -18,6 +42,8 @@ export const Organization = Type.Object(
     name: Type.String(),
     code: Type.String(),
     logoUrl: Nullable(Type.String()),
+    iatiRef: Nullable(Type.String({ description: IATI_REF.description })),
+    iatiOrgType: Type.Unsafe<string>(IATI_ORG_TYPE),
     createdAt: Timestamp(),
   },
   { title: 'Organization' },
@@ -33,6 +59,8 @@ export const CreateOrganizationBody = Body(
     name: OrgName(),
     code: OrgCode(),
     logoUrl: Type.Optional(LogoUrl()),
+    iatiRef: Type.Optional(Type.String(IATI_REF)),
+    iatiOrgType: Type.Optional(IatiOrgType()),
   },
   { title: 'OrganizationCreate' },
 );
@@ -41,6 +69,8 @@ export const UpdateOrganizationBody = Body(
     name: Type.Optional(OrgName()),
     code: Type.Optional(OrgCode()),
     logoUrl: Type.Optional(Nullable(LogoUrl())),
+    iatiRef: Type.Optional(NullableString(IATI_REF)),
+    iatiOrgType: Type.Optional(IatiOrgType()),
   },
   { title: 'OrganizationUpdate' },
 );

@@ -12,6 +12,7 @@ import {
   organizationCodeTaken,
   publicOrganization,
   updateOrganization,
+  type OrganizationValues,
 } from './orgs.repo.js';
 
 const CODE_TAKEN = 'An organization with this code already exists';
@@ -30,12 +31,14 @@ export class OrganizationService {
   }
 
   /** The creator becomes its org_admin and gets a session in it. */
-  async create(session: Session, input: { name: string; code: string; logoUrl?: string }) {
+  async create(session: Session, input: OrganizationValues & { name: string; code: string }) {
     const org = await transaction(this.db, async (tx) => {
       const created = await insertOrganization(tx, {
         name: input.name.trim(),
         code: input.code,
         logoUrl: input.logoUrl,
+        iatiRef: input.iatiRef,
+        iatiOrgType: input.iatiOrgType,
       });
       if (!created) throw duplicate(CODE_TAKEN);
       await insertMember(tx, created.id, { userId: session.userId, role: 'org_admin' });
@@ -56,7 +59,7 @@ export class OrganizationService {
     return publicOrganization(org);
   }
 
-  async update(orgId: string, changes: { name?: string; code?: string; logoUrl?: string | null }) {
+  async update(orgId: string, changes: OrganizationValues) {
     if (changes.code !== undefined && (await organizationCodeTaken(this.db, changes.code, orgId))) {
       throw duplicate(CODE_TAKEN);
     }
@@ -64,6 +67,8 @@ export class OrganizationService {
       ...(changes.name !== undefined && { name: changes.name.trim() }),
       ...(changes.code !== undefined && { code: changes.code }),
       ...(changes.logoUrl !== undefined && { logoUrl: changes.logoUrl }),
+      ...(changes.iatiRef !== undefined && { iatiRef: changes.iatiRef }),
+      ...(changes.iatiOrgType !== undefined && { iatiOrgType: changes.iatiOrgType }),
     };
     // refusedDuplicate: another organization took the code between the check and the update.
     const org =

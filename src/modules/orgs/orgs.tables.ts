@@ -12,6 +12,10 @@ export const organizations = pgTable('organizations', {
   name: text('name').notNull(),
   code: text('code').notNull().unique(),
   logoUrl: text('logo_url'),
+  /** The organization's IATI organisation identifier (e.g. `GB-CHC-1234567`); null: not published. */
+  iatiRef: text('iati_ref'),
+  /** Its IATI OrganisationType code (21: international NGO). */
+  iatiOrgType: text('iati_org_type').notNull().default('21'),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });

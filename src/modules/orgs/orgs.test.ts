@@ -23,6 +23,8 @@ describe('POST /orgs', () => {
       name: 'Water For All',
       code,
       logoUrl: null,
+      iatiRef: null,
+      iatiOrgType: '21',
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
     const cookie = sessionCookie(res);
@@ -171,5 +173,99 @@ describe('PATCH /orgs/:orgId', () => {
     expect(res.body).toEqual(FORBIDDEN);
     const untouched = await call(t.app, 'GET', `/orgs/${team.outsiderOrg.id}`, { as: team.outsider });
     expect(untouched.body.name).toBe(team.outsiderOrg.name);
+  });
+});
+
+describe('IATI identity of an organization', () => {
+  it('is set on create, shown wherever the organization is, changed and cleared by the org_admin', async () => {
+    const user = await registerUser(t.app);
+    const created = await call(t.app, 'POST', '/orgs', {
+      as: user,
+      body: { name: 'Aid Org', code: uniqueCode(), iatiRef: 'GB-CHC-1234567', iatiOrgType: '22' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ iatiRef: 'GB-CHC-1234567', iatiOrgType: '22' });
+    const orgId = created.body.id as string;
+
+    const changed = await call(t.app, 'PATCH', `/orgs/${orgId}`, {
+      as: user,
+      body: { iatiRef: 'XM-DAC-41114', iatiOrgType: '40' },
+    });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ iatiRef: 'XM-DAC-41114', iatiOrgType: '40', name: 'Aid Org' });
+    expect((await call(t.app, 'GET', `/orgs/${orgId}`, { as: user })).body).toMatchObject({
+      iatiRef: 'XM-DAC-41114',
+      iatiOrgType: '40',
+    });
+    expect((await call(t.app, 'GET', '/orgs', { as: user })).body).toEqual([
+      expect.objectContaining({ id: orgId, iatiRef: 'XM-DAC-41114', iatiOrgType: '40', role: 'org_admin' }),
+    ]);
+
+    const cleared = await call(t.app, 'PATCH', `/orgs/${orgId}`, { as: user, body: { iatiRef: null } });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body).toMatchObject({ iatiRef: null, iatiOrgType: '40' });
+  });
+
+  it('accepts identifiers of the usual registration agencies', async () => {
+    for (const iatiRef of [
+      'GB-CHC-1234567',
+      'XM-DAC-41114',
+      'US-EIN-12-3456789',
+      'XI-IATI-EC_DEVCO',
+      'NL-KVK-41177588',
+    ]) {
+      const res = await call(t.app, 'PATCH', `/orgs/${team.org.id}`, { as: team.admin, body: { iatiRef } });
+      expect([res.status, res.body.iatiRef]).toEqual([200, iatiRef]);
+    }
+  });
+
+  it('refuses identifiers IATI forbids and types outside the OrganisationType code list with 400', async () => {
+    for (const iatiRef of ['GB CHC 1', 'GB-CHC/1', 'GB-CHC-1&2', 'GB|1', 'GB-1?', '-GB-1', 'X', 'é-1']) {
+      const res = await call(t.app, 'PATCH', `/orgs/${team.org.id}`, { as: team.admin, body: { iatiRef } });
+      expect(res.status).toBe(400);
+      expect(res.body.message).toEqual([
+        iatiRef.length < 2 ? 'iatiRef must be at least 2 characters' : 'iatiRef has an invalid format',
+      ]);
+    }
+    const long = await call(t.app, 'PATCH', `/orgs/${team.org.id}`, {
+      as: team.admin,
+      body: { iatiRef: `GB-${'1'.repeat(98)}` },
+    });
+    expect(long.body.message).toEqual(['iatiRef must be at most 100 characters']);
+
+    const type = await call(t.app, 'PATCH', `/orgs/${team.org.id}`, {
+      as: team.admin,
+      body: { iatiOrgType: '99' },
+    });
+    expect(type.status).toBe(400);
+    expect(type.body.message).toEqual([
+      'iatiOrgType must be one of 10, 11, 15, 21, 22, 23, 24, 30, 40, 60, 70, 71, 72, 73, 80, 90',
+    ]);
+    const nullType = await call(t.app, 'PATCH', `/orgs/${team.org.id}`, {
+      as: team.admin,
+      body: { iatiOrgType: null },
+    });
+    expect(nullType.status).toBe(400);
+
+    const onCreate = await call(t.app, 'POST', '/orgs', {
+      as: team.viewer,
+      body: { name: 'X', code: uniqueCode(), iatiRef: null, iatiOrgType: 21 },
+    });
+    expect(onCreate.status).toBe(400);
+    expect(onCreate.body.message).toEqual(
+      expect.arrayContaining(['iatiRef must be a string', 'iatiOrgType must be a string']),
+    );
+  });
+
+  it('is changed by the org_admin only', async () => {
+    for (const user of [team.officer, team.reporter, team.viewer, team.outsider]) {
+      const res = await call(t.app, 'PATCH', `/orgs/${team.org.id}`, {
+        as: user,
+        body: { iatiRef: 'GB-CHC-666' },
+      });
+      expect(res.body).toEqual(FORBIDDEN);
+    }
+    const res = await call(t.app, 'PATCH', `/orgs/${team.org.id}`, { body: { iatiRef: 'GB-CHC-666' } });
+    expect(res.status).toBe(401);
   });
 });

@@ -2,8 +2,15 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestAppWithMail, type MailTestApp } from '../../../test/helpers/app.js';
 import { createProject, createTeam, type Team } from '../../../test/helpers/factories.js';
-import { postForm, publishedForm } from '../../../test/helpers/forms.js';
+import { answers, postForm, publishedForm, submitUrl } from '../../../test/helpers/forms.js';
 import { call } from '../../../test/helpers/http.js';
+import {
+  act,
+  indicatorCode,
+  linkIndicator,
+  reportsUrl,
+  type ReportJson,
+} from '../../../test/helpers/indicators.js';
 import { invitedToken } from '../../../test/helpers/invitations.js';
 import { donorReportScene } from '../../../test/helpers/reports.js';
 import { forms } from '../forms/forms.tables.js';
@@ -128,6 +135,59 @@ describe('the shared report page', () => {
     expect(res.body).toContain('<h2>Recommendations</h2>');
     // Narratives left empty get no heading.
     expect(res.body).not.toContain('Challenges and lessons learned');
+  });
+
+  it('says per indicator how many submissions it counts and who approved it, and a formula’s inputs', async () => {
+    // 40 typed in Q1 and approved; 2 submissions of a count form in Q2, submitted and approved.
+    const { project, indicator } = await scene.simpleProject();
+    const q2 = await scene.quarter(project.id, 2);
+    const form = await publishedForm(t.app, team.officer, team.org.id, {
+      projectId: project.id,
+      indicatorId: indicator.id,
+      reportingPeriodId: q2.id,
+    });
+    for (let i = 0; i < 2; i++) {
+      const sent = await call(t.app, 'POST', submitUrl(form.publicToken), { body: { answers: answers() } });
+      expect(sent.status).toBe(201);
+    }
+    const [counted] = (
+      await call(t.app, 'GET', `${reportsUrl(team.org.id, project.id)}?periodId=${q2.id}`, { as: team.admin })
+    ).body as ReportJson[];
+    await act(t.app, team.officer, team.org.id, counted!.id, 'submit');
+    const approved = await act(t.app, team.admin, team.org.id, counted!.id, 'approve');
+    const doubled = await scene.newFormula(indicatorCode('F'), `${indicator.code} * 2`);
+    await linkIndicator(t.app, team.officer, team.org.id, project.id, doubled.id);
+    const report = await scene.reportOf(project.id, { startDate: '2026-01-01', endDate: '2026-06-30' });
+    const { shareToken } = await scene.share(report.id);
+
+    const page = await get(`/r/${shareToken}`);
+    expectPage(page, 200);
+    // The latest approval is Q2's, dated as the page dates everything.
+    const day = new Intl.DateTimeFormat('en-GB', {
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+      timeZone: 'UTC',
+    }).format(new Date((approved as ReportJson & { reviewedAt: string }).reviewedAt));
+    const admin = `${team.admin.firstName} ${team.admin.lastName}`;
+    expect(
+      [...page.body.matchAll(/<span class="hint" data-source>([^<]*)<\/span>/g)].map((m) => m[1]),
+    ).toEqual([`2 submissions, approved by ${admin} on ${day}`]);
+    expect(
+      [...page.body.matchAll(/<span class="hint" data-inputs>([^<]*)<\/span>/g)].map((m) => m[1]),
+    ).toEqual([`Inputs: ${indicator.code} = 42`]);
+
+    // A report stored before provenance was kept still renders, without those lines.
+    const [row] = await t.database.db.select().from(reports).where(eq(reports.id, report.id));
+    const indicators = row!.content.indicators.map(({ provenance: _p, inputs: _i, ...entry }) => entry);
+    await t.database.db
+      .update(reports)
+      .set({ content: { ...row!.content, indicators } })
+      .where(eq(reports.id, report.id));
+    const old = await get(`/r/${shareToken}`);
+    expectPage(old, 200);
+    expect(old.body).toContain(`<span class="code">${doubled.code}</span>`);
+    expect(old.body).not.toMatch(/data-source|data-inputs/);
   });
 
   it('is a 404 page once the link is revoked or expired, or for any other token', async () => {

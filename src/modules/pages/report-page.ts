@@ -68,8 +68,32 @@ function progress(entry: IndicatorEntry): Html {
     <span class="status band-${entry.status}">${label}</span>`;
 }
 
+/**
+ * Where the value comes from, in what applies of "12 submissions, approved by Amina Diallo on 3 Apr 2026";
+ * null when nothing does, or for a report assembled before provenance was kept.
+ */
+function sourceOf(entry: IndicatorEntry): string | null {
+  const provenance = entry.provenance;
+  if (!provenance) return null;
+  const parts: string[] = [];
+  const { submissions, approvedAt, approvedBy } = provenance;
+  if (submissions > 0) parts.push(`${numbers.format(submissions)} submission${submissions === 1 ? '' : 's'}`);
+  if (approvedAt)
+    parts.push(`approved${approvedBy ? ` by ${approvedBy}` : ''} on ${day(new Date(approvedAt))}`);
+  const text = parts.join(', ');
+  return text === '' ? null : text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** A formula's inputs as it used them: "Inputs: A = 60 · B = 300". */
+const inputsOf = (entry: IndicatorEntry) =>
+  entry.inputs && entry.inputs.length > 0
+    ? `Inputs: ${entry.inputs.map((input) => `${input.code} = ${number(input.value)}`).join(' · ')}`
+    : null;
+
 function indicatorRows(entry: IndicatorEntry): Html {
   const categories = Object.entries(entry.disaggregatedValues);
+  const source = sourceOf(entry);
+  const inputs = inputsOf(entry);
   return html`<tr>
       <th scope="row">
         <span class="code">${entry.code}</span> ${entry.indicatorName}${
@@ -89,6 +113,8 @@ function indicatorRows(entry: IndicatorEntry): Html {
                   >${categories.map(([name, value], i) => html`${i > 0 ? ' · ' : ''}${name} ${number(value)}`)}</span
                 >`
             : null
+        }${inputs ? html`<br /><span class="hint" data-inputs>${inputs}</span>` : null}${
+          source ? html`<br /><span class="hint" data-source>${source}</span>` : null
         }
       </td>
       <td>${entry.unit}</td>

@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, inArray, notInArray } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { checkReferencesAtCommit, type Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { donorsByName } from '../donors/donors.repo.js';
 import { donors } from '../donors/donors.tables.js';
@@ -82,7 +82,9 @@ export async function updateProgram(
   return row;
 }
 
+/** In a transaction: what the cascades remove is checked at commit (checkReferencesAtCommit). */
 export async function deleteProgram(db: Db, orgId: string, id: string): Promise<boolean> {
+  await checkReferencesAtCommit(db);
   const rows = await db.delete(programs).where(inOrg(orgId, id)).returning({ id: programs.id });
   return rows.length > 0;
 }

@@ -1,4 +1,4 @@
-import { evaluateFormula, parseFormula, type FormulaNode } from '../../lib/formula.js';
+import { evaluateFormula, parseFormula, type ParsedFormula } from '../../lib/formula.js';
 import {
   aggregateSummary,
   progressOf,
@@ -43,7 +43,7 @@ export class ProgressCalculator {
   private readonly byCode = new Map<string, ScoredIndicator>();
   /** By project, then indicator. */
   private readonly summaries = new Map<string, Map<string, PeriodSummary>>();
-  private readonly asts = new Map<string, FormulaNode | null>();
+  private readonly parsed = new Map<string, ParsedFormula | null>();
 
   constructor(indicators: ScoredIndicator[], summaries: CountedSummary[]) {
     for (const indicator of indicators) {
@@ -91,6 +91,22 @@ export class ProgressCalculator {
     return this.summaries.get(projectId)?.get(indicatorId) ?? EMPTY;
   }
 
+  /**
+   * What a formula indicator was evaluated on: each code it uses, in order (the indicator's own spelling
+   * when it exists), with the value its evaluation took for it; null for an indicator that is not a formula.
+   */
+  inputsOf(projectId: string, indicatorId: string): { code: string; value: number | null }[] | null {
+    const indicator = this.byId.get(indicatorId);
+    if (!indicator?.isFormula) return null;
+    return (this.parse(indicator)?.codes ?? []).map((code) => {
+      const input = this.byCode.get(code.toLowerCase());
+      return {
+        code: input?.code ?? code,
+        value: input ? this.value(projectId, input, new Set([indicator.id])) : null,
+      };
+    });
+  }
+
   /** `visiting`: the formulas being evaluated, made at the first formula. */
   private value(projectId: string, indicator: ScoredIndicator, visiting?: Set<string>): number | null {
     if (!indicator.isFormula) {
@@ -99,7 +115,7 @@ export class ProgressCalculator {
         this.summaryOf(projectId, indicator.id),
       );
     }
-    const ast = this.ast(indicator);
+    const ast = this.parse(indicator)?.ast;
     // Cycles are refused when formulas are saved; the guard only keeps a bad row from looping.
     const seen = visiting ?? new Set<string>();
     if (!ast || seen.has(indicator.id)) return null;
@@ -112,17 +128,17 @@ export class ProgressCalculator {
     return result === null ? null : withoutNoise(result);
   }
 
-  private ast(indicator: ScoredIndicator): FormulaNode | null {
-    if (!this.asts.has(indicator.id)) this.asts.set(indicator.id, parsedOrNull(indicator.formula));
-    return this.asts.get(indicator.id) ?? null;
+  private parse(indicator: ScoredIndicator): ParsedFormula | null {
+    if (!this.parsed.has(indicator.id)) this.parsed.set(indicator.id, parsedOrNull(indicator.formula));
+    return this.parsed.get(indicator.id) ?? null;
   }
 }
 
 /** Stored formulas were checked when saved; one that no longer parses scores as no data. */
-function parsedOrNull(formula: string | null): FormulaNode | null {
+function parsedOrNull(formula: string | null): ParsedFormula | null {
   if (!formula) return null;
   try {
-    return parseFormula(formula).ast;
+    return parseFormula(formula);
   } catch {
     return null;
   }

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, inArray, ne, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { checkReferencesAtCommit, type Db } from '../../db/client.js';
 import { prepared } from '../../db/prepared.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { projects } from './projects.tables.js';
@@ -174,7 +174,9 @@ export async function updateProject(
   return row;
 }
 
+/** In a transaction: what the cascades remove is checked at commit (checkReferencesAtCommit). */
 export async function deleteProject(db: Db, orgId: string, id: string): Promise<boolean> {
+  await checkReferencesAtCommit(db);
   const rows = await db.delete(projects).where(inOrg(orgId, id)).returning({ id: projects.id });
   return rows.length > 0;
 }

@@ -8,7 +8,6 @@ import type { Db } from '../../db/client.js';
 import { activities, activityParticipants } from '../activities/activities.tables.js';
 import { budgetLines } from '../budget/budget.tables.js';
 import { attachments } from '../files/files.tables.js';
-import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
 import { indicators, projectIndicators } from '../indicators/indicators.tables.js';
 import { formulaBasics } from '../progress/progress.repo.js';
 import { organizations } from '../orgs/orgs.tables.js';
@@ -17,14 +16,13 @@ import { listDonorsOfPrograms } from '../programs/programs.repo.js';
 import { programs } from '../programs/programs.tables.js';
 import { projects } from '../projects/projects.tables.js';
 import { resultNodes } from '../results/results.tables.js';
-import type { AssemblyInput, IncludedPeriod, IncludedValue } from './assembly.js';
+import type { AssemblyInput } from './assembly.js';
 
 /**
  * The reads behind one assembled report: a fixed number of set-based queries whatever the number of
- * indicators, periods or activities. Counts and money sums are computed by the database.
+ * indicators, periods or activities (the values themselves: included-values.repo.ts). Counts and money
+ * sums are computed by the database.
  */
-
-const COUNTED = ['submitted', 'approved'] as const;
 
 export interface Range {
   startDate: string;
@@ -89,58 +87,6 @@ export function periodsOverlapping(db: Db, orgId: string, projectId: string, ran
       ),
     )
     .orderBy(asc(reportingPeriods.startDate));
-}
-
-const valueColumns = {
-  indicatorId: indicatorReports.indicatorId,
-  periodId: indicatorReports.reportingPeriodId,
-  value: indicatorReports.value,
-  target: indicatorReports.target,
-  narrative: indicatorReports.narrative,
-  disaggregatedValues: indicatorReports.disaggregatedValues,
-};
-
-/** Submitted and approved values of the project in the given periods. */
-export function valuesInPeriods(db: Db, orgId: string, projectId: string, periodIds: string[]) {
-  if (periodIds.length === 0) return Promise.resolve([] as IncludedValue[]);
-  return db
-    .select(valueColumns)
-    .from(indicatorReports)
-    .where(
-      and(
-        eq(indicatorReports.orgId, orgId),
-        eq(indicatorReports.projectId, projectId),
-        inArray(indicatorReports.reportingPeriodId, periodIds),
-        inArray(indicatorReports.status, [...COUNTED]),
-      ),
-    );
-}
-
-/**
- * The fallback when no period overlaps the range (SPEC.md assembly rule 4): the project's submitted and
- * approved values whose submission date (UTC) falls in the range, with the periods they belong to.
- */
-export async function valuesSubmittedIn(db: Db, orgId: string, projectId: string, range: Range) {
-  const rows = await db
-    .select({ ...valueColumns, period: { ...periodColumns } })
-    .from(indicatorReports)
-    .innerJoin(
-      reportingPeriods,
-      and(
-        eq(reportingPeriods.orgId, indicatorReports.orgId),
-        eq(reportingPeriods.id, indicatorReports.reportingPeriodId),
-      ),
-    )
-    .where(
-      and(
-        eq(indicatorReports.orgId, orgId),
-        eq(indicatorReports.projectId, projectId),
-        inArray(indicatorReports.status, [...COUNTED]),
-        sql`(${indicatorReports.submittedAt} AT TIME ZONE 'UTC')::date BETWEEN ${range.startDate} AND ${range.endDate}`,
-      ),
-    );
-  const periods = new Map<string, IncludedPeriod>(rows.map((row) => [row.period.id, row.period]));
-  return { periods: [...periods.values()], values: rows.map(({ period: _period, ...value }) => value) };
 }
 
 /** Every indicator linked to the project, with the link's target and baseline and its result node. */

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { AggregationMethod } from '../../lib/scoring.js';
+import type { Provenance } from './report-snapshot.js';
 import {
   assemble,
   assembleIndicators,
   type AssemblyInput,
   type IncludedPeriod,
   type IncludedValue,
+  type LastChange,
   type LinkedIndicator,
 } from './assembly.js';
 
@@ -73,6 +75,14 @@ function val(
     target,
     narrative: null,
     disaggregatedValues: {},
+    // Entered by hand, submitted, never changed since: what the assembly tests before issue 24 need.
+    approved: false,
+    countedValue: 0,
+    countedSubmissions: 0,
+    prefillValue: null,
+    reviewedAt: null,
+    reviewerName: null,
+    lastChange: null,
     ...extra,
   };
 }
@@ -86,6 +96,20 @@ function indicators(links: LinkedIndicator[], values: IncludedValue[], periods =
     formulaBasics: links.map((l) => l.indicator),
   });
 }
+
+/** The provenance of values entered by hand, submitted, never changed since: all manual. */
+const byHand = (manual: number | null, extra: Partial<Provenance> = {}): Provenance => ({
+  counted: 0,
+  manual,
+  prefill: null,
+  submissions: 0,
+  lastChangedAt: null,
+  lastChangedBy: null,
+  lastChangedKind: null,
+  approvedBy: null,
+  approvedAt: null,
+  ...extra,
+});
 
 const score = (e: { value: unknown; target: unknown; progressPct: unknown; status: unknown }) => [
   e.value,
@@ -111,6 +135,8 @@ describe('assembleIndicators: aggregation and cumulative target', () => {
       { periodId: P2.id, label: 'P2', value: 40, target: 30 },
       { periodId: P3.id, label: 'P3', value: 25, target: 50 },
     ]);
+    // Its parts are summed whatever the method: 10 + 40 + 25.
+    expect(entry!.provenance).toEqual(byHand(75));
   });
 
   it('falls back to the link target only when no period has one', () => {
@@ -176,7 +202,14 @@ describe('assembleIndicators: aggregation and cumulative target', () => {
       narrative: '',
       disaggregatedValues: {},
       resultNode: null,
-      periods: [P1, P2, P3].map((p) => ({ periodId: p.id, label: p.label, value: null, target: null })),
+      provenance: byHand(null),
+      inputs: null,
+      periods: [P1, P2, P3].map((p) => ({
+        periodId: p.id,
+        label: p.label,
+        value: null,
+        target: null,
+      })),
     });
   });
 
@@ -319,5 +352,97 @@ describe('assemble', () => {
     [3, 2, 66.7], // 66.66...
   ])('planned %d, spent %d: burnRate %s', (totalPlanned, totalActual, burnRate) => {
     expect(assemble(input({ totalPlanned, totalActual, lines: [] })).budget.burnRate).toBe(burnRate);
+  });
+});
+
+describe('assembleIndicators: provenance', () => {
+  const change = (id: number, kind: LastChange['kind'], by: string | null) => ({
+    id,
+    at: `2026-04-0${id}T10:00:00.000Z`,
+    kind,
+    by,
+  });
+
+  it('sums the counted, pre-filled and manual parts; the last change by history order', () => {
+    const [entry] = indicators(
+      [link('S', 'sum', null)],
+      [
+        // P1: 7 counted from 3 submissions, 5 typed on top.
+        val('S', P1, 12, null, {
+          countedValue: 7,
+          countedSubmissions: 3,
+          lastChange: change(4, 'counted', null),
+          approved: true,
+          reviewedAt: '2026-04-10T09:00:00.000Z',
+          reviewerName: 'Amina Diallo',
+        }),
+        // P2: a pre-fill of 20, lowered by hand to 18; changed last (entry 6), reviewed earlier.
+        val('S', P2, 18, null, {
+          prefillValue: 20,
+          lastChange: change(6, 'edited', 'Otieno Kamau'),
+          approved: true,
+          reviewedAt: '2026-04-08T09:00:00.000Z',
+          reviewerName: 'Grace Mwangi',
+        }),
+      ],
+    );
+    expect(entry!.value).toBe(30);
+    // 7 counted + 20 pre-filled + (5 - 2) by hand = 30.
+    expect(entry!.provenance).toEqual({
+      counted: 7,
+      manual: 3,
+      prefill: 20,
+      submissions: 3,
+      lastChangedAt: '2026-04-06T10:00:00.000Z',
+      lastChangedBy: 'Otieno Kamau',
+      lastChangedKind: 'edited',
+      approvedBy: 'Amina Diallo',
+      approvedAt: '2026-04-10T09:00:00.000Z',
+    });
+    expect(entry!.inputs).toBeNull();
+  });
+
+  it('names no approval until every included value is approved', () => {
+    const approved = { approved: true, reviewedAt: '2026-04-10T09:00:00.000Z', reviewerName: 'Amina Diallo' };
+    const [entry] = indicators([link('W', 'sum', null)], [val('W', P1, 1, null, approved), val('W', P2, 2)]);
+    expect([entry!.provenance!.approvedBy, entry!.provenance!.approvedAt]).toEqual([null, null]);
+  });
+
+  it('keeps decimal parts free of binary noise', () => {
+    const [entry] = indicators(
+      [link('D', 'sum', null)],
+      [
+        val('D', P1, 0.3, null, { countedValue: 0.1, prefillValue: 0.2 }),
+        val('D', P2, 0.7, null, { countedValue: 0.2, prefillValue: 0.1 }),
+      ],
+    );
+    expect(entry!.provenance).toMatchObject({ counted: 0.3, prefill: 0.3, manual: 0.4 });
+  });
+
+  it('gives a formula its inputs as it evaluated them, and no provenance', () => {
+    const entries = indicators(
+      [
+        link('A', 'sum', null),
+        link('B', 'sum', null),
+        link('C', null, 40, { formula: 'a * 100 / B' }),
+        link('R', null, 10, { formula: 'C + M - A' }),
+      ],
+      [val('A', P1, 30), val('A', P2, 30), val('B', P1, 100), val('B', P2, 200)],
+    );
+    const [, , c, r] = entries;
+    // The indicators' own codes, each once in order of use; C = 60 × 100 / 300 = 20; M is no indicator.
+    expect([c!.provenance, c!.inputs, c!.value]).toEqual([
+      null,
+      [
+        { code: 'A', value: 60 },
+        { code: 'B', value: 300 },
+      ],
+      20,
+    ]);
+    expect(r!.inputs).toEqual([
+      { code: 'C', value: 20 },
+      { code: 'M', value: null },
+      { code: 'A', value: 60 },
+    ]);
   });
 });

@@ -1,5 +1,6 @@
 import { aggregate, percentOf, type AggregationMethod } from '../../lib/scoring.js';
 import { ProgressCalculator, type CountedReport, type ScoredIndicator } from '../progress/progress.js';
+import { provenanceOf, type ValueSources } from './provenance.js';
 import type {
   ActivityEntry,
   AttachmentEntry,
@@ -12,6 +13,7 @@ import type {
 } from './report-snapshot.js';
 
 export type { Narratives, ReportContent } from './report-snapshot.js';
+export type { LastChange } from './provenance.js';
 
 /**
  * Turns what assembly.repo.ts read into the sections of a donor report (SPEC.md "Assembly rules",
@@ -39,11 +41,10 @@ export interface LinkedIndicator {
   resultNode: { id: string; level: string; title: string } | null;
 }
 
-/** A submitted or approved value in an included period. */
-export interface IncludedValue {
+/** A submitted or approved value in an included period, with where it comes from. */
+export interface IncludedValue extends ValueSources {
   indicatorId: string;
   periodId: string;
-  value: number | null;
   target: number | null;
   narrative: string | null;
   disaggregatedValues: Record<string, number>;
@@ -142,6 +143,8 @@ export function assembleIndicators(
           ? {}
           : disaggregationsOf(indicator.aggregationMethod, own),
       resultNode: link.resultNode,
+      provenance: indicator.isFormula ? null : provenanceOf(own),
+      inputs: overall.inputsOf(input.project.id, indicator.id),
       periods: periods.map((period) => ({
         periodId: period.id,
         label: period.label,

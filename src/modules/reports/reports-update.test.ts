@@ -224,7 +224,22 @@ describe('POST /orgs/:orgId/reports/:id/refresh', () => {
               // Q1 40 + Q2 20 = 60 against the link's target 100: 60 %, still below 70.
               value: 60,
               progressPct: 60,
-              periods: [...entry.periods, { periodId: q2.id, label: 'Q2 2026', value: 20, target: null }],
+              // Q2's value is the last change and the latest approval.
+              provenance: {
+                ...entry.provenance,
+                manual: 60,
+                lastChangedAt: expect.stringMatching(TIMESTAMP),
+                approvedAt: expect.stringMatching(TIMESTAMP),
+              },
+              periods: [
+                ...entry.periods,
+                {
+                  periodId: q2.id,
+                  label: 'Q2 2026',
+                  value: 20,
+                  target: null,
+                },
+              ],
             },
           ],
         },

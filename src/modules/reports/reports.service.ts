@@ -19,10 +19,9 @@ import {
   periodsOverlapping,
   projectData,
   projectForReport,
-  valuesInPeriods,
-  valuesSubmittedIn,
   type Range,
 } from './assembly.repo.js';
+import { valuesInPeriods, valuesSubmittedIn } from './included-values.repo.js';
 import {
   countReports,
   deleteReport,

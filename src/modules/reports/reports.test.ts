@@ -45,6 +45,19 @@ const reportsOf = async (projectId: string) =>
   (await call(t.app, 'GET', `${donorReportsUrl(team.org.id)}?projectId=${projectId}`, { as: team.admin }))
     .body as unknown[];
 
+/** The provenance of a value the officer typed in and the admin approved. */
+const typedAndApproved = (manual: number) => ({
+  counted: 0,
+  manual,
+  prefill: null,
+  submissions: 0,
+  lastChangedAt: expect.stringMatching(TIMESTAMP),
+  lastChangedBy: `${team.officer.firstName} ${team.officer.lastName}`,
+  lastChangedKind: 'created',
+  approvedBy: `${team.admin.firstName} ${team.admin.lastName}`,
+  approvedAt: expect.stringMatching(TIMESTAMP),
+});
+
 /** The full report of the simple project over `range`, as created and not yet edited or shared. */
 function fullReport(s: Simple, range: { startDate: string; endDate: string }, fields = {}) {
   return {
@@ -103,7 +116,16 @@ function fullReport(s: Simple, range: { startDate: string; endDate: string }, fi
           narrative: '',
           disaggregatedValues: {},
           resultNode: null,
-          periods: [{ periodId: s.q1.id, label: 'Q1 2026', value: 40, target: null }],
+          provenance: typedAndApproved(40),
+          inputs: null,
+          periods: [
+            {
+              periodId: s.q1.id,
+              label: 'Q1 2026',
+              value: 40,
+              target: null,
+            },
+          ],
         },
       ],
       activities: [],

@@ -1,0 +1,55 @@
+import { Readable } from 'node:stream';
+import type { Db } from '../../db/client.js';
+import type { Member } from '../../http/access.js';
+import { conflict, notFound } from '../../http/errors.js';
+import { requireProject } from '../projects/project-scope.js';
+import { activitiesDocument } from './activities-document.js';
+import { activityIdentifier } from './iati-activity.js';
+import { projectCodes, publisherOf } from './iati.repo.js';
+
+export const NO_IATI_REF =
+  'The organization has no iatiRef: set its IATI organisation identifier (PATCH /orgs/:orgId) before publishing to IATI';
+export const NO_PROJECTS = 'The organization has no projects to publish to IATI';
+export const SAME_IDENTIFIER =
+  'Projects whose codes give the same IATI identifier (IATI needs each activity once): change their codes';
+
+/** The codes that give one identifier, grouped (`A B, A/B`); IATI identifiers must be unique. */
+function sameIdentifiers(ref: string, codes: string[]): string[] {
+  const byIdentifier = new Map<string, string[]>();
+  for (const code of codes) {
+    const identifier = activityIdentifier(ref, code);
+    byIdentifier.set(identifier, [...(byIdentifier.get(identifier) ?? []), code]);
+  }
+  return [...byIdentifier.values()].filter((group) => group.length > 1).map((group) => group.join(', '));
+}
+
+/**
+ * The organization's projects (or one of them) as an IATI activities document, streamed. Refusals come
+ * before the first byte: an unknown project (404), then no IATI identifier, nothing to publish (the
+ * schema requires at least one activity) or two projects that would be one activity (409).
+ */
+export async function iatiActivities(
+  db: Db,
+  member: Member,
+  projectId: string | undefined,
+  now = new Date(),
+): Promise<Readable> {
+  if (projectId !== undefined) await requireProject(db, member, projectId);
+  const publisher = await publisherOf(db, member.orgId);
+  if (!publisher) throw notFound('Organization');
+  if (publisher.ref === null) throw conflict(NO_IATI_REF);
+  // One project is one activity; all of them must be there, each once.
+  if (projectId === undefined) {
+    const codes = await projectCodes(db, member.orgId);
+    if (codes.length === 0) throw conflict(NO_PROJECTS);
+    const clashes = sameIdentifiers(publisher.ref, codes);
+    if (clashes.length > 0) throw conflict(`${SAME_IDENTIFIER}: ${clashes.join('; ')}`);
+  }
+  const document = activitiesDocument(
+    db,
+    member.orgId,
+    { ref: publisher.ref, type: publisher.type, name: publisher.name },
+    { projectId, now },
+  );
+  return Readable.from(document, { objectMode: false });
+}
