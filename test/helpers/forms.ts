@@ -2,10 +2,11 @@ import { asc, eq, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import type { Db } from '../../src/db/client.js';
+import { formSubmissions } from '../../src/modules/forms/forms.tables.js';
 import { auditLog } from '../../src/modules/privacy/privacy.tables.js';
 import { createProject, type TestUser } from './factories.js';
 import { call } from './http.js';
-import { linkIndicator, postIndicator } from './indicators.js';
+import { linkIndicator, postIndicator, reportsUrl } from './indicators.js';
 import { createPeriod } from './periods.js';
 
 export const formsUrl = (orgId: string) => `/orgs/${orgId}/forms`;
@@ -99,6 +100,55 @@ export async function formTargets(app: FastifyInstance, db: Db, as: TestUser, or
   const indicator = await postIndicator(app, as, orgId);
   await linkIndicator(app, as, orgId, project.id, indicator.id);
   return { project, period, indicator };
+}
+
+export type FormTargets = Awaited<ReturnType<typeof formTargets>>;
+
+/** A published form of the targets' project counting into their indicator and period. */
+export const countingFormFor = (
+  app: FastifyInstance,
+  as: TestUser,
+  orgId: string,
+  targets: FormTargets,
+  body: Record<string, unknown> = {},
+) =>
+  publishedForm(app, as, orgId, {
+    projectId: targets.project.id,
+    indicatorId: targets.indicator.id,
+    reportingPeriodId: targets.period.id,
+    ...body,
+  });
+
+/** A public submission, then moved to `at` so that the order is the test's; its id. */
+export async function submitAt(
+  app: FastifyInstance,
+  db: Db,
+  form: FormJson,
+  given: Record<string, unknown>,
+  at: string,
+): Promise<string> {
+  const res = await call(app, 'POST', submitUrl(form.publicToken), { body: { answers: given } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  const id = res.body.id as string;
+  await db
+    .update(formSubmissions)
+    .set({ submittedAt: new Date(at) })
+    .where(eq(formSubmissions.id, id));
+  return id;
+}
+
+/** The id of the one report of the targets' indicator in a period (the targets' by default). */
+export async function reportOfTargets(
+  app: FastifyInstance,
+  as: TestUser,
+  orgId: string,
+  targets: FormTargets,
+  periodId = targets.period.id,
+): Promise<string> {
+  const query = `?indicatorId=${targets.indicator.id}&periodId=${periodId}`;
+  const res = await call(app, 'GET', `${reportsUrl(orgId, targets.project.id)}${query}`, { as });
+  expect(res.body).toHaveLength(1);
+  return res.body[0].id as string;
 }
 
 export async function postForm(

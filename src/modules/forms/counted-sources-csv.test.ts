@@ -1,5 +1,4 @@
 import { parse } from 'csv-parse/sync';
-import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { createTeam, type Team } from '../../../test/helpers/factories.js';
@@ -11,11 +10,13 @@ import {
   formUrl,
   PERSONAL_FIELDS,
   personalAnswers,
-  publishedForm,
   submissionsCsvUrl,
   SURVEY_FIELDS,
-  submitUrl,
   type FormJson,
+  countingFormFor,
+  reportOfTargets,
+  submitAt,
+  type FormTargets,
 } from '../../../test/helpers/forms.js';
 import {
   badRequestAt,
@@ -26,9 +27,8 @@ import {
   notFoundBody,
   type Caller,
 } from '../../../test/helpers/http.js';
-import { act, postReport, reportsUrl } from '../../../test/helpers/indicators.js';
+import { act, postReport } from '../../../test/helpers/indicators.js';
 import { createPeriod } from '../../../test/helpers/periods.js';
-import { formSubmissions } from './forms.tables.js';
 
 let t: TestApp;
 let team: Team;
@@ -39,38 +39,18 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-type Targets = Awaited<ReturnType<typeof formTargets>>;
+type Targets = FormTargets;
 
 const newTargets = () => formTargets(t.app, t.database.db, team.officer, team.org.id);
 
 const countingForm = (targets: Targets, body: Record<string, unknown> = {}) =>
-  publishedForm(t.app, team.officer, team.org.id, {
-    projectId: targets.project.id,
-    indicatorId: targets.indicator.id,
-    reportingPeriodId: targets.period.id,
-    ...body,
-  });
+  countingFormFor(t.app, team.officer, team.org.id, targets, body);
 
-async function submit(form: FormJson, given: Record<string, unknown>, at: string) {
-  const res = await call(t.app, 'POST', submitUrl(form.publicToken), { body: { answers: given } });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  const id = res.body.id as string;
-  await t.database.db
-    .update(formSubmissions)
-    .set({ submittedAt: new Date(at) })
-    .where(eq(formSubmissions.id, id));
-  return id;
-}
+const submit = (form: FormJson, given: Record<string, unknown>, at: string) =>
+  submitAt(t.app, t.database.db, form, given, at);
 
-/** The id of the report of the targets' indicator in a period. */
-async function reportOf(targets: Targets, periodId = targets.period.id): Promise<string> {
-  const query = `?indicatorId=${targets.indicator.id}&periodId=${periodId}`;
-  const res = await call(t.app, 'GET', `${reportsUrl(team.org.id, targets.project.id)}${query}`, {
-    as: team.admin,
-  });
-  expect(res.body).toHaveLength(1);
-  return res.body[0].id as string;
-}
+const reportOf = (targets: Targets, periodId = targets.period.id) =>
+  reportOfTargets(t.app, team.admin, team.org.id, targets, periodId);
 
 const exportOf = (form: FormJson, reportId: string, as: Caller = team.admin) =>
   call(t.app, 'GET', `${submissionsCsvUrl(team.org.id, form.id)}?indicatorReportId=${reportId}`, { as });

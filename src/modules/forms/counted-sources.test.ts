@@ -9,9 +9,12 @@ import {
   formTargets,
   PERSONAL_FIELDS,
   personalAnswers,
-  publishedForm,
   submitUrl,
   type FormJson,
+  countingFormFor,
+  reportOfTargets,
+  submitAt,
+  type FormTargets,
 } from '../../../test/helpers/forms.js';
 import {
   badRequest,
@@ -24,13 +27,7 @@ import {
   UNAUTHORIZED,
   type Caller,
 } from '../../../test/helpers/http.js';
-import {
-  act,
-  linkIndicator,
-  postIndicator,
-  postReport,
-  reportsUrl,
-} from '../../../test/helpers/indicators.js';
+import { act, linkIndicator, postIndicator, postReport } from '../../../test/helpers/indicators.js';
 import { formSubmissions } from './forms.tables.js';
 
 let t: TestApp;
@@ -42,43 +39,20 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-type Targets = Awaited<ReturnType<typeof formTargets>>;
+type Targets = FormTargets;
 
 const sourcesUrl = (projectId: string, reportId: string, orgId = team.org.id) =>
   `/orgs/${orgId}/projects/${projectId}/indicator-reports/${reportId}/sources`;
 
 const newTargets = () => formTargets(t.app, t.database.db, team.officer, team.org.id);
 
-/** A published form of the targets' project counting into their indicator and period. */
 const countingForm = (targets: Targets, body: Record<string, unknown> = {}) =>
-  publishedForm(t.app, team.officer, team.org.id, {
-    projectId: targets.project.id,
-    indicatorId: targets.indicator.id,
-    reportingPeriodId: targets.period.id,
-    ...body,
-  });
+  countingFormFor(t.app, team.officer, team.org.id, targets, body);
 
-/** Submits, then moves the submission to `at` so that the order is the test's. */
-async function submit(form: FormJson, given: Record<string, unknown>, at: string) {
-  const res = await call(t.app, 'POST', submitUrl(form.publicToken), { body: { answers: given } });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  const id = res.body.id as string;
-  await t.database.db
-    .update(formSubmissions)
-    .set({ submittedAt: new Date(at) })
-    .where(eq(formSubmissions.id, id));
-  return id;
-}
+const submit = (form: FormJson, given: Record<string, unknown>, at: string) =>
+  submitAt(t.app, t.database.db, form, given, at);
 
-/** The id of the report the targets' submissions count into. */
-async function reportOf(targets: Targets): Promise<string> {
-  const query = `?indicatorId=${targets.indicator.id}&periodId=${targets.period.id}`;
-  const res = await call(t.app, 'GET', `${reportsUrl(team.org.id, targets.project.id)}${query}`, {
-    as: team.admin,
-  });
-  expect(res.body).toHaveLength(1);
-  return res.body[0].id as string;
-}
+const reportOf = (targets: Targets) => reportOfTargets(t.app, team.admin, team.org.id, targets);
 
 async function sources(targets: Targets, reportId: string, as: Caller = team.admin, query = '') {
   const res = await call(t.app, 'GET', `${sourcesUrl(targets.project.id, reportId)}${query}`, { as });

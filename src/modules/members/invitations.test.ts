@@ -94,6 +94,8 @@ describe('invitation flow, end to end through SMTP', () => {
         name: own.org.name,
         code: own.org.code,
         logoUrl: null,
+        iatiRef: null,
+        iatiOrgType: '21',
         createdAt: expect.stringMatching(TIMESTAMP),
       },
       role: 'reporter',
