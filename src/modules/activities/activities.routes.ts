@@ -159,8 +159,11 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
     },
     async (request) =>
       audited(request, await registrations.list(memberOf(request), request.params.id, request.query), {
+        // Named, not spread: unknown query parameters are kept out of the audit log (a NUL cannot be stored).
         activityId: request.params.id,
-        ...request.query,
+        attended: request.query.attended,
+        page: request.query.page,
+        limit: request.query.limit,
       }),
   );
 

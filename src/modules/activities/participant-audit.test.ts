@@ -115,6 +115,13 @@ describe('the audit entry of each participant route', () => {
       count: 1,
       details: { searchWords: 1, page: 1, limit: 5 },
     });
+    // Unknown query parameters are no part of the record (a NUL in one could not be stored: it was a 500).
+    const odd = await audited('GET', `${participantsUrl(org)}?search=${district}&pageSize=a%00b&x=1`, as);
+    expectOne(odd, 200, 'GET /orgs/:orgId/participants', {
+      subjectIds: [id],
+      count: 1,
+      details: { searchWords: 1 },
+    });
     expectOne(await audited('GET', participantUrl(org, id), as), 200, 'GET /orgs/:orgId/participants/:id', {
       subjectIds: [id],
       count: 1,
@@ -186,6 +193,15 @@ describe('the audit entry of each participant route', () => {
         count: 1,
         details: { activityId: activity.id, page: 2, limit: 2 },
       }),
+    ]);
+    const odd = await audited(
+      'GET',
+      `${registrationsUrl(team.org.id, activity.id)}?page=2&limit=2&pageSize=a%00b`,
+      team.officer,
+    );
+    expect(odd.res.status).toBe(200);
+    expect(odd.entries).toEqual([
+      expect.objectContaining({ details: { activityId: activity.id, page: 2, limit: 2 } }),
     ]);
 
     const second = await call(t.app, 'POST', householdUrl(team.org.id, id), {

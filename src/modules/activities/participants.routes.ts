@@ -33,9 +33,11 @@ const SCOPE =
  * A list's filter as the audit log keeps it: a search is often a person's name, perhaps of someone who
  * is no participant, so the log keeps how many words it had, not the words.
  */
-function listFilter({ search, ...paging }: { search?: string; page?: number; limit?: number }) {
+function listFilter({ search, page, limit }: { search?: string; page?: number; limit?: number }) {
   const words = (search ?? '').trim().split(/\s+/).filter(Boolean).length;
-  return { ...paging, ...(words > 0 ? { searchWords: words } : {}) };
+  // Named, not spread: a query string's unknown parameters are not the contract's (and a NUL in one
+  // cannot be stored in jsonb: it made the list answer 500).
+  return { page, limit, ...(words > 0 ? { searchWords: words } : {}) };
 }
 
 export const participantRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
