@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { byCode } from '../indicators/indicators.repo.js';
@@ -190,9 +190,15 @@ export async function countIntoReport(
     const value = (before.value ?? 0) + amount;
     const countedValue = before.countedValue + amount;
     if (!countable(value) || !countable(countedValue)) return undefined;
+    // Written as additions, though the row is locked and the sums known: the statement says what a count
+    // does (the benchmark's floor replays it as it is, many times over).
     const [after] = await db
       .update(indicatorReports)
-      .set({ value, countedValue, countedSubmissions: before.countedSubmissions + 1 })
+      .set({
+        value: sql`coalesce(${indicatorReports.value}, 0) + ${amount}::float8`,
+        countedValue: sql`${indicatorReports.countedValue} + ${amount}::float8`,
+        countedSubmissions: sql`${indicatorReports.countedSubmissions} + 1`,
+      })
       .where(eq(indicatorReports.id, before.id))
       .returning();
     return { before, after: after! };
