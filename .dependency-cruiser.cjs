@@ -11,14 +11,14 @@ const LAYERS = [
   ['mail', 'privacy', 'idempotency'],
   ['auth'],
   ['orgs'],
-  ['donors'],
+  ['donors', 'webhooks'],
   ['programs'],
   ['projects'],
   ['feed', 'files', 'results'],
   ['members', 'periods', 'indicators', 'budget', 'activities'],
   ['indicator-reports'],
   ['forms', 'progress'],
-  ['reports', 'dashboard', 'iati'],
+  ['reports', 'dashboard', 'iati', 'reminders'],
   ['pages', 'health'],
 ];
 

@@ -67,6 +67,10 @@ import { pageConstraint } from './modules/pages/page-requests.js';
 import { pageRoutes } from './modules/pages/pages.routes.js';
 import { auditLogRoutes } from './modules/privacy/audit-log.routes.js';
 import { preparePersonalData, RetentionJobs } from './upkeep.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { ReminderJob, type ReminderJobOptions } from './modules/reminders/reminder-job.js';
+import { WebhookWorker, type WebhookWorkerOptions } from './modules/webhooks/delivery-worker.js';
+import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 
 /** A module's routes that take, besides the shared context, answers from modules above it. */
 function withOptions<Extra extends object>(
@@ -81,6 +85,12 @@ export interface AppOptions {
   database?: Database;
   /** The in-process outbox worker; `false` leaves delivery to `npm run worker`. */
   worker?: OutboxWorkerOptions | false;
+  /** The in-process webhook delivery worker; `false` leaves delivery to `npm run worker`. */
+  webhooks?: WebhookWorkerOptions | false;
+  /** The in-process reminder job; `false` leaves it to `npm run worker`. */
+  reminders?: ReminderJobOptions | false;
+  /** What the workers take for now (tests move it). */
+  clock?: Clock;
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -95,6 +105,8 @@ declare module 'fastify' {
     /** Every route with its declared access, for the access and tenancy suites. */
     routeTable: RouteEntry[];
     outbox: OutboxWorker;
+    webhooks: WebhookWorker;
+    reminders: ReminderJob;
   }
 }
 
@@ -156,9 +168,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const mail = createMailTransport(config, app.log);
   const worker = new OutboxWorker(database.db, mail.send, app.log, options.worker || {});
   const retention = new RetentionJobs(database.db, config, app.log);
+  const clock = options.clock ?? systemClock;
+  const webhooks = new WebhookWorker(database.db, config, clock, app.log, options.webhooks || {});
+  const reminders = new ReminderJob(database.db, config, clock, app.log, options.reminders || {});
 
   app.decorate('routeTable', [] as RouteEntry[]);
   app.decorate('outbox', worker);
+  app.decorate('webhooks', webhooks);
+  app.decorate('reminders', reminders);
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
@@ -233,6 +250,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // Attachments and form submissions' files (the modules above projects that keep files).
     storedFileKeys: [storageKeysUnder, submissionFileKeys],
     mailQueued: () => worker.wake(),
+    webhooksQueued: () => webhooks.wake(),
+    clock,
   };
   await app.register(healthRoutes, { isReady: () => database.isReady() });
   for (const routes of [
@@ -267,6 +286,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     iatiRoutes,
     feedRoutes,
     auditLogRoutes,
+    webhookRoutes,
     pageRoutes,
   ]) {
     await app.register(routes, context);
@@ -277,8 +297,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       worker.start();
       retention.start();
     }
+    if (options.webhooks !== false) webhooks.start();
+    if (options.reminders !== false) reminders.start();
   });
   app.addHook('onClose', async () => {
+    await webhooks.stop();
+    await reminders.stop();
     await worker.stop();
     await retention.stop();
     mail.close();

@@ -39,6 +39,8 @@ export interface Config {
     readonly redirectUri: string;
   } | null;
   readonly logLevel: string;
+  /** WEBHOOK_ALLOW_PRIVATE: webhooks may go to private and loopback addresses, and over http to loopback. */
+  readonly webhookAllowPrivate: boolean;
   /** Limits on slow or idle clients, in seconds (REQUEST_TIMEOUT and the others). */
   readonly timeouts: {
     /** The whole request, headers and body, must arrive within this. */
@@ -92,6 +94,13 @@ export function loadConfig(env: Env = process.env): Config {
     if (seconds <= maxSeconds) return seconds;
     problems.push(`${name} must be at most ${maxSeconds} seconds (got "${text(name)}")`);
     return maxSeconds;
+  };
+  const flag = (name: string): boolean => {
+    const raw = text(name);
+    if (raw === undefined || raw === 'false') return false;
+    if (raw === 'true') return true;
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return false;
   };
   const url = (name: string, fallback: string | undefined): string | undefined => {
     const raw = text(name) ?? fallback;
@@ -233,6 +242,7 @@ export function loadConfig(env: Env = process.env): Config {
           }
         : null,
     logLevel,
+    webhookAllowPrivate: flag('WEBHOOK_ALLOW_PRIVATE'),
     timeouts: {
       requestSeconds,
       headersSeconds,

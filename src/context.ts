@@ -1,4 +1,5 @@
 import type { Config } from './config.js';
+import type { Clock } from './lib/clock.js';
 import type { Db } from './db/client.js';
 import type { preHandlerAsyncHookHandler } from 'fastify';
 import type { Memberships } from './http/access.js';
@@ -20,4 +21,8 @@ export interface AppContext {
   storedFileKeys: readonly StoredFileKeys[];
   /** Wakes the in-process outbox worker after a commit that queued email. */
   mailQueued: () => void;
+  /** Wakes the in-process webhook worker after a commit that queued a delivery (a ping, a redelivery). */
+  webhooksQueued: () => void;
+  /** What the service takes for now (one clock, so tests can move it). */
+  clock: Clock;
 }

@@ -3,9 +3,10 @@ import { openDatabase } from './db/client.js';
 import { participantsNotSealed, sealParticipants } from './modules/activities/participant-sealing.js';
 import { recordAudit, serviceSource } from './modules/privacy/audit-log.js';
 import { checkSealingKey, recordSealingKey, SealingKeyMismatch } from './modules/privacy/sealing-keys.js';
+import { resealWebhookSecrets } from './modules/webhooks/secret-sealing.js';
 
 /**
- * `npm run pii:rotate-key`: seals every phone and national id again under PII_KEY, opening them with
+ * `npm run pii:rotate-key`: seals every phone and national id (and webhook signing secret) again under PII_KEY, opening them with
  * PII_KEY_PREVIOUS, and recomputes the national ids' blind indexes. While it runs, the service runs with
  * the same two keys: it reads both, seals under the new one, and de-duplicates on both indexes. In
  * batches of 500, each its own transaction; stopped, it is resumed by running it again. When it ends,
@@ -51,6 +52,8 @@ try {
         'instance running without the new PII_KEY? Restart every instance with both keys, then run again.',
     );
   }
+  const secrets = await resealWebhookSecrets(database.db, config.piiKeyring);
+  if (secrets > 0) console.log(`pii:rotate-key: ${secrets} webhook endpoints' signing secrets sealed again`);
   await recordSealingKey(database.db, config.piiKeyring);
   console.log(
     `pii:rotate-key: done, ${total} participants sealed under key ${config.piiKeyring.current.id}; ` +

@@ -7,6 +7,7 @@ import { purgeExpiredIdempotencyKeys } from './modules/idempotency/idempotency.r
 import { purgeAuditEntries } from './modules/privacy/audit-log.repo.js';
 import { SealedValueError } from './lib/sealed-values.js';
 import { checkSealingKey, recordSealingKey, SealingKeyMismatch } from './modules/privacy/sealing-keys.js';
+import { purgeWebhookHistory } from './modules/webhooks/retention.js';
 
 /**
  * Before serving: the personal data in the database must open under PII_KEY (else SealingKeyMismatch,
@@ -32,7 +33,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * The daily retention jobs: personal answers of forms past their `personalDataRetentionDays`, audit
- * entries past AUDIT_RETENTION, and Idempotency-Keys past their 24 hours (with their sealed answers).
+ * entries past AUDIT_RETENTION, Idempotency-Keys past their 24 hours (with their sealed answers), and
+ * webhook deliveries finished more than 30 days ago.
  * All are idempotent, so every instance may run them; the first run comes a minute after start, then
  * one a day.
  */
@@ -67,9 +69,10 @@ export class RetentionJobs {
       const answers = await eraseExpiredPersonalAnswers(this.db);
       const entries = await purgeAuditEntries(this.db, this.config.auditRetentionSeconds);
       const idempotencyKeys = await purgeExpiredIdempotencyKeys(this.db);
+      const webhooks = await purgeWebhookHistory(this.db);
       this.log.info(
-        { answers, entries, idempotencyKeys },
-        'retention: personal answers erased, audit entries and expired idempotency keys purged',
+        { answers, entries, idempotencyKeys, webhooks },
+        'retention: personal answers erased; audit entries, expired idempotency keys and old webhook deliveries purged',
       );
     } catch (err) {
       this.log.error({ err }, 'retention jobs failed');

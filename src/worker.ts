@@ -6,8 +6,12 @@ import { createMailTransport } from './modules/mail/mail.transport.js';
 import { OutboxWorker } from './modules/mail/outbox-worker.js';
 import { SealingKeyMismatch } from './modules/privacy/sealing-keys.js';
 import { preparePersonalData, RetentionJobs } from './upkeep.js';
+import { systemClock } from './lib/clock.js';
+import { ReminderJob } from './modules/reminders/reminder-job.js';
+import { WebhookWorker } from './modules/webhooks/delivery-worker.js';
 
-// Delivers the email outbox without serving HTTP, so API instances and workers scale separately.
+// Delivers the email outbox and webhooks, and runs the reminder and retention jobs, without serving HTTP,
+// so API instances and workers scale separately.
 const config = loadConfigOrExit();
 
 // The API's logger options: a failed query's values stay out of the worker's log too.
@@ -24,14 +28,17 @@ const worker = new OutboxWorker(database.db, mail.send, log, { keepProcessAlive:
 worker.start();
 const retention = new RetentionJobs(database.db, config, log, { keepProcessAlive: true });
 retention.start();
-log.info('outbox worker and retention jobs started');
+const webhooks = new WebhookWorker(database.db, config, systemClock, log, { keepProcessAlive: true });
+webhooks.start();
+const reminders = new ReminderJob(database.db, config, systemClock, log, { keepProcessAlive: true });
+reminders.start();
+log.info('outbox and webhook workers, reminder and retention jobs started');
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
     log.info(`${signal} received, stopping the worker`);
     setTimeout(() => process.exit(1), 30_000).unref();
-    worker
-      .stop()
+    Promise.all([worker.stop(), webhooks.stop(), reminders.stop()])
       .then(() => retention.stop())
       .then(() => mail.close())
       .then(() => database.close())

@@ -3,10 +3,15 @@
  * several clients, SIGKILL in the middle, a restart on the same data, and every write that got a 2xx
  * read back intact. Readers of personal data run beside the writers (issue 22): every participant list
  * that was answered, and every CSV export of personal answers whose stream had begun, must have its
- * audit entry after the restart. On embedded PGlite always; on PostgreSQL too when TEST_DATABASE_URL is set (a
+ * audit entry after the restart. Webhooks too (issue 25): public submissions go on beside the writers, each
+ * queuing a `form_submission.created` delivery to a receiver here; the receiver stops answering just before
+ * the kill, so deliveries are pending (and some in flight) when the process dies. After the restart every
+ * acknowledged submission must reach the receiver, and none it answered 2xx may come again. On embedded PGlite always; on PostgreSQL too when TEST_DATABASE_URL is set (a
  * database of its own is created and dropped). Prints what it checked; exits 1 on any loss.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -110,7 +115,97 @@ async function personalData(url: string, orgId: string, auth: Record<string, str
   return {
     list: `/orgs/${orgId}/activities/${activity.id}/participants`,
     csv: `/orgs/${orgId}/forms/${form.id}/submissions.csv`,
+    submit: `/forms/public/${published.publicToken}/submit`,
   };
+}
+
+/**
+ * The organization's webhook receiver: which deliveries it answered 2xx (by webhook-id, the event's id),
+ * the submissions they told of, and any it had answered before and got again. While holding (from just
+ * before the kill) it answers nothing: those deliveries are cut by the kill and must come again.
+ */
+async function startReceiver() {
+  const answered = new Set<string>();
+  const submissions = new Set<string>();
+  const again: string[] = [];
+  const held: ServerResponse[] = [];
+  let holding = false;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      if (holding) return void held.push(res);
+      const id = String(req.headers['webhook-id']);
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { id: string } };
+      if (answered.has(id)) again.push(id);
+      // A little slow, so that deliveries queue up behind the submissions.
+      setTimeout(() => {
+        answered.add(id);
+        submissions.add(body.data.id);
+        res.writeHead(204).end();
+      }, 20);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    submissions,
+    again,
+    /** Stops answering; resolves once a delivery is held (or after 5 s), and a moment more for answers in flight to be recorded. */
+    async hold() {
+      holding = true;
+      for (let i = 0; i < 50 && held.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 500));
+    },
+    resume() {
+      for (const res of held.splice(0)) res.destroy();
+      holding = false;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+async function subscribe(url: string, orgId: string, auth: Record<string, string>, receiver: Receiver) {
+  const res = await fetch(`${url}/orgs/${orgId}/webhooks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...auth },
+    body: JSON.stringify({ url: receiver.url, events: ['form_submission.created'] }),
+  });
+  if (res.status !== 201) throw new Error(`webhook endpoint: ${res.status} ${await res.text()}`);
+}
+
+/** Public submissions until the server dies: the ids of those answered 201. */
+async function submitUntilKilled(server: Server, submit: string) {
+  const acknowledged: string[] = [];
+  const submitter = async () => {
+    for (let i = 0; ; i++) {
+      try {
+        const res = await fetch(`${server.url}${submit}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ answers: { name: `Late respondent ${i}` } }),
+        });
+        if (res.status !== 201) throw new Error(`a submission answered ${res.status}: ${await res.text()}`);
+        acknowledged.push(((await json(res)) as { id: string }).id);
+      } catch (err) {
+        if (server.rss() > 0) throw err;
+        return;
+      }
+    }
+  };
+  return { acknowledged, done: submitter() };
+}
+
+/** Waits until the receiver has heard of every acknowledged submission (or 90 s); returns those it has not. */
+async function undelivered(receiver: Receiver, acknowledged: string[]) {
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const missing = acknowledged.filter((id) => !receiver.submissions.has(id));
+    if (missing.length === 0 || Date.now() > deadline) return missing;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }
 
 /**
@@ -160,7 +255,12 @@ async function auditedRequests(url: string, orgId: string, auth: Record<string, 
 }
 
 /** Writers create donors until the server dies; returns every donor the server acknowledged. */
-async function writeUntilKilled(server: Server, orgId: string, auth: Record<string, string>) {
+async function writeUntilKilled(
+  server: Server,
+  orgId: string,
+  auth: Record<string, string>,
+  beforeKill: () => Promise<void>,
+) {
   const acknowledged: Written[] = [];
   let stop = false;
   let killed: Promise<void> | undefined;
@@ -183,7 +283,7 @@ async function writeUntilKilled(server: Server, orgId: string, auth: Record<stri
       }
       if (!killed && acknowledged.length >= BEFORE_KILL) {
         // SIGKILL: no shutdown hook, no flush; requests in flight are cut.
-        killed = server.kill();
+        killed = beforeKill().then(() => server.kill());
       }
     }
   };
@@ -201,13 +301,21 @@ async function check(label: string, env: Record<string, string>): Promise<boolea
   const first = await startServer('service', entry, env);
   const { orgId, auth } = await setUp(first.url);
   const paths = await personalData(first.url, orgId, auth);
+  const receiver = await startReceiver();
+  await subscribe(first.url, orgId, auth, receiver);
   const readers = await readUntilKilled(first, paths, auth);
-  const acknowledged = await writeUntilKilled(first, orgId, auth);
+  const submitters = await submitUntilKilled(first, paths.submit);
+  const acknowledged = await writeUntilKilled(first, orgId, auth, () => receiver.hold());
   await readers.done;
+  await submitters.done;
+  const heardBeforeKill = receiver.submissions.size;
+  receiver.resume();
   const second = await startServer('service', entry, env);
   const missing: string[] = [];
   let unaudited: string[];
+  let unheard: string[];
   try {
+    unheard = await undelivered(receiver, submitters.acknowledged);
     const audited = await auditedRequests(second.url, orgId, auth);
     unaudited = readers.answered.filter((id) => !audited.has(id));
     for (const written of acknowledged) {
@@ -218,6 +326,7 @@ async function check(label: string, env: Record<string, string>): Promise<boolea
     }
   } finally {
     await second.stop();
+    await receiver.close();
   }
   console.log(
     `${label}: ${acknowledged.length} writes acknowledged before SIGKILL, ${acknowledged.length - missing.length} read back intact` +
@@ -229,7 +338,18 @@ async function check(label: string, env: Record<string, string>): Promise<boolea
       `${readers.answered.length - unaudited.length} with their audit entry` +
       (unaudited.length ? `; UNAUDITED ${unaudited.slice(0, 5).join(', ')}` : ''),
   );
+  const submitted = submitters.acknowledged.length;
+  console.log(
+    `${label}: ${submitted} submissions acknowledged, ${submitted - heardBeforeKill} of them not yet delivered ` +
+      `when the process died; ${submitted - unheard.length} delivered to the webhook receiver in the end, ` +
+      `${receiver.again.length} answered 2xx and delivered again` +
+      (unheard.length ? `; UNDELIVERED ${unheard.slice(0, 5).join(', ')}` : '') +
+      (receiver.again.length ? `; AGAIN ${receiver.again.slice(0, 5).join(', ')}` : ''),
+  );
   return (
+    unheard.length === 0 &&
+    receiver.again.length === 0 &&
+    submitted > 0 &&
     missing.length === 0 &&
     acknowledged.length >= BEFORE_KILL &&
     unaudited.length === 0 &&
@@ -243,6 +363,8 @@ const base = {
   PII_KEY: randomBytes(32).toString('base64'),
   BASE_URL: 'http://127.0.0.1',
   LOG_LEVEL: 'error',
+  // The receiver listens on loopback.
+  WEBHOOK_ALLOW_PRIVATE: 'true',
   BCRYPT_COST: '4',
   RATE_LIMIT_MAX: '1000000',
   PUBLIC_RATE_LIMIT_MAX: '1000000',

@@ -1,7 +1,7 @@
 /**
  * The daily retention jobs (src/upkeep.ts) as the worker runs them: personal answers past their form's
- * retention erased, audit entries past AUDIT_RETENTION and Idempotency-Keys past their 24 hours purged,
- * the rest kept, a second run a no-op.
+ * retention erased, audit entries past AUDIT_RETENTION, Idempotency-Keys past their 24 hours and webhook
+ * deliveries finished 30 days ago purged, the rest kept, a second run a no-op.
  */
 import { eq, sql } from 'drizzle-orm';
 import pino from 'pino';
@@ -10,6 +10,14 @@ import { formSubmissions } from '../src/modules/forms/forms.tables.js';
 import { idempotencyKeys } from '../src/modules/idempotency/idempotency.tables.js';
 import { auditLog } from '../src/modules/privacy/privacy.tables.js';
 import { RetentionJobs } from '../src/upkeep.js';
+import { transaction } from '../src/db/client.js';
+import { queueWebhookEvent } from '../src/modules/webhooks/events.js';
+import { newSigningSecret, sealSecret } from '../src/modules/webhooks/secrets.js';
+import {
+  webhookDeliveries,
+  webhookEndpoints,
+  webhookEvents,
+} from '../src/modules/webhooks/webhooks.tables.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { createProject, createTeam, type Team } from './helpers/factories.js';
 import { PERSONAL_FIELDS, personalAnswers, publishedForm, submitUrl } from './helpers/forms.js';
@@ -114,5 +122,43 @@ it('purges Idempotency-Keys past their 24 hours, and keeps the others replaying'
   ]);
   await jobs.runOnce();
   expect(await keys()).toEqual([kept]);
+  await jobs.stop();
+});
+
+it('purges webhook deliveries finished more than 30 days ago, and events left without deliveries', async () => {
+  const db = t.database.db;
+  const [endpoint] = await db
+    .insert(webhookEndpoints)
+    .values({
+      orgId: team.org.id,
+      url: 'https://hooks.example.org/retention',
+      events: ['period.locked'],
+      secret: sealSecret(t.config.piiKeyring, newSigningSecret()),
+    })
+    .returning();
+  const queue = () =>
+    transaction(db, (tx) =>
+      queueWebhookEvent(tx, { orgId: team.org.id, type: 'period.locked', data: { id: endpoint!.id } }),
+    );
+  for (let i = 0; i < 4; i++) await queue();
+  const rows = await db.select().from(webhookDeliveries).orderBy(webhookDeliveries.createdAt);
+  const [oldDone, oldFailed, oldPending, recentDone] = rows.map((row) => row.id);
+  const age = (id: string, status: 'succeeded' | 'failed' | 'pending', days: number) =>
+    db
+      .update(webhookDeliveries)
+      .set({ status, createdAt: sql`now() - make_interval(days => ${days})` })
+      .where(eq(webhookDeliveries.id, id));
+  await age(oldDone!, 'succeeded', 31);
+  await age(oldFailed!, 'failed', 40);
+  await age(oldPending!, 'pending', 31);
+  await age(recentDone!, 'succeeded', 29);
+  await db.update(webhookEvents).set({ createdAt: sql`now() - interval '31 days'` });
+
+  const jobs = new RetentionJobs(db, t.config, pino({ level: 'silent' }));
+  await jobs.runOnce();
+  const left = await db.select({ id: webhookDeliveries.id }).from(webhookDeliveries);
+  expect(left.map((row) => row.id).sort()).toEqual([oldPending!, recentDone!].sort());
+  // The purged deliveries' events went with them; the others' stay.
+  expect((await db.select().from(webhookEvents)).length).toBe(2);
   await jobs.stop();
 });

@@ -13,7 +13,8 @@
  *   contribute    indicator reports (create, edit, submit), activities, participants: assigned reporters too
  *   review        approve and reject indicator reports
  * Where the table is silent the service's choice is written down: listing invitations is `admin`; so
- * are erasing personal data and reading the audit log (issue 22); a participant's export is `manage`.
+ * are erasing personal data and reading the audit log (issue 22); a participant's export is `manage`;
+ * webhook endpoints and their deliveries are `admin` (issue 25).
  * Unlocking a period (org_admin only) is a body-level rule, tested in periods-lock.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -144,6 +145,15 @@ const MATRIX: Record<string, Rule> = {
   'GET /orgs/:orgId/iati/activities.xml': 'manage',
   'GET /orgs/:orgId/activity-feed': 'read-project',
   'GET /orgs/:orgId/audit-log': 'admin',
+  'GET /orgs/:orgId/webhooks': 'admin',
+  'POST /orgs/:orgId/webhooks': 'admin',
+  'GET /orgs/:orgId/webhooks/:id': 'admin',
+  'PATCH /orgs/:orgId/webhooks/:id': 'admin',
+  'DELETE /orgs/:orgId/webhooks/:id': 'admin',
+  'POST /orgs/:orgId/webhooks/:id/rotate-secret': 'admin',
+  'GET /orgs/:orgId/webhooks/:id/deliveries': 'admin',
+  'POST /orgs/:orgId/webhooks/:id/deliveries/:deliveryId/redeliver': 'admin',
+  'POST /orgs/:orgId/webhooks/:id/ping': 'admin',
 };
 
 type Persona = 'viewer' | 'reporterOut' | 'reporterIn' | 'officer' | 'admin';

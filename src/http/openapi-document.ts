@@ -67,6 +67,10 @@ export const TAGS = [
   ['Dashboard', 'The organization at a glance'],
   ['Activity feed', 'Recent events across the organization'],
   ['Personal data', 'The audit log of who read or changed personal data'],
+  [
+    'Webhooks',
+    "Signed event notifications to the organization's systems (Standard Webhooks), and their deliveries",
+  ],
   ['Public pages', 'The HTML pages behind the links the service hands out (forms, shared reports, accounts)'],
 ].map(([name, description]) => ({ name: name!, description: description! }));
 

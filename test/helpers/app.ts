@@ -91,6 +91,9 @@ export async function buildTestApp(
   const database = options.database ?? (await openTestDatabase());
   const app = await buildApp(config, {
     worker: { pollIntervalMs: 50, retryBaseMs: 100 },
+    // Off unless a test turns them on: they run on their own timers and would act in the middle of others.
+    webhooks: false,
+    reminders: false,
     ...options,
     database,
   });

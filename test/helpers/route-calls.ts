@@ -55,6 +55,7 @@ const KIND_OF_SEGMENT: Record<string, string> = {
   reports: 'report',
   'result-nodes': 'resultNode',
   submissions: 'submission',
+  webhooks: 'webhook',
 };
 /** The kind a named parameter holds. */
 const KIND_OF_PARAM: Record<string, string> = {
@@ -68,6 +69,7 @@ const KIND_OF_PARAM: Record<string, string> = {
   programId: 'program',
   projectId: 'project',
   userId: 'member',
+  deliveryId: 'delivery',
 };
 
 /** The route's path for `orgId` filled from `ids`; throws on a parameter no kind is known for. */
@@ -100,6 +102,7 @@ export const pdf = () =>
  * path. A new route that needs a body and is missing here answers 400 and fails the suite.
  */
 export const BODIES: Record<string, (ids: Ids) => unknown> = {
+  'POST /orgs/:orgId/webhooks': () => ({ url: 'https://hooks.example.org/mine', events: ['period.locked'] }),
   'PATCH /orgs/:orgId/members/:userId': () => ({ role: 'viewer' }),
   'POST /orgs/:orgId/programs/:programId/projects': () => ({
     name: 'Mine',
@@ -221,6 +224,14 @@ export async function resourcesIn(
     body: { email: uniqueEmail('invitee'), role: 'viewer' },
   });
   expect(invitation.status, JSON.stringify(invitation.body)).toBe(201);
+  const webhook = await call(app, 'POST', `/orgs/${orgId}/webhooks`, {
+    as: admin,
+    body: { url: `https://hooks.example.org/${project.id}`, events: ['period.locked'] },
+  });
+  expect(webhook.status, JSON.stringify(webhook.body)).toBe(201);
+  // A ping is a delivery (no worker runs in these apps: it stays pending).
+  const delivery = await call(app, 'POST', `/orgs/${orgId}/webhooks/${webhook.body.id}/ping`, { as: admin });
+  expect(delivery.status, JSON.stringify(delivery.body)).toBe(202);
 
   return {
     program: programId,
@@ -240,6 +251,8 @@ export async function resourcesIn(
     report: report.body.id as string,
     resultNode: resultNode.id,
     invitation: invitation.body.id as string,
+    webhook: webhook.body.id as string,
+    delivery: delivery.body.id as string,
     member,
     assignee,
   };

@@ -128,7 +128,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change the signed-in user's own settings
+         * @description `notifications.reminders: false` stops deadline reminder emails for the user in every organization; `true` turns them back on (reminders already sent are not sent again). At least one field. Answers as `GET /auth/me`.
+         */
+        patch: operations["updateCurrentUser"];
         trace?: never;
     };
     "/auth/forgot-password": {
@@ -290,8 +294,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change name, code, logo or IATI identity
-         * @description Any subset of the fields; `logoUrl: null` removes the logo, `iatiRef: null` the IATI identifier (the IATI export then answers 409). Taken code: 409.
+         * Change name, code, logo, IATI identity or deadline reminders
+         * @description Any subset of the fields; `logoUrl: null` removes the logo, `iatiRef: null` the IATI identifier (the IATI export then answers 409). Taken code: 409. `reminderDaysBefore` (up to 10 different days from 1 to 90, stored from the most days to the fewest; `[]` for none) and `overdueReminder` decide when deadline reminders are emailed: on each of those days before a reporting period is due, and the day after it was due.
          */
         patch: operations["updateOrganization"];
         trace?: never;
@@ -1902,6 +1906,138 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Webhook endpoints of the organization
+         * @description Newest first. Signing secrets are never listed.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Add a webhook endpoint
+         * @description Events are sent as Standard Webhooks (https://www.standardwebhooks.com): a POST with the headers `webhook-id`, `webhook-timestamp` and `webhook-signature` and the body `{ type, timestamp, data }`. Deliveries are retried with exponential backoff for 3 days; the order in which events reach an endpoint is not promised. `url` must be an absolute https URL of at most 2,048 characters, without a user name or password; an IP address that is not public (private, loopback, link-local…) and `localhost` are refused at once, and at each delivery every address the host resolves to is checked again. With WEBHOOK_ALLOW_PRIVATE=true those hosts are accepted, and http too when the host is loopback. `events`: at least one, each once. `description` is stored without surrounding spaces, null when empty. `active` is true unless given. The answer carries the signing secret (`whsec_…`): it is shown this once, and stored sealed. An organization has at most 20 endpoints (409, code `conflict`). A replay of this request under the same `Idempotency-Key` (within 24 hours) answers the same secret; the kept answer is sealed like the secret itself.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook endpoint
+         * @description Without its signing secret.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Its deliveries, pending or past, are deleted with it; nothing more is sent to it.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Any subset of the fields; `events` replaces the list; `description` may be null to clear it. An empty body changes nothing and returns the endpoint. `url` must be an absolute https URL of at most 2,048 characters, without a user name or password; an IP address that is not public (private, loopback, link-local…) and `localhost` are refused at once, and at each delivery every address the host resolves to is checked again. With WEBHOOK_ALLOW_PRIVATE=true those hosts are accepted, and http too when the host is loopback. `events`: at least one, each once. `description` is stored without surrounding spaces, null when empty. `active: false` turns it off: its pending deliveries are marked failed (error `endpoint disabled`) and `disabledAt` is set. `active: true` turns a disabled endpoint on again (also one the service disabled after 5 days of failures): `disabledReason`, `disabledAt` and `failingSince` are cleared. Only events that happen afterwards are sent.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/orgs/{orgId}/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a webhook endpoint a new signing secret
+         * @description Answers the endpoint with its new secret, shown this once. For 24 hours (until `secretRotatedUntil`) deliveries are signed with both the new and the replaced secret, so the receiver can switch without losing any; rotating again within them ends the older one at once. Works on an inactive endpoint too. A replay of this request under the same `Idempotency-Key` (within 24 hours) answers the same secret; the kept answer is sealed like the secret itself.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Deliveries to a webhook endpoint
+         * @description Newest first, optionally only those in one `status`: `pending` (waiting for an attempt or a retry, at `nextAttemptAt`), `succeeded` (a 2xx answer), `failed` (retries ran out, or the endpoint was turned off). Each shows its attempts so far and the last one: status code, duration, the first 1 KB of the answer, error. A finished delivery is listed for 30 days (the daily retention job removes older ones); all go with the endpoint when it is deleted.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/webhooks/{id}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an event to a webhook endpoint again
+         * @description Queues a new delivery of the same event (same `webhook-id` and body, signed anew), due now, and answers it (202); the delivery it repeats keeps its record. Any delivery of the endpoint can be repeated, whatever its status. 409 when the endpoint is not active.
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/webhooks/{id}/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to a webhook endpoint
+         * @description Queues a `ping` event for this endpoint alone, due now, and answers its delivery (202). Its data is `{ webhookId }`. Follow the delivery in the list of deliveries. 409 when the endpoint is not active.
+         */
+        post: operations["pingWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/f/{token}": {
         parameters: {
             query?: never;
@@ -2262,6 +2398,11 @@ export interface components {
             /** @description Whether the owner proved the address: followed the verification or a reset link, accepted an invitation sent to it, or signed in through the identity provider, which vouched for it. */
             emailVerified: boolean;
             memberships: components["schemas"]["Membership"][];
+            notifications: components["schemas"]["NotificationSettings"];
+        };
+        /** @description At least one field. */
+        CurrentUserUpdate: {
+            notifications?: components["schemas"]["NotificationSettingsUpdate"];
         };
         DashboardSummary: {
             activeProjects: number;
@@ -2465,7 +2606,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            type: "indicator_report.submitted" | "indicator_report.approved" | "indicator_report.rejected" | "report.published" | "participant.registered" | "reporting_period.locked" | "reporting_period.unlocked" | "member.invited" | "member.joined";
+            type: "indicator_report.submitted" | "indicator_report.approved" | "indicator_report.rejected" | "report.published" | "participant.registered" | "reporting_period.locked" | "reporting_period.unlocked" | "member.invited" | "member.joined" | "reminders.sent";
             /** Format: date-time */
             occurredAt: string;
             actor: {
@@ -3072,6 +3213,10 @@ export interface components {
              * @enum {string}
              */
             iatiOrgType: "10" | "11" | "15" | "21" | "22" | "23" | "24" | "30" | "40" | "60" | "70" | "71" | "72" | "73" | "80" | "90";
+            /** @description Days before a reporting period's due date on which its reporters and M&E officers are emailed what is still missing, in draft or rejected (default `[7, 1]`); sorted from the most days to the fewest. `[]`: no reminders before the due date. */
+            reminderDaysBefore: number[];
+            /** @description Whether they are also reminded the day after the due date of what is still outstanding (default true). */
+            overdueReminder: boolean;
             /** Format: date-time */
             createdAt: string;
             /** @enum {string} */
@@ -3081,6 +3226,14 @@ export interface components {
         MyOrganizationPage: {
             data: components["schemas"]["MyOrganization"][];
             meta: components["schemas"]["PageMeta"];
+        };
+        NotificationSettings: {
+            /** @description Whether deadline reminders are emailed to the user (reporting periods due soon or overdue with indicator reports still to do, in organizations where they report or are an M&E officer). */
+            reminders: boolean;
+        };
+        NotificationSettingsUpdate: {
+            /** @description Whether deadline reminders are emailed to the user (reporting periods due soon or overdue with indicator reports still to do, in organizations where they report or are an M&E officer). */
+            reminders: boolean;
         };
         Organization: {
             /** Format: uuid */
@@ -3094,6 +3247,10 @@ export interface components {
              * @enum {string}
              */
             iatiOrgType: "10" | "11" | "15" | "21" | "22" | "23" | "24" | "30" | "40" | "60" | "70" | "71" | "72" | "73" | "80" | "90";
+            /** @description Days before a reporting period's due date on which its reporters and M&E officers are emailed what is still missing, in draft or rejected (default `[7, 1]`); sorted from the most days to the fewest. `[]`: no reminders before the due date. */
+            reminderDaysBefore: number[];
+            /** @description Whether they are also reminded the day after the due date of what is still outstanding (default true). */
+            overdueReminder: boolean;
             /** Format: date-time */
             createdAt: string;
         };
@@ -3123,6 +3280,10 @@ export interface components {
              * @enum {string}
              */
             iatiOrgType?: "10" | "11" | "15" | "21" | "22" | "23" | "24" | "30" | "40" | "60" | "70" | "71" | "72" | "73" | "80" | "90";
+            /** @description Days before a reporting period's due date on which its reporters and M&E officers are emailed what is still missing, in draft or rejected (default `[7, 1]`); sorted from the most days to the fewest. `[]`: no reminders before the due date. Up to 10 different whole numbers of days from 1 to 90, in any order. */
+            reminderDaysBefore?: number[];
+            /** @description Whether they are also reminded the day after the due date of what is still outstanding (default true). */
+            overdueReminder?: boolean;
         };
         /** @description An outcome node with its outputs */
         OutcomeNode: {
@@ -3995,6 +4156,107 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        /** @description One event sent to one endpoint, and its attempts */
+        WebhookDelivery: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The event delivered; a redelivery sends the same event again
+             */
+            eventId: string;
+            eventType: string;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            /** @description Attempts made so far */
+            attempts: number;
+            statusCode: number | null;
+            durationMs: number | null;
+            response: string | null;
+            error: string | null;
+            lastAttemptAt: string | null;
+            nextAttemptAt: string | null;
+            deliveredAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        WebhookDeliveryList: components["schemas"]["WebhookDelivery"][];
+        WebhookDeliveryPage: {
+            data: components["schemas"]["WebhookDelivery"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        /** @description Where the organization wants its events, signed as Standard Webhooks; the secret is never shown */
+        WebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            events: string[];
+            description: string | null;
+            /** @description Whether events are sent to it */
+            active: boolean;
+            disabledReason: "failing" | null;
+            disabledAt: string | null;
+            failingSince: string | null;
+            secretRotatedUntil: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        WebhookEndpointCreate: {
+            /**
+             * Format: uri
+             * @description Absolute https URL without a user name or password; not an IP address that is private, loopback, link-local or otherwise special, nor `localhost`. With WEBHOOK_ALLOW_PRIVATE=true those are accepted, and http too when the host is loopback (`localhost`, 127.0.0.0/8, `[::1]`).
+             */
+            url: string;
+            /** @description The event types sent to it, each once (`ping` goes only when asked for) */
+            events: ("indicator_report.submitted" | "indicator_report.approved" | "indicator_report.rejected" | "report.published" | "form_submission.created" | "participant.registered" | "period.locked" | "period.unlocked" | "member.invited" | "member.joined")[];
+            /** @description What the endpoint is for; stored without surrounding spaces, null when empty */
+            description?: string | null;
+            /**
+             * @description true unless given
+             * @default true
+             */
+            active?: boolean;
+        };
+        WebhookEndpointList: components["schemas"]["WebhookEndpoint"][];
+        WebhookEndpointPage: {
+            data: components["schemas"]["WebhookEndpoint"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        WebhookEndpointUpdate: {
+            /**
+             * Format: uri
+             * @description Absolute https URL without a user name or password; not an IP address that is private, loopback, link-local or otherwise special, nor `localhost`. With WEBHOOK_ALLOW_PRIVATE=true those are accepted, and http too when the host is loopback (`localhost`, 127.0.0.0/8, `[::1]`).
+             */
+            url?: string;
+            /** @description The event types sent to it, each once (`ping` goes only when asked for) */
+            events?: ("indicator_report.submitted" | "indicator_report.approved" | "indicator_report.rejected" | "report.published" | "form_submission.created" | "participant.registered" | "period.locked" | "period.unlocked" | "member.invited" | "member.joined")[];
+            /** @description What the endpoint is for; stored without surrounding spaces, null when empty */
+            description?: string | null;
+            /** @description false stops deliveries (those pending are marked failed); true turns a disabled endpoint on again */
+            active?: boolean;
+        };
+        /** @description The endpoint with its new signing secret, which is shown only here */
+        WebhookEndpointWithSecret: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            events: string[];
+            description: string | null;
+            /** @description Whether events are sent to it */
+            active: boolean;
+            disabledReason: "failing" | null;
+            disabledAt: string | null;
+            failingSince: string | null;
+            secretRotatedUntil: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The signing secret, `whsec_` and 32 random bytes in base64: shown only in this answer, keep it */
+            secret: string;
+        };
     };
     responses: {
         /** @description Invalid input: one message per violation */
@@ -4438,6 +4700,42 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    updateCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description At least one field. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CurrentUserUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrentUser"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -10112,6 +10410,410 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description Page number (from 1); asking for a page returns the envelope. */
+                page?: number;
+                /** @description Page size, 20 by default, 100 at most. */
+                limit?: number;
+            };
+            header?: {
+                /** @description ETags the client holds (a list, or `*`): when one matches the current representation, 304 without a body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A plain array unless `page` or `limit` is given, then the envelope `{ data, meta }`. Without them at most the first 1,000 items (the activity feed: its 50 newest); when more exist, the response carries `Link: <…?page=11&limit=100>; rel="next"` (feed: `page=2&limit=50`), the same URL and filters with paging added (RFC 8288). Pages carry no Link: `meta` says what remains. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointList"] | components["schemas"]["WebhookEndpointPage"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointCreate"];
+            };
+        };
+        responses: {
+            /** @description The endpoint with its new signing secret, which is shown only here */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The organization already has 20 webhook endpoints; or the same Idempotency-Key is still running (with Retry-After) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags the client holds (a list, or `*`): when one matches the current representation, 304 without a body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where the organization wants its events, signed as Standard Webhooks; the secret is never shown */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on (a list, or `*`): when the resource changed since, 412 and nothing is changed. Without it the change is made whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on (a list, or `*`): when the resource changed since, 412 and nothing is changed. Without it the change is made whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointUpdate"];
+            };
+        };
+        responses: {
+            /** @description Where the organization wants its events, signed as Standard Webhooks; the secret is never shown */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description The ETag the change is based on (a list, or `*`): when the resource changed since, 412 and nothing is changed. Without it the change is made whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint with its new signing secret, which is shown only here */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyRunning"];
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page number (from 1); asking for a page returns the envelope. */
+                page?: number;
+                /** @description Page size, 20 by default, 100 at most. */
+                limit?: number;
+                /** @description Only deliveries in this status */
+                status?: "pending" | "succeeded" | "failed";
+            };
+            header?: {
+                /** @description ETags the client holds (a list, or `*`): when one matches the current representation, 304 without a body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A plain array unless `page` or `limit` is given, then the envelope `{ data, meta }`. Without them at most the first 1,000 items (the activity feed: its 50 newest); when more exist, the response carries `Link: <…?page=11&limit=100>; rel="next"` (feed: `page=2&limit=50`), the same URL and filters with paging added (RFC 8288). Pages carry no Link: `meta` says what remains. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"] | components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                orgId: string;
+                id: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One event sent to one endpoint, and its attempts */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The endpoint is not active (code `invalid_transition`); or the same Idempotency-Key is still running (with Retry-After) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    pingWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description The ETag the change is based on (a list, or `*`): when the resource changed since, 412 and nothing is changed. Without it the change is made whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One event sent to one endpoint, and its attempts */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The endpoint is not active (code `invalid_transition`); or the same Idempotency-Key is still running (with Retry-After) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            412: components["responses"]["PreconditionFailed"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };

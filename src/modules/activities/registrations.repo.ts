@@ -68,8 +68,8 @@ export async function insertRegistrations(
   db: Db,
   orgId: string,
   rows: Omit<typeof activityParticipants.$inferInsert, 'id' | 'orgId' | 'registeredAt'>[],
-): Promise<number> {
-  if (rows.length === 0) return 0;
+): Promise<string[]> {
+  if (rows.length === 0) return [];
   // In participant order, for the reason given at insertParticipants.
   const ordered = [...rows]
     .sort((a, b) => compareText(a.participantId, b.participantId))
@@ -78,8 +78,8 @@ export async function insertRegistrations(
     .insert(activityParticipants)
     .values(ordered)
     .onConflictDoNothing({ target: [activityParticipants.activityId, activityParticipants.participantId] })
-    .returning({ id: activityParticipants.id });
-  return inserted.length;
+    .returning({ participantId: activityParticipants.participantId });
+  return inserted.map((row) => row.participantId);
 }
 
 export async function updateRegistration(

@@ -1,3 +1,4 @@
+import { queueWebhookEvent } from '../webhooks/events.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { badRequest, duplicate, notFound } from '../../http/errors.js';
@@ -118,14 +119,20 @@ export class RegistrationService {
           attended: item.attended ?? false,
         })),
       );
-      if (registered > 0) {
-        const people = registered === 1 ? '1 participant' : `${registered} participants`;
+      if (registered.length > 0) {
+        const people = registered.length === 1 ? '1 participant' : `${registered.length} participants`;
         await recordFeedEventBy(tx, member, (actor) => ({
           type: 'participant.registered',
           projectId: activity.projectId,
           subject: { type: 'activity', id: activity.id, label: activity.title },
           summary: `${actor} registered ${people} in ${activity.title}`,
         }));
+        // Ids only: who they are never leaves in a webhook.
+        await queueWebhookEvent(tx, {
+          orgId: member.orgId,
+          type: 'participant.registered',
+          data: { activityId: activity.id, projectId: activity.projectId, participantIds: registered },
+        });
       }
       const order = [...first.keys()];
       const rows = await listRegistrations(tx, member.orgId, activityId, { participantIds: order });

@@ -44,6 +44,11 @@ export async function insertUser(
   return row;
 }
 
+/** The user's own choice of deadline reminders. */
+export async function setRemindersEnabled(db: Db, userId: string, enabled: boolean): Promise<void> {
+  await db.update(users).set({ remindersEnabled: enabled }).where(eq(users.id, userId));
+}
+
 /** Every session issued before `now` stops working. */
 export async function setPassword(db: Db, userId: string, passwordHash: string, now: Date): Promise<void> {
   await db.update(users).set({ passwordHash, sessionsValidAfter: now }).where(eq(users.id, userId));

@@ -12,6 +12,7 @@ import {
   ResetPasswordBody,
   TokenBody,
   TokenResponse,
+  UpdateMeBody,
   User,
   VerifyEmailBody,
 } from './auth.schemas.js';
@@ -140,6 +141,25 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
       },
     },
     (request) => auth.me(sessionOf(request).userId),
+  );
+
+  app.patch(
+    '/auth/me',
+    {
+      config: { access: 'signed-in' },
+      schema: {
+        operationId: 'updateCurrentUser',
+        tags,
+        summary: "Change the signed-in user's own settings",
+        description:
+          '`notifications.reminders: false` stops deadline reminder emails for the user in every ' +
+          'organization; `true` turns them back on (reminders already sent are not sent again). At least one ' +
+          'field. Answers as `GET /auth/me`.',
+        body: UpdateMeBody,
+        response: { 200: Me },
+      },
+    },
+    (request) => auth.updateMe(sessionOf(request).userId, request.body),
   );
 
   app.post(

@@ -66,6 +66,24 @@ export const VerifyEmailBody = Body(
   { title: 'EmailVerification' },
 );
 
+const REMINDERS =
+  'Whether deadline reminders are emailed to the user (reporting periods due soon or overdue with ' +
+  'indicator reports still to do, in organizations where they report or are an M&E officer).';
+
+export const Notifications = Type.Object(
+  { reminders: Type.Boolean({ description: REMINDERS }) },
+  { title: 'NotificationSettings' },
+);
+
+export const UpdateMeBody = Body(
+  {
+    notifications: Type.Optional(
+      Body({ reminders: Type.Boolean({ description: REMINDERS }) }, { title: 'NotificationSettingsUpdate' }),
+    ),
+  },
+  { title: 'CurrentUserUpdate', minProperties: 1, description: 'At least one field.' },
+);
+
 export const Me = Type.Object(
   {
     ...User.properties,
@@ -88,6 +106,7 @@ export const Me = Type.Object(
         { title: 'Membership' },
       ),
     ),
+    notifications: Notifications,
   },
   { title: 'CurrentUser' },
 );

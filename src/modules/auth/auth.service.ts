@@ -28,6 +28,7 @@ import {
   publicUser,
   revokeToken,
   setPassword,
+  setRemindersEnabled,
   type UserRow,
 } from './auth.repo.js';
 import { LoginThrottle } from './login-throttle.js';
@@ -175,7 +176,16 @@ export class AuthService {
       ...publicUser(user),
       emailVerified: user.emailVerifiedAt !== null,
       memberships: await this.memberships.list(this.db, userId),
+      notifications: { reminders: user.remindersEnabled },
     };
+  }
+
+  /** `PATCH /auth/me`: the user's own settings; answers as `me` does. */
+  async updateMe(userId: string, changes: { notifications?: { reminders: boolean } }) {
+    if (changes.notifications !== undefined) {
+      await setRemindersEnabled(this.db, userId, changes.notifications.reminders);
+    }
+    return this.me(userId);
   }
 
   /** Always succeeds from the caller's view, so it does not tell which emails are registered. */

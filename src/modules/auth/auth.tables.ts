@@ -1,4 +1,4 @@
-import { index, integer, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, id, timestamptz, updatedAt } from '../../db/columns.js';
 
 export const users = pgTable('users', {
@@ -14,6 +14,8 @@ export const users = pgTable('users', {
    * identity provider vouched for it; null while unproven. Decides identity-provider linking.
    */
   emailVerifiedAt: timestamptz('email_verified_at'),
+  /** The user's own choice of deadline reminders (PATCH /auth/me `notifications.reminders`). */
+  remindersEnabled: boolean('reminders_enabled').notNull().default(true),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });

@@ -58,7 +58,12 @@ describe('POST /auth/register', () => {
     expect(claimsOf(cookie.value).sub).toBe(res.body.id);
     const mine = await call(t.app, 'GET', '/auth/me', withCookie(cookie.value));
     expect(mine.status).toBe(200);
-    expect(mine.body).toEqual({ ...res.body, emailVerified: false, memberships: [] });
+    expect(mine.body).toEqual({
+      ...res.body,
+      emailVerified: false,
+      memberships: [],
+      notifications: { reminders: true },
+    });
   });
 
   it('marks the cookie Secure when BASE_URL is https', async () => {

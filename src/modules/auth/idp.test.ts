@@ -190,7 +190,12 @@ describe('GET /auth/idp/callback', () => {
     const mine = await call(t.app, 'GET', '/auth/me', withCookie(cookie.value));
     expect(mine.status).toBe(200);
     // The provider verified the address: the account starts with it proven.
-    expect(mine.body).toEqual({ ...user, emailVerified: true, memberships: [] });
+    expect(mine.body).toEqual({
+      ...user,
+      emailVerified: true,
+      memberships: [],
+      notifications: { reminders: true },
+    });
 
     const [row] = await usersWithEmail(email);
     expect(row!.passwordHash).toBeNull();

@@ -171,6 +171,7 @@ describe('GET /auth/me', () => {
           role: 'reporter',
         },
       ],
+      notifications: { reminders: true },
     };
     const bearer = await me(user.token);
     expect(bearer.status).toBe(200);

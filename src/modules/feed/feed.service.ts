@@ -15,6 +15,8 @@ export const FEED_EVENT_TYPES = [
   'reporting_period.unlocked',
   'member.invited',
   'member.joined',
+  /** A run of the deadline reminder job that emailed someone: about the organization, by no one. */
+  'reminders.sent',
 ] as const;
 export type FeedEventType = (typeof FEED_EVENT_TYPES)[number];
 

@@ -1,3 +1,4 @@
+import { queueWebhookEvent } from '../webhooks/events.js';
 import type { Multipart } from '@fastify/multipart';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
@@ -178,7 +179,7 @@ export class SubmissionService {
         kept = submission.files;
         const id = newId();
         const counted = await this.count(tx, current, submission, id);
-        return insertSubmission(
+        const saved = await insertSubmission(
           tx,
           current.orgId,
           {
@@ -201,6 +202,21 @@ export class SubmissionService {
               storageKey: upload.key,
             })),
         );
+        // No answers and no counted amount (either may be personal): what it is and where it was counted.
+        await queueWebhookEvent(tx, {
+          orgId: current.orgId,
+          type: 'form_submission.created',
+          at: saved.submittedAt,
+          data: {
+            id: saved.id,
+            formId: current.id,
+            projectId: current.projectId,
+            reportingPeriodId: current.reportingPeriodId,
+            submittedAt: saved.submittedAt,
+            indicatorReportId: counted?.reportId ?? null,
+          },
+        });
+        return saved;
       });
       return saved;
     } catch (err) {

@@ -1,3 +1,4 @@
+import { asReturned, queueWebhookEvent } from '../webhooks/events.js';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
@@ -33,7 +34,12 @@ import {
   type IndicatorReportKey,
   type IndicatorReportRow,
 } from './indicator-reports.repo.js';
-import type { IndicatorReportInput, NewIndicatorReport, PrefillInput } from './indicator-reports.schemas.js';
+import {
+  IndicatorReport,
+  type IndicatorReportInput,
+  type NewIndicatorReport,
+  type PrefillInput,
+} from './indicator-reports.schemas.js';
 import {
   EDITABLE,
   INDICATOR_REPORT_STATUSES,
@@ -401,6 +407,11 @@ export class IndicatorReportService {
       subject: { type: 'indicator_report', id: report.id, label },
       summary: `${name} ${action} ${context.indicatorName} for ${context.periodLabel} of ${context.projectName}`,
     }));
+    await queueWebhookEvent(tx, {
+      orgId: report.orgId,
+      type: `indicator_report.${action}`,
+      data: asReturned(IndicatorReport, report),
+    });
     if (action !== 'rejected' || !report.submittedBy) return false;
     const submitter = await findUserName(tx, report.submittedBy);
     if (!submitter) return false;

@@ -1,3 +1,4 @@
+import { queueWebhookEvent } from '../webhooks/events.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Session } from '../../http/access.js';
 import { duplicate, forbidden, notFound } from '../../http/errors.js';
@@ -61,6 +62,11 @@ export class InvitationService {
         subject: { type: 'member', id: user.id, label: name },
         summary: `${name} joined as ${invitation.role}`,
       }));
+      await queueWebhookEvent(tx, {
+        orgId: organization.id,
+        type: 'member.joined',
+        data: { userId: user.id, role: invitation.role, invitationId: invitation.id },
+      });
       return { organization: publicOrganization(organization), role: invitation.role };
     });
   }

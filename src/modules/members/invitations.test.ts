@@ -96,6 +96,8 @@ describe('invitation flow, end to end through SMTP', () => {
         logoUrl: null,
         iatiRef: null,
         iatiOrgType: '21',
+        reminderDaysBefore: [7, 1],
+        overdueReminder: true,
         createdAt: expect.stringMatching(TIMESTAMP),
       },
       role: 'reporter',

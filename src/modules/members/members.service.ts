@@ -1,3 +1,4 @@
+import { queueWebhookEvent } from '../webhooks/events.js';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
@@ -81,6 +82,12 @@ export class MemberService {
         subject: { type: 'invitation', id: row.id, label: input.email },
         summary: `${actor} invited ${input.email} as ${input.role}`,
       }));
+      // The invitee's address stays out: ids and the role only.
+      await queueWebhookEvent(tx, {
+        orgId: member.orgId,
+        type: 'member.invited',
+        data: { id: row.id, role: row.role, invitedBy: member.userId, expiresAt: row.expiresAt },
+      });
       await queueEmail(tx, {
         recipient: input.email,
         subject: `You are invited to join ${org.name}`,

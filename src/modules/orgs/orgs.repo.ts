@@ -14,6 +14,8 @@ export const publicOrganization = (org: OrganizationRow) => ({
   logoUrl: org.logoUrl,
   iatiRef: org.iatiRef,
   iatiOrgType: org.iatiOrgType,
+  reminderDaysBefore: org.reminderDaysBefore,
+  overdueReminder: org.overdueReminder,
   createdAt: org.createdAt,
 });
 
@@ -24,6 +26,9 @@ export interface OrganizationValues {
   logoUrl?: string | null;
   iatiRef?: string | null;
   iatiOrgType?: IatiOrganisationType;
+  /** Stored sorted from the most days to the fewest. */
+  reminderDaysBefore?: number[];
+  overdueReminder?: boolean;
 }
 
 const organizationColumns = {
@@ -33,6 +38,8 @@ const organizationColumns = {
   logoUrl: organizations.logoUrl,
   iatiRef: organizations.iatiRef,
   iatiOrgType: organizations.iatiOrgType,
+  reminderDaysBefore: organizations.reminderDaysBefore,
+  overdueReminder: organizations.overdueReminder,
   createdAt: organizations.createdAt,
 };
 

@@ -81,10 +81,13 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
       schema: {
         operationId: 'updateOrganization',
         tags,
-        summary: 'Change name, code, logo or IATI identity',
+        summary: 'Change name, code, logo, IATI identity or deadline reminders',
         description:
           'Any subset of the fields; `logoUrl: null` removes the logo, `iatiRef: null` the IATI identifier ' +
-          '(the IATI export then answers 409). Taken code: 409.',
+          '(the IATI export then answers 409). Taken code: 409. `reminderDaysBefore` (up to 10 different ' +
+          'days from 1 to 90, stored from the most days to the fewest; `[]` for none) and `overdueReminder` ' +
+          'decide when deadline reminders are emailed: on each of those days before a reporting period is ' +
+          'due, and the day after it was due.',
         params: Params('orgId'),
         body: UpdateOrganizationBody,
         response: { 200: Organization, 409: errorResponse('The code is taken') },

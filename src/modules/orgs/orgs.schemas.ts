@@ -35,6 +35,18 @@ const IATI_ORG_TYPE = {
       .join(', '),
 };
 const IatiOrgType = () => Type.Unsafe<IatiOrganisationType>(IATI_ORG_TYPE);
+const REMINDER_DAYS_BEFORE =
+  "Days before a reporting period's due date on which its reporters and M&E officers are emailed what is " +
+  'still missing, in draft or rejected (default `[7, 1]`); sorted from the most days to the fewest. ' +
+  '`[]`: no reminders before the due date.';
+const OVERDUE_REMINDER =
+  'Whether they are also reminded the day after the due date of what is still outstanding (default true).';
+const ReminderDaysBefore = () =>
+  Type.Array(Type.Integer({ minimum: 1, maximum: 90 }), {
+    uniqueItems: true,
+    maxItems: 10,
+    description: `${REMINDER_DAYS_BEFORE} Up to 10 different whole numbers of days from 1 to 90, in any order.`,
+  });
 
 export const Organization = Type.Object(
   {
@@ -44,6 +56,8 @@ export const Organization = Type.Object(
     logoUrl: Nullable(Type.String()),
     iatiRef: Nullable(Type.String({ description: IATI_REF.description })),
     iatiOrgType: Type.Unsafe<string>(IATI_ORG_TYPE),
+    reminderDaysBefore: Type.Array(Type.Integer(), { description: REMINDER_DAYS_BEFORE }),
+    overdueReminder: Type.Boolean({ description: OVERDUE_REMINDER }),
     createdAt: Timestamp(),
   },
   { title: 'Organization' },
@@ -71,6 +85,8 @@ export const UpdateOrganizationBody = Body(
     logoUrl: Type.Optional(Nullable(LogoUrl())),
     iatiRef: Type.Optional(NullableString(IATI_REF)),
     iatiOrgType: Type.Optional(IatiOrgType()),
+    reminderDaysBefore: Type.Optional(ReminderDaysBefore()),
+    overdueReminder: Type.Optional(Type.Boolean({ description: OVERDUE_REMINDER })),
   },
   { title: 'OrganizationUpdate' },
 );

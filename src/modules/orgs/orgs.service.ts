@@ -69,6 +69,10 @@ export class OrganizationService {
       ...(changes.logoUrl !== undefined && { logoUrl: changes.logoUrl }),
       ...(changes.iatiRef !== undefined && { iatiRef: changes.iatiRef }),
       ...(changes.iatiOrgType !== undefined && { iatiOrgType: changes.iatiOrgType }),
+      ...(changes.reminderDaysBefore !== undefined && {
+        reminderDaysBefore: [...changes.reminderDaysBefore].sort((a, b) => b - a),
+      }),
+      ...(changes.overdueReminder !== undefined && { overdueReminder: changes.overdueReminder }),
     };
     // refusedDuplicate: another organization took the code between the check and the update.
     const org =

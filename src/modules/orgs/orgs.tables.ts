@@ -1,4 +1,5 @@
-import { index, pgEnum, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, pgEnum, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, id, timestamptz, updatedAt } from '../../db/columns.js';
 import { users } from '../auth/auth.tables.js';
 import { ORG_ROLES } from '../../http/roles.js';
@@ -16,6 +17,13 @@ export const organizations = pgTable('organizations', {
   iatiRef: text('iati_ref'),
   /** Its IATI OrganisationType code (21: international NGO). */
   iatiOrgType: text('iati_org_type').notNull().default('21'),
+  /** Days before a reporting period's due date on which reporters are reminded of what is missing. */
+  reminderDaysBefore: integer('reminder_days_before')
+    .array()
+    .notNull()
+    .default(sql`'{7,1}'::integer[]`),
+  /** Whether reporters are reminded the day after a due date of what is still missing. */
+  overdueReminder: boolean('overdue_reminder').notNull().default(true),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });

@@ -25,6 +25,8 @@ describe('POST /orgs', () => {
       logoUrl: null,
       iatiRef: null,
       iatiOrgType: '21',
+      reminderDaysBefore: [7, 1],
+      overdueReminder: true,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
     const cookie = sessionCookie(res);

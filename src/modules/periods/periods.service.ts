@@ -1,3 +1,4 @@
+import { asReturned, queueWebhookEvent } from '../webhooks/events.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { dateOrderProblem } from '../../lib/dates.js';
@@ -12,6 +13,7 @@ import {
   refusedDelete,
 } from '../../http/errors.js';
 import type { SubmissionsInPeriod } from './period-dependents.js';
+import { ReportingPeriod } from './periods.schemas.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { recordFeedEventBy } from '../feed/feed.service.js';
 import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
@@ -175,4 +177,9 @@ async function recordLockEvent(
     subject: { type: 'reporting_period', id: period.id, label: period.label },
     summary: `${actor} ${action} reporting period ${period.label} of ${projectName}`,
   }));
+  await queueWebhookEvent(tx, {
+    orgId: member.orgId,
+    type: action === 'locked' ? 'period.locked' : 'period.unlocked',
+    data: asReturned(ReportingPeriod, period),
+  });
 }

@@ -1,3 +1,4 @@
+import { asReturned, queueWebhookEvent } from '../webhooks/events.js';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
@@ -33,11 +34,12 @@ import {
   type ReportChanges,
   type ReportRow,
 } from './reports.repo.js';
-import type {
-  CreateProjectReportInput,
-  CreateReportInput,
-  ReportQueryInput,
-  UpdateReportInput,
+import {
+  ReportListItem,
+  type CreateProjectReportInput,
+  type CreateReportInput,
+  type ReportQueryInput,
+  type UpdateReportInput,
 } from './reports.schemas.js';
 import { reportView } from './report-view.js';
 import { shareUrl } from './share-links.js';
@@ -258,6 +260,11 @@ export class ReportService {
           subject: { type: 'report', id: updated.id, label: updated.title },
           summary: `${actor} published the report ${updated.title} of ${updated.content.project.name}`,
         }));
+        // The report without its sections (they can run to megabytes: GET .../reports/:id has them) and
+        // without its share link, a capability that travels only when a person shares it.
+        const data = asReturned(ReportListItem, { ...updated, projectName: updated.content.project.name });
+        for (const link of ['shareToken', 'shareUrl', 'shareExpiresAt']) delete data[link];
+        await queueWebhookEvent(tx, { orgId: member.orgId, type: 'report.published', data });
       }
       return updated;
     });

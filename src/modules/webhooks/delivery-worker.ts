@@ -1,0 +1,255 @@
+import type { FastifyBaseLogger } from 'fastify';
+import pLimit from 'p-limit';
+import type { Config } from '../../config.js';
+import { transaction, type Db } from '../../db/client.js';
+import type { Clock } from '../../lib/clock.js';
+import { queueEmail } from '../mail/mail.service.js';
+import {
+  claimDueDeliveries,
+  disableFailingEndpoint,
+  failPendingDeliveries,
+  findDeliveryTarget,
+  findOrgAdmins,
+  recordDelivered,
+  recordFailedAttempt,
+  renewDeliveryClaim,
+  type AttemptRecord,
+  type DeliveryClaim,
+} from './deliveries.repo.js';
+import { safePost, systemResolve, type Resolve } from './safe-request.js';
+import { signedHeaders, signingSecrets } from './secrets.js';
+
+export type { Resolve } from './safe-request.js';
+
+export interface WebhookWorkerOptions {
+  pollIntervalMs?: number;
+  batchSize?: number;
+  /** Deliveries of a batch in flight at once, so one slow receiver does not hold up the others. */
+  concurrency?: number;
+  leaseMs?: number;
+  /** One attempt's limit, connecting to the last byte of the answer (10 s). */
+  timeoutMs?: number;
+  /** First retry delay; each further failure doubles it (with jitter), up to an hour. */
+  retryBaseMs?: number;
+  /** A delivery is retried for this long after its event, then marked failed (3 days). */
+  retryForMs?: number;
+  /** An endpoint whose every delivery failed for this long is disabled (5 days). */
+  disableAfterMs?: number;
+  resolve?: Resolve;
+  keepProcessAlive?: boolean;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const MAX_BACKOFF_MS = 60 * 60 * 1000;
+const USER_AGENT = 'mel-webhooks/1';
+
+/**
+ * Delivers queued webhook events; any number of workers may run against one database. Per-endpoint
+ * ordering is not promised: retries and parallel sends overtake one another, receivers order by the
+ * body's timestamp and de-duplicate by webhook-id (the event id, the same on every attempt).
+ */
+export class WebhookWorker {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = true;
+  private woken = false;
+  private readonly settings: Required<WebhookWorkerOptions>;
+
+  constructor(
+    readonly db: Db,
+    readonly config: Pick<Config, 'webhookAllowPrivate' | 'piiKeyring' | 'appUrl'>,
+    readonly clock: Clock,
+    readonly log: FastifyBaseLogger,
+    readonly options: WebhookWorkerOptions = {},
+  ) {
+    this.settings = {
+      pollIntervalMs: 1000,
+      // Two rounds of `concurrency` attempts of at most 10 s each: the last is sent well within its lease.
+      batchSize: 8,
+      concurrency: 4,
+      // Renewed just before each send, so it covers one attempt (10 s) with room; after a crash, what the
+      // dead worker held is taken over within it.
+      leaseMs: 30 * 1000,
+      timeoutMs: 10_000,
+      retryBaseMs: 5000,
+      retryForMs: 3 * DAY_MS,
+      disableAfterMs: 5 * DAY_MS,
+      resolve: systemResolve,
+      keepProcessAlive: false,
+      ...options,
+    };
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Waits for the batch in hand, then stops polling. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** Delivers soon instead of at the next poll: called after a commit that queued deliveries. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.woken = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.schedule(0);
+  }
+
+  /** Delivers what is due now; returns how many deliveries it handled. */
+  async deliverDue(): Promise<number> {
+    const { batchSize, leaseMs, concurrency } = this.settings;
+    const batch = await claimDueDeliveries(this.db, this.clock.now(), batchSize, leaseMs);
+    const limit = pLimit(concurrency);
+    await Promise.all(
+      batch.map((claim) =>
+        limit(() =>
+          this.deliver(claim).catch((err: unknown) =>
+            // Left claimed: another attempt follows when the lease runs out.
+            this.log.error({ err, deliveryId: claim.id }, 'webhook delivery broke off'),
+          ),
+        ),
+      ),
+    );
+    return batch.length;
+  }
+
+  private async deliver(claim: DeliveryClaim): Promise<void> {
+    // Earlier sends of the batch may have taken long: send only while this worker still holds the claim.
+    if (!(await renewDeliveryClaim(this.db, claim, this.clock.now(), this.settings.leaseMs))) return;
+    const target = await findDeliveryTarget(this.db, claim);
+    if (!target) return;
+    const at = this.clock.now();
+    let signed: Record<string, string>;
+    try {
+      signed = signedHeaders(signingSecrets(this.config.piiKeyring, target, at), {
+        id: claim.eventId,
+        at,
+        body: target.body,
+      });
+    } catch {
+      // A secret sealed under a key this instance is not given: a failed attempt like any other (retried,
+      // counted towards turning the endpoint off), not a claim left hanging.
+      signed = {};
+    }
+    const outcome =
+      'webhook-signature' in signed
+        ? await safePost(
+            target.url,
+            {
+              headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signed },
+              body: target.body,
+            },
+            {
+              allowPrivate: this.config.webhookAllowPrivate,
+              resolve: this.settings.resolve,
+              timeoutMs: this.settings.timeoutMs,
+            },
+          )
+        : {
+            statusCode: null,
+            response: null,
+            error: 'not signed: the secret does not open under PII_KEY',
+            durationMs: 0,
+          };
+    const attempt: AttemptRecord = { at, ...outcome };
+    // The host and the outcome only: a URL's path and query may carry the receiver's own token.
+    const about = { deliveryId: claim.id, endpointId: claim.endpointId, host: hostOf(target.url) };
+    if (outcome.error === null) {
+      // A failure to record the success must not count as a failed attempt (that would send it again).
+      await transaction(this.db, (tx) => recordDelivered(tx, claim, attempt)).catch((err: unknown) =>
+        this.log.error({ err, ...about }, 'webhook delivered but not marked delivered'),
+      );
+      return;
+    }
+    // Retried within retryForMs of the event; a redelivery (a newer delivery of an old event) gets its own window.
+    const since = Math.max(target.eventCreatedAt.getTime(), target.deliveryCreatedAt.getTime());
+    const now = this.clock.now();
+    const retryAt = new Date(now.getTime() + this.retryDelay(claim.attempts));
+    const retry = retryAt.getTime() <= since + this.settings.retryForMs;
+    const disabled = await transaction(this.db, (tx) =>
+      this.recordFailure(tx, claim, attempt, retry ? retryAt : null, now),
+    );
+    this.log.warn(
+      { ...about, attempts: claim.attempts, statusCode: outcome.statusCode, error: outcome.error, retry },
+      'webhook delivery failed',
+    );
+    if (disabled) this.log.warn(about, 'webhook endpoint disabled after failing');
+  }
+
+  /** Exponential backoff with equal jitter: half the delay is fixed, half random, so retries spread out. */
+  private retryDelay(attempts: number): number {
+    const delay = Math.min(this.settings.retryBaseMs * 2 ** (attempts - 1), MAX_BACKOFF_MS);
+    return delay / 2 + Math.random() * (delay / 2);
+  }
+
+  /**
+   * Records the failed attempt and, when the endpoint has failed for disableAfterMs, turns it off, fails
+   * what it still had pending and tells the organization's admins, all in one transaction. Returns
+   * whether it turned the endpoint off.
+   */
+  private async recordFailure(
+    tx: Db,
+    claim: DeliveryClaim,
+    attempt: AttemptRecord,
+    retryAt: Date | null,
+    now: Date,
+  ): Promise<boolean> {
+    const failingSince = await recordFailedAttempt(tx, claim, attempt, retryAt);
+    const failingBefore = new Date(now.getTime() - this.settings.disableAfterMs);
+    if (!failingSince || failingSince > failingBefore) return false;
+    const endpoint = await disableFailingEndpoint(tx, claim, now, failingBefore);
+    if (!endpoint) return false;
+    await failPendingDeliveries(tx, claim);
+    const settings = `${this.config.appUrl}/orgs/${claim.orgId}/settings/webhooks`;
+    for (const admin of await findOrgAdmins(tx, claim.orgId)) {
+      await queueEmail(tx, {
+        recipient: admin.email,
+        subject: `Webhook endpoint turned off: ${hostOf(endpoint.url)}`,
+        body:
+          `Hello ${admin.firstName},\n\n` +
+          `The webhook endpoint at ${hostOf(endpoint.url)} (${endpoint.id}) of ${admin.orgName} has been turned off, because every ` +
+          `delivery to it has failed since ${endpoint.failingSince?.toISOString() ?? attempt.at.toISOString()}.\n` +
+          `The last attempt failed with: ${attempt.error ?? 'unknown error'}\n\n` +
+          `Events are no longer sent to it, and the deliveries it still had waiting were marked failed. ` +
+          `Once the receiver works again, an organization admin can turn it back on in the settings:\n` +
+          `${settings}\n` +
+          `or through the API: PATCH /orgs/${claim.orgId}/webhooks/${endpoint.id} with {"active": true}. ` +
+          `Failed deliveries can then be sent again with their redeliver action.\n`,
+      });
+    }
+    return true;
+  }
+
+  private schedule(delay: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.deliverDue()
+        .catch((err: unknown) => this.log.error({ err }, 'webhook poll failed'))
+        .then((handled) => {
+          this.running = null;
+          // One delivery per endpoint per batch: go on at once while there is work.
+          const again = (handled ?? 0) > 0 || this.woken;
+          this.woken = false;
+          this.schedule(again ? 0 : this.settings.pollIntervalMs);
+        });
+    }, delay);
+    if (!this.settings.keepProcessAlive) this.timer.unref();
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'invalid url';
+  }
+}
