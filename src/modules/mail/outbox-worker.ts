@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
+import { PollLoop } from '../../lib/poll-loop.js';
 import { claimDue, markFailed, markSent, renewClaim } from './mail.repo.js';
 import type { SendEmail } from './mail.transport.js';
 
@@ -18,11 +19,8 @@ const MAX_BACKOFF_MS = 60 * 60 * 1000;
 
 /** Delivers queued emails; any number of workers may run against one database. */
 export class OutboxWorker {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = true;
-  private woken = false;
   private readonly options: Required<OutboxWorkerOptions>;
+  private readonly loop: PollLoop;
 
   constructor(
     private readonly db: Db,
@@ -39,30 +37,26 @@ export class OutboxWorker {
       keepProcessAlive: false,
       ...options,
     };
+    // A full batch may leave more behind: the next comes at once.
+    this.loop = new PollLoop(async () => (await this.deliverDue()) === this.options.batchSize, {
+      intervalMs: this.options.pollIntervalMs,
+      keepProcessAlive: this.options.keepProcessAlive,
+      onError: (err) => this.log.error({ err }, 'outbox poll failed'),
+    });
   }
 
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** Waits for the batch in hand, then stops polling. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Delivers soon instead of at the next poll: called after a commit that queued email. */
   wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.woken = true;
-      return;
-    }
-    if (this.timer) clearTimeout(this.timer);
-    this.schedule(0);
+    this.loop.wake();
   }
 
   /** Delivers what is due now; returns how many messages it handled. */
@@ -90,20 +84,5 @@ export class OutboxWorker {
       this.log.warn({ emailId: email.id, attempts: email.attempts, error, retry }, 'email delivery failed');
     }
     return batch.length;
-  }
-
-  private schedule(delay: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.deliverDue()
-        .catch((err: unknown) => this.log.error({ err }, 'outbox poll failed'))
-        .then((handled) => {
-          this.running = null;
-          const again = handled === this.options.batchSize || this.woken;
-          this.woken = false;
-          this.schedule(again ? 0 : this.options.pollIntervalMs);
-        });
-    }, delay);
-    if (!this.options.keepProcessAlive) this.timer.unref();
   }
 }

@@ -3,6 +3,7 @@ import pLimit from 'p-limit';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
+import { PollLoop } from '../../lib/poll-loop.js';
 import { queueEmail } from '../mail/mail.service.js';
 import {
   claimDueDeliveries,
@@ -49,11 +50,8 @@ const USER_AGENT = 'mel-webhooks/1';
  * body's timestamp and de-duplicate by webhook-id (the event id, the same on every attempt).
  */
 export class WebhookWorker {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = true;
-  private woken = false;
   private readonly settings: Required<WebhookWorkerOptions>;
+  private readonly loop: PollLoop;
 
   constructor(
     readonly db: Db,
@@ -78,30 +76,26 @@ export class WebhookWorker {
       keepProcessAlive: false,
       ...options,
     };
+    // One delivery per endpoint per batch: the next batch comes at once while there is work.
+    this.loop = new PollLoop(async () => (await this.deliverDue()) > 0, {
+      intervalMs: this.settings.pollIntervalMs,
+      keepProcessAlive: this.settings.keepProcessAlive,
+      onError: (err) => this.log.error({ err }, 'webhook poll failed'),
+    });
   }
 
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** Waits for the batch in hand, then stops polling. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Delivers soon instead of at the next poll: called after a commit that queued deliveries. */
   wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.woken = true;
-      return;
-    }
-    if (this.timer) clearTimeout(this.timer);
-    this.schedule(0);
+    this.loop.wake();
   }
 
   /** Delivers what is due now; returns how many deliveries it handled. */
@@ -227,22 +221,6 @@ export class WebhookWorker {
       });
     }
     return true;
-  }
-
-  private schedule(delay: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.deliverDue()
-        .catch((err: unknown) => this.log.error({ err }, 'webhook poll failed'))
-        .then((handled) => {
-          this.running = null;
-          // One delivery per endpoint per batch: go on at once while there is work.
-          const again = (handled ?? 0) > 0 || this.woken;
-          this.woken = false;
-          this.schedule(again ? 0 : this.settings.pollIntervalMs);
-        });
-    }, delay);
-    if (!this.settings.keepProcessAlive) this.timer.unref();
   }
 }
 
