@@ -442,3 +442,40 @@ describe('webhook events that are not written', () => {
     await expectNothing([inactive, stranger]);
   });
 });
+
+describe('redelivery and ping, through the API to a real receiver', () => {
+  it('redelivers an event under the same webhook-id and body, signed anew, and pings an endpoint', async () => {
+    const hook = await endpoint(team.org.id, team.admin, ['period.locked']);
+    const project = await createProject(t.database.db, team.org.id);
+    const period = await createPeriod(t.database.db, team.org.id, project.id);
+    expect((await patchPeriod(period.id, team.admin, { isLocked: true })).status).toBe(200);
+    const first = await nextEvent(hook, 'period.locked');
+    const deliveries = `/orgs/${team.org.id}/webhooks/${hook.id}/deliveries`;
+    const listed = await call(t.app, 'GET', deliveries, { as: team.admin });
+    expect(listed.status).toBe(200);
+    // Unpaged, a list is the bare array.
+    expect(listed.body).toHaveLength(1);
+    expect(listed.body[0]).toMatchObject({ status: 'succeeded', attempts: 1, statusCode: 204 });
+
+    const again = await call(t.app, 'POST', `${deliveries}/${listed.body[0].id}/redeliver`, {
+      as: team.admin,
+    });
+    expect(again.status).toBe(202);
+    expect(again.body).toMatchObject({ status: 'pending', attempts: 0, eventType: 'period.locked' });
+    const second = await nextEvent(hook, 'period.locked');
+    // The same event: a receiver that kept the first de-duplicates the second by its id.
+    expect(header(second.request, 'webhook-id')).toBe(header(first.request, 'webhook-id'));
+    expect(second.request.rawBody).toBe(first.request.rawBody);
+    const after = await call(t.app, 'GET', `${deliveries}?status=succeeded`, { as: team.admin });
+    expect(after.body.map((d: { id: string }) => d.id)).toEqual([again.body.id, listed.body[0].id]);
+
+    const ping = await call(t.app, 'POST', `/orgs/${team.org.id}/webhooks/${hook.id}/ping`, {
+      as: team.admin,
+    });
+    expect(ping.status).toBe(202);
+    await deliver();
+    const pinged = receiver.at(hook.url).slice(hook.seen);
+    expect(pinged).toHaveLength(1);
+    expect(verify(hook.secret, pinged[0]!)).toMatchObject({ type: 'ping', data: { webhookId: hook.id } });
+  });
+});
