@@ -427,6 +427,9 @@ describe('which writes are conditional', () => {
         ...resource('/reports/:id/refresh', 'POST'),
         ...resource('/reports/:id/share', 'PATCH', 'DELETE'),
         ...resource('/reports/:id/share/regenerate', 'PATCH'),
+        ...resource('/webhooks/:id', 'PATCH', 'DELETE'),
+        ...resource('/webhooks/:id/rotate-secret', 'POST'),
+        ...resource('/webhooks/:id/ping', 'POST'),
       ].sort(),
     );
   });
