@@ -56,9 +56,18 @@ describe('defaults', () => {
       corsOrigins: ['http://localhost:3000'],
       oidc: null,
       logLevel: 'info',
+      webhookAllowPrivate: false,
       timeouts: { requestSeconds: 50, headersSeconds: 10, keepAliveSeconds: 72, connectionSeconds: 120 },
     });
     expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reads WEBHOOK_ALLOW_PRIVATE as true or false, and refuses anything else', () => {
+    expect(load({ JWT_SECRET: SECRET, WEBHOOK_ALLOW_PRIVATE: 'true' }).webhookAllowPrivate).toBe(true);
+    expect(load({ JWT_SECRET: SECRET, WEBHOOK_ALLOW_PRIVATE: 'false' }).webhookAllowPrivate).toBe(false);
+    expect(() => load({ JWT_SECRET: SECRET, WEBHOOK_ALLOW_PRIVATE: 'yes' })).toThrow(
+      'WEBHOOK_ALLOW_PRIVATE must be true or false (got "yes")',
+    );
   });
 
   it('derives BASE_URL from PORT, and APP_URL, FRONTEND_URL and CORS_ORIGINS from the one before', () => {
