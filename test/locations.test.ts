@@ -96,6 +96,7 @@ const CREATIONS: Record<string, Creation> = {
   'POST /orgs/:orgId/projects/:projectId/reports': async (ids) => ({
     body: BODIES['POST /orgs/:orgId/projects/:projectId/reports']!(ids),
   }),
+  'POST /orgs/:orgId/webhooks': async (ids) => ({ body: BODIES['POST /orgs/:orgId/webhooks']!(ids) }),
 };
 
 let periods = 0;
