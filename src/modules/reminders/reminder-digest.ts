@@ -1,18 +1,11 @@
 import type { OutgoingEmail } from '../mail/mail.repo.js';
 import type { OutstandingReport } from './reminders.repo.js';
 
-/** One reporting period in a digest, with what is still to be done in it. */
-export interface DigestPeriod {
-  orgId: string;
-  orgName: string;
-  projectId: string;
-  projectName: string;
-  periodId: string;
-  periodLabel: string;
-  dueDate: string;
-  kind: string;
-  reports: readonly OutstandingReport[];
-}
+/** One reporting period in a digest (as its outstanding reports name it), with what is still to be done in it. */
+export type DigestPeriod = Pick<
+  OutstandingReport,
+  'orgId' | 'orgName' | 'projectId' | 'projectName' | 'periodId' | 'periodLabel' | 'dueDate' | 'kind'
+> & { reports: readonly OutstandingReport[] };
 
 /** `1 day`, `7 days`; `1 person`, `3 people`. */
 export const plural = (count: number, one: string, many = `${one}s`) =>

@@ -1,4 +1,4 @@
-import { and, asc, eq, exists, gt, lte, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, exists, gt, lte, sql } from 'drizzle-orm';
 import { rowsOf, type Db } from '../../db/client.js';
 import { users } from '../auth/auth.tables.js';
 import { orgMembers, organizations } from '../orgs/orgs.tables.js';
@@ -246,24 +246,10 @@ export async function disableFailingEndpoint(
 }
 
 /**
- * Fails what a disabled endpoint still had pending. The delivery whose attempt disabled it keeps its own
- * error (the receiver's answer says more than "endpoint disabled").
+ * Fails the delivery whose attempt turned its endpoint off, keeping the receiver's answer as its error
+ * (it says more than "endpoint disabled", which the endpoint's other deliveries get).
  */
-export async function failPendingDeliveries(
-  db: Db,
-  claim: Pick<DeliveryClaim, 'id' | 'orgId' | 'endpointId'>,
-): Promise<void> {
-  await db
-    .update(webhookDeliveries)
-    .set({ status: 'failed', claimedUntil: null, error: 'endpoint disabled' })
-    .where(
-      and(
-        eq(webhookDeliveries.orgId, claim.orgId),
-        eq(webhookDeliveries.endpointId, claim.endpointId),
-        eq(webhookDeliveries.status, 'pending'),
-        ne(webhookDeliveries.id, claim.id),
-      ),
-    );
+export async function failDelivery(db: Db, claim: Pick<DeliveryClaim, 'id' | 'orgId'>): Promise<void> {
   await db
     .update(webhookDeliveries)
     .set({ status: 'failed', claimedUntil: null })

@@ -8,7 +8,7 @@ import { queueEmail } from '../mail/mail.service.js';
 import {
   claimDueDeliveries,
   disableFailingEndpoint,
-  failPendingDeliveries,
+  failDelivery,
   findDeliveryTarget,
   findOrgAdmins,
   recordDelivered,
@@ -19,6 +19,7 @@ import {
 } from './deliveries.repo.js';
 import { safePost, systemResolve, type Resolve } from './safe-request.js';
 import { signedHeaders, signingSecrets } from './secrets.js';
+import { failEndpointDeliveries } from './webhooks.repo.js';
 
 export type { Resolve } from './safe-request.js';
 
@@ -202,7 +203,8 @@ export class WebhookWorker {
     if (!failingSince || failingSince > failingBefore) return false;
     const endpoint = await disableFailingEndpoint(tx, claim, now, failingBefore);
     if (!endpoint) return false;
-    await failPendingDeliveries(tx, claim);
+    await failDelivery(tx, claim);
+    await failEndpointDeliveries(tx, claim.orgId, claim.endpointId);
     const settings = `${this.config.appUrl}/orgs/${claim.orgId}/settings/webhooks`;
     for (const admin of await findOrgAdmins(tx, claim.orgId)) {
       await queueEmail(tx, {

@@ -115,16 +115,17 @@ export async function deleteEndpoint(db: Db, orgId: string, id: string): Promise
   return rows.length > 0;
 }
 
-/** The deliveries still waiting for an endpoint that is turned off: failed, with `error`, none sent. */
-export async function failEndpointDeliveries(
-  db: Db,
-  orgId: string,
-  endpointId: string,
-  error: string,
-): Promise<void> {
+/** The error of the deliveries an endpoint still had waiting when it was turned off. */
+export const ENDPOINT_DISABLED = 'endpoint disabled';
+
+/**
+ * The deliveries still waiting for an endpoint that is turned off, by an admin or by the worker after
+ * five days of failures: failed, none sent.
+ */
+export async function failEndpointDeliveries(db: Db, orgId: string, endpointId: string): Promise<void> {
   await db
     .update(webhookDeliveries)
-    .set({ status: 'failed', error, claimedUntil: null })
+    .set({ status: 'failed', error: ENDPOINT_DISABLED, claimedUntil: null })
     .where(
       and(
         eq(webhookDeliveries.orgId, orgId),

@@ -38,7 +38,6 @@ export const MAX_ENDPOINTS = 20;
 export const TOO_MANY_ENDPOINTS = `An organization can have at most ${MAX_ENDPOINTS} webhook endpoints`;
 export const ENDPOINT_NOT_ACTIVE = 'Webhook endpoint is not active';
 /** The `error` of the deliveries still pending when their endpoint is turned off. */
-export const ENDPOINT_DISABLED = 'endpoint disabled';
 
 const ENDPOINT = 'Webhook endpoint';
 const DELIVERY = 'Webhook delivery';
@@ -174,7 +173,7 @@ export class WebhookService {
       }
       if (input.active === false && current.active) {
         Object.assign(changes, { active: false, disabledAt: now });
-        await failEndpointDeliveries(tx, orgId, id, ENDPOINT_DISABLED);
+        await failEndpointDeliveries(tx, orgId, id);
       }
       if (Object.keys(changes).length === 0) return current;
       const updated = await updateEndpoint(tx, orgId, id, changes);
