@@ -14,6 +14,15 @@ export interface CapturedRequest {
   body?: string;
 }
 
+export interface Captured {
+  statements: Statement[];
+  status: number;
+  /** The start of the body (4 KB at most). */
+  body: string;
+  /** When the request was sent (ms since the epoch): ids the service made for it are not older. */
+  sentAt: number;
+}
+
 /**
  * Records the SQL the service sends for one request: the app is built in this process on the same
  * database with a logger that sees every statement, and the request goes over real HTTP (a CSV export
@@ -23,7 +32,7 @@ export interface CapturedRequest {
 export async function captureStatements(
   config: Config,
   requests: Record<string, CapturedRequest>,
-): Promise<Record<string, { statements: Statement[]; status: number; body: string }>> {
+): Promise<Record<string, Captured>> {
   let recording: Statement[] | null = null;
   const database = openDatabase({
     databaseUrl: config.databaseUrl,
@@ -31,13 +40,21 @@ export async function captureStatements(
     poolSize: 2,
     logger: { logQuery: (sql, params) => recording?.push({ sql, params }) },
   });
-  const app = await buildApp(config, { database, worker: false, logger: false });
-  const captured: Record<string, { statements: Statement[]; status: number; body: string }> = {};
+  // No background job: only the request's own statements are recorded.
+  const app = await buildApp(config, {
+    database,
+    worker: false,
+    webhooks: false,
+    reminders: false,
+    logger: false,
+  });
+  const captured: Record<string, Captured> = {};
   try {
     await app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = app.server.address() as { port: number };
     for (const [name, request] of Object.entries(requests)) {
       recording = [];
+      const sentAt = Date.now();
       const res = await fetch(`http://127.0.0.1:${port}${request.path}`, {
         method: request.method,
         headers: request.headers,
@@ -50,7 +67,7 @@ export async function captureStatements(
       }
       const statements = recording;
       recording = null;
-      captured[name] = { statements, status: res.status, body };
+      captured[name] = { statements, status: res.status, body, sentAt };
     }
   } finally {
     await app.close();

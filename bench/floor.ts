@@ -3,13 +3,20 @@
  * Fastify app on a `pg` pool of the service's size, with no authentication, validation, serialization
  * schema, logging or rate limit: each route runs every statement the service sent for that request
  * (recorded by capture.ts, in FLOOR_SCENARIOS; the session check included), as named prepared
- * statements, and answers their rows with JSON.stringify, or as naive CSV lines for an export.
+ * statements, and answers their rows with JSON.stringify (compressed with Brotli, or hashed for a 304,
+ * when the scenario's answer is), or as naive CSV lines for an export.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { brotliCompress, constants } from 'node:zlib';
 import Fastify from 'fastify';
 import pg from 'pg';
 import type { FloorScenario } from './scenarios.js';
+
+/** The quality the service compresses its answers at (src/http/compression.ts). */
+const BROTLI_QUALITY = 5;
+const brotli = promisify(brotliCompress);
 
 const scenarios = JSON.parse(readFileSync(process.env.FLOOR_SCENARIOS!, 'utf8')) as Record<
   string,
@@ -37,10 +44,11 @@ for (const [name, scenario] of Object.entries(scenarios)) {
     method: scenario.method,
     url: `/${name}`,
     handler: async (_request, reply) => {
+      let body: string;
       const client = await pool.connect();
       try {
         if (scenario.transaction) await client.query('BEGIN');
-        if (scenario.csv) {
+        if (scenario.answer === 'stream') {
           reply.hijack();
           reply.raw.writeHead(200, { 'content-type': 'text/csv' });
           try {
@@ -66,13 +74,26 @@ for (const [name, scenario] of Object.entries(scenarios)) {
         const results = [];
         for (const statement of statementsOf(scenario)) results.push((await client.query(statement)).rows);
         if (scenario.transaction) await client.query('COMMIT');
-        return reply.header('content-type', 'application/json').send(JSON.stringify(results));
+        body = JSON.stringify(results);
       } catch (err) {
         if (scenario.transaction) await client.query('ROLLBACK').catch(() => undefined);
         throw err;
       } finally {
         client.release();
       }
+      // The connection is back in the pool before the answer is worked on, as the service's is.
+      void reply.header('content-type', 'application/json');
+      if (scenario.answer === 'not-modified') {
+        const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
+        return reply.code(304).header('etag', etag).send();
+      }
+      if (scenario.answer === 'brotli') {
+        const compressed = await brotli(body, {
+          params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY },
+        });
+        return reply.header('content-encoding', 'br').send(compressed);
+      }
+      return reply.send(body);
     },
   });
 }

@@ -2,6 +2,8 @@ import os from 'node:os';
 import type pg from 'pg';
 
 export interface Row {
+  /** The scenario's short name (`--only` takes it; the targets find their rows by it). */
+  name: string;
   scenario: string;
   connections: number;
   /** Requests per second (rows per second for an export). */
@@ -13,6 +15,12 @@ export interface Row {
   /** The service's rate over the floor's. */
   ratio: number | null;
   note: string;
+  /** A submission scenario: whether the counted value grew by exactly what was acknowledged. */
+  countExact?: boolean;
+  /** An export: the service's peak resident memory during it, in bytes. */
+  peakRss?: number;
+  /** Answers outside the expected ones, and connection errors (service, floor). */
+  failures?: number;
 }
 
 export async function machine(sql: pg.Pool) {

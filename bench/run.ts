@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the load scenarios against the service and against the floor (floor.ts), in one run,
- * on the PostgreSQL of DATABASE_URL seeded by `npm run seed:bench`. Prints a table and writes
- * bench/results/latest.json. `--smoke` runs every scenario for a second (CI checks that it all works).
+ * on the PostgreSQL of DATABASE_URL seeded by `npm run seed:bench`. Prints a table and the targets of
+ * issue 26, and writes bench/results/latest.json. `--smoke` runs every scenario for a second (CI checks
+ * that it all works); `--only project,csv,...` runs the scenarios named.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,13 +12,18 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
+import { uuidV7Time } from '../src/lib/ids.js';
 import { BENCH_PII_KEY } from './seed/participants.js';
-import { captureStatements } from './capture.js';
-import { load, type LoadResult } from './load.js';
+import { captureStatements, type Statement } from './capture.js';
+import { loginStorm, personalExport, personalList, type Settings } from './comparisons.js';
+import { load, type LoadOptions } from './load.js';
 import { readManifest, type Manifest } from './manifest.js';
+import { documents, exportOnce, exportRow, loadRow, post } from './measure.js';
 import { startServer, type Server } from './processes.js';
 import { machine, printTable, type Row } from './report.js';
-import { scenarios, type FloorScenario, type Scenario } from './scenarios.js';
+import { scenarios, type FloorScenario, type Scenario, type StoredReport } from './scenarios.js';
+import { judgeTargets, targetsTable } from './targets.js';
+import { WebhookSubscription } from './webhook.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -32,8 +38,20 @@ const { values: args } = parseArgs({
 const duration = args.smoke ? 1 : Number(args.duration);
 const many = args.smoke ? 4 : Number(args.connections);
 const few = args.smoke ? 1 : Number(args.few);
-/** The login storm: readers, and clients signing in over and over. */
-const stormSize = args.smoke ? { readers: 2, logins: 2 } : { readers: 4, logins: 8 };
+const settings: Settings = {
+  duration,
+  many,
+  storm: args.smoke ? { readers: 2, logins: 2 } : { readers: 4, logins: 8 },
+};
+/** Warm-up of each side before it is measured (JIT, prepared statements, caches). */
+const warm = Math.min(2, duration);
+/**
+ * How long the webhook worker may take to deliver what the submission run queued before the floor's
+ * run (which drops what is left): the run must fit its time.
+ */
+const DRAIN_TIMEOUT_MS = 120_000;
+const only = args.only?.split(',');
+const chosen = (name: string) => !only || only.includes(name);
 
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl || !/^postgres(ql)?:/.test(databaseUrl)) {
@@ -54,19 +72,11 @@ const env: Record<string, string> = {
   RATE_LIMIT_MAX: '1000000',
   PUBLIC_RATE_LIMIT_MAX: '1000000',
   AUTH_RATE_LIMIT_MAX: '1000000',
+  // The submission scenario's webhook goes to a receiver of this process, over http on loopback.
+  WEBHOOK_ALLOW_PRIVATE: 'true',
 };
 
 const sql = new pg.Pool({ connectionString: databaseUrl, max: 2 });
-
-async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`POST ${url}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as Record<string, unknown>;
-}
 
 /** The counted value of the intake indicator and how many submissions counted towards it. */
 async function intakeState(manifest: Manifest) {
@@ -80,67 +90,155 @@ async function intakeState(manifest: Manifest) {
   return { value: rows[0]?.value ?? 0, counted: Number(rows[0]?.counted ?? 0) };
 }
 
-/** One export read to the end, with the server's resident memory sampled every 20 ms. */
-async function exportOnce(server: Server, path_: string, headers: Record<string, string>) {
-  let peak = server.rss();
-  const sampler = setInterval(() => (peak = Math.max(peak, server.rss())), 20);
-  const started = performance.now();
-  try {
-    const res = await fetch(`${server.url}${path_}`, { headers, signal: AbortSignal.timeout(600_000) });
-    if (!res.ok) throw new Error(`${server.name} export: ${res.status}`);
-    let lines = 0;
-    for await (const chunk of res.body ?? []) {
-      for (const byte of chunk as Uint8Array) if (byte === 10) lines += 1;
-    }
-    const seconds = (performance.now() - started) / 1000;
-    return { rows: lines - (server.name === 'service' ? 1 : 0), seconds, peakRss: peak };
-  } finally {
-    clearInterval(sampler);
-  }
+/**
+ * The ids the service made for the recorded request (UUIDv7s no older than it, among its statements'
+ * parameters): the floor gives each of its requests new ones, or its inserts would collide.
+ */
+function madeDuring(statements: Statement[], sentAt: number): string[] {
+  const ids = statements
+    .flatMap((statement) => statement.params)
+    .filter((param): param is string => typeof param === 'string' && (uuidV7Time(param) ?? 0) >= sentAt - 1);
+  return [...new Set(ids)];
 }
 
-type Export = Awaited<ReturnType<typeof exportOnce>>;
+/** A stored report to read (assembled here, as the big project's over all its periods) and its ETag. */
+async function storedReport(service: Server, manifest: Manifest, auth: Record<string, string>) {
+  const reports = `${service.url}/orgs/${manifest.orgId}/reports`;
+  const { id } = await post(
+    reports,
+    {
+      title: 'Stored bench report',
+      projectId: manifest.bigProject.id,
+      reportType: 'ad_hoc',
+      periodIds: manifest.bigProject.periodIds,
+    },
+    auth,
+  );
+  const first = await fetch(`${reports}/${String(id)}`, { headers: auth });
+  await first.arrayBuffer();
+  const etag = first.headers.get('etag');
+  if (!first.ok || !etag) throw new Error(`GET the stored report: ${first.status}, ETag ${etag}`);
+  return { id: String(id), etag } satisfies StoredReport;
+}
 
-/** An export's row: rows a second, against another export's. */
-function exportRow(scenario: string, ours: Export, bare: Export, note: string): Row {
-  const rate = (run: Export) => run.rows / run.seconds;
+interface Sides {
+  service: Server;
+  floor: Server;
+  manifest: Manifest;
+  webhook: WebhookSubscription | null;
+}
+
+/** A load scenario: both sides warmed, then the service measured, then the floor. */
+async function measureLoad(s: Scenario, statementCount: number, sides: Sides): Promise<Row> {
+  const connections = s.connections === 'many' ? many : few;
+  const common = {
+    method: s.request.method,
+    body: s.request.body,
+    connections,
+    accept: s.accept,
+    // Both sides get it: the load generator shares the machine, and builds each such request anew.
+    freshHeader: s.freshHeader,
+  };
+  const onService = (seconds: number) =>
+    load({
+      ...common,
+      url: `${sides.service.url}${s.request.path}`,
+      headers: s.request.headers,
+      duration: seconds,
+    });
+  const onFloor = (seconds: number) =>
+    load({
+      ...common,
+      url: `${sides.floor.url}/${s.name}`,
+      headers: { 'content-type': 'application/json' },
+      duration: seconds,
+    } satisfies LoadOptions);
+  const note = `${statementCount} SQL statements`;
+  if (s.name === 'submission') return measureSubmission(s, connections, sides, onService, onFloor, note);
+  if (s.kind === 'document') return measureDocument(s, sides, note);
+
+  await onService(warm);
+  await onFloor(warm);
+  const ours = await onService(duration);
+  const bare = await onFloor(duration);
+  return loadRow(s.name, s.title, connections, ours, bare, note);
+}
+
+/** A heavy document: each side warmed with one request, then read whole over and over, one at a time. */
+async function measureDocument(s: Scenario, { service, floor }: Sides, note: string): Promise<Row> {
+  const headers = s.request.headers ?? {};
+  await documents(service, s.request.path, headers, { seconds: 0, atLeast: 1 });
+  await documents(floor, `/${s.name}`, {}, { seconds: 0, atLeast: 1 });
+  const ours = await documents(service, s.request.path, headers, { seconds: duration, atLeast: 2 });
+  const bare = await documents(floor, `/${s.name}`, {}, { seconds: duration, atLeast: 2 });
+  const mb = Math.round(ours.peakRss / 2 ** 20);
   return {
-    scenario,
-    connections: 1,
-    rps: rate(ours),
-    p50: ours.seconds * 1000,
-    p99: null,
-    floorRps: rate(bare),
-    ratio: rate(ours) / rate(bare),
+    ...loadRow(s.name, s.title, 1, ours, bare, `${note}; ${ours.requests} documents; peak RSS ${mb} MB`),
+    peakRss: ours.peakRss,
+  };
+}
+
+/**
+ * The public submission: counted exactly (the indicator's value grew by what was acknowledged), and
+ * with one webhook endpoint subscribed, delivered by the service's own worker while it runs; the
+ * backlog is delivered before anything else runs (for DRAIN_TIMEOUT_MS at most: what is left then is
+ * dropped, and the note says so). The floor replays the same SQL (it queues a delivery too) while the
+ * worker is held off the endpoint.
+ */
+async function measureSubmission(
+  s: Scenario,
+  connections: number,
+  { manifest, webhook }: Sides,
+  onService: (seconds: number) => ReturnType<typeof load>,
+  onFloor: (seconds: number) => ReturnType<typeof load>,
+  note: string,
+): Promise<Row> {
+  if (!webhook) throw new Error('the submission scenario needs its webhook endpoint');
+  await onService(warm);
+  // Held, the warm-up's deliveries are dropped with the floor's: nobody waits for them.
+  await webhook.hold(() => onFloor(warm));
+
+  const before = await intakeState(manifest);
+  const receivedBefore = webhook.received;
+  const ours = await onService(duration);
+  // Requests still in flight when the run ended commit (and queue their delivery) meanwhile.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const drained = await webhook.drain(DRAIN_TIMEOUT_MS);
+  const after = await intakeState(manifest);
+  const counted = after.counted - before.counted;
+  const increment = Number(manifest.intake.answers[manifest.intake.fieldName] ?? 1);
+  const countExact = after.value - before.value === counted * increment && counted >= ours.requests;
+  const delivered = webhook.received - receivedBefore;
+  const notes = [
     note,
-  };
-}
+    countExact
+      ? 'count exact'
+      : `COUNT WRONG (${JSON.stringify({ before, after, acknowledged: ours.requests })})`,
+    drained.left > 0
+      ? `${delivered} webhook deliveries, ${drained.left} still queued ${Math.round(drained.seconds)} s after the run (dropped)`
+      : `${delivered} webhook deliveries, the last ${drained.seconds.toFixed(1)} s after the run`,
+  ];
+  // Every submission counted queued one delivery; all made, none may be missing.
+  if (drained.left === 0 && delivered < counted) notes.push(`DELIVERIES MISSING (${counted - delivered})`);
+  if (!countExact || (drained.left === 0 && delivered < counted)) process.exitCode = 1;
 
-function loadRow(scenario: Scenario, service: LoadResult, floor: LoadResult | null, note = ''): Row {
-  return {
-    scenario: scenario.title,
-    connections: scenario.connections === 'many' ? many : few,
-    rps: service.rps,
-    p50: service.p50,
-    p99: service.p99,
-    floorRps: floor?.rps ?? null,
-    ratio: floor ? service.rps / floor.rps : null,
-    note: [
-      service.failures || floor?.failures ? `failures ${service.failures}/${floor?.failures ?? 0}` : '',
-      note,
-    ]
-      .filter(Boolean)
-      .join('; '),
-  };
+  const { result: bare, deliveredMeanwhile } = await webhook.hold(() => onFloor(duration));
+  if (deliveredMeanwhile > 0) notes.push(`the worker delivered ${deliveredMeanwhile} during the floor's run`);
+  return { ...loadRow(s.name, s.title, connections, ours, bare, notes.join('; ')), countExact };
 }
 
 async function main() {
+  const began = performance.now();
   const manifest = readManifest();
   const config = loadConfig(env);
   console.log(`bench: ${manifest.size} data set (seed ${manifest.seed}), ${duration} s per run`);
 
   const service = await startServer('service', path.join(root, 'src/server.ts'), env);
+  // Resident memory once started and settled, before any request but the readiness probe.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const idleRss = service.rss();
   let floor: Server | undefined;
+  let webhook: WebhookSubscription | null = null;
   try {
     const login = await fetch(`${service.url}/auth/token`, {
       method: 'POST',
@@ -151,37 +249,33 @@ async function main() {
       throw new Error(`sign-in as ${manifest.admin.email}: ${login.status} ${await login.text()}`);
     const { accessToken } = (await login.json()) as { accessToken: string };
     const auth = { authorization: `Bearer ${accessToken}` };
-    const { id: reportId } = await post(
-      `${service.url}/orgs/${manifest.orgId}/reports`,
-      {
-        title: 'Stored bench report',
-        projectId: manifest.bigProject.id,
-        reportType: 'ad_hoc',
-        periodIds: manifest.bigProject.periodIds,
-      },
-      auth,
-    );
-    const chosen = scenarios(manifest, accessToken, String(reportId)).filter(
-      (s) => !args.only || args.only.split(',').includes(s.name),
-    );
+    const stored = await storedReport(service, manifest, auth);
+    const picked = scenarios(manifest, accessToken, stored).filter((s) => chosen(s.name));
+    if (picked.some((s) => s.name === 'submission'))
+      webhook = await WebhookSubscription.start(sql, service.url, manifest.orgId, auth);
 
     // Record what each request costs in SQL; the floor runs exactly that.
+    const capturing = performance.now();
     const captured = await captureStatements(
       config,
-      Object.fromEntries(chosen.map((s) => [s.name, s.request])),
+      Object.fromEntries(picked.map((s) => [s.name, s.request])),
     );
     const floorScenarios: Record<string, FloorScenario> = {};
-    for (const s of chosen) {
-      const { statements, status, body } = captured[s.name]!;
-      if (status >= 300) throw new Error(`${s.name}: the service answered ${status}: ${body.slice(0, 300)}`);
+    for (const s of picked) {
+      const { statements, status, body, sentAt } = captured[s.name]!;
+      if (status >= 300 && !s.accept?.includes(status))
+        throw new Error(`${s.name}: the service answered ${status}: ${body.slice(0, 300)}`);
+      const freshHeader = s.freshHeader ? s.request.headers?.[s.freshHeader] : undefined;
       floorScenarios[s.name] = {
         method: s.request.method,
         statements,
         transaction: s.writes,
-        csv: s.kind === 'export',
-        freshIds: s.freshIdsFrom?.(body) ?? [],
+        answer: s.floorAnswer,
+        // A read may write too (an audit entry): its new ids are as fresh.
+        freshIds: [...madeDuring(statements, sentAt), ...(freshHeader ? [freshHeader] : [])],
       };
     }
+    console.log(`recorded the SQL of ${picked.length} requests (${seconds(capturing)})`);
     const floorFile = path.join(env.DATA_DIR!, 'floor.json');
     writeFileSync(floorFile, JSON.stringify(floorScenarios));
     floor = await startServer('floor', path.join(root, 'bench/floor.ts'), {
@@ -190,87 +284,63 @@ async function main() {
     });
 
     const rows: Row[] = [];
-    for (const s of chosen) {
+    const sides = { service, floor, manifest, webhook };
+    for (const s of picked) {
       const statements = floorScenarios[s.name]!.statements.length;
+      const started = performance.now();
       process.stdout.write(`- ${s.title}: ${statements} statements ... `);
       if (s.kind === 'export') {
         const ours = await exportOnce(service, s.request.path, s.request.headers ?? {});
         const bare = await exportOnce(floor, `/${s.name}`, {});
+        const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
         rows.push(
           exportRow(
+            s.name,
             s.title,
             ours,
             bare,
-            `rows/s; peak RSS ${Math.round(ours.peakRss / 2 ** 20)} MB (floor ${Math.round(bare.peakRss / 2 ** 20)} MB); ${ours.rows} rows`,
+            `rows/s; peak RSS ${mb(ours.peakRss)} MB (floor ${mb(bare.peakRss)} MB); ${ours.rows} rows`,
           ),
         );
-        console.log('done');
-        continue;
+      } else {
+        rows.push(await measureLoad(s, statements, sides));
       }
-      const connections = s.connections === 'many' ? many : few;
-      const target = { method: s.request.method, body: s.request.body, connections };
-      // Warm both (JIT, prepared statements, caches) before measuring.
-      const warm = Math.min(2, duration);
-      await load({
-        ...target,
-        url: `${service.url}${s.request.path}`,
-        headers: s.request.headers,
-        duration: warm,
-      });
-      await load({
-        ...target,
-        url: `${floor.url}/${s.name}`,
-        headers: { 'content-type': 'application/json' },
-        duration: warm,
-      });
-
-      const before = s.name === 'submission' ? await intakeState(manifest) : null;
-      const ours = await load({
-        ...target,
-        url: `${service.url}${s.request.path}`,
-        headers: s.request.headers,
-        duration,
-      });
-      let note = `${statements} SQL statements`;
-      if (before) {
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        const after = await intakeState(manifest);
-        const increment = Number(manifest.intake.answers[manifest.intake.fieldName] ?? 1);
-        const exact = after.value - before.value === (after.counted - before.counted) * increment;
-        const acknowledged = after.counted - before.counted >= ours.requests;
-        note +=
-          exact && acknowledged ? '; count exact' : `; COUNT WRONG (${JSON.stringify({ before, after })})`;
-        if (!exact || !acknowledged) process.exitCode = 1;
-      }
-      const bare = await load({
-        ...target,
-        url: `${floor.url}/${s.name}`,
-        headers: { 'content-type': 'application/json' },
-        duration,
-      });
-      rows.push(loadRow(s, ours, bare, note));
-      console.log('done');
+      console.log(`done (${seconds(started)})`);
     }
 
-    if (!args.only || args.only.split(',').includes('storm'))
-      rows.push(await loginStorm(manifest, service, auth));
-    if (!args.only || args.only.split(',').includes('personal'))
-      rows.push(...(await personalDataOverhead(manifest, service, auth)));
+    const timed = async (run: () => Promise<Row>) => {
+      const started = performance.now();
+      rows.push(await run());
+      console.log(`done (${seconds(started)})`);
+    };
+    if (chosen('storm')) await timed(() => loginStorm(manifest, service, auth, settings));
+    if (chosen('personal')) await timed(() => personalList(manifest, service, auth, settings));
+    if (chosen('personal-csv')) await timed(() => personalExport(manifest, service, auth));
 
     printTable(rows);
+    const targets = judgeTargets(rows, idleRss);
+    const caveat =
+      manifest.size === 'large' && !args.smoke
+        ? ''
+        : ` (set for the large data set; this run is ${args.smoke ? 'a smoke test' : manifest.size}: not comparable)`;
+    console.log(`Targets of issue 26${caveat}:\n\n${targetsTable(targets)}\n`);
     const results = {
       at: new Date().toISOString(),
       machine: await machine(sql),
       manifest: summary(manifest),
       duration,
+      idleRss,
       rows,
+      targets,
     };
     mkdirSync(path.join(root, 'bench/results'), { recursive: true });
     const file = path.join(root, 'bench/results', args.smoke ? 'smoke.json' : 'latest.json');
     writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
-    console.log(`written to ${path.relative(process.cwd(), file)}`);
-    if (rows.some((r) => r.note.includes('failures'))) process.exitCode = 1;
+    console.log(`written to ${path.relative(process.cwd(), file)}; the bench took ${seconds(began)}`);
+    if (rows.some((r) => r.failures)) process.exitCode = 1;
   } finally {
+    // Before the service stops: the endpoint is removed through the API.
+    await webhook?.close().catch((err: unknown) => console.error('removing the webhook endpoint:', err));
     await floor?.stop();
     await service.stop();
     await sql.end();
@@ -278,111 +348,8 @@ async function main() {
   }
 }
 
-/** Reads of a project alone, then the same reads while others sign in with bcrypt at the default cost. */
-async function loginStorm(manifest: Manifest, service: Server, auth: Record<string, string>): Promise<Row> {
-  process.stdout.write('- login storm ... ');
-  const reads = {
-    url: `${service.url}/orgs/${manifest.orgId}/projects/${manifest.bigProject.id}`,
-    headers: auth,
-    connections: stormSize.readers,
-    duration,
-  };
-  const alone = await load(reads);
-  const storm = load({
-    url: `${service.url}/auth/login`,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(manifest.admin),
-    connections: stormSize.logins,
-    duration,
-  });
-  const during = await load(reads);
-  const logins = await storm;
-  console.log('done');
-  return {
-    scenario: 'reads during a login storm',
-    connections: stormSize.readers,
-    rps: during.rps,
-    p50: during.p50,
-    p99: during.p99,
-    floorRps: null,
-    ratio: null,
-    note: `p99 ${during.p99} ms vs ${alone.p99} ms alone (x${(during.p99 / Math.max(alone.p99, 1)).toFixed(1)}); ${logins.rps.toFixed(1)} logins/s${
-      during.failures || logins.failures ? `; failures ${during.failures}/${logins.failures}` : ''
-    }`,
-  };
-}
-
-/**
- * What protecting personal data costs (issue 22): the same list and the same export read by an officer
- * (phones and national ids opened, an audit entry written) and by a viewer (neither: viewers get no
- * personal field, so nothing is opened and nothing recorded). Goal: the officer's throughput at least
- * 0.90 of the viewer's. The list is an activity of 100 people registered through the API here.
- */
-async function personalDataOverhead(
-  manifest: Manifest,
-  service: Server,
-  auth: Record<string, string>,
-): Promise<Row[]> {
-  process.stdout.write('- personal data: decryption and audit ... ');
-  const org = `${service.url}/orgs/${manifest.orgId}`;
-  const viewer = manifest.users.find((user) => user.role === 'viewer');
-  if (!viewer) throw new Error('the seed has no viewer');
-  const { accessToken } = await post(`${service.url}/auth/token`, {
-    email: viewer.email,
-    password: viewer.password,
-  });
-  const asViewer = { authorization: `Bearer ${String(accessToken)}` };
-  const { id: activityId } = await post(
-    `${org}/projects/${manifest.bigProject.id}/activities`,
-    { title: 'Bench: 100 participants', startDate: '2026-01-10', endDate: '2026-01-12' },
-    auth,
-  );
-  const run = randomBytes(4).toString('hex');
-  const people = Array.from({ length: 100 }, (_, i) => ({
-    firstName: `Person${i}`,
-    lastName: `Bench${run}`,
-    sex: i % 2 ? 'female' : 'male',
-    dateOfBirth: `19${50 + (i % 50)}-0${1 + (i % 9)}-1${i % 10}`,
-    phone: `+2547${String(10_000_000 + i)}`,
-    nationalId: `BENCH-${run}-${i}`,
-    village: 'Bench village',
-    district: 'Bench district',
-  }));
-  await post(`${org}/activities/${String(activityId)}/participants`, { participants: people }, auth);
-
-  const list = `${org}/activities/${String(activityId)}/participants`;
-  const compare = async (headers: Record<string, string>) => {
-    await load({ url: list, headers, connections: many, duration: Math.min(2, duration) });
-    return load({ url: list, headers, connections: many, duration });
-  };
-  const officer = await compare(auth);
-  const bare = await compare(asViewer);
-  const csvPath = `/orgs/${manifest.orgId}/forms/${manifest.csvForm.id}/submissions.csv`;
-  const csvOfficer = await exportOnce(service, csvPath, auth);
-  const csvViewer = await exportOnce(service, csvPath, asViewer);
-  console.log('done');
-  return [
-    {
-      scenario: 'participants of an activity (100), opened + audited',
-      connections: many,
-      rps: officer.rps,
-      p50: officer.p50,
-      p99: officer.p99,
-      floorRps: bare.rps,
-      ratio: officer.rps / bare.rps,
-      note: `"floor": the same list as a viewer (nothing opened, nothing audited); goal >= 0.90${
-        officer.failures || bare.failures ? `; failures ${officer.failures}/${bare.failures}` : ''
-      }`,
-    },
-    exportRow(
-      'CSV export with personal answers, audited',
-      csvOfficer,
-      csvViewer,
-      'rows/s; "floor": the same export as a viewer (personal answers empty, no audit entry); goal >= 0.90',
-    ),
-  ];
-}
+/** The time since `started`, for the progress lines: where a run's minutes go. */
+const seconds = (started: number) => `${((performance.now() - started) / 1000).toFixed(0)} s`;
 
 function summary(manifest: Manifest) {
   return { size: manifest.size, seed: manifest.seed, seededAt: manifest.seededAt, counts: manifest.counts };

@@ -1,6 +1,7 @@
 /**
  * `npm run seed:bench -- --size small|medium|large [--seed N] [--scale X] [--force]`: migrates the
- * PostgreSQL database of DATABASE_URL, empties it, writes the benchmark data set, then `bench/.seed.json`.
+ * PostgreSQL database of DATABASE_URL, empties it, writes the benchmark data set, then its manifest:
+ * `bench/.seed.json`, or the file BENCH_MANIFEST names (one per database when several are seeded at once).
  */
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,8 @@ const USAGE =
   'Usage: npm run seed:bench -- --size small|medium|large [--seed N] [--scale X] [--force]\n' +
   '  --seed N   random seed (default 1): the same seed gives the same rows, ids included\n' +
   '  --scale X  multiplies every count of the size further (default 1)\n' +
-  '  --force    empty the database even when it holds data other than a previous seed';
+  '  --force    empty the database even when it holds data other than a previous seed\n' +
+  'The manifest goes to bench/.seed.json, or to the file BENCH_MANIFEST names (npm run bench reads the same).';
 /** Batches in flight at once: the server works on one while the next is built here. */
 const CONCURRENCY = 3;
 

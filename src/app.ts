@@ -14,6 +14,8 @@ import Fastify, {
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openDatabase, type Database } from './db/client.js';
+import { watchOutages } from './db/outage.js';
+import { createReadRouting, type ReadRouting, type ReplicaOptions } from './db/replica.js';
 import { registerAccess, type Access } from './http/access.js';
 import { registerCacheControl } from './http/caching.js';
 import { registerCompression } from './http/compression.js';
@@ -22,8 +24,10 @@ import { registerIdempotency, takeOverSecondsFor } from './http/idempotency.js';
 import { clientError, frameworkError, registerErrorHandler } from './http/errors.js';
 import { registerLocations } from './http/location.js';
 import { loggerOptions } from './http/logging.js';
+import { registerMetrics } from './http/metrics.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerPagination } from './http/pagination.js';
+import { dedupedSerializers } from './http/serializers.js';
 import { connectRateLimitStore, registerRateLimits } from './http/rate-limit.js';
 import { Sessions } from './http/session.js';
 import { registerValidation } from './http/validation.js';
@@ -71,6 +75,9 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { ReminderJob, type ReminderJobOptions } from './modules/reminders/reminder-job.js';
 import { WebhookWorker, type WebhookWorkerOptions } from './modules/webhooks/delivery-worker.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
+import { webhookDeliveryDepth } from './modules/webhooks/delivery-depth.js';
+import { outboxDepth } from './modules/mail/outbox-depth.js';
+import { hashingLoad } from './modules/auth/passwords.js';
 
 /** A module's routes that take, besides the shared context, answers from modules above it. */
 function withOptions<Extra extends object>(
@@ -91,6 +98,8 @@ export interface AppOptions {
   reminders?: ReminderJobOptions | false;
   /** What the workers take for now (tests move it). */
   clock?: Clock;
+  /** The read replica's lag poll and catch-up wait (tests change them); used when DATABASE_REPLICA_URL is set. */
+  replica?: ReplicaOptions;
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -107,8 +116,13 @@ declare module 'fastify' {
     outbox: OutboxWorker;
     webhooks: WebhookWorker;
     reminders: ReminderJob;
+    /** Where heavy reads run, and the replica's lag and fallbacks. */
+    replica: ReadRouting;
   }
 }
+
+/** Requests that change data: a caller's successful one makes their next reads wait for the replica. */
+const CHANGES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 const version = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -149,6 +163,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { allErrors: true } },
+    // Each distinct answer schema compiled once (55 MB of the idle heap were copies of the same few).
+    schemaController: { compilersFactory: { buildSerializer: dedupedSerializers() } },
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -171,11 +187,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const clock = options.clock ?? systemClock;
   const webhooks = new WebhookWorker(database.db, config, clock, app.log, options.webhooks || {});
   const reminders = new ReminderJob(database.db, config, clock, app.log, options.reminders || {});
+  // Opens nothing until replica.start() below, once closing the app would close it too.
+  const replica = createReadRouting(database.db, config, { log: app.log, ...options.replica });
 
   app.decorate('routeTable', [] as RouteEntry[]);
   app.decorate('outbox', worker);
   app.decorate('webhooks', webhooks);
   app.decorate('reminders', reminders);
+  app.decorate('replica', replica);
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
@@ -196,8 +215,25 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
 
   registerValidation(app);
-  registerErrorHandler(app);
+  const outage = watchOutages(database, app.log);
+  registerErrorHandler(app, outage);
   registerPagination(app, config.baseUrl);
+  // Without a replica its metrics have no values (not `usable 0`).
+  const replicaState = () => {
+    const state = replica.state();
+    return state.configured ? state : null;
+  };
+  // Before any route (plugins add some too), so that its onResponse hook counts every one.
+  registerMetrics(app, {
+    token: config.metricsToken,
+    sources: {
+      pools: { primary: () => database.poolStats(), replica: () => replicaState()?.pool ?? null },
+      replica: replicaState,
+      outbox: () => outboxDepth(database.db),
+      webhookDeliveries: () => webhookDeliveryDepth(database.db),
+      hashing: hashingLoad,
+    },
+  });
   await registerCompression(app);
   await app.register(helmet, {
     contentSecurityPolicy: false,
@@ -252,7 +288,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     mailQueued: () => worker.wake(),
     webhooksQueued: () => webhooks.wake(),
     clock,
+    replica,
   };
+  // Read-your-writes: after a caller's change succeeds, their routed reads stay on the primary a while.
+  app.addHook('onSend', async (request, reply) => {
+    if (request.session && reply.statusCode < 400 && CHANGES.has(request.method)) {
+      replica.wrote(request.session.userId);
+    }
+  });
   await app.register(healthRoutes, { isReady: () => database.isReady() });
   for (const routes of [
     authRoutes,
@@ -305,9 +348,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await reminders.stop();
     await worker.stop();
     await retention.stop();
+    outage.stop();
     mail.close();
     redis?.disconnect();
+    await replica.close();
     if (!options.database) await database.close();
   });
+  // Last: a failure above leaves no replica connection open. Measures the lag once before the first request.
+  await replica.start();
   return app;
 }

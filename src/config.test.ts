@@ -41,6 +41,9 @@ describe('defaults', () => {
       appUrl: 'http://localhost:3000',
       frontendUrl: 'http://localhost:3000',
       databaseUrl: null,
+      databaseReplicaUrl: null,
+      replicaMaxLagSeconds: 5,
+      metricsToken: null,
       dataDir,
       jwtSecret: SECRET,
       piiKeyring: { current: { id: expect.stringMatching(/^[0-9a-f]{16}$/), secret: expect.any(Buffer) } },
@@ -60,6 +63,31 @@ describe('defaults', () => {
       timeouts: { requestSeconds: 50, headersSeconds: 10, keepAliveSeconds: 72, connectionSeconds: 120 },
     });
     expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reads DATABASE_REPLICA_URL, REPLICA_MAX_LAG and METRICS_TOKEN', () => {
+    const config = load({
+      JWT_SECRET: SECRET,
+      DATABASE_URL: 'postgres://db/mel',
+      DATABASE_REPLICA_URL: 'postgres://replica/mel',
+      REPLICA_MAX_LAG: '2s',
+      METRICS_TOKEN: 'a-scrape-token-of-enough-length',
+    });
+    expect(config.databaseReplicaUrl).toBe('postgres://replica/mel');
+    expect(config.replicaMaxLagSeconds).toBe(2);
+    expect(config.metricsToken).toBe('a-scrape-token-of-enough-length');
+    expect(() => load({ JWT_SECRET: SECRET, DATABASE_REPLICA_URL: 'postgres://replica/mel' })).toThrow(
+      'DATABASE_REPLICA_URL is set without DATABASE_URL',
+    );
+    expect(() =>
+      load({ JWT_SECRET: SECRET, DATABASE_URL: 'postgres://db/mel', DATABASE_REPLICA_URL: 'mysql://r/mel' }),
+    ).toThrow('DATABASE_REPLICA_URL must be a postgres:// or postgresql:// URL');
+    expect(() => load({ JWT_SECRET: SECRET, REPLICA_MAX_LAG: 'soon' })).toThrow(
+      'REPLICA_MAX_LAG must be a duration',
+    );
+    expect(() => load({ JWT_SECRET: SECRET, METRICS_TOKEN: 'short' })).toThrow(
+      'METRICS_TOKEN must be at least 16 characters',
+    );
   });
 
   it('reads WEBHOOK_ALLOW_PRIVATE as true or false, and refuses anything else', () => {

@@ -12,6 +12,12 @@ export interface Config {
   readonly appUrl: string;
   readonly frontendUrl: string;
   readonly databaseUrl: string | null;
+  /** DATABASE_REPLICA_URL: a streaming replica of DATABASE_URL for heavy reads (reports, dashboard, exports). */
+  readonly databaseReplicaUrl: string | null;
+  /** REPLICA_MAX_LAG: a replica further behind than this, in seconds, is not read; the primary answers. */
+  readonly replicaMaxLagSeconds: number;
+  /** METRICS_TOKEN: GET /metrics answers Prometheus text to this bearer token; unset, there is no /metrics. */
+  readonly metricsToken: string | null;
   readonly dataDir: string;
   readonly jwtSecret: string;
   /** The key personal data is sealed under (PII_KEY) and, during a rotation, the one before (PII_KEY_PREVIOUS). */
@@ -206,6 +212,21 @@ export function loadConfig(env: Env = process.env): Config {
     );
   }
 
+  // A replica only makes sense beside a PostgreSQL primary: the embedded database has none.
+  const replicaUrl = () => {
+    const replica = connection('DATABASE_REPLICA_URL', ['postgres:', 'postgresql:']);
+    if (replica !== null && text('DATABASE_URL') === undefined)
+      problems.push('DATABASE_REPLICA_URL is set without DATABASE_URL');
+    return replica;
+  };
+  // A scrape token is a credential: short ones are guessed.
+  const metricsToken = () => {
+    const token = text('METRICS_TOKEN');
+    if (token !== undefined && token.length < 16)
+      problems.push('METRICS_TOKEN must be at least 16 characters');
+    return token ?? null;
+  };
+
   const config: Config = {
     env: env_,
     port,
@@ -214,6 +235,9 @@ export function loadConfig(env: Env = process.env): Config {
     appUrl,
     frontendUrl,
     databaseUrl: connection('DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseReplicaUrl: replicaUrl(),
+    replicaMaxLagSeconds: limit('REPLICA_MAX_LAG', '5s', 3600),
+    metricsToken: metricsToken(),
     dataDir,
     jwtSecret: '',
     piiKeyring: { current: { id: '', secret: Buffer.alloc(0) } },

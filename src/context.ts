@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { Clock } from './lib/clock.js';
 import type { Db } from './db/client.js';
+import type { ReadRouting } from './db/replica.js';
 import type { preHandlerAsyncHookHandler } from 'fastify';
 import type { Memberships } from './http/access.js';
 import type { Sessions } from './http/session.js';
@@ -10,6 +11,11 @@ import type { FileStorage, StoredFileKeys } from './storage/file-storage.js';
 export interface AppContext {
   config: Config;
   db: Db;
+  /**
+   * Where heavy reads run (report assembly, dashboard, exports, shared reports): the read replica when
+   * DATABASE_REPLICA_URL is set and it is fit for the read, else `db`. Writes never go through it.
+   */
+  replica: ReadRouting;
   sessions: Sessions;
   /** Who belongs to which organization (answered by the orgs module). */
   memberships: Memberships;

@@ -87,6 +87,35 @@ describe('bench seed', () => {
     }
   });
 
+  it('writes every report a history that ends where the report stands', async () => {
+    const { rows } = await q(
+      `SELECT r.id, r.status, r.value,
+              (SELECT count(*)::int FROM indicator_report_history h WHERE h.indicator_report_id = r.id) AS entries,
+              (SELECT h.changes->'status'->>'to' FROM indicator_report_history h
+                WHERE h.indicator_report_id = r.id AND h.changes ? 'status' ORDER BY h.id DESC LIMIT 1) AS "lastStatus",
+              (SELECT (h.changes->'value'->>'to')::float8 FROM indicator_report_history h
+                WHERE h.indicator_report_id = r.id AND h.changes ? 'value' ORDER BY h.id DESC LIMIT 1) AS "lastValue"
+         FROM indicator_reports r`,
+    );
+    expect(rows.length).toBe(manifest.counts.indicator_reports);
+    for (const row of rows as any[]) {
+      expect(row.entries).toBeGreaterThan(0);
+      expect({ id: row.id, status: row.lastStatus, value: row.lastValue }).toEqual({
+        id: row.id,
+        status: row.status,
+        value: row.value,
+      });
+    }
+    const { rows: counted } = await q(
+      `SELECT count(*)::int AS n FROM indicator_report_history h
+         JOIN form_submissions s ON s.id = h.submission_id AND s.indicator_report_id = h.indicator_report_id
+        WHERE h.kind = 'counted'`,
+    );
+    expect((counted[0] as any).n).toBe(
+      (await q('SELECT count(*)::int AS n FROM form_submissions WHERE counted')).rows.map((r: any) => r.n)[0],
+    );
+  });
+
   it('stores answers and disaggregated values the service itself would accept', async () => {
     const { rows: submissions } = await q(`SELECT f.fields, s.answers, s.location
       FROM form_submissions s JOIN forms f ON f.id = s.form_id`);
@@ -182,6 +211,49 @@ describe('bench seed', () => {
         'SELECT count(*)::int AS n FROM form_submissions WHERE counted AND indicator_report_id IS NULL',
       );
       expect((unlinked.rows[0] as any).n).toBe(0);
+    });
+
+    it('gives the busy report its many changes, ending where the report stands', async () => {
+      const { busyReport } = manifest;
+      expect(busyReport.historyEntries).toBeGreaterThanOrEqual(12);
+      const history = await call(
+        t.app,
+        'GET',
+        `${org}/projects/${busyReport.projectId}/indicator-reports/${busyReport.id}/history?page=1&limit=100`,
+        { as: admin },
+      );
+      expect(history.status).toBe(200);
+      expect(history.body.meta.total).toBe(busyReport.historyEntries);
+      const entries = history.body.data as any[];
+      expect(entries[0]).toMatchObject({ kind: 'created', changes: { status: { from: null, to: 'draft' } } });
+      expect(entries.filter((entry) => entry.kind === 'edited').length).toBeGreaterThan(entries.length / 2);
+      const last = entries.at(-1);
+      expect(last).toMatchObject({
+        kind: 'approved',
+        changes: { status: { from: 'submitted', to: 'approved' } },
+      });
+      const report = await call(t.app, 'GET', `${org}/projects/${busyReport.projectId}/indicator-reports`, {
+        as: admin,
+      });
+      expect(report.status).toBe(200);
+      const row = (report.body as any[]).find((r) => r.id === busyReport.id);
+      const lastValue = entries.filter((entry) => entry.changes.value !== undefined).at(-1).changes.value.to;
+      expect(row).toMatchObject({ status: 'approved', value: lastValue });
+      // Each change starts from where the one before left the report.
+      let value: number | null = null;
+      for (const entry of entries) {
+        if (entry.changes.value === undefined) continue;
+        expect(entry.changes.value.from).toBe(value);
+        expect(entry.changes.value.to).not.toBe(value);
+        value = entry.changes.value.to;
+      }
+    });
+
+    it('exports the organization to IATI, one activity per project', async () => {
+      const xml = await call(t.app, 'GET', `${org}/iati/activities.xml`, { as: admin });
+      expect(xml.status).toBe(200);
+      expect(xml.headers['content-type']).toMatch(/^application\/xml/);
+      expect(xml.response.body.match(/<iati-activity[ >]/g)).toHaveLength(manifest.counts.projects!);
     });
 
     it('counts a public submission to the intake form into its indicator', async () => {

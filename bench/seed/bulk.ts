@@ -65,7 +65,8 @@ export class Writer {
 
   /**
    * Inserts the rows (values in column order) of one table; `total` is the expected count, for the
-   * progress bar. Every batch has finished when this returns.
+   * progress bar. Every batch has finished when this returns. `ordered`: one batch at a time, so an
+   * identity column numbers the rows in the order given, on every run.
    */
   async insert(
     table: string,
@@ -73,7 +74,11 @@ export class Writer {
     total: number,
     rows: Iterable<readonly Cell[]>,
     batchSize = this.batchSize,
+    { ordered = false }: { ordered?: boolean } = {},
   ): Promise<void> {
+    // In order: the next batch is built while one is written, and waits for it.
+    const concurrency = ordered ? 2 : this.concurrency;
+    let previous: Promise<unknown> = Promise.resolve();
     const started = performance.now();
     const statement = insertStatement(table, columns);
     const inFlight = new Set<Promise<void>>();
@@ -84,11 +89,14 @@ export class Writer {
       this.options.onProgress?.({ table, done, total: Math.max(total, done), ...extra });
 
     const send = async (cells: string[][], size: number) => {
-      const sent = this.options
-        .query(
+      const write = () =>
+        this.options.query(
           statement,
           cells.map((column) => `{${column.join(',')}}`),
-        )
+        );
+      const written = ordered ? previous.then(write) : write();
+      previous = written.catch(() => undefined);
+      const sent = written
         .then(() => {
           done += size;
           report();
@@ -98,7 +106,7 @@ export class Writer {
         })
         .finally(() => inFlight.delete(sent));
       inFlight.add(sent);
-      if (inFlight.size >= this.concurrency) await Promise.race(inFlight);
+      if (inFlight.size >= concurrency) await Promise.race(inFlight);
       if (failed.error) throw failed.error;
     };
 

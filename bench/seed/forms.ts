@@ -115,12 +115,14 @@ function addSubmissions(s: Seeding, form: FormSeed, random: Random): void {
     const amount = key ? (answers[key] as number) : 1;
     const location = random.chance(0.6) ? coordinates(random, at.district) : null;
     const periodId = counting ? form.project.periodIds[OPEN_PERIOD]! : null;
+    const id = s.ids.at(time);
     if (pair) {
       pair.value += amount;
       pair.submissions += 1;
+      pair.sources.push({ submissionId: id, time, amount });
     }
     form.submissions.push([
-      s.ids.at(time),
+      id,
       s.orgId,
       form.id,
       periodId,
@@ -153,6 +155,7 @@ function countedPair(s: Seeding, form: FormSeed, times: number[]): CountedPair {
     submissions: 0,
     firstSubmission: times[0]!,
     lastSubmission: times.at(-1)!,
+    sources: [],
   };
   s.counted.push(pair);
   return pair;

@@ -49,7 +49,7 @@ export async function seed(options: SeedOptions): Promise<SeedManifest> {
   // Forms come before the reports: the drafts they counted into hold their submissions' sums.
   const forms = planForms(s);
   if (!forms.intake.indicator) throw new Error('The intake project links no indicator to count into');
-  await seedIndicatorReports(s);
+  const busyReport = await seedIndicatorReports(s);
   await seedActivities(s);
   await seedForms(s, forms);
 
@@ -59,5 +59,5 @@ export async function seed(options: SeedOptions): Promise<SeedManifest> {
   await options.query('ANALYZE');
   const seconds = (performance.now() - analyzing) / 1000;
   options.onProgress?.({ table: 'ANALYZE', done: 0, total: 0, seconds });
-  return manifestOf(s, forms, (performance.now() - started) / 1000);
+  return manifestOf(s, forms, busyReport, (performance.now() - started) / 1000);
 }

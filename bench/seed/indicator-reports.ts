@@ -4,6 +4,7 @@ import { DAY, LOCKED_PERIODS, OPEN_PERIOD, PAST_PERIODS, PERIODS, PERIODS_PER_PR
 import type { Cell } from './bulk.js';
 import {
   BIG,
+  TYPICAL,
   type CountedPair,
   type LinkSeed,
   type ProjectSeed,
@@ -11,6 +12,7 @@ import {
   type UserSeed,
 } from './model.js';
 import { apportionWithin, splitWhole, type Random } from './random.js';
+import { busyEntries, seedReportHistory, type FormFedReport, type WrittenReport } from './report-history.js';
 
 const SEX_MIX = [0.52, 0.46, 0.02];
 const AGE_MIX = [0.25, 0.35, 0.25, 0.1, 0.05];
@@ -124,27 +126,42 @@ const COLUMNS = [
   ['counted_submissions', 'int4'],
 ] as const;
 
-export async function seedIndicatorReports(s: Seeding): Promise<void> {
+/**
+ * The indicator reports, then their history. The busy report is the typical project's first report
+ * that no form counts into, approved after thousands of changes (`busyHistory` in the plan): its id is
+ * in the manifest.
+ */
+export async function seedIndicatorReports(
+  s: Seeding,
+): Promise<{ id: string; projectId: string; historyEntries: number }> {
   const random = s.random('indicator-reports');
   const pairs = choosePairs(s, random);
   const reviewers = [s.admin, ...s.users.filter((user) => user.role === 'me_officer')];
+  const countedInto = (project: ProjectSeed, { link, period }: Pair) =>
+    s.counted.find(
+      (c) =>
+        c.projectIndex === project.index && c.indicatorId === link.indicator.id && c.periodIndex === period,
+    );
+  const typical = s.projects[TYPICAL]!;
+  const busyPair = pairs[TYPICAL]!.find((pair) => !countedInto(typical, pair));
+  if (!busyPair) throw new Error('The typical project reports nothing that forms do not count into');
+  const written: (WrittenReport | FormFedReport)[] = [];
 
   function* rows(): Generator<Cell[]> {
     for (const project of s.projects) {
       const submitters: UserSeed[] = project.reporters.length > 0 ? project.reporters : reviewers;
-      for (const { link, period } of pairs[project.index]!) {
+      for (const pair of pairs[project.index]!) {
+        const { link, period } = pair;
         const key = [s.orgId, project.id, link.indicator.id, project.periodIds[period]!] as const;
-        const counted = s.counted.find(
-          (c) =>
-            c.projectIndex === project.index &&
-            c.indicatorId === link.indicator.id &&
-            c.periodIndex === period,
-        );
+        const counted = countedInto(project, pair);
         if (counted) {
+          written.push({ counted });
           yield formFedReport(s, key, counted);
           continue;
         }
-        const status = statusFor(period, random);
+        const busy = pair === busyPair;
+        const drawn = statusFor(period, random);
+        const status = busy ? 'approved' : drawn;
         const target = periodTarget(link);
         const value = status === 'draft' && random.chance(0.3) ? null : valueFor(link, target, random);
         const created = PERIODS[period]!.end + random.int(0, 2) * DAY + random.int(0, DAY);
@@ -157,21 +174,43 @@ export async function seedIndicatorReports(s: Seeding): Promise<void> {
             : status === 'approved' && random.chance(0.1)
               ? 'Verified against source documents.'
               : null;
+        const narrative = random.chance(0.25)
+          ? `Reported from ${random.int(2, 12)} villages; figures from the monthly field reports.`
+          : null;
+        const disaggregatedValues =
+          link.indicator.disaggregated && value !== null ? disaggregate(value, random) : {};
+        const submitterId = submitted === null ? null : random.pick(submitters).id;
+        const reviewerId = reviewed === null ? null : random.pick(reviewers).id;
+        const id = s.ids.at(created);
+        written.push({
+          id,
+          value,
+          target,
+          narrative,
+          disaggregatedValues,
+          status,
+          comment,
+          created,
+          submitted,
+          reviewed,
+          submitterId,
+          reviewerId,
+          reporters: submitters,
+          busy,
+        });
         yield [
-          s.ids.at(created),
+          id,
           ...key,
           value,
           target,
-          random.chance(0.25)
-            ? `Reported from ${random.int(2, 12)} villages; figures from the monthly field reports.`
-            : null,
-          link.indicator.disaggregated && value !== null ? disaggregate(value, random) : {},
+          narrative,
+          disaggregatedValues,
           status,
           comment,
           submitted === null ? null : new Date(submitted),
-          submitted === null ? null : random.pick(submitters).id,
+          submitterId,
           reviewed === null ? null : new Date(reviewed),
-          reviewed === null ? null : random.pick(reviewers).id,
+          reviewerId,
           new Date(created),
           new Date(reviewed ?? submitted ?? created),
           0,
@@ -182,6 +221,9 @@ export async function seedIndicatorReports(s: Seeding): Promise<void> {
   }
   const total = pairs.reduce((sum, chosen) => sum + chosen.length, 0);
   await s.writer.insert('indicator_reports', COLUMNS, total, rows());
+  await seedReportHistory(s, written, REJECTIONS);
+  const busy = written.find((report): report is WrittenReport => 'busy' in report && report.busy)!;
+  return { id: busy.id, projectId: typical.id, historyEntries: busyEntries(s) };
 }
 
 /** What the service's auto-count leaves: a draft with the running sum and nothing else. */

@@ -28,9 +28,16 @@ export interface SeedManifest {
     answers: Record<string, unknown>;
   };
   csvForm: { id: string; submissions: number };
+  /** An approved indicator report with thousands of history entries. */
+  busyReport: { id: string; projectId: string; historyEntries: number };
 }
 
-export function manifestOf(s: Seeding, forms: FormsPlan, seconds: number): SeedManifest {
+export function manifestOf(
+  s: Seeding,
+  forms: FormsPlan,
+  busyReport: SeedManifest['busyReport'],
+  seconds: number,
+): SeedManifest {
   const big = s.projects[BIG]!;
   const { intake } = forms;
   return {
@@ -60,5 +67,6 @@ export function manifestOf(s: Seeding, forms: FormsPlan, seconds: number): SeedM
       answers: { ...REGISTRATION_ANSWERS },
     },
     csvForm: { id: forms.csv.id, submissions: s.plan.csvSubmissions },
+    busyReport,
   };
 }

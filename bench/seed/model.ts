@@ -71,6 +71,8 @@ export interface CountedPair {
   submissions: number;
   firstSubmission: number;
   lastSubmission: number;
+  /** The submissions counted into it, in the order made (not of time: several forms may feed it). */
+  sources: { submissionId: string; time: number; amount: number }[];
 }
 
 export interface Seeding {

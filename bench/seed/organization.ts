@@ -6,7 +6,8 @@ import type { ProgramSeed, Seeding, UserSeed } from './model.js';
 import { DONORS, FEMALE_NAMES, LAST_NAMES, MALE_NAMES, REGIONS, THEMES } from './names.js';
 import type { Random } from './random.js';
 
-export const ORG = { code: 'bench', name: 'Bench Relief International' };
+/** Published to IATI under a made-up identifier, so the IATI export has an organization to name. */
+export const ORG = { code: 'bench', name: 'Bench Relief International', iatiRef: 'XI-IATI-BENCH' };
 export const PASSWORD = 'bench-password-1';
 export const ADMIN_EMAIL = 'bench-admin@bench.example';
 /** The service's default BCRYPT_COST: logging in costs what it costs in production. */
@@ -54,11 +55,12 @@ export async function seedOrganization(s: Seeding): Promise<void> {
       ['id', 'uuid'],
       ['name', 'text'],
       ['code', 'text'],
+      ['iati_ref', 'text'],
       ['created_at', 'timestamptz'],
       ['updated_at', 'timestamptz'],
     ],
     1,
-    [[s.orgId, ORG.name, ORG.code, created, created]],
+    [[s.orgId, ORG.name, ORG.code, ORG.iatiRef, created, created]],
   );
 
   const people: { user: UserSeed; first: string; last: string; created: Date }[] = [];

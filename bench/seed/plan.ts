@@ -19,6 +19,7 @@ const LARGE = {
   csvSubmissions: 1_000_000,
   bigIndicators: 200,
   bigActivities: 2000,
+  busyHistory: 5000,
 };
 
 /** Members besides the admin: enough for a login storm whatever the size. */
@@ -36,6 +37,8 @@ export interface Plan {
   participants: number;
   forms: number;
   csvSubmissions: number;
+  /** History entries of the busy indicator report (its many rounds of edits and reviews). */
+  busyHistory: number;
   members: number;
   /** The project shaped like the biggest real ones. */
   big: { indicators: number; formulas: number; activities: number };
@@ -70,6 +73,7 @@ export function planFor(size: Size, scale = 1): Plan {
     participants: count(LARGE.participants, 50),
     forms: count(LARGE.forms, 3),
     csvSubmissions: count(LARGE.csvSubmissions, 10),
+    busyHistory: count(LARGE.busyHistory, 12),
     members: MEMBERS,
     big: { indicators: bigIndicators, formulas: bigFormulas, activities: bigActivities },
   };

@@ -33,6 +33,7 @@ export const ERROR_CODES = {
   client_error: 'Any other refusal of the request; `message` says why.',
   internal_error: 'The service failed; the body hides the cause.',
   unavailable: 'The service is busy or not ready; `Retry-After` when known.',
+  database_unavailable: 'The database cannot be reached right now; retry after `Retry-After` seconds.',
 } as const satisfies Record<string, string>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

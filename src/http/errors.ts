@@ -2,6 +2,8 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { pgErrorCode } from '../db/errors.js';
+import { databaseFailure, type DatabaseOutage } from '../db/outage.js';
 import { refusedMethod } from './allowed-methods.js';
 import { codeOfStatus, type ErrorCode, ERROR_CODES } from './error-codes.js';
 import { type ErrorDetail, type RequestPart, problemOf, violations } from './violations.js';
@@ -9,6 +11,7 @@ import { type ErrorDetail, type RequestPart, problemOf, violations } from './vio
 export type { ErrorDetail, RequestPart } from './violations.js';
 export { validationMessages, violations } from './violations.js';
 export { codeOfStatus, ERROR_CODES, type ErrorCode } from './error-codes.js';
+export { pgErrorCode } from '../db/errors.js';
 
 /** A problem a service names itself; `in` defaults to the body. */
 export type Problem = string | (Omit<ErrorDetail, 'in'> & { in?: RequestPart });
@@ -180,17 +183,6 @@ function bodyOf(err: AppError, request: FastifyRequest): Body {
   return body(400, err.messages, err.code, details);
 }
 
-/** The Postgres error code behind an error; Drizzle wraps driver errors and keeps them as `cause`. */
-export function pgErrorCode(err: unknown): { code?: string; constraint?: string } {
-  for (let e = err as { code?: unknown; constraint?: unknown; cause?: unknown } | undefined; e;) {
-    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) {
-      return { code: e.code, constraint: typeof e.constraint === 'string' ? e.constraint : undefined };
-    }
-    e = e.cause as typeof e;
-  }
-  return {};
-}
-
 /**
  * Deletes that the database refuses because other rows still point at the one deleted (foreign keys
  * without cascade), by constraint name and what was being deleted: the contract's 409 messages
@@ -238,7 +230,14 @@ export function refusedDuplicate(message: string): (err: unknown) => never {
   };
 }
 
-export function registerErrorHandler(app: FastifyInstance): void {
+/**
+ * How long a client is told to wait when the database is out of reach: a restart or a failover takes
+ * seconds, and retrying sooner only adds load to a server coming back.
+ */
+export const DATABASE_RETRY_SECONDS = 5;
+
+/** `outage` hears of every request that failed for want of the database, and logs the outage once. */
+export function registerErrorHandler(app: FastifyInstance, outage?: DatabaseOutage): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof AppError) {
       void reply.headers(err.headers);
@@ -255,11 +254,32 @@ export function registerErrorHandler(app: FastifyInstance): void {
         ),
       );
     }
+    const status = err.statusCode ?? 500;
+    // The client's own fault (a body it aborted: ECONNRESET 'aborted') says nothing of the database.
+    const failure = status >= 400 && status < 500 ? null : databaseFailure(err);
+    if (failure) {
+      // 503, not 500: load balancers and clients retry it. Logged once per outage, not per request; a
+      // full pool (an overload: the server answers) apart, at most once a minute, and it is no outage.
+      // The tracker hears its own pool's failures: a replica's are its read routing's to tell.
+      if (outage?.pool === failure.pool) {
+        if (failure.kind === 'busy') outage.busy(failure);
+        else outage.failed(failure, Date.now() - reply.elapsedTime);
+      }
+      return reply
+        .status(503)
+        .header('retry-after', String(DATABASE_RETRY_SECONDS))
+        .send(
+          body(
+            503,
+            `Database unavailable, retry in ${DATABASE_RETRY_SECONDS} seconds`,
+            'database_unavailable',
+          ),
+        );
+    }
     // Constraint errors that slipped past the service's own checks: a race between two requests.
     const { code } = pgErrorCode(err);
     if (code === '23505') return reply.status(409).send(body(409, 'The record already exists', 'duplicate'));
     if (code === '23503') return reply.status(409).send(body(409, REFERENCED_ELSEWHERE, 'has_dependents'));
-    const status = err.statusCode ?? 500;
     if (status === 400) {
       const message = clientMessage(err);
       return reply.status(400).send(unreadable(message, 'body', message === NOT_JSON ? 'json' : 'readable'));

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { SignJWT, jwtVerify } from 'jose';
+import { createSigner, createVerifier } from 'fast-jwt';
 import type { Config } from '../config.js';
 import { newId } from '../lib/ids.js';
 import type { OrgRole } from './roles.js';
@@ -36,54 +36,73 @@ function originOf(value: string): string | null {
 }
 
 /**
- * An HS256 key, imported once: given raw bytes, jose imports them again for every token (a sixth of
- * the CPU time of a short authenticated read, measured).
+ * An HS256 key for jose (the identity provider's flow tokens), imported once: given raw bytes, jose
+ * imports them again for every token (a sixth of the CPU time of a short authenticated read, measured).
  */
 export function hmacKey(secret: Uint8Array): Promise<CryptoKey> {
   const raw = new Uint8Array(secret); // its own ArrayBuffer, as WebCrypto's types ask
   return crypto.subtle.importKey('raw', raw, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
 }
 
-/** Signs, reads and sets session tokens: HS256 only, the algorithm pinned on both sides. */
+/** The claims a session token carries, as signed. */
+interface SignedClaims {
+  sub: string;
+  email: string;
+  organizationId: string | null;
+  role: OrgRole | null;
+  iat: number;
+  exp: number;
+  jti: string;
+}
+
+/**
+ * Signs, reads and sets session tokens: HS256 only, the algorithm pinned on both sides. fast-jwt's
+ * HMAC runs synchronously on a key object made once, where jose's goes through an asynchronous
+ * WebCrypto job on the thread pool (GET project 3,100 -> 3,700 requests/s: autocannon, 50 connections,
+ * medians of four alternated runs on the shared 2-core machine).
+ */
 export class Sessions {
-  private readonly key: Promise<CryptoKey>;
+  private readonly sign: (claims: SignedClaims) => string;
+  private readonly check: (token: string) => unknown;
   /** Cookies carry Secure when the service is served over https. */
   readonly secureCookie: boolean;
   /** Where a cookie-authenticated change may come from: BASE_URL, APP_URL and CORS_ORIGINS. */
   private readonly ownOrigins: ReadonlySet<string>;
 
   constructor(private readonly config: Config) {
-    this.key = hmacKey(new TextEncoder().encode(config.jwtSecret));
+    const key = Buffer.from(config.jwtSecret, 'utf8');
+    // iat and exp come in the claims: fast-jwt keeps a given iat and, without expiresIn, a given exp.
+    this.sign = createSigner<SignedClaims>({ key, algorithm: 'HS256' });
+    // No verifier cache: a revoked or expired token must be refused on the next request.
+    this.check = createVerifier({ key, algorithms: ['HS256'], cache: false });
     this.secureCookie = config.baseUrl.startsWith('https:');
     this.ownOrigins = new Set(
       [config.baseUrl, config.appUrl, ...config.corsOrigins].flatMap((url) => originOf(url) ?? []),
     );
   }
 
-  async issue(subject: {
+  issue(subject: {
     userId: string;
     email: string;
     organizationId: string | null;
     role: OrgRole | null;
   }): Promise<IssuedToken> {
     const now = Math.floor(Date.now() / 1000);
-    const accessToken = await new SignJWT({
+    const accessToken = this.sign({
+      sub: subject.userId,
       email: subject.email,
       organizationId: subject.organizationId,
       role: subject.role,
-    })
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .setSubject(subject.userId)
-      .setIssuedAt(now)
-      .setExpirationTime(now + this.config.jwtExpirySeconds)
+      iat: now,
+      exp: now + this.config.jwtExpirySeconds,
       // A UUIDv7 jti also records the millisecond of issue, which a password reset compares against.
-      .setJti(newId())
-      .sign(await this.key);
-    return { accessToken, tokenType: 'Bearer', expiresIn: this.config.jwtExpirySeconds };
+      jti: newId(),
+    });
+    return Promise.resolve({ accessToken, tokenType: 'Bearer', expiresIn: this.config.jwtExpirySeconds });
   }
 
   /** The claims of the first presented token that verifies: bearer header, then cookie. */
-  async read(request: FastifyRequest): Promise<{ claims: SessionClaims; fromCookie: boolean } | null> {
+  read(request: FastifyRequest): Promise<{ claims: SessionClaims; fromCookie: boolean } | null> {
     const header = request.headers.authorization;
     const bearer = header?.match(/^Bearer\s+(\S+)$/i)?.[1];
     const cookie = request.cookies[COOKIE_NAME];
@@ -92,10 +111,10 @@ export class Sessions {
       [cookie, true],
     ] as const) {
       if (!token) continue;
-      const claims = await this.verify(token);
-      if (claims) return { claims, fromCookie };
+      const claims = this.verify(token);
+      if (claims) return Promise.resolve({ claims, fromCookie });
     }
-    return null;
+    return Promise.resolve(null);
   }
 
   /** Whether the request carries a session token at all (valid or not), for the 401's challenge. */
@@ -118,24 +137,27 @@ export class Sessions {
     return claimed !== null && this.ownOrigins.has(claimed);
   }
 
-  private async verify(token: string): Promise<SessionClaims | null> {
+  /** The token's claims when its HS256 signature holds and it has not expired; null otherwise. */
+  private verify(token: string): SessionClaims | null {
+    let payload: Record<string, unknown>;
     try {
-      const { payload } = await jwtVerify(token, await this.key, { algorithms: ['HS256'] });
-      const { sub, email, iat, exp, jti } = payload;
-      if (typeof sub !== 'string' || typeof email !== 'string' || typeof jti !== 'string') return null;
-      if (typeof iat !== 'number' || typeof exp !== 'number') return null;
-      return {
-        sub,
-        email,
-        iat,
-        exp,
-        jti,
-        organizationId: typeof payload.organizationId === 'string' ? payload.organizationId : null,
-        role: typeof payload.role === 'string' ? (payload.role as OrgRole) : null,
-      };
+      // Refuses a bad signature, any algorithm but HS256 (alg none included), garbling and expiry.
+      payload = this.check(token) as Record<string, unknown>;
     } catch {
       return null;
     }
+    const { sub, email, iat, exp, jti } = payload;
+    if (typeof sub !== 'string' || typeof email !== 'string' || typeof jti !== 'string') return null;
+    if (typeof iat !== 'number' || typeof exp !== 'number') return null;
+    return {
+      sub,
+      email,
+      iat,
+      exp,
+      jti,
+      organizationId: typeof payload.organizationId === 'string' ? payload.organizationId : null,
+      role: typeof payload.role === 'string' ? (payload.role as OrgRole) : null,
+    };
   }
 
   setCookie(reply: FastifyReply, token: IssuedToken): void {

@@ -1,4 +1,4 @@
-import { Ajv, type Options } from 'ajv';
+import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { UUID_PATTERN } from '../lib/ids.js';
@@ -102,9 +102,20 @@ export function registerValidation(app: FastifyInstance): void {
 
   const strict = build(false);
   const coercing = build(true);
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? strict : coercing).compile(guarded(schema) as object),
-  );
+  // One validator per distinct schema: 301 route parts share 84 schemas (an org and an id in the path
+  // on most routes), and Ajv caches by object, not by content.
+  const compiled = new Map<string, ValidateFunction>();
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? strict : coercing;
+    const checked = guarded(schema) as object;
+    const key = `${httpPart === 'body' ? 'strict' : 'coercing'}:${JSON.stringify(checked)}`;
+    let validate = compiled.get(key);
+    if (!validate) {
+      validate = ajv.compile(checked);
+      compiled.set(key, validate);
+    }
+    return validate;
+  });
 }
 
 /**

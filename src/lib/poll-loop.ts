@@ -9,6 +9,8 @@ export class PollLoop {
   private running: Promise<void> | null = null;
   private stopped = true;
   private woken = false;
+  /** The lasting failure already reported, until a round ends another way. */
+  private reported: string | null = null;
 
   constructor(
     private readonly round: () => Promise<boolean>,
@@ -17,6 +19,11 @@ export class PollLoop {
       keepProcessAlive: boolean;
       /** A round that threw: logged by the owner; the next one comes after the interval. */
       onError: (err: unknown) => void;
+      /**
+       * The kind of a failure that repeats until something outside changes (a database outage): reported
+       * once, then not again until a round succeeds or fails otherwise. Null for any other failure.
+       */
+      lastingFailure?: (err: unknown) => string | null;
     },
   ) {}
 
@@ -46,8 +53,14 @@ export class PollLoop {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.running = this.round()
+        .then((more) => {
+          this.reported = null;
+          return more;
+        })
         .catch((err: unknown) => {
-          this.options.onError(err);
+          const kind = this.options.lastingFailure?.(err) ?? null;
+          if (kind === null || kind !== this.reported) this.options.onError(err);
+          this.reported = kind;
           return false;
         })
         .then((more) => {

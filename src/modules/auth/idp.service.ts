@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import { SignJWT, jwtVerify } from 'jose';
-import * as oidc from 'openid-client';
+import type * as Oidc from 'openid-client';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Memberships } from '../../http/access.js';
@@ -26,6 +25,13 @@ export const FLOW_TTL_SECONDS = 600;
 const SCOPE = 'openid email profile';
 const FLOW_AUDIENCE = 'mel-idp-flow';
 
+/**
+ * openid-client and jose load at the first sign-in, not at start-up: a service without an identity
+ * provider never needs them (about 1 MB of heap, measured).
+ */
+const openIdClient = () => import('openid-client');
+const jose = () => import('jose');
+
 /** A failed sign-in, named by the code the front end receives (`?error=<code>`). */
 export class SignInFailure extends Error {
   constructor(
@@ -48,7 +54,7 @@ function codeOf(err: unknown, fallback: string): string {
   return typeof code === 'string' && /^[a-z_]{1,64}$/.test(code) ? code : fallback;
 }
 
-function namesOf(claims: oidc.IDToken, email: string): { firstName: string; lastName: string } {
+function namesOf(claims: Oidc.IDToken, email: string): { firstName: string; lastName: string } {
   const given = typeof claims.given_name === 'string' ? claims.given_name.trim() : '';
   const family = typeof claims.family_name === 'string' ? claims.family_name.trim() : '';
   if (given || family) return { firstName: given || family, lastName: given ? family : '' };
@@ -64,7 +70,7 @@ function namesOf(claims: oidc.IDToken, email: string): { firstName: string; last
  * between the two legs; the ID token is checked by the library (issuer, audience, nonce, expiry).
  */
 export class ExternalSignIn {
-  private discovered?: Promise<oidc.Configuration>;
+  private discovered?: Promise<Oidc.Configuration>;
   private readonly flowKey: Promise<CryptoKey>;
 
   constructor(
@@ -80,15 +86,17 @@ export class ExternalSignIn {
   }
 
   /** The provider's metadata, discovered once; a failed discovery is tried again next time. */
-  private configuration(): Promise<oidc.Configuration> {
-    this.discovered ??= oidc
-      .discovery(
-        new URL(this.settings.issuer),
-        this.settings.clientId,
-        this.settings.clientSecret,
-        undefined,
-        // Plain http: only a provider on this machine (config.ts refuses any other), for development and tests.
-        new URL(this.settings.issuer).protocol === 'http:' ? { execute: [oidc.allowInsecureRequests] } : {},
+  private configuration(): Promise<Oidc.Configuration> {
+    this.discovered ??= openIdClient()
+      .then((oidc) =>
+        oidc.discovery(
+          new URL(this.settings.issuer),
+          this.settings.clientId,
+          this.settings.clientSecret,
+          undefined,
+          // Plain http: only a provider on this machine (config.ts refuses any other), for development and tests.
+          new URL(this.settings.issuer).protocol === 'http:' ? { execute: [oidc.allowInsecureRequests] } : {},
+        ),
       )
       .catch((err: unknown) => {
         this.discovered = undefined;
@@ -100,6 +108,7 @@ export class ExternalSignIn {
   /** The provider's authorization URL and the signed flow to keep in a cookie until the callback. */
   async start(): Promise<{ url: string; flow: string }> {
     const configuration = await this.configuration();
+    const [oidc, { SignJWT }] = await Promise.all([openIdClient(), jose()]);
     const flow: Flow = {
       state: oidc.randomState(),
       nonce: oidc.randomNonce(),
@@ -124,6 +133,7 @@ export class ExternalSignIn {
 
   private async readFlow(cookie: string | undefined): Promise<Flow> {
     if (!cookie) throw new SignInFailure('invalid_state');
+    const { jwtVerify } = await jose();
     try {
       const { payload } = await jwtVerify(cookie, await this.flowKey, {
         algorithms: ['HS256'],
@@ -153,7 +163,8 @@ export class ExternalSignIn {
     const configuration = await this.configuration();
     const current = new URL(this.settings.redirectUri);
     current.search = params.toString();
-    let claims: oidc.IDToken | undefined;
+    const oidc = await openIdClient();
+    let claims: Oidc.IDToken | undefined;
     try {
       const tokens = await oidc.authorizationCodeGrant(configuration, current, {
         pkceCodeVerifier: flow.verifier,

@@ -20,6 +20,12 @@ const hashing = pLimit(Math.max(1, Math.min(availableParallelism() - 1, threadPo
 export const hashQueue = { maxWaiting: 100 };
 export const BUSY_RETRY_SECONDS = 5;
 
+/** Hashes running now and waiting for a thread, process-wide (GET /metrics). */
+export const hashingLoad = (): { active: number; pending: number } => ({
+  active: hashing.activeCount,
+  pending: hashing.pendingCount,
+});
+
 function queued<T>(work: () => Promise<T>): Promise<T> {
   if (hashing.pendingCount >= hashQueue.maxWaiting) {
     return Promise.reject(

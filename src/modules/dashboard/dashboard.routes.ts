@@ -3,9 +3,9 @@ import type { AppContext } from '../../context.js';
 import { ALL_ROLES, memberOf } from '../../http/access.js';
 import { Params } from '../../http/schemas.js';
 import { DashboardSummary } from './dashboard.schemas.js';
-import { dashboardSummary, DEADLINE_WINDOW_DAYS, OFF_TRACK_LIMIT } from './dashboard.service.js';
+import { DEADLINE_WINDOW_DAYS, OFF_TRACK_LIMIT, routedDashboard } from './dashboard.service.js';
 
-export const dashboardRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, { db }) => {
+export const dashboardRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, { db, replica }) => {
   app.get(
     '/orgs/:orgId/dashboard-summary',
     {
@@ -26,6 +26,7 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app
         response: { 200: DashboardSummary },
       },
     },
-    (request) => dashboardSummary(db, memberOf(request)),
+    // On the read replica (read-your-writes aside), a reporter's projects read on the primary.
+    (request) => routedDashboard(db, replica, memberOf(request)),
   );
 };

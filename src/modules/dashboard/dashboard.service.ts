@@ -1,10 +1,11 @@
 import type { Db } from '../../db/client.js';
+import type { ReadRouting } from '../../db/replica.js';
 import type { Member } from '../../http/access.js';
 import { addDays } from '../../lib/dates.js';
 import { todayUtc } from '../../lib/demographics.js';
 import { percentOf, type ProgressStatus } from '../../lib/scoring.js';
 import { byLargestGap, entryOf, scoreLinks } from '../progress/progress.service.js';
-import { visibilityOf } from '../projects/visibility.js';
+import { assignedVisibility, visibilityOf } from '../projects/visibility.js';
 import { periodsDue, programList, projectTotals, type BudgetRow } from './dashboard.repo.js';
 
 export const DEADLINE_WINDOW_DAYS = 30;
@@ -25,17 +26,31 @@ const money = (row: BudgetRow) => ({
 });
 
 /**
+ * The dashboard on the read replica (`reads`, unless the caller changed data within REPLICA_MAX_LAG),
+ * with a reporter's assigned projects read on the primary (`db`): one removed from a project a moment
+ * ago no longer sees its figures, though the replica has not replayed the removal yet.
+ */
+export async function routedDashboard(db: Db, reads: ReadRouting, member: Member) {
+  const visibility = await assignedVisibility(db, member);
+  return reads.read((source) => dashboardSummary(source, member, visibility), { caller: member.userId });
+}
+
+/**
  * The organization at a glance (DECISIONS.md section 11). Counts and money are summed by the database;
  * indicator scores come from the same scoring as `GET /indicators?status=`. A reporter's figures cover
- * only their assigned projects, and the programs holding them.
+ * only their assigned projects (`visibility`), and the programs holding them.
  */
-export async function dashboardSummary(db: Db, member: Member, today = todayUtc()) {
+export async function dashboardSummary(
+  db: Db,
+  member: Member,
+  visibility = visibilityOf(member),
+  today = todayUtc(),
+) {
   const reporterOnly = member.role === 'reporter';
-  const visibility = visibilityOf(member);
   const [totals, deadlines, scored] = await Promise.all([
     projectTotals(db, member.orgId, visibility),
     periodsDue(db, member.orgId, visibility, { from: today, to: addDays(today, DEADLINE_WINDOW_DAYS) }),
-    scoreLinks(db, member, {}),
+    scoreLinks(db, member, {}, visibility),
   ]);
   const overall = totals.find((row) => row.programId === null && row.currency === null);
   const perProgram = totals.filter((row) => row.programId !== null && row.currency === null);

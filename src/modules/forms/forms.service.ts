@@ -113,13 +113,17 @@ export class FormService {
    * The form's submissions as CSV, streamed (submissions-csv.ts), with the file name to give it; with
    * `indicatorReportId`, only those counted into that report. An export with personal answers in clear
    * is recorded first, before a byte is sent: the stream holds no transaction (a slow client would hold
-   * a connection), so the count is taken just before it starts.
+   * a connection), so the count is taken just before it starts. The rows are read from `reads` (the read
+   * replica when the route sends them there), except personal answers in clear: those on the primary,
+   * where the count and the erasures are (the replica, behind, could send answers erased a moment ago,
+   * and more rows than the audit entry says).
    */
   async submissionsCsv(
     member: Member,
     id: string,
     source: AuditSource,
     filter: SubmissionFilter = {},
+    reads: Db = this.db,
   ): Promise<{ fileName: string; csv: Readable }> {
     const form = await this.readable(member, id);
     if (filter.indicatorReportId) {
@@ -139,7 +143,7 @@ export class FormService {
     }
     return {
       fileName: `${form.title}.csv`,
-      csv: submissionsCsv(this.db, form, this.config.baseUrl, personal, filter),
+      csv: submissionsCsv(personal.inClear ? this.db : reads, form, this.config.baseUrl, personal, filter),
     };
   }
 

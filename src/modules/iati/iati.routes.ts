@@ -35,7 +35,7 @@ const DESCRIPTION = [
     'inputs’ approved values of that period; it has no target.',
 ].join('\n\n');
 
-export const iatiRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, { db }) => {
+export const iatiRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, { db, replica }) => {
   app.get(
     '/orgs/:orgId/iati/activities.xml',
     {
@@ -58,7 +58,9 @@ export const iatiRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, { d
       },
     },
     async (request, reply) => {
-      const document = await iatiActivities(db, memberOf(request), request.query.projectId);
+      const member = memberOf(request);
+      // On the read replica (read-your-writes aside), the project's access check on the primary.
+      const document = await iatiActivities(db, replica, member, request.query.projectId);
       return reply.type('application/xml; charset=utf-8').send(document);
     },
   );

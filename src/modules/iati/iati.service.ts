@@ -1,8 +1,10 @@
 import { Readable } from 'node:stream';
 import type { Db } from '../../db/client.js';
+import type { ReadRouting } from '../../db/replica.js';
 import type { Member } from '../../http/access.js';
 import { conflict, notFound } from '../../http/errors.js';
 import { requireProject } from '../projects/project-scope.js';
+import { projectExists } from '../projects/projects.repo.js';
 import { activitiesDocument } from './activities-document.js';
 import { activityIdentifier } from './iati-activity.js';
 import { projectCodes, publisherOf } from './iati.repo.js';
@@ -23,31 +25,49 @@ function sameIdentifiers(ref: string, codes: string[]): string[] {
   return [...byIdentifier.values()].filter((group) => group.length > 1).map((group) => group.join(', '));
 }
 
+/** A project the replica has not replayed yet (made a moment ago): the export is read on the primary. */
+class NotReplayed extends Error {}
+
 /**
- * The organization's projects (or one of them) as an IATI activities document, streamed. Refusals come
- * before the first byte: an unknown project (404), then no IATI identifier, nothing to publish (the
- * schema requires at least one activity) or two projects that would be one activity (409).
+ * The organization's projects (or one of them) as an IATI activities document, streamed from the read
+ * replica (`reads`, read-your-writes aside). Who may export what is asked of the primary (`db`): a
+ * project removed a moment ago is gone at once. Refusals come before the first byte: an unknown project
+ * (404), then no IATI identifier, nothing to publish (the schema requires at least one activity) or two
+ * projects that would be one activity (409).
  */
 export async function iatiActivities(
   db: Db,
+  reads: ReadRouting,
   member: Member,
   projectId: string | undefined,
   now = new Date(),
 ): Promise<Readable> {
   if (projectId !== undefined) await requireProject(db, member, projectId);
-  const publisher = await publisherOf(db, member.orgId);
+  return reads.read(
+    async (source, onReplica) => {
+      if (projectId !== undefined && onReplica && !(await projectExists(source, member.orgId, projectId)))
+        throw new NotReplayed();
+      return activitiesOf(source, member.orgId, projectId, now);
+    },
+    { caller: member.userId, staleIf: (error) => error instanceof NotReplayed },
+  );
+}
+
+/** The document, read from `db` (the stream goes on reading there after this resolves). */
+async function activitiesOf(db: Db, orgId: string, projectId: string | undefined, now: Date) {
+  const publisher = await publisherOf(db, orgId);
   if (!publisher) throw notFound('Organization');
   if (publisher.ref === null) throw conflict(NO_IATI_REF);
   // One project is one activity; all of them must be there, each once.
   if (projectId === undefined) {
-    const codes = await projectCodes(db, member.orgId);
+    const codes = await projectCodes(db, orgId);
     if (codes.length === 0) throw conflict(NO_PROJECTS);
     const clashes = sameIdentifiers(publisher.ref, codes);
     if (clashes.length > 0) throw conflict(`${SAME_IDENTIFIER}: ${clashes.join('; ')}`);
   }
   const document = activitiesDocument(
     db,
-    member.orgId,
+    orgId,
     { ref: publisher.ref, type: publisher.type, name: publisher.name },
     { projectId, now },
   );

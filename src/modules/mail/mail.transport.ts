@@ -1,11 +1,29 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
 import type { OutgoingEmail } from './mail.repo.js';
 
+type Mailer = (typeof import('nodemailer'))['default'];
+
 export type SendEmail = (email: OutgoingEmail & { id: string }) => Promise<void>;
+
+/**
+ * A transport made at the first message: nodemailer is loaded then, not at start-up (its modules are
+ * about 2 MB of an idle service's heap, measured, and many processes never send an email).
+ */
+function onFirstSend<T>(make: (mailer: Mailer) => Transporter<T>) {
+  let transport: Promise<Transporter<T>> | undefined;
+  return {
+    get: () => (transport ??= import('nodemailer').then((mailer) => make(mailer.default))),
+    close: () =>
+      void transport?.then(
+        (made) => made.close(),
+        () => undefined,
+      ),
+  };
+}
 
 /** SMTP when `SMTP_URL` is set; otherwise each message becomes an .eml file under DATA_DIR/mail. */
 export function createMailTransport(
@@ -22,30 +40,35 @@ export function createMailTransport(
 
   if (config.smtpUrl) {
     // Timeouts well under the outbox lease (5 minutes), so a hung server cannot outlive a claim.
-    const smtp = nodemailer.createTransport({
-      url: config.smtpUrl,
-      connectionTimeout: 30_000,
-      greetingTimeout: 30_000,
-      socketTimeout: 60_000,
-    });
+    const url = config.smtpUrl;
+    const smtp = onFirstSend((mailer) =>
+      mailer.createTransport({
+        url,
+        connectionTimeout: 30_000,
+        greetingTimeout: 30_000,
+        socketTimeout: 60_000,
+      }),
+    );
     return {
       send: async (email) => {
-        await smtp.sendMail(message(email));
+        await (await smtp.get()).sendMail(message(email));
       },
-      close: () => smtp.close(),
+      close: smtp.close,
     };
   }
 
   const folder = path.join(config.dataDir, 'mail');
-  const files = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const files = onFirstSend((mailer) =>
+    mailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }),
+  );
   return {
     send: async (email) => {
-      const info = await files.sendMail(message(email));
+      const info = await (await files.get()).sendMail(message(email));
       await mkdir(folder, { recursive: true });
       const file = path.join(folder, `${email.id}.eml`);
       await writeFile(file, info.message as Buffer);
       log.info({ to: email.recipient, subject: email.subject, file }, 'email written (SMTP_URL is not set)');
     },
-    close: () => files.close(),
+    close: files.close,
   };
 }

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
+import { isDatabaseUnavailable } from '../../db/outage.js';
 import { PollLoop } from '../../lib/poll-loop.js';
 import { claimDue, markFailed, markSent, renewClaim } from './mail.repo.js';
 import type { SendEmail } from './mail.transport.js';
@@ -42,6 +43,8 @@ export class OutboxWorker {
       intervalMs: this.options.pollIntervalMs,
       keepProcessAlive: this.options.keepProcessAlive,
       onError: (err) => this.log.error({ err }, 'outbox poll failed'),
+      // One line per database outage, not one per poll.
+      lastingFailure: (err) => (isDatabaseUnavailable(err) ? 'database unavailable' : null),
     });
   }
 

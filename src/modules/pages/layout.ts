@@ -41,7 +41,16 @@ export function layout(assets: Assets, { title, main, scripts = [] }: PageConten
     </html> `.text;
 }
 
-const moments = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' });
+// Made at the first page: the first Intl formatter loads ICU's locale data (about 7 MB resident).
+let momentFormat: Intl.DateTimeFormat | undefined;
+const moments = {
+  format: (date: Date) =>
+    (momentFormat ??= new Intl.DateTimeFormat('en-GB', {
+      dateStyle: 'long',
+      timeStyle: 'short',
+      timeZone: 'UTC',
+    })).format(date),
+};
 
 /** A point in time as people read it, with the exact value for machines. */
 export const moment = (value: Date | string) => {

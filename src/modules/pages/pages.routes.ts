@@ -90,7 +90,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
   // Compressed by the app's one @fastify/compress registration (src/http/compression.ts).
   const assets = new Assets();
   const submissions = new SubmissionService(ctx.db, ctx.storage);
-  const sharing = new SharingService(ctx.db, ctx.config, ctx.storage);
+  const sharing = new SharingService(ctx.db, ctx.config, ctx.storage, ctx.replica);
   const invitations = new InvitationService(ctx.db);
 
   /** The page `render` builds, or the one that says why there is none (404, 410 from the service). */

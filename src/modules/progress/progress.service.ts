@@ -11,8 +11,12 @@ import { ProgressCalculator } from './progress.js';
  * all submitted and approved reports of the project count. Reporters see their assigned projects only.
  * Each link also names the project's program, for the dashboard; `entryOf` makes the API's entry.
  */
-export async function scoreLinks(db: Db, member: Member, filter: IndicatorFilter) {
-  const visibility = visibilityOf(member);
+export async function scoreLinks(
+  db: Db,
+  member: Member,
+  filter: IndicatorFilter,
+  visibility = visibilityOf(member),
+) {
   const [links, [orgWide, summaries]] = await Promise.all([
     linksToScore(db, member.orgId, filter, visibility),
     // The summaries read only the latest values their indicators' methods use.

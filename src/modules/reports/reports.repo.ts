@@ -99,6 +99,18 @@ export async function findReportByShareHash(db: Db, hash: string): Promise<Repor
   return row;
 }
 
+/** Only whether a share link is valid: no content, a small read the primary answers beside the replica's. */
+export async function findShareLinkByHash(
+  db: Db,
+  hash: string,
+): Promise<Pick<ReportRow, 'shareToken' | 'shareExpiresAt'> | undefined> {
+  const [row] = await db
+    .select({ shareToken: reports.shareToken, shareExpiresAt: reports.shareExpiresAt })
+    .from(reports)
+    .where(eq(reports.shareTokenHash, hash));
+  return row;
+}
+
 const { content: _content, ...allButContent } = getTableColumns(reports);
 
 /**

@@ -31,8 +31,8 @@ const ASSEMBLY =
 const published = { 409: errorResponse(REPORT_PUBLISHED) };
 
 export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
-  const reports = new ReportService(ctx.db, ctx.config);
-  const sharing = new SharingService(ctx.db, ctx.config, ctx.storage);
+  const reports = new ReportService(ctx.db, ctx.config, ctx.replica);
+  const sharing = new SharingService(ctx.db, ctx.config, ctx.storage, ctx.replica);
 
   app.get(
     '/orgs/:orgId/reports',

@@ -1,6 +1,7 @@
 import { asReturned, queueWebhookEvent } from '../webhooks/events.js';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
+import type { ReadRouting } from '../../db/replica.js';
 import type { Member } from '../../http/access.js';
 import { badRequest, invalidTransition, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate } from '../../http/pagination.js';
@@ -147,7 +148,18 @@ export class ReportService {
   constructor(
     private readonly db: Db,
     private readonly config: Config,
+    private readonly replica: ReadRouting,
   ) {}
+
+  /**
+   * Assembly reads committed data, so it runs before the write, on the replica once that has replayed
+   * everything committed before this request: a stored snapshot must not be older than the request.
+   */
+  private assemble(orgId: string, projectId: string, selection: Selection, lenient = false) {
+    return this.replica.read((db) => assembleFor(db, orgId, projectId, selection, lenient), {
+      caughtUp: true,
+    });
+  }
 
   private view(row: ReportRow) {
     return reportView(row, this.config, { orgId: row.orgId });
@@ -199,7 +211,7 @@ export class ReportService {
     reportType: string,
     selection: Selection,
   ) {
-    const { range, content } = await assembleFor(this.db, member.orgId, projectId, selection);
+    const { range, content } = await this.assemble(member.orgId, projectId, selection);
     try {
       const row = await insertReport(this.db, member.orgId, {
         projectId,
@@ -279,7 +291,7 @@ export class ReportService {
     const selection: Selection = before.selectedPeriodIds
       ? { periodIds: before.selectedPeriodIds }
       : { range: { startDate: before.startDate, endDate: before.endDate } };
-    const { range, content } = await assembleFor(this.db, member.orgId, before.projectId, selection, true);
+    const { range, content } = await this.assemble(member.orgId, before.projectId, selection, true);
     const row = await transaction(this.db, async (tx) => {
       const report = await lockReport(tx, member.orgId, id);
       if (!report) throw notFound('Report');

@@ -15,7 +15,7 @@ const gone = errorResponse('Unknown, revoked or expired link');
 
 /** The donors' side of share links: no session, the public rate-limit bucket (DECISIONS.md section 12). */
 export const sharedReportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
-  const sharing = new SharingService(ctx.db, ctx.config, ctx.storage);
+  const sharing = new SharingService(ctx.db, ctx.config, ctx.storage, ctx.replica);
 
   app.get(
     '/reports/share/:token',

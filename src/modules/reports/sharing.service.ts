@@ -1,16 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
+import type { ReadRouting } from '../../db/replica.js';
 import type { Member } from '../../http/access.js';
 import { badRequest, invalidTransition, notFound } from '../../http/errors.js';
 import { hashToken, UUID_PATTERN } from '../../lib/ids.js';
 import { findAttachment } from '../files/files.repo.js';
 import { StoredFileMissing, type FileStorage } from '../../storage/file-storage.js';
-import { findReportByShareHash, lockReport, updateReport, type ReportRow } from './reports.repo.js';
+import {
+  findReportByShareHash,
+  findShareLinkByHash,
+  lockReport,
+  updateReport,
+  type ReportRow,
+} from './reports.repo.js';
 import { reportView } from './report-view.js';
 import { shareUrl } from './share-links.js';
 
-const isActive = (row: ReportRow, now: Date) =>
+/** A valid link whose report the replica has not replayed yet. */
+class NotReplayed extends Error {}
+
+const isActive = (row: Pick<ReportRow, 'shareToken' | 'shareExpiresAt'>, now: Date) =>
   row.shareToken !== null && (row.shareExpiresAt === null || row.shareExpiresAt > now);
 
 /** A fresh link: a UUIDv4 (122 random bits), found again only by its SHA-256. */
@@ -28,6 +38,7 @@ export class SharingService {
     private readonly db: Db,
     private readonly config: Config,
     private readonly storage: FileStorage,
+    private readonly replica: ReadRouting,
   ) {}
 
   private link(row: ReportRow) {
@@ -83,8 +94,26 @@ export class SharingService {
     return row;
   }
 
+  /**
+   * The report, perhaps megabytes, from the read replica, while the primary says beside it whether the
+   * link is valid: a revoked or replaced link stops at once, and a link shared a moment ago, which the
+   * replica has not replayed yet, is read from the primary.
+   */
   async publicReport(token: string) {
-    const row = await this.shared(token);
+    const row = await this.replica.read(
+      async (db, onReplica) => {
+        if (!onReplica || !UUID_PATTERN.test(token)) return this.shared(token);
+        const hash = hashToken(token.toLowerCase());
+        const [link, report] = await Promise.all([
+          findShareLinkByHash(this.db, hash),
+          findReportByShareHash(db, hash),
+        ]);
+        if (!link || !isActive(link, new Date())) throw notFound('Report');
+        if (!report) throw new NotReplayed();
+        return { ...report, ...link };
+      },
+      { staleIf: (error) => error instanceof NotReplayed },
+    );
     return reportView(row, this.config, { shareToken: row.shareToken! });
   }
 

@@ -3,6 +3,7 @@ import pLimit from 'p-limit';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
+import { isDatabaseUnavailable } from '../../db/outage.js';
 import { PollLoop } from '../../lib/poll-loop.js';
 import { queueEmail } from '../mail/mail.service.js';
 import {
@@ -82,6 +83,8 @@ export class WebhookWorker {
       intervalMs: this.settings.pollIntervalMs,
       keepProcessAlive: this.settings.keepProcessAlive,
       onError: (err) => this.log.error({ err }, 'webhook poll failed'),
+      // One line per database outage, not one per poll.
+      lastingFailure: (err) => (isDatabaseUnavailable(err) ? 'database unavailable' : null),
     });
   }
 
