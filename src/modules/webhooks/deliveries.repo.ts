@@ -42,21 +42,22 @@ export async function claimDueDeliveries(
 ): Promise<DeliveryClaim[]> {
   const at = now.toISOString();
   // Never tried: due whatever the clock says (events are stamped with the time of the change, which a
-  // test's clock may lag).
+  // test's clock may lag). The endpoints busy (in flight or backing off) are found once: a subquery per
+  // candidate, on a table whose statistics still said empty, took 500 ms a claim with 2,000 pending for
+  // one endpoint (one delivery every half second).
   const result = await db.execute(sql`
-    WITH candidates AS (
+    WITH busy AS MATERIALIZED (
+      SELECT DISTINCT org_id, endpoint_id FROM ${webhookDeliveries}
+      WHERE status = 'pending'
+        AND (claimed_until > ${at} OR (attempts > 0 AND next_attempt_at > ${at}))
+    ), candidates AS (
       SELECT DISTINCT ON (d.endpoint_id) d.id, d.next_attempt_at
       FROM ${webhookDeliveries} d
       JOIN ${webhookEndpoints} e ON e.org_id = d.org_id AND e.id = d.endpoint_id AND e.active
       WHERE d.status = 'pending'
         AND (d.next_attempt_at <= ${at} OR d.attempts = 0)
         AND (d.claimed_until IS NULL OR d.claimed_until < ${at})
-        AND NOT EXISTS (
-          SELECT 1 FROM ${webhookDeliveries} busy
-          WHERE busy.org_id = d.org_id AND busy.endpoint_id = d.endpoint_id AND busy.status = 'pending'
-            AND busy.id <> d.id
-            AND (busy.claimed_until > ${at} OR (busy.attempts > 0 AND busy.next_attempt_at > ${at}))
-        )
+        AND NOT EXISTS (SELECT 1 FROM busy WHERE busy.org_id = d.org_id AND busy.endpoint_id = d.endpoint_id)
       ORDER BY d.endpoint_id, d.next_attempt_at, d.id
     ), due AS (
       SELECT id FROM ${webhookDeliveries}
