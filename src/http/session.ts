@@ -44,17 +44,6 @@ export function hmacKey(secret: Uint8Array): Promise<CryptoKey> {
   return crypto.subtle.importKey('raw', raw, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
 }
 
-/** The claims a session token carries, as signed. */
-interface SignedClaims {
-  sub: string;
-  email: string;
-  organizationId: string | null;
-  role: OrgRole | null;
-  iat: number;
-  exp: number;
-  jti: string;
-}
-
 /**
  * Signs, reads and sets session tokens: HS256 only, the algorithm pinned on both sides. fast-jwt's
  * HMAC runs synchronously on a key object made once, where jose's goes through an asynchronous
@@ -62,7 +51,7 @@ interface SignedClaims {
  * medians of four alternated runs on the shared 2-core machine).
  */
 export class Sessions {
-  private readonly sign: (claims: SignedClaims) => string;
+  private readonly sign: (claims: SessionClaims) => string;
   private readonly check: (token: string) => unknown;
   /** Cookies carry Secure when the service is served over https. */
   readonly secureCookie: boolean;
@@ -72,7 +61,7 @@ export class Sessions {
   constructor(private readonly config: Config) {
     const key = Buffer.from(config.jwtSecret, 'utf8');
     // iat and exp come in the claims: fast-jwt keeps a given iat and, without expiresIn, a given exp.
-    this.sign = createSigner<SignedClaims>({ key, algorithm: 'HS256' });
+    this.sign = createSigner<SessionClaims>({ key, algorithm: 'HS256' });
     // No verifier cache: a revoked or expired token must be refused on the next request.
     this.check = createVerifier({ key, algorithms: ['HS256'], cache: false });
     this.secureCookie = config.baseUrl.startsWith('https:');
