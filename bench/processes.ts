@@ -56,6 +56,16 @@ function buildOnce(): Promise<unknown> {
   return built;
 }
 
+/**
+ * With BENCH_CPU_PROF set to a folder, each server writes V8 CPU profiles under `<folder>/<name>/` when
+ * it stops: the service and the floor of one run, side by side (open them in Chrome's DevTools). The
+ * main thread's file is the one named `CPU.*.0.001.cpuprofile`; tsx's loader thread writes its own.
+ */
+function profiling(name: string): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(path.resolve(dir), name)}`] : [];
+}
+
 export async function startServer(
   name: string,
   entry: string,
@@ -65,9 +75,12 @@ export async function startServer(
   const port = await freePort();
   const compiled = path.resolve(entry) === path.resolve(root, 'src/server.ts');
   if (compiled) await buildOnce();
-  const args = compiled
-    ? ['--enable-source-maps', path.join(root, 'scripts/start.mjs'), 'server']
-    : ['--import', 'tsx', entry];
+  const args = [
+    ...profiling(name),
+    ...(compiled
+      ? ['--enable-source-maps', path.join(root, 'scripts/start.mjs'), 'server']
+      : ['--import', 'tsx', entry]),
+  ];
   const child: ChildProcess = spawn(process.execPath, args, {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'inherit', 'inherit'],

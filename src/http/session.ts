@@ -22,6 +22,9 @@ export interface IssuedToken {
 
 export const COOKIE_NAME = 'jwt';
 
+/** Verified session tokens kept in memory (least recently used go first): a few hundred bytes each. */
+const VERIFIED_TOKENS = 2_000;
+
 /** Methods that change nothing; every other one (POST, PUT, PATCH, DELETE) needs a trusted origin. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -62,8 +65,11 @@ export class Sessions {
     const key = Buffer.from(config.jwtSecret, 'utf8');
     // iat and exp come in the claims: fast-jwt keeps a given iat and, without expiresIn, a given exp.
     this.sign = createSigner<SessionClaims>({ key, algorithm: 'HS256' });
-    // No verifier cache: a revoked or expired token must be refused on the next request.
-    this.check = createVerifier({ key, algorithms: ['HS256'], cache: false });
+    // A verified token is remembered until its exp (fast-jwt bounds each entry by it), keyed by its
+    // SHA-256: a second request with it skips decoding and the HMAC (GET project: 69 of about 1,000 µs
+    // of CPU a request, bench --cpu-prof). Revocation and password resets are still checked on every
+    // request, in the database (the access hook's session query); failures are never kept.
+    this.check = createVerifier({ key, algorithms: ['HS256'], cache: VERIFIED_TOKENS });
     this.secureCookie = config.baseUrl.startsWith('https:');
     this.ownOrigins = new Set(
       [config.baseUrl, config.appUrl, ...config.corsOrigins].flatMap((url) => originOf(url) ?? []),
