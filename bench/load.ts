@@ -61,3 +61,19 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     failures: result.non2xx - accepted + result.errors,
   };
 }
+
+/**
+ * Runs of the same load as one: requests and failures added, the rate over their summed time, p50 the
+ * mean of theirs and p99 the worst.
+ */
+export function combined(runs: LoadResult[]): LoadResult {
+  const requests = runs.reduce((sum, r) => sum + r.requests, 0);
+  const seconds = runs.reduce((sum, r) => sum + (r.rps > 0 ? r.requests / r.rps : 0), 0);
+  return {
+    requests,
+    rps: seconds > 0 ? requests / seconds : 0,
+    p50: runs.reduce((sum, r) => sum + r.p50, 0) / runs.length,
+    p99: Math.max(...runs.map((r) => r.p99)),
+    failures: runs.reduce((sum, r) => sum + r.failures, 0),
+  };
+}

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import Fastify from 'fastify';
 import fastJsonStringify from 'fast-json-stringify';
 import { describe, expect, it } from 'vitest';
+import { Collection, CollectionOfEither } from './pagination.js';
 import { Nullable, Timestamp } from './schemas.js';
 import { dedupedSerializers, serializable } from './serializers.js';
 
@@ -91,6 +92,57 @@ describe('serializable', () => {
     for (const answer of [samples, { items: samples, total: 3 }]) {
       expect(ours(answer)).toBe(theirs(answer));
     }
+  });
+});
+
+describe('serializable: unions told apart without validating the value', () => {
+  const Titled = Type.Object(Project.properties, { title: 'Project' });
+  const WithProgress = Type.Object(
+    { ...Project.properties, progress: Type.Object({ value: Nullable(Type.Number()) }) },
+    { title: 'ProjectProgress' },
+  );
+  const withProgress = samples.map((sample, i) => ({ ...sample, progress: { value: i === 1 ? null : i } }));
+  const page = <T>(data: T[]) => ({ data, meta: { total: data.length, page: 1, limit: 20, totalPages: 1 } });
+
+  it('chooses a collection’s array or page by its JSON type', () => {
+    const copy = serializable(Collection(Titled)) as Record<string, Record<string, unknown>>;
+    expect(copy.anyOf).toBeUndefined();
+    expect(copy.if).toEqual({ type: 'array' });
+    const ours = fastJsonStringify(copy);
+    const theirs = fastJsonStringify(Collection(Titled) as object);
+    for (const answer of [samples, [], page(samples), page([])]) {
+      expect(ours(answer)).toBe(theirs(answer));
+    }
+  });
+
+  it('chooses between two kinds of item by a property only one of them requires, list and page alike', () => {
+    const schema = CollectionOfEither(WithProgress, Titled);
+    const copy = serializable(schema) as Record<string, Record<string, unknown>>;
+    expect(copy.if).toEqual({ type: 'array', items: { required: ['progress'] } });
+    const ours = fastJsonStringify(copy);
+    const theirs = fastJsonStringify(schema as object);
+    for (const answer of [withProgress, samples, [], page(withProgress), page(samples), page([])]) {
+      expect(ours(answer)).toBe(theirs(answer));
+    }
+    // The kind decides what is written: an item without progress is not given one, and vice versa.
+    expect(JSON.parse(ours(samples))[0]).not.toHaveProperty('progress');
+    expect(JSON.parse(ours(page(withProgress))).data[1].progress).toEqual({ value: null });
+  });
+
+  it('chooses text or a list of text by type (an error’s message)', () => {
+    const Message = Type.Object({ message: Type.Union([Type.String(), Type.Array(Type.String())]) });
+    const ours = fastJsonStringify(serializable(Message) as object);
+    const theirs = fastJsonStringify(Message);
+    for (const answer of [{ message: 'Not found' }, { message: ['a', 'b "c"'] }]) {
+      expect(ours(answer)).toBe(theirs(answer));
+    }
+  });
+
+  it('keeps a union whose members nothing cheap tells apart, validated as before', () => {
+    const Same = Type.Union([Type.Object({ a: Type.String() }), Type.Object({ a: Type.Number() })]);
+    expect((serializable(Same) as Record<string, unknown>).anyOf).toHaveLength(2);
+    const Numbers = Type.Union([Type.Integer(), Type.Number()]);
+    expect((serializable(Numbers) as Record<string, unknown>).anyOf).toHaveLength(2);
   });
 });
 
