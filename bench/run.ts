@@ -16,7 +16,7 @@ import { uuidV7Time } from '../src/lib/ids.js';
 import { BENCH_PII_KEY } from './seed/participants.js';
 import { captureStatements, type Statement } from './capture.js';
 import { loginStorm, personalExport, personalList, type Settings } from './comparisons.js';
-import { combined, load, type LoadOptions } from './load.js';
+import { combined, load, type LoadOptions, type LoadResult } from './load.js';
 import { readManifest, type Manifest } from './manifest.js';
 import { documents, exportOnce, exportRow, loadRow, post } from './measure.js';
 import { startServer, type Server } from './processes.js';
@@ -128,6 +128,13 @@ interface Sides {
   webhook: WebhookSubscription | null;
 }
 
+/** Requests each side answered under load (warm-ups included): a CPU profile's time is divided by them. */
+const served = { service: 0, floor: 0 };
+function tally(side: keyof typeof served, result: LoadResult): LoadResult {
+  served[side] += result.requests + result.failures;
+  return result;
+}
+
 /** A load scenario: both sides warmed, then the service measured, then the floor. */
 async function measureLoad(s: Scenario, statementCount: number, sides: Sides): Promise<Row> {
   const connections = s.connections === 'many' ? many : few;
@@ -145,14 +152,14 @@ async function measureLoad(s: Scenario, statementCount: number, sides: Sides): P
       url: `${sides.service.url}${s.request.path}`,
       headers: s.request.headers,
       duration: seconds,
-    });
+    }).then((result) => tally('service', result));
   const onFloor = (seconds: number) =>
     load({
       ...common,
       url: `${sides.floor.url}/${s.name}`,
       headers: { 'content-type': 'application/json' },
       duration: seconds,
-    } satisfies LoadOptions);
+    } satisfies LoadOptions).then((result) => tally('floor', result));
   const note = `${statementCount} SQL statements`;
   if (s.name === 'submission') return measureSubmission(s, connections, sides, onService, onFloor, note);
   if (s.kind === 'document') return measureDocument(s, sides, note);
@@ -349,6 +356,10 @@ async function main() {
     await floor?.stop();
     await service.stop();
     await sql.end();
+    // Beside the profiles the stopped servers wrote: `npm run bench:profile` reads both.
+    if (process.env.BENCH_CPU_PROF) {
+      writeFileSync(path.join(process.env.BENCH_CPU_PROF, 'requests.json'), `${JSON.stringify(served)}\n`);
+    }
     rmSync(env.DATA_DIR!, { recursive: true, force: true });
   }
 }
