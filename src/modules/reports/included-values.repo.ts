@@ -26,6 +26,8 @@ interface Row extends Omit<IncludedValue, 'lastChange'> {
  * Users are named as the feed names them ("First Last"); null once gone. 4,800 values with 8 history
  * entries each (PostgreSQL 15, a busy 2-core machine): about 60 ms, against 25 ms for the values alone;
  * about 110 ms with the sources through the query builder, and 115 ms with a subquery per name and change.
+ * The bench's 3,164 values with 270,821 history entries: 30-38 ms, 78-88 ms before the authors were
+ * named over the materialized rows (psql, `EXECUTE` of the prepared statement, three runs each).
  */
 async function includedValues(
   db: Db,
@@ -41,29 +43,35 @@ async function includedValues(
   const period = withPeriod
     ? sql`, json_build_object('id', p.id, 'label', p.label, 'startDate', p.start_date, 'endDate', p.end_date) AS period`
     : sql``;
+  // The last change's author is named after the lateral, over the materialized rows: left to itself, the
+  // planner joins users inside the per-report loop (a scan of the users table for each of 3,164 reports:
+  // 80 ms of the bench's 95 ms statement; 30 ms so).
   const result = await db.execute(sql`
-    SELECT indicator_reports.indicator_id AS "indicatorId", indicator_reports.reporting_period_id AS "periodId",
-      indicator_reports.value, indicator_reports.target, indicator_reports.narrative,
-      indicator_reports.disaggregated_values AS "disaggregatedValues",
-      indicator_reports.status = 'approved' AS approved, indicator_reports.counted_value AS "countedValue",
-      indicator_reports.counted_submissions AS "countedSubmissions", indicator_reports.prefill_value AS "prefillValue",
-      ${isoTime(sql`indicator_reports.reviewed_at`)} AS "reviewedAt",
-      reviewer.first_name || ' ' || reviewer.last_name AS "reviewerName",
-      change.id::float8 AS "changeId", ${isoTime(sql`change.at`)} AS "changedAt", change.kind AS "changeKind",
-      actor.first_name || ' ' || actor.last_name AS "changedBy" ${period}
-    FROM indicator_reports
-    ${withPeriod ? sql`JOIN reporting_periods p ON p.org_id = indicator_reports.org_id AND p.id = indicator_reports.reporting_period_id` : sql``}
-    LEFT JOIN users reviewer ON reviewer.id = indicator_reports.reviewed_by
-    LEFT JOIN LATERAL (
-      SELECT h.id, h.at, h.kind, h.actor_id FROM indicator_report_history h
-      WHERE h.org_id = indicator_reports.org_id AND h.indicator_report_id = indicator_reports.id
-        AND h.kind IN (${kinds})
-        AND h.changes ?| ARRAY['value', 'target', 'disaggregatedValues', 'narrative']
-      ORDER BY h.id DESC LIMIT 1
-    ) change ON true
-    LEFT JOIN users actor ON actor.id = change.actor_id
-    WHERE indicator_reports.org_id = ${orgId} AND indicator_reports.project_id = ${projectId}
-      AND indicator_reports.status IN ('submitted', 'approved') AND ${condition}`);
+    WITH included AS MATERIALIZED (
+      SELECT indicator_reports.indicator_id AS "indicatorId", indicator_reports.reporting_period_id AS "periodId",
+        indicator_reports.value, indicator_reports.target, indicator_reports.narrative,
+        indicator_reports.disaggregated_values AS "disaggregatedValues",
+        indicator_reports.status = 'approved' AS approved, indicator_reports.counted_value AS "countedValue",
+        indicator_reports.counted_submissions AS "countedSubmissions", indicator_reports.prefill_value AS "prefillValue",
+        ${isoTime(sql`indicator_reports.reviewed_at`)} AS "reviewedAt",
+        reviewer.first_name || ' ' || reviewer.last_name AS "reviewerName",
+        change.id::float8 AS "changeId", ${isoTime(sql`change.at`)} AS "changedAt", change.kind AS "changeKind",
+        change.actor_id AS "changedById" ${period}
+      FROM indicator_reports
+      ${withPeriod ? sql`JOIN reporting_periods p ON p.org_id = indicator_reports.org_id AND p.id = indicator_reports.reporting_period_id` : sql``}
+      LEFT JOIN users reviewer ON reviewer.id = indicator_reports.reviewed_by
+      LEFT JOIN LATERAL (
+        SELECT h.id, h.at, h.kind, h.actor_id FROM indicator_report_history h
+        WHERE h.org_id = indicator_reports.org_id AND h.indicator_report_id = indicator_reports.id
+          AND h.kind IN (${kinds})
+          AND h.changes ?| ARRAY['value', 'target', 'disaggregatedValues', 'narrative']
+        ORDER BY h.id DESC LIMIT 1
+      ) change ON true
+      WHERE indicator_reports.org_id = ${orgId} AND indicator_reports.project_id = ${projectId}
+        AND indicator_reports.status IN ('submitted', 'approved') AND ${condition}
+    )
+    SELECT included.*, actor.first_name || ' ' || actor.last_name AS "changedBy"
+    FROM included LEFT JOIN users actor ON actor.id = included."changedById"`);
   return rowsOf<Row & { period?: IncludedPeriod }>(result);
 }
 
