@@ -2,13 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolStats } from '../db/client.js';
+import type { QueueDepth } from '../db/queue-depth.js';
 import { tokenRefused, unauthorized } from './errors.js';
-
-/** A queue's pending items and how long the oldest has waited, in seconds (0 when empty). */
-export interface QueueDepth {
-  depth: number;
-  oldestAgeSeconds: number;
-}
 
 /** The read replica as its router sees it: lag (null: unknown), whether it is read, fallbacks by reason. */
 export interface ReplicaStatus {
@@ -187,28 +182,31 @@ function defineSourceMetrics(log: FastifyBaseLogger, registers: Registry[], sour
     })().finally(() => {
       reading = null;
     }));
-  new Gauge({
-    name: 'mel_queue_pending',
-    help: 'Items waiting for delivery, retries included: email (the outbox) and webhook (deliveries).',
-    labelNames: ['queue'] as const,
-    registers,
-    async collect() {
-      const read = await readQueues();
-      this.reset();
-      for (const [queue, depth] of Object.entries(read)) this.set({ queue }, depth.depth);
-    },
-  });
-  new Gauge({
-    name: 'mel_queue_oldest_pending_age_seconds',
-    help: 'How long the oldest waiting item of the queue has waited (0 when none waits).',
-    labelNames: ['queue'] as const,
-    registers,
-    async collect() {
-      const read = await readQueues();
-      this.reset();
-      for (const [queue, depth] of Object.entries(read)) this.set({ queue }, depth.oldestAgeSeconds);
-    },
-  });
+  const queueGauges = [
+    [
+      'mel_queue_pending',
+      'Items waiting for delivery, retries included: email (the outbox) and webhook (deliveries).',
+      'depth',
+    ],
+    [
+      'mel_queue_oldest_pending_age_seconds',
+      'How long the oldest waiting item of the queue has waited (0 when none waits).',
+      'oldestAgeSeconds',
+    ],
+  ] as const;
+  for (const [name, help, field] of queueGauges) {
+    new Gauge({
+      name,
+      help,
+      labelNames: ['queue'] as const,
+      registers,
+      async collect() {
+        const read = await readQueues();
+        this.reset();
+        for (const [queue, depth] of Object.entries(read)) this.set({ queue }, depth[field]);
+      },
+    });
+  }
 
   defineReplicaMetrics(registers, sources.replica);
 
