@@ -74,7 +74,7 @@ function categorize(file: string): Map<string, number> {
     const special = SPECIAL[nodes.get(leaf)!.callFrame.functionName];
     let found = special;
     for (let id: number | undefined = leaf; !found && id !== undefined; id = parent.get(id)) {
-      found = CATEGORIES.find(([, pattern]) => pattern.test(label(id!)))?.[0];
+      found = CATEGORIES.find(([, pattern]) => pattern.test(label(id)))?.[0];
     }
     found ??= `other: ${nodes.get(leaf)!.callFrame.functionName || '(anonymous)'}`;
     cache.set(leaf, found);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { stringify } from 'safe-stable-stringify';
 import type { Db } from '../db/client.js';
 import { sessionOf, type Access } from './access.js';
@@ -107,6 +107,7 @@ export function registerIdempotency(
     { request: KeyedRequest; claimId: string; bodyCompared: boolean }
   >();
   const times = { keepSeconds: IDEMPOTENCY_KEEP_SECONDS, takeOverSeconds: options.takeOverSeconds };
+  const retries = new ReleaseRetries(db, keys, options.takeOverSeconds * 1000);
 
   app.addHook('preHandler', async (request, reply) => {
     const route = request.routeOptions;
@@ -154,11 +155,50 @@ export function registerIdempotency(
       if (answer) await keys.complete(db, claim.request, claim.claimId, answer, times.keepSeconds);
       else await keys.release(db, claim.request, claim.claimId);
     } catch (err) {
-      // The answer still goes out; the claim stays running until it may be taken over.
+      // The answer still goes out. A kept answer that was not recorded leaves the claim running until it
+      // may be taken over (running the request again could do twice what was done); a release is tried
+      // again in the background, so that a retry after an outage runs as soon as the database is back.
       request.log.error({ err }, 'idempotency: the answer to a keyed request was not recorded');
+      if (!answer) retries.release(claim.request, claim.claimId, request.log);
     }
     return payload;
   });
+  app.addHook('onClose', async () => retries.stop());
+}
+
+/** How often a failed release of a claim is tried again (every 5 s, until the claim could be taken over). */
+export const RELEASE_RETRY_MS = 5_000;
+
+/** Releases of claims that failed (the database out of reach), tried again until done or too late. */
+class ReleaseRetries {
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private stopped = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly keys: IdempotencyKeys,
+    private readonly takeOverMs: number,
+  ) {}
+
+  release(request: KeyedRequest, claimId: string, log: FastifyBaseLogger, since = Date.now()): void {
+    // After the take-over time another request may hold the key: a release then would do nothing.
+    if (this.stopped || Date.now() + RELEASE_RETRY_MS - since >= this.takeOverMs) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.keys.release(this.db, request, claimId).then(
+        () => log.info('idempotency: a keyed request’s claim was released after its answer'),
+        () => this.release(request, claimId, log, since),
+      );
+    }, RELEASE_RETRY_MS);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
 }
 
 /** The key's caller: the user, or for a public submission the form's token (one per form). */
