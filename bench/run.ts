@@ -358,6 +358,7 @@ async function main() {
     await sql.end();
     // Beside the profiles the stopped servers wrote: `npm run bench:profile` reads both.
     if (process.env.BENCH_CPU_PROF) {
+      mkdirSync(process.env.BENCH_CPU_PROF, { recursive: true });
       writeFileSync(path.join(process.env.BENCH_CPU_PROF, 'requests.json'), `${JSON.stringify(served)}\n`);
     }
     rmSync(env.DATA_DIR!, { recursive: true, force: true });

@@ -72,19 +72,20 @@ const isPlain = (schema: unknown): schema is Schema & { type: string } =>
  */
 function requiredDifference(a: Schema, b: Schema): Schema | null {
   if (a.type !== b.type) return null;
+  // Each level names its type: Ajv's strict mode wants `items` and `required` under one.
   if (a.type === 'array' && isSchema(a.items) && isSchema(b.items)) {
     const items = requiredDifference(a.items, b.items);
-    return items && { items };
+    return items && { type: 'array', items };
   }
   if (a.type !== 'object') return null;
   const required = (schema: Schema) => (Array.isArray(schema.required) ? (schema.required as string[]) : []);
   const onlyA = required(a).filter((key) => !required(b).includes(key));
-  if (onlyA.length > 0) return { required: onlyA };
+  if (onlyA.length > 0) return { type: 'object', required: onlyA };
   const props = (schema: Schema) => (isSchema(schema.properties) ? schema.properties : {});
   for (const key of required(a)) {
     const [pa, pb] = [props(a)[key], props(b)[key]];
     const inner = isSchema(pa) && isSchema(pb) ? requiredDifference(pa, pb) : null;
-    if (inner) return { properties: { [key]: inner } };
+    if (inner) return { type: 'object', properties: { [key]: inner } };
   }
   return null;
 }
@@ -113,7 +114,7 @@ function chooser(members: unknown[]): Schema | null {
     if (later.length > 1) return null;
     const difference = requiredDifference(member, later[0]!);
     if (!difference) return null;
-    tests.push({ type: member.type, ...difference });
+    tests.push(difference);
   }
   // From the last member back: each test chooses its member, or hands on to the rest.
   let chain: Schema = members[members.length - 1]!;
