@@ -6,7 +6,7 @@
  * counts as one wherever it came from); start-up (module loading, schema compilation) is shown apart and
  * left out of the time per request.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 interface CallFrame {
@@ -88,11 +88,14 @@ function categorize(file: string): Map<string, number> {
   return byCategory;
 }
 
-/** The main thread's profile of a server (tsx's loader thread writes one too). */
+/** The newest main-thread profile of a server (tsx's loader thread writes one too; a reused folder, older ones). */
 function mainThreadProfile(folder: string): string {
-  const file = readdirSync(folder).find((name) => /^CPU\..*\.0\.\d+\.cpuprofile$/.test(name));
-  if (!file) throw new Error(`no main-thread profile in ${folder}`);
-  return path.join(folder, file);
+  const files = readdirSync(folder)
+    .filter((name) => /^CPU\..*\.0\.\d+\.cpuprofile$/.test(name))
+    .map((name) => path.join(folder, name))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  if (files.length === 0) throw new Error(`no main-thread profile in ${folder}`);
+  return files[0]!;
 }
 
 const folder = path.resolve(process.argv[2] ?? process.env.BENCH_CPU_PROF ?? 'bench/profiles');

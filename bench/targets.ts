@@ -13,9 +13,11 @@ const MB = 2 ** 20;
 const fixed = (value: number, digits: number) =>
   value.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-/** A ratio to two places, or three where two would round it onto the goal it misses (0.496 of 0.50). */
+/** A ratio to two places; one that misses its goal by less than rounding, cut (not rounded) to three. */
 const ratioText = (ratio: number, goal: number) =>
-  fixed(ratio, ratio < goal && Number(ratio.toFixed(2)) >= goal ? 3 : 2);
+  ratio < goal && Number(ratio.toFixed(2)) >= goal
+    ? fixed(Math.floor(ratio * 1000) / 1000, 3)
+    : fixed(ratio, 2);
 
 interface Target {
   target: string;

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { check, timestamp, uuid, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import { newId } from '../lib/ids.js';
 
@@ -17,3 +17,10 @@ export const updatedAt = () =>
  */
 export const finite = (name: string, column: AnyPgColumn) =>
   check(name, sql`${column} > '-Infinity'::float8 AND ${column} < 'Infinity'::float8`);
+
+/**
+ * A timestamp written by the database as the API writes it (`Date.toISOString`: UTC, milliseconds), for
+ * read models in plain SQL: no Date made per value only to be written back as text.
+ */
+export const isoTime = (at: SQL | AnyPgColumn) =>
+  sql`to_char(${at} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

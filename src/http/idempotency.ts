@@ -166,8 +166,14 @@ export function registerIdempotency(
   app.addHook('onClose', async () => retries.stop());
 }
 
-/** How often a failed release of a claim is tried again (every 5 s, until the claim could be taken over). */
+/**
+ * How often a failed release of a claim is tried again: every 5 s and up to a fifth more (so that the
+ * releases an outage left do not all arrive at once), until the claim could be taken over.
+ */
 export const RELEASE_RETRY_MS = 5_000;
+const RELEASE_RETRY_LONGEST_MS = RELEASE_RETRY_MS * 1.2;
+/** Releases waiting at most: past that, a claim waits for its take-over, as when its process dies. */
+const MAX_WAITING_RELEASES = 10_000;
 
 /** Releases of claims that failed (the database out of reach), tried again until done or too late. */
 class ReleaseRetries {
@@ -182,14 +188,16 @@ class ReleaseRetries {
 
   release(request: KeyedRequest, claimId: string, log: FastifyBaseLogger, since = Date.now()): void {
     // After the take-over time another request may hold the key: a release then would do nothing.
-    if (this.stopped || Date.now() + RELEASE_RETRY_MS - since >= this.takeOverMs) return;
+    if (this.stopped || Date.now() + RELEASE_RETRY_LONGEST_MS - since >= this.takeOverMs) return;
+    if (this.timers.size >= MAX_WAITING_RELEASES) return;
+    const delay = RELEASE_RETRY_MS + Math.random() * (RELEASE_RETRY_LONGEST_MS - RELEASE_RETRY_MS);
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       this.keys.release(this.db, request, claimId).then(
         () => log.info('idempotency: a keyed request’s claim was released after its answer'),
         () => this.release(request, claimId, log, since),
       );
-    }, RELEASE_RETRY_MS);
+    }, delay);
     timer.unref();
     this.timers.add(timer);
   }

@@ -79,9 +79,10 @@ function requiredDifference(a: Schema, b: Schema): Schema | null {
   }
   if (a.type !== 'object') return null;
   const required = (schema: Schema) => (Array.isArray(schema.required) ? (schema.required as string[]) : []);
-  const onlyA = required(a).filter((key) => !required(b).includes(key));
-  if (onlyA.length > 0) return { type: 'object', required: onlyA };
   const props = (schema: Schema) => (isSchema(schema.properties) ? schema.properties : {});
+  // A key `b` declares (even as optional) could be on its values too: it tells nothing apart.
+  const onlyA = required(a).filter((key) => !required(b).includes(key) && !(key in props(b)));
+  if (onlyA.length > 0) return { type: 'object', required: onlyA };
   for (const key of required(a)) {
     const [pa, pb] = [props(a)[key], props(b)[key]];
     const inner = isSchema(pa) && isSchema(pb) ? requiredDifference(pa, pb) : null;
@@ -96,7 +97,9 @@ function requiredDifference(a: Schema, b: Schema): Schema | null {
  * members apart: the JSON type, then a property one requires and the other does not. fast-json-stringify
  * picks a union's member by validating the whole value against each in turn with Ajv (every item of a
  * list, every format: half a millisecond for 200 indicators); a type and a required key are checked in
- * a few steps. A value that fits no member is written by the last one (as any schema's extra is).
+ * a few steps. A value that fits no member is written by the last one (as any schema's extra is), and a
+ * member's values are no longer checked on the way out (an enum, a format, a null where an object is
+ * required): as for every answer that is no union, the handlers' types are what keeps them right.
  * Null where the members cannot be told apart so (then the union stays, validated as before).
  */
 function chooser(members: unknown[]): Schema | null {

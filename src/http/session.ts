@@ -68,7 +68,8 @@ export class Sessions {
     // A verified token is remembered until its exp (fast-jwt bounds each entry by it), keyed by its
     // SHA-256: a second request with it skips decoding and the HMAC (GET project: 69 of about 1,000 µs
     // of CPU a request, bench --cpu-prof). Revocation and password resets are still checked on every
-    // request, in the database (the access hook's session query); failures are never kept.
+    // request, in the database (the access hook's session query). A refused token is stored too, but
+    // already expired, so never served: forged tokens can only push valid ones out (2,000 at most).
     this.check = createVerifier({ key, algorithms: ['HS256'], cache: VERIFIED_TOKENS });
     this.secureCookie = config.baseUrl.startsWith('https:');
     this.ownOrigins = new Set(

@@ -47,7 +47,7 @@ export const escapeAttribute = (text: string): string =>
 
 function attributesOf(attributes: Attributes): string {
   let written = '';
-  for (const name in attributes) {
+  for (const name of Object.keys(attributes)) {
     const value = attributes[name];
     if (value !== null && value !== undefined) written += ` ${name}="${escapeAttribute(String(value))}"`;
   }

@@ -1,6 +1,7 @@
 import { and, asc, count, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
-import { inWindow, type Window } from '../../db/window.js';
+import { rowsOf, type Db } from '../../db/client.js';
+import { isoTime } from '../../db/columns.js';
+import type { Window } from '../../db/window.js';
 import { organizations } from '../orgs/orgs.tables.js';
 import { resultNodes } from '../results/results.tables.js';
 import { disaggregations, formulaInputs, indicators, projectIndicators } from './indicators.tables.js';
@@ -35,17 +36,35 @@ export async function countIndicators(db: Db, orgId: string, filter: IndicatorFi
   return row?.total ?? 0;
 }
 
-export function listIndicators(db: Db, orgId: string, filter: IndicatorFilter, window: Window) {
-  return inWindow(
-    db
-      .select()
-      .from(indicators)
-      .where(filtered(orgId, filter))
-      .orderBy(byCode, asc(indicators.id))
-      .$dynamic(),
-    window,
-  );
+/**
+ * A page of indicators as the API answers them. Plain SQL with the timestamps written by the database, as
+ * the other big reads: the query builder's row mapping (a check and a decoder per cell, a Date made per
+ * timestamp to be written back as text) was 1.4 of 9.5 ms of CPU time for 200 indicators (bench:profile).
+ */
+export async function listIndicators(
+  db: Db,
+  orgId: string,
+  filter: IndicatorFilter,
+  window: Window,
+): Promise<IndicatorListed[]> {
+  const t = indicators;
+  const result = await db.execute(sql`
+    SELECT ${t.id} AS id, ${t.orgId} AS "orgId", ${t.name} AS name, ${t.code} AS code, ${t.unit} AS unit,
+      ${t.aggregationMethod} AS "aggregationMethod", ${t.description} AS description,
+      ${t.dataSource} AS "dataSource", ${t.resultNodeId} AS "resultNodeId", ${t.isFormula} AS "isFormula",
+      ${t.formula} AS formula, ${isoTime(t.createdAt)} AS "createdAt", ${isoTime(t.updatedAt)} AS "updatedAt"
+    FROM ${t}
+    WHERE ${filtered(orgId, filter)}
+    ORDER BY lower(${t.code}) collate "C", ${t.id}
+    ${window.limit === null ? sql`` : sql`LIMIT ${window.limit}`} OFFSET ${window.offset}`);
+  return rowsOf<IndicatorListed>(result);
 }
+
+/** An indicator as listed: its row, timestamps as ISO 8601 text. */
+export type IndicatorListed = Omit<IndicatorRow, 'createdAt' | 'updatedAt'> & {
+  createdAt: string;
+  updatedAt: string;
+};
 
 export async function findIndicator(db: Db, orgId: string, id: string): Promise<IndicatorRow | undefined> {
   const [row] = await db

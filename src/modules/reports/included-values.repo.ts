@@ -5,12 +5,10 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Db } from '../../db/client.js';
+import { isoTime } from '../../db/columns.js';
 import type { IncludedPeriod, IncludedValue } from './assembly.js';
 import type { Range } from './assembly.repo.js';
 import { CHANGE_KINDS, type ChangeKind } from './report-snapshot.js';
-
-/** A timestamp as the API writes it (`Date.toISOString`), made by the database. */
-const isoTime = (at: SQL) => sql`to_char(${at} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 interface Row extends Omit<IncludedValue, 'lastChange'> {
   changeId: number | null;
