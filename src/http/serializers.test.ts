@@ -142,6 +142,21 @@ describe('serializable: unions told apart without validating the value', () => {
     }
   });
 
+  it('tells members apart only by keys the other member never has', () => {
+    const Full = Type.Object({ data: Type.Array(Type.Object({ p: Type.String(), q: Type.String() })) });
+    // The second member declares `data` too, optional: its values without it must not be taken for the first.
+    const Loose = Type.Object({
+      data: Type.Optional(Type.Array(Type.Object({ q: Type.String() }))),
+      n: Type.Integer(),
+    });
+    const Either = Type.Union([Full, Loose]);
+    const ours = fastJsonStringify(serializable(Either) as object);
+    const theirs = fastJsonStringify(Either);
+    for (const answer of [{ data: [{ p: 'a', q: 'b' }] }, { n: 3 }, { data: [{ q: 'c' }], n: 1 }]) {
+      expect(ours(answer)).toBe(theirs(answer));
+    }
+  });
+
   it('keeps a union whose members nothing cheap tells apart, validated as before', () => {
     const Same = Type.Union([Type.Object({ a: Type.String() }), Type.Object({ a: Type.Number() })]);
     expect((serializable(Same) as Record<string, unknown>).anyOf).toHaveLength(2);

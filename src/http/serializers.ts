@@ -86,7 +86,8 @@ function requiredDifference(a: Schema, b: Schema): Schema | null {
   for (const key of required(a)) {
     const [pa, pb] = [props(a)[key], props(b)[key]];
     const inner = isSchema(pa) && isSchema(pb) ? requiredDifference(pa, pb) : null;
-    if (inner) return { type: 'object', properties: { [key]: inner } };
+    // Required here too: a value of `b` without the key must not pass on an unchecked property.
+    if (inner) return { type: 'object', required: [key], properties: { [key]: inner } };
   }
   return null;
 }

@@ -55,7 +55,7 @@ export async function listIndicators(
       ${t.formula} AS formula, ${isoTime(t.createdAt)} AS "createdAt", ${isoTime(t.updatedAt)} AS "updatedAt"
     FROM ${t}
     WHERE ${filtered(orgId, filter)}
-    ORDER BY lower(${t.code}) collate "C", ${t.id}
+    ORDER BY ${byCode}, ${t.id}
     ${window.limit === null ? sql`` : sql`LIMIT ${window.limit}`} OFFSET ${window.offset}`);
   return rowsOf<IndicatorListed>(result);
 }
