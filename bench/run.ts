@@ -135,7 +135,7 @@ function tally(side: keyof typeof served, result: LoadResult): LoadResult {
   return result;
 }
 
-/** A load scenario: both sides warmed, then the service measured, then the floor. */
+/** A load scenario: both sides warmed, then measured interleaved (service, floor, floor, service). */
 async function measureLoad(s: Scenario, statementCount: number, sides: Sides): Promise<Row> {
   const connections = s.connections === 'many' ? many : few;
   const common = {
