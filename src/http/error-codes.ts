@@ -34,6 +34,9 @@ export const ERROR_CODES = {
   internal_error: 'The service failed; the body hides the cause.',
   unavailable: 'The service is busy or not ready; `Retry-After` when known.',
   database_unavailable: 'The database cannot be reached right now; retry after `Retry-After` seconds.',
+  database_busy:
+    'The database did not answer in time (a statement or lock timeout); retry after `Retry-After` seconds.',
+  upload_quota_exceeded: "The form's or the organization's stored files would pass their quota.",
 } as const satisfies Record<string, string>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
