@@ -6,10 +6,10 @@ import { pgErrorCode } from '../db/errors.js';
 import { databaseFailure, type DatabaseOutage } from '../db/outage.js';
 import { refusedMethod } from './allowed-methods.js';
 import { codeOfStatus, type ErrorCode, ERROR_CODES } from './error-codes.js';
-import { type ErrorDetail, type RequestPart, problemOf, violations } from './violations.js';
+import { capped, type ErrorDetail, type RequestPart, problemOf, violations } from './violations.js';
 
 export type { ErrorDetail, RequestPart } from './violations.js';
-export { validationMessages, violations } from './violations.js';
+export { MAX_PROBLEMS, validationMessages, violations } from './violations.js';
 export { codeOfStatus, ERROR_CODES, type ErrorCode } from './error-codes.js';
 export { pgErrorCode } from '../db/errors.js';
 
@@ -48,7 +48,11 @@ export const BEARER_INVALID_TOKEN = { 'www-authenticate': 'Bearer error="invalid
  * The same message twice is one problem.
  */
 export const badRequest = (...problems: Problem[]) => {
-  const unique = [...new Map(problems.map((p) => [typeof p === 'string' ? p : p.message, p])).values()];
+  const unique = capped(
+    [...new Map(problems.map((p) => [typeof p === 'string' ? p : p.message, p])).values()].map((p) =>
+      typeof p === 'string' ? { message: p, text: p } : p,
+    ),
+  ).map((p) => ('text' in p ? p.text : p));
   return new AppError(
     400,
     unique.map((p) => (typeof p === 'string' ? p : p.message)),

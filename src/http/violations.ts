@@ -36,17 +36,53 @@ export function violations(err: { validation?: unknown; validationContext?: stri
   const otherwiseWrong = new Set(
     issues.filter((i) => !(i.keyword === 'type' && i.params.type === 'null')).map((i) => i.instancePath),
   );
-  const problems: ErrorDetail[] = issues
+  const shown = issues
     .filter((issue) => !['anyOf', 'oneOf', 'if', 'propertyNames'].includes(issue.keyword))
     .filter(
       (issue) =>
         !(issue.keyword === 'type' && issue.params.type === 'null' && otherwiseWrong.has(issue.instancePath)),
-    )
-    .map((issue) => ({ in: part, path: pointerOf(issue), rule: issue.keyword, message: describe(issue) }));
-  if (problems.length === 0)
-    problems.push({ in: part, path: '', rule: 'invalid', message: 'Request is not valid' });
-  return [...new Map(problems.map((p) => [p.message, p])).values()];
+    );
+  // Described only up to the cap: the rest are counted, not written (a body can hold 10,000 bad values).
+  const problems = new Map<string, ErrorDetail>();
+  let rest = 0;
+  for (const issue of shown) {
+    if (problems.size > MAX_PROBLEMS) {
+      rest++;
+      continue;
+    }
+    const message = describe(issue);
+    if (!problems.has(message))
+      problems.set(message, { in: part, path: pointerOf(issue), rule: issue.keyword, message });
+  }
+  if (problems.size === 0)
+    problems.set('', { in: part, path: '', rule: 'invalid', message: 'Request is not valid' });
+  const listed = [...problems.values()];
+  return rest === 0
+    ? capped(listed, part)
+    : [...listed.slice(0, MAX_PROBLEMS), more(listed.length - MAX_PROBLEMS + rest, part)];
 }
+
+/** The problems one 400 lists at most; the rest are counted in one last problem. */
+export const MAX_PROBLEMS = 20;
+
+/**
+ * The first MAX_PROBLEMS problems, then `and N more problems` (rule `maxProblems`): an answer is never
+ * larger than the mistakes worth reading, however many a body holds (issue 36, finding 1).
+ */
+export function capped<P extends { message: string }>(
+  problems: P[],
+  part: RequestPart = 'body',
+): (P | ErrorDetail)[] {
+  if (problems.length <= MAX_PROBLEMS) return problems;
+  return [...problems.slice(0, MAX_PROBLEMS), more(problems.length - MAX_PROBLEMS, part)];
+}
+
+const more = (count: number, part: RequestPart): ErrorDetail => ({
+  in: part,
+  path: '',
+  rule: 'maxProblems',
+  message: `and ${count} more ${count === 1 ? 'problem' : 'problems'}`,
+});
 
 export const validationMessages = (err: { validation?: unknown; validationContext?: string }): string[] =>
   violations(err).map((p) => p.message);
@@ -140,6 +176,8 @@ function describe({ keyword, instancePath, propertyName, params, message }: AjvI
       return `${name()} must contain at least ${String(params.limit)} items`;
     case 'maxItems':
       return `${name()} must contain at most ${String(params.limit)} items`;
+    case 'maxProperties':
+      return `${name()} must have at most ${String(params.limit)} properties`;
     case 'uniqueItems':
       return `${name()} must not contain duplicates`;
     default:

@@ -1,3 +1,4 @@
+import { MAX_PROBLEMS } from '../../http/errors.js';
 import { textProblem } from '../../lib/text.js';
 import { isShown, PLACE_MAX, TEXT_MAX, type FormField, type Location } from './form-fields.js';
 
@@ -96,6 +97,22 @@ function answerProblem(field: FormField, value: unknown, at: string): string[] {
   }
 }
 
+/** The problems of the keys `known` refuses, the first MAX_PROBLEMS + 1 of them (a 400 lists no more). */
+function unknownKeys(
+  value: Record<string, unknown>,
+  known: (key: string) => boolean,
+  before: string,
+  after = ' should not exist',
+): string[] {
+  const problems: string[] = [];
+  for (const key in value) {
+    if (!Object.hasOwn(value, key) || known(key)) continue;
+    problems.push(`${before}${key}${after}`);
+    if (problems.length > MAX_PROBLEMS) break;
+  }
+  return problems;
+}
+
 /**
  * Checks a respondent's submission against the form (DECISIONS.md section 10) and returns what is kept.
  * Fields are visited in order; a field hidden by `showIf` is neither required nor kept, and its answer
@@ -110,9 +127,9 @@ export function checkSubmission(
 ): { submission?: Submission; problems: string[] } {
   const problems: string[] = [];
   if (!isObject(body)) return { problems: ['body must be an object'] };
-  for (const name of Object.keys(body)) {
-    if (name !== 'answers' && name !== 'location') problems.push(`property ${name} should not exist`);
-  }
+  const unknown = unknownKeys(body, (name) => name === 'answers' || name === 'location', 'property ');
+  // Past the cap the keys are counted, not named (a body may hold 110,000 of them: issue 36, finding 1).
+  problems.push(...(unknown.length > MAX_PROBLEMS ? ['body must have at most 2 properties'] : unknown));
   let location: Location | null = null;
   if (body.location !== undefined && body.location !== null) {
     if (!isObject(body.location)) problems.push('location must be an object');
@@ -126,7 +143,12 @@ export function checkSubmission(
   else if (!isObject(body.answers)) problems.push('answers must be an object');
   const given = isObject(body.answers) ? body.answers : {};
   const byKey = new Set(fields.map((field) => field.key));
-  for (const key of [...Object.keys(given), ...fileKeys]) {
+  if (Object.keys(given).length > fields.length + MAX_PROBLEMS) {
+    problems.push(`answers must have at most ${fields.length} properties (one per field of this form)`);
+  } else {
+    problems.push(...unknownKeys(given, (key) => byKey.has(key), 'answers.', ' is not a field of this form'));
+  }
+  for (const key of fileKeys) {
     if (!byKey.has(key)) problems.push(`answers.${key} is not a field of this form`);
   }
 

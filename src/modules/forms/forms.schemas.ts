@@ -124,6 +124,7 @@ export const SubmitBody = Type.Object(
   {
     answers: Type.Record(Type.String(), Type.Unknown(), {
       description: 'Field key to answer; hidden fields are ignored, file fields come as multipart parts',
+      maxProperties: MAX_FIELDS,
     }),
     location: Type.Optional(Nullable(Coordinates)),
   },
