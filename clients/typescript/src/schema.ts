@@ -244,7 +244,7 @@ export interface paths {
         };
         /**
          * The identity provider's redirect back
-         * @description Checks `state` against the flow cookie, exchanges the code (PKCE), validates the ID token (issuer, audience, nonce, expiry) and requires `email_verified`. The user is found by provider and subject, else the user with that email is linked (a password that user had is removed and their sessions end: registration never proved the email; forgot-password sets a new one), else a user without a password is created (names from given_name/family_name or name). Success: the `jwt` cookie is set and the browser is sent to `{FRONTEND_URL}/auth/callback?user=<URL-encoded JSON user>`. Any failure creates no session and redirects to `{FRONTEND_URL}/auth/callback?error=<code>`: the provider’s own code (e.g. `access_denied`, `invalid_grant` for a used code), `invalid_state` (missing, expired or mismatched flow), `invalid_token`, `email_not_verified`, `provider_unavailable`. The flow cookie is cleared either way. 404 `External sign-in is not configured` while OIDC_* are unset.
+         * @description Checks `state` against the flow cookie, exchanges the code (PKCE), validates the ID token (issuer, audience, nonce, expiry) and requires `email_verified`. The user is found by provider and subject, else the user with that email is linked (a password that user had is removed and their sessions end: registration never proved the email; forgot-password sets a new one), else a user without a password is created (names from given_name/family_name or name). Success: the `jwt` cookie is set and the browser is sent to `{FRONTEND_URL}/auth/callback?user=<URL-encoded JSON {id, createdAt}>`: no email or names, which would stay in browser history and proxy logs; the front end reads them from `GET /auth/me`. Any failure creates no session and redirects to `{FRONTEND_URL}/auth/callback?error=<code>`: the provider’s own code (e.g. `access_denied`, `invalid_grant` for a used code), `invalid_state` (missing, expired or mismatched flow), `invalid_token`, `email_not_verified`, `provider_unavailable`. The flow cookie is cleared either way. 404 `External sign-in is not configured` while OIDC_* are unset.
          */
         get: operations["finishExternalSignIn"];
         put?: never;
@@ -4939,7 +4939,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description To the front end’s /auth/callback with the user (and the `jwt` cookie) or an error */
+            /** @description To the front end’s /auth/callback with the user’s id (and the `jwt` cookie) or an error */
             302: {
                 headers: {
                     Location: components["headers"]["Location"];
