@@ -65,7 +65,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email and password
-         * @description Sets the `jwt` cookie; the session's organization is the user's first by join date. After 5 failed password sign-ins for one email (from any address, by login or token, the last within an hour) each attempt waits before it is checked: 250 ms, doubling with each further failure, at most 10 s, counted from the last failure. Never a lockout: the right password after the wait signs in and clears the count, as does a password reset. An unknown email is counted and slowed alike.
+         * @description Sets the `jwt` cookie; the session's organization is the user's first by join date. After 5 failed password sign-ins for one email (from any address, by login or token, the last within an hour) each attempt waits before it is checked: 250 ms, doubling with each further failure, at most 10 s, counted from the last failure. Attempts at the same time take turns: one whose turn is more than 10 s away is refused unchecked with 429 `rate_limited` and `Retry-After`. Never a lockout: the right password after the wait signs in and clears the count, as does a password reset. An unknown email is counted and slowed alike.
          */
         post: operations["signIn"];
         delete?: never;
@@ -85,7 +85,7 @@ export interface paths {
         put?: never;
         /**
          * Get a bearer token, or switch organization
-         * @description With `email` and `password`: a token for non-browser clients. With `organizationId` and a valid session: a token whose current organization is that one (403 when not a member); when the session came from the cookie, the cookie is re-issued too. The cookie counts only when the request comes from BASE_URL's, APP_URL's or a CORS_ORIGINS origin (its Origin, else its Referer): from anywhere else it is ignored and a switch without a bearer token answers 401. After 5 failed password sign-ins for one email (from any address, by login or token, the last within an hour) each attempt waits before it is checked: 250 ms, doubling with each further failure, at most 10 s, counted from the last failure. Never a lockout: the right password after the wait signs in and clears the count, as does a password reset. An unknown email is counted and slowed alike.
+         * @description With `email` and `password`: a token for non-browser clients. With `organizationId` and a valid session: a token whose current organization is that one (403 when not a member); when the session came from the cookie, the cookie is re-issued too. The cookie counts only when the request comes from BASE_URL's, APP_URL's or a CORS_ORIGINS origin (its Origin, else its Referer): from anywhere else it is ignored and a switch without a bearer token answers 401. After 5 failed password sign-ins for one email (from any address, by login or token, the last within an hour) each attempt waits before it is checked: 250 ms, doubling with each further failure, at most 10 s, counted from the last failure. Attempts at the same time take turns: one whose turn is more than 10 s away is refused unchecked with 429 `rate_limited` and `Retry-After`. Never a lockout: the right password after the wait signs in and clears the count, as does a password reset. An unknown email is counted and slowed alike.
          */
         post: operations["issueToken"];
         delete?: never;
