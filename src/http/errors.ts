@@ -95,6 +95,14 @@ export const malformedRequest = (message: string, rule: string) =>
 export const payloadTooLarge = (message: string) => new AppError(413, message, {}, 'payload_too_large');
 export const unsupportedMediaType = (message: string) =>
   new AppError(415, message, {}, 'unsupported_media_type');
+/** The rate limit's answer (DECISIONS.md section 2), for a limit a service keeps itself. */
+export const rateLimited = (retryAfterSeconds: number) =>
+  new AppError(
+    429,
+    `Too many requests, retry in ${retryAfterSeconds} seconds`,
+    { 'retry-after': String(retryAfterSeconds) },
+    'rate_limited',
+  );
 
 const DetailBody = Type.Object(
   {

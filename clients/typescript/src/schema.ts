@@ -65,7 +65,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email and password
-         * @description Sets the `jwt` cookie; the session's organization is the user's first by join date. After 5 failed password sign-ins for one email (from any address, by login or token, the last within an hour) each attempt waits before it is checked: 250 ms, doubling with each further failure, at most 10 s, counted from the last failure. Never a lockout: the right password after the wait signs in and clears the count, as does a password reset. An unknown email is counted and slowed alike.
+         * @description Sets the `jwt` cookie; the session's organization is the user's first by join date. After 5 failed password sign-ins for one email (from any address, by login or token, the last within an hour) each attempt waits before it is checked: 250 ms, doubling with each further failure, at most 10 s, counted from the last failure. Attempts at the same time take turns: one whose turn is more than 10 s away is refused unchecked with 429 `rate_limited` and `Retry-After`. Never a lockout: the right password after the wait signs in and clears the count, as does a password reset. An unknown email is counted and slowed alike.
          */
         post: operations["signIn"];
         delete?: never;
@@ -85,7 +85,7 @@ export interface paths {
         put?: never;
         /**
          * Get a bearer token, or switch organization
-         * @description With `email` and `password`: a token for non-browser clients. With `organizationId` and a valid session: a token whose current organization is that one (403 when not a member); when the session came from the cookie, the cookie is re-issued too. The cookie counts only when the request comes from BASE_URL's, APP_URL's or a CORS_ORIGINS origin (its Origin, else its Referer): from anywhere else it is ignored and a switch without a bearer token answers 401. After 5 failed password sign-ins for one email (from any address, by login or token, the last within an hour) each attempt waits before it is checked: 250 ms, doubling with each further failure, at most 10 s, counted from the last failure. Never a lockout: the right password after the wait signs in and clears the count, as does a password reset. An unknown email is counted and slowed alike.
+         * @description With `email` and `password`: a token for non-browser clients. With `organizationId` and a valid session: a token whose current organization is that one (403 when not a member); when the session came from the cookie, the cookie is re-issued too. The cookie counts only when the request comes from BASE_URL's, APP_URL's or a CORS_ORIGINS origin (its Origin, else its Referer): from anywhere else it is ignored and a switch without a bearer token answers 401. After 5 failed password sign-ins for one email (from any address, by login or token, the last within an hour) each attempt waits before it is checked: 250 ms, doubling with each further failure, at most 10 s, counted from the last failure. Attempts at the same time take turns: one whose turn is more than 10 s away is refused unchecked with 429 `rate_limited` and `Retry-After`. Never a lockout: the right password after the wait signs in and clears the count, as does a password reset. An unknown email is counted and slowed alike.
          */
         post: operations["issueToken"];
         delete?: never;
@@ -244,7 +244,7 @@ export interface paths {
         };
         /**
          * The identity provider's redirect back
-         * @description Checks `state` against the flow cookie, exchanges the code (PKCE), validates the ID token (issuer, audience, nonce, expiry) and requires `email_verified`. The user is found by provider and subject, else the user with that email is linked (a password that user had is removed and their sessions end: registration never proved the email; forgot-password sets a new one), else a user without a password is created (names from given_name/family_name or name). Success: the `jwt` cookie is set and the browser is sent to `{FRONTEND_URL}/auth/callback?user=<URL-encoded JSON user>`. Any failure creates no session and redirects to `{FRONTEND_URL}/auth/callback?error=<code>`: the provider’s own code (e.g. `access_denied`, `invalid_grant` for a used code), `invalid_state` (missing, expired or mismatched flow), `invalid_token`, `email_not_verified`, `provider_unavailable`. The flow cookie is cleared either way. 404 `External sign-in is not configured` while OIDC_* are unset.
+         * @description Checks `state` against the flow cookie, exchanges the code (PKCE), validates the ID token (issuer, audience, nonce, expiry) and requires `email_verified`. The user is found by provider and subject, else the user with that email is linked (a password that user had is removed and their sessions end: registration never proved the email; forgot-password sets a new one), else a user without a password is created (names from given_name/family_name or name). Success: the `jwt` cookie is set and the browser is sent to `{FRONTEND_URL}/auth/callback?user=<URL-encoded JSON {id, createdAt}>`: no email or names, which would stay in browser history and proxy logs; the front end reads them from `GET /auth/me`. Any failure creates no session and redirects to `{FRONTEND_URL}/auth/callback?error=<code>`: the provider’s own code (e.g. `access_denied`, `invalid_grant` for a used code), `invalid_state` (missing, expired or mismatched flow), `invalid_token`, `email_not_verified`, `provider_unavailable`. The flow cookie is cleared either way. 404 `External sign-in is not configured` while OIDC_* are unset.
          */
         get: operations["finishExternalSignIn"];
         put?: never;
@@ -4939,7 +4939,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description To the front end’s /auth/callback with the user (and the `jwt` cookie) or an error */
+            /** @description To the front end’s /auth/callback with the user’s id (and the `jwt` cookie) or an error */
             302: {
                 headers: {
                     Location: components["headers"]["Location"];

@@ -1,4 +1,4 @@
-import { and, eq, gt, isNotNull, isNull, lt, sql } from 'drizzle-orm';
+import { and, eq, gt, isNotNull, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import {
   emailVerifications,
@@ -93,25 +93,39 @@ export const consumeEmailVerification = (db: Db, tokenHash: string, now: Date) =
 const FAILURE_MEMORY = '1 hour';
 const recentFailure = sql`${loginFailures.lastFailedAt} > now() - ${FAILURE_MEMORY}::interval`;
 
-/** The account's recent failed sign-ins, aged by the database's clock (the one every instance shares). */
-export async function findLoginFailures(
-  db: Db,
-  email: string,
-): Promise<{ failures: number; sinceLastMs: number } | undefined> {
-  const [row] = await db
-    .select({
-      failures: loginFailures.failures,
-      sinceLastMs: sql<number>`(extract(epoch from now() - ${loginFailures.lastFailedAt}) * 1000)::float8`,
-    })
-    .from(loginFailures)
-    .where(and(eq(loginFailures.email, email), recentFailure))
-    .limit(1);
-  return row ? { failures: row.failures, sinceLastMs: Number(row.sinceLastMs) } : undefined;
+/** The sign-in back-off's numbers (login-throttle.ts says why these). */
+export interface LoginBackOff {
+  freeFailures: number;
+  firstDelayMs: number;
+  maxDelayMs: number;
 }
 
-/** One more failure, atomically (concurrent failures all count); a forgotten count starts again at 1. */
-export async function recordLoginFailure(db: Db, email: string): Promise<void> {
-  await db
+/** A number written into the statement: the service's own constants, never input. */
+const literal = (n: number) => sql.raw(String(Math.trunc(n)));
+
+/** How long after the row's last counted attempt the next may be checked: free ones, then doubling, capped. */
+function backOffAfter({ freeFailures, firstDelayMs, maxDelayMs }: LoginBackOff): SQL {
+  const failures = loginFailures.failures;
+  const free = literal(freeFailures);
+  const doubled = sql`least(${literal(firstDelayMs)} * power(2, least(${failures} - ${free}, 30)), ${literal(maxDelayMs)})`;
+  return sql`(case when ${failures} < ${free} then 0 else ${doubled} end) * interval '1 millisecond'`;
+}
+
+/**
+ * Takes the account's next turn to have a password checked, in one statement (issue 36, finding 5): the
+ * attempt is counted as a failure now (a success clears the count) and its turn is
+ * `greatest(now(), previous turn + back-off)`, kept in `last_failed_at`, so concurrent attempts on any
+ * instance queue one behind the other. Returns how long to wait for the turn; undefined, taking nothing,
+ * when the turn is further off than `maxWaitMs`. Times are the database's (the clock every instance shares).
+ */
+export async function reserveLoginAttempt(
+  db: Db,
+  email: string,
+  backOff: LoginBackOff,
+  maxWaitMs: number,
+): Promise<number | undefined> {
+  const turn = sql`greatest(now(), ${loginFailures.lastFailedAt} + ${backOffAfter(backOff)})`;
+  const [reserved] = await db
     .insert(loginFailures)
     .values({ email, failures: 1, lastFailedAt: sql`now()` })
     .onConflictDoUpdate({
@@ -119,13 +133,32 @@ export async function recordLoginFailure(db: Db, email: string): Promise<void> {
       set: {
         // Capped: the delay stops growing long before, and the column must never overflow.
         failures: sql`case when ${recentFailure} then least(${loginFailures.failures} + 1, 1000) else 1 end`,
-        lastFailedAt: sql`now()`,
+        lastFailedAt: sql`case when ${recentFailure} then ${turn} else now() end`,
       },
+      setWhere: sql`not ${recentFailure} or ${turn} <= now() + ${literal(maxWaitMs)} * interval '1 millisecond'`,
+    })
+    .returning({
+      waitMs: sql<number>`(extract(epoch from ${loginFailures.lastFailedAt} - now()) * 1000)::float8`,
     });
+  if (!reserved) return undefined;
   // Emails that were only ever tried must not pile up.
   await db
     .delete(loginFailures)
     .where(sql`${loginFailures.lastFailedAt} < now() - ${FAILURE_MEMORY}::interval`);
+  return Math.max(0, Number(reserved.waitMs));
+}
+
+/** How long until the account's next turn is free (0 when it is, or nothing is counted). */
+export async function nextLoginTurnMs(db: Db, email: string, backOff: LoginBackOff): Promise<number> {
+  const [row] = await db
+    .select({
+      inMs: sql<number>`(extract(epoch from ${loginFailures.lastFailedAt}
+        + ${backOffAfter(backOff)} - now()) * 1000)::float8`,
+    })
+    .from(loginFailures)
+    .where(and(eq(loginFailures.email, email), recentFailure))
+    .limit(1);
+  return row ? Math.max(0, Number(row.inMs)) : 0;
 }
 
 export async function clearLoginFailures(db: Db, email: string): Promise<void> {

@@ -26,8 +26,10 @@ const BUSY = errorResponse(
 const SLOWED =
   ' After 5 failed password sign-ins for one email (from any address, by login or token, the last within ' +
   'an hour) each attempt waits before it is checked: 250 ms, doubling with each further failure, at most 10 s, ' +
-  'counted from the last failure. Never a lockout: the right password after the wait signs in and clears ' +
-  'the count, as does a password reset. An unknown email is counted and slowed alike.';
+  'counted from the last failure. Attempts at the same time take turns: one whose turn is more than 10 s ' +
+  'away is refused unchecked with 429 `rate_limited` and `Retry-After`. Never a lockout: the right password ' +
+  'after the wait signs in and clears the count, as does a password reset. An unknown email is counted and ' +
+  'slowed alike.';
 
 export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
   const auth = new AuthService(ctx.db, ctx.config, ctx.sessions, ctx.memberships, ctx.mailQueued);

@@ -124,16 +124,14 @@ export class AuthService {
 
   async login(input: { email: string; password: string }) {
     const email = normalizeEmail(input.email);
-    // The same statements and waits for an unknown email as for a wrong password.
-    const hadFailures = await this.throttle.wait(email);
+    // The same statements and waits for an unknown email as for a wrong password. The attempt counts as a
+    // failure from here until it succeeds, so concurrent guesses each wait their own turn.
+    await this.throttle.reserve(email);
     const user = await findUserByEmail(this.db, email);
     const hash = user?.passwordHash ?? (await this.decoyHash());
     const matches = await passwordMatches(input.password, hash);
-    if (!user?.passwordHash || !matches) {
-      await this.throttle.failed(email);
-      throw invalidCredentials();
-    }
-    if (hadFailures) await this.throttle.succeeded(email);
+    if (!user?.passwordHash || !matches) throw invalidCredentials();
+    await this.throttle.succeeded(email);
     return { user: publicUser(user), token: await this.tokenFor(user) };
   }
 

@@ -58,7 +58,9 @@ export const loginFailures = pgTable(
   'login_failures',
   {
     email: text('email').primaryKey(),
+    /** Attempts counted, including those still waiting for their turn (a success deletes the row). */
     failures: integer('failures').notNull(),
+    /** The turn of the last counted attempt: a waiting attempt's may lie ahead (issue 36, finding 5). */
     lastFailedAt: timestamptz('last_failed_at').notNull(),
   },
   (t) => [index('login_failures_last_failed_at_idx').on(t.lastFailedAt)],

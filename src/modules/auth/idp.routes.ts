@@ -11,7 +11,7 @@ const FLOW_COOKIE = 'idp_flow';
 /**
  * Sign-in through an external OpenID Connect provider (DECISIONS.md section 3). Without OIDC_* both
  * routes answer 404. Both legs end in a redirect: to the provider, then to the front end's
- * `/auth/callback` with the user or an error code.
+ * `/auth/callback` with the user's id or an error code.
  */
 export const idpRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
   app,
@@ -91,7 +91,9 @@ export const idpRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
           'registration never proved the email; forgot-password sets a new one), else a user without a password ' +
           'is created (names from ' +
           'given_name/family_name or name). Success: the `jwt` cookie is set and the browser is sent to ' +
-          '`{FRONTEND_URL}/auth/callback?user=<URL-encoded JSON user>`. Any failure creates no session and ' +
+          '`{FRONTEND_URL}/auth/callback?user=<URL-encoded JSON {id, createdAt}>`: no email or names, which ' +
+          'would stay in browser history and proxy logs; the front end reads them from `GET /auth/me`. ' +
+          'Any failure creates no session and ' +
           'redirects to `{FRONTEND_URL}/auth/callback?error=<code>`: the provider’s own code (e.g. ' +
           '`access_denied`, `invalid_grant` for a used code), `invalid_state` (missing, expired or mismatched ' +
           'flow), `invalid_token`, `email_not_verified`, `provider_unavailable`. The flow cookie is cleared ' +
@@ -99,7 +101,7 @@ export const idpRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
         response: { 404: errorResponse(NOT_CONFIGURED) },
         answers: {
           302: Redirect(
-            'To the front end’s /auth/callback with the user (and the `jwt` cookie) or an error',
+            'To the front end’s /auth/callback with the user’s id (and the `jwt` cookie) or an error',
             ['Set-Cookie'],
           ),
         },
@@ -112,7 +114,9 @@ export const idpRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
       try {
         const { user, token } = await service.finish(query, request.cookies[FLOW_COOKIE]);
         sessions.setCookie(reply, token);
-        return await reply.redirect(callbackUrl({ user: JSON.stringify(user) }), 302);
+        // A URL stays in browser history and proxy logs: no email or names in it (issue 36, finding 12).
+        const named = { id: user.id, createdAt: user.createdAt };
+        return await reply.redirect(callbackUrl({ user: JSON.stringify(named) }), 302);
       } catch (err) {
         return failed(reply, err);
       }

@@ -80,13 +80,23 @@ function callback(back: URL, flow: string | null) {
   });
 }
 
-/** Where the callback sent the browser: the front end's /auth/callback with `user` or `error`. */
-function landing(res: Call): { user?: Record<string, unknown>; error?: string | null } {
+/**
+ * Where the callback sent the browser: the front end's /auth/callback with `user` (its id only) or `error`.
+ * The user is what the front end then reads from GET /auth/me with the cookie set.
+ */
+async function landing(res: Call): Promise<{ user?: Record<string, unknown>; error?: string | null }> {
   expect(res.status).toBe(302);
   const to = new URL(String(res.headers.location));
   expect(`${to.origin}${to.pathname}`).toBe(`${FRONTEND}/auth/callback`);
-  const user = to.searchParams.get('user');
-  return user ? { user: JSON.parse(user) } : { error: to.searchParams.get('error') };
+  const named = to.searchParams.get('user');
+  if (!named) return { error: to.searchParams.get('error') };
+  const { id, createdAt } = JSON.parse(named) as Record<string, unknown>;
+  expect(JSON.parse(named)).toEqual({ id, createdAt });
+  const me = await call(t.app, 'GET', '/auth/me', withCookie(jwtCookie(res).value));
+  expect(me.status).toBe(200);
+  const { email, firstName, lastName } = me.body as Record<string, unknown>;
+  expect(me.body).toMatchObject({ id, createdAt });
+  return { user: { id, email, firstName, lastName, createdAt } };
 }
 
 /** The whole flow for one account at the provider (null: the user denies). */
@@ -95,7 +105,7 @@ async function signIn(who: ProviderAccount | null) {
   const { flow, location } = await begin();
   const back = await authorize(location.href);
   const res = await callback(back, flow);
-  return { res, back, flow, ...landing(res) };
+  return { res, back, flow, ...(await landing(res)) };
 }
 
 const usersWithEmail = (email: string) => t.database.db.select().from(users).where(eq(users.email, email));
@@ -146,7 +156,7 @@ describe('GET /auth/idp', () => {
     });
     try {
       const res = await call(away.app, 'GET', '/auth/idp');
-      expect(landing(res)).toEqual({ error: 'provider_unavailable' });
+      expect(await landing(res)).toEqual({ error: 'provider_unavailable' });
       expect(setCookies(res)).toEqual([]);
     } finally {
       await away.close();
@@ -298,7 +308,7 @@ describe('GET /auth/idp/callback', () => {
     const back = await authorize(location.href);
     back.searchParams.set('state', 'forged-state-value-0123456789');
     const res = await callback(back, flow);
-    expect(landing(res)).toEqual({ error: 'invalid_state' });
+    expect(await landing(res)).toEqual({ error: 'invalid_state' });
     expectNoSession(res);
     expect(await usersWithEmail(who.email)).toEqual([]);
   });
@@ -315,19 +325,19 @@ describe('GET /auth/idp/callback', () => {
     const forged = `${header}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${signature}`;
     for (const cookie of [null, other.flow, forged, 'not-a-jwt']) {
       const res = await callback(back, cookie);
-      expect(landing(res)).toEqual({ error: 'invalid_state' });
+      expect(await landing(res)).toEqual({ error: 'invalid_state' });
       expectNoSession(res);
     }
     expect(await usersWithEmail(who.email)).toEqual([]);
     // The right cookie still completes the flow: the code was not spent by the refused attempts.
-    expect(landing(await callback(back, flow)).user).toMatchObject({ email: who.email });
+    expect((await landing(await callback(back, flow))).user).toMatchObject({ email: who.email });
   });
 
   it('refuses a replayed code: error=invalid_grant, no second session', async () => {
     const { back, flow, user } = await signIn(account());
     expect(user).toBeDefined();
     const replay = await callback(back, flow);
-    expect(landing(replay)).toEqual({ error: 'invalid_grant' });
+    expect(await landing(replay)).toEqual({ error: 'invalid_grant' });
     expectNoSession(replay);
   });
 
@@ -337,7 +347,7 @@ describe('GET /auth/idp/callback', () => {
     const back = await authorize(location.href);
     back.searchParams.delete('code');
     const res = await callback(back, flow);
-    expect(landing(res).error).toMatch(/^[a-z_]+$/);
+    expect((await landing(res)).error).toMatch(/^[a-z_]+$/);
     expectNoSession(res);
   });
 });
