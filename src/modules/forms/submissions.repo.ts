@@ -120,7 +120,7 @@ export async function erasePersonalAnswers(
  * personal, else one with a position), or erased before one of `keys` was marked personal (the answer
  * was kept then, and is removed now).
  */
-const holdsPersonal = (keys: string[]): SQL | undefined =>
+const personalLeft = (keys: string[]): SQL | undefined =>
   keys.length === 0
     ? isNotNull(formSubmissions.location)
     : or(isNull(formSubmissions.personalErasedAt), sql`${formSubmissions.answers} ?| ${textArray(keys)}`);
@@ -143,7 +143,7 @@ export async function eraseSubmittedBefore(
   const due = db
     .select({ id: formSubmissions.id })
     .from(formSubmissions)
-    .where(and(ofForm(orgId, formId), lt(formSubmissions.submittedAt, before), holdsPersonal(keys)))
+    .where(and(ofForm(orgId, formId), lt(formSubmissions.submittedAt, before), personalLeft(keys)))
     .orderBy(asc(formSubmissions.submittedAt), asc(formSubmissions.id))
     .limit(limit)
     .for('update', { skipLocked: true });
