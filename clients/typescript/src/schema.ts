@@ -1405,7 +1405,7 @@ export interface paths {
         put?: never;
         /**
          * Create a form
-         * @description New forms are unpublished, with a fresh publicToken. indicatorId must be linked to the project (unknown: 404; not linked or a formula indicator: 400) and needs reportingPeriodId, a period of the project (unknown: 404; of another project: 400). valueFieldKey names a number field and needs indicatorId. Field rules: keys unique, options required on select and multi_select and refused elsewhere, showIf.field the key of an earlier field and showIf.equals a value that field can take, personal only on text, textarea, number, date and location fields; all problems are listed in one 400. personalDataRetentionDays (1 to 36500, null: kept): once a day the worker erases the answers of fields marked personal from submissions older than that many days, as the erase route does; the submissions and their counts stay.
+         * @description New forms are unpublished, with a fresh publicToken. indicatorId must be linked to the project (unknown: 404; not linked or a formula indicator: 400) and needs reportingPeriodId, a period of the project (unknown: 404; of another project: 400). valueFieldKey names a number field and needs indicatorId. Field rules: keys unique, options required on select and multi_select and refused elsewhere, showIf.field the key of an earlier field and showIf.equals a value that field can take, personal only on text, textarea, number, date and location fields; all problems are listed in one 400. personalDataRetentionDays (1 to 36500, null: kept): once a day the worker erases the answers of fields marked personal and the locations from submissions older than that many days, as the erase route does; the submissions and their counts stay.
          */
         post: operations["createForm"];
         delete?: never;
@@ -1437,7 +1437,7 @@ export interface paths {
         head?: never;
         /**
          * Edit a form
-         * @description Any subset; `fields` replaces the whole list. Once a form has submissions its stored answers must keep their meaning: fields may be relabelled, reordered, made required or optional, given another showIf, and new fields and options may be added, but a field cannot be removed or change its type and an option cannot be removed (409, naming the fields). Changing the indicator or period changes where later submissions count; counted ones stay where they were. indicatorId must be linked to the project (unknown: 404; not linked or a formula indicator: 400) and needs reportingPeriodId, a period of the project (unknown: 404; of another project: 400). valueFieldKey names a number field and needs indicatorId. Field rules: keys unique, options required on select and multi_select and refused elsewhere, showIf.field the key of an earlier field and showIf.equals a value that field can take, personal only on text, textarea, number, date and location fields; all problems are listed in one 400. personalDataRetentionDays (1 to 36500, null: kept): once a day the worker erases the answers of fields marked personal from submissions older than that many days, as the erase route does; the submissions and their counts stay.
+         * @description Any subset; `fields` replaces the whole list. Once a form has submissions its stored answers must keep their meaning: fields may be relabelled, reordered, made required or optional, given another showIf, and new fields and options may be added, but a field cannot be removed or change its type and an option cannot be removed (409, naming the fields). Changing the indicator or period changes where later submissions count; counted ones stay where they were. indicatorId must be linked to the project (unknown: 404; not linked or a formula indicator: 400) and needs reportingPeriodId, a period of the project (unknown: 404; of another project: 400). valueFieldKey names a number field and needs indicatorId. Field rules: keys unique, options required on select and multi_select and refused elsewhere, showIf.field the key of an earlier field and showIf.equals a value that field can take, personal only on text, textarea, number, date and location fields; all problems are listed in one 400. personalDataRetentionDays (1 to 36500, null: kept): once a day the worker erases the answers of fields marked personal and the locations from submissions older than that many days, as the erase route does; the submissions and their counts stay.
          */
         patch: operations["updateForm"];
         trace?: never;
@@ -1511,7 +1511,7 @@ export interface paths {
         };
         /**
          * Responses to a form
-         * @description Newest first, ties by id. `counted` says whether the submission was added to the indicator report (false without an indicator, in a locked period, for a submitted or approved report, or when the value field was not answered). Answers of fields marked personal are null for viewers, and for everyone once erased; a response that carries them in clear is recorded in the audit log before it is sent. Reporters only for projects assigned to them.
+         * @description Newest first, ties by id. `counted` says whether the submission was added to the indicator report (false without an indicator, in a locked period, for a submitted or approved report, or when the value field was not answered). Answers of fields marked personal and each submission's location (the respondent's position) are null for viewers, and for everyone once erased; a response that carries them in clear is recorded in the audit log (the submissions that carry them) before it is sent. Reporters only for projects assigned to them.
          */
         get: operations["listFormSubmissions"];
         put?: never;
@@ -1531,7 +1531,7 @@ export interface paths {
         };
         /**
          * Responses to a form as CSV
-         * @description Streamed, oldest first: columns id, submittedAt, counted, location (`lat,lng`), then one per field by key, in the form's order. Multi-select answers are joined with "; ", coordinates written `lat,lng`, files given as download URLs; text starting with =, +, -, @ gets a leading apostrophe so spreadsheets do not run it. Answers of fields marked personal are empty cells for viewers, and for everyone once erased (the columns stay); an export that carries them in clear is recorded in the audit log before its first byte is sent (with the filter). `indicatorReportId` exports exactly the submissions of this form counted into that report (the same columns): a report of another organization or another project is 404; one this form never counted into gives the header row alone. Reporters only for projects assigned to them.
+         * @description Streamed, oldest first: columns id, submittedAt, counted, location (`lat,lng`), then one per field by key, in the form's order. Multi-select answers are joined with "; ", coordinates written `lat,lng`, files given as download URLs; text starting with =, +, -, @ gets a leading apostrophe so spreadsheets do not run it. Answers of fields marked personal and the location (the respondent's position) are empty cells for viewers, and for everyone once erased (the columns stay); an export that carries them in clear is recorded in the audit log before its first byte is sent (with the filter and how many submissions carry them). `indicatorReportId` exports exactly the submissions of this form counted into that report (the same columns): a report of another organization or another project is 404; one this form never counted into gives the header row alone. Reporters only for projects assigned to them.
          */
         get: operations["exportFormSubmissions"];
         put?: never;
@@ -1551,7 +1551,7 @@ export interface paths {
         };
         /**
          * The form submissions counted into an indicator report
-         * @description Where the counted part of its value comes from: each submission counted into the report, of whichever of the project's forms, oldest first (ties by id), as the submissions list shows it, with its formId and the amount it added (1, or its answer to the value field; null when the form has a number field marked personal and its personal answers are hidden). Submissions not counted (the report was submitted or approved, the period locked) are not listed; a deleted form takes its submissions along. A report of another project: 404. Answers of fields marked personal are null for viewers, and for everyone once erased; a response that carries them in clear is recorded in the audit log before it is sent. Reporters only for projects assigned to them.
+         * @description Where the counted part of its value comes from: each submission counted into the report, of whichever of the project's forms, oldest first (ties by id), as the submissions list shows it, with its formId and the amount it added (1, or its answer to the value field; null when the form has a number field marked personal and its personal answers are hidden). Submissions not counted (the report was submitted or approved, the period locked) are not listed; a deleted form takes its submissions along. A report of another project: 404. Answers of fields marked personal and each submission's location (the respondent's position) are null for viewers, and for everyone once erased; a response that carries them in clear is recorded in the audit log (the submissions that carry them) before it is sent. Reporters only for projects assigned to them.
          */
         get: operations["listIndicatorReportSources"];
         put?: never;
@@ -1572,8 +1572,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Erase a submission's personal answers
-         * @description For a person's request: removes the answers of the form's fields marked personal from the submission (the values are gone, not hidden), records when, and writes an audit entry with the reason, all in one transaction. The submission stays, with its other answers and files, and stays counted in the indicator report. Returns it as the submissions list does, its personal answers null. 409 when nothing is left to erase: already erased, or the form has no field marked personal (an answer of a field marked personal after the erasure can be erased again).
+         * Erase a submission's personal answers and position
+         * @description For a person's request: removes the answers of the form's fields marked personal and the location (the respondent's position) from the submission (the values are gone, not hidden), records when, and writes an audit entry with the reason, all in one transaction. The submission stays, with its other answers and files, and stays counted in the indicator report. Returns it as the submissions list does, its personal answers and location null. 409 when nothing is left to erase: already erased (`personal_data_erased`; an answer of a field marked personal after the erasure can be erased again), or the submission has no location and its form no field marked personal (`conflict`).
          */
         post: operations["eraseFormSubmission"];
         delete?: never;
@@ -2358,6 +2358,7 @@ export interface components {
             id: string;
             /** Format: date-time */
             submittedAt: string;
+            /** @description The respondent's position when sent, or null. Personal data, as an answer of a field marked personal: null for viewers, and for everyone once erased. */
             location: {
                 lat: number;
                 lng: number;
@@ -2673,7 +2674,7 @@ export interface components {
              * @description After this moment the public endpoints answer 410; null: open until unpublished
              */
             closesAt?: string | null;
-            /** @description Days the answers of fields marked personal are kept: once a day the worker erases them from submissions older than that (as the erase route does; the submission and its count stay). null: kept. */
+            /** @description Days the answers of fields marked personal and the locations are kept: once a day the worker erases them from submissions older than that (as the erase route does; the submission and its count stay). null: kept. */
             personalDataRetentionDays?: number | null;
             /** @description In the order respondents see them; keys unique */
             fields: components["schemas"]["FormField"][];
@@ -2720,6 +2721,7 @@ export interface components {
             id: string;
             /** Format: date-time */
             submittedAt: string;
+            /** @description The respondent's position when sent, or null. Personal data, as an answer of a field marked personal: null for viewers, and for everyone once erased. */
             location: {
                 lat: number;
                 lng: number;
@@ -2777,7 +2779,7 @@ export interface components {
              * @description After this moment the public endpoints answer 410; null: open until unpublished
              */
             closesAt?: string | null;
-            /** @description Days the answers of fields marked personal are kept: once a day the worker erases them from submissions older than that (as the erase route does; the submission and its count stay). null: kept. */
+            /** @description Days the answers of fields marked personal and the locations are kept: once a day the worker erases them from submissions older than that (as the erase route does; the submission and its count stay). null: kept. */
             personalDataRetentionDays?: number | null;
             /** @description In the order respondents see them; keys unique */
             fields?: components["schemas"]["FormField"][];

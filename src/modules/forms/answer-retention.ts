@@ -11,15 +11,16 @@ export const RETENTION_JOB = 'retention: personal answers';
 
 /**
  * The daily retention run: for every form with `personalDataRetentionDays`, erases the personal answers
- * of the submissions sent more than that many days before `now`, as the erase route does, in batches
- * that each commit with their audit entry. A second run finds nothing and writes nothing. Returns how
- * many submissions it erased.
+ * and positions of the submissions sent more than that many days before `now`, as the erase route
+ * does, in batches that each commit with their audit entry. A second run finds nothing and writes
+ * nothing. Returns how many submissions it erased.
  */
 export async function eraseExpiredPersonalAnswers(db: Db, now = new Date()): Promise<number> {
   let erased = 0;
   for (const form of await formsWithRetention(db)) {
+    // Maybe none: a form without fields marked personal still has positions to erase.
     const keys = personalKeys(form.fields);
-    if (keys.length === 0 || form.retentionDays === null) continue;
+    if (form.retentionDays === null) continue;
     const before = new Date(now.getTime() - form.retentionDays * DAY_MS);
     const source = serviceSource(form.orgId, RETENTION_JOB);
     for (;;) {

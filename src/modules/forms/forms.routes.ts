@@ -25,8 +25,9 @@ import { SubmissionService } from './submissions.service.js';
 const tags = ['Forms'];
 const READ = 'Reporters only for projects assigned to them.';
 const PERSONAL =
-  'Answers of fields marked personal are null for viewers, and for everyone once erased; a response ' +
-  'that carries them in clear is recorded in the audit log before it is sent.';
+  "Answers of fields marked personal and each submission's location (the respondent's position) are " +
+  'null for viewers, and for everyone once erased; a response that carries them in clear is recorded in ' +
+  'the audit log (the submissions that carry them) before it is sent.';
 const LINKS =
   'indicatorId must be linked to the project (unknown: 404; not linked or a formula indicator: 400) and ' +
   'needs reportingPeriodId, a period of the project (unknown: 404; of another project: 400). ' +
@@ -34,8 +35,8 @@ const LINKS =
   'on select and multi_select and refused elsewhere, showIf.field the key of an earlier field and ' +
   'showIf.equals a value that field can take, personal only on text, textarea, number, date and location ' +
   'fields; all problems are listed in one 400. personalDataRetentionDays (1 to 36500, null: kept): once a ' +
-  'day the worker erases the answers of fields marked personal from submissions older than that many days, ' +
-  'as the erase route does; the submissions and their counts stay.';
+  'day the worker erases the answers of fields marked personal and the locations from submissions older ' +
+  'than that many days, as the erase route does; the submissions and their counts stay.';
 
 export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
   const formService = new FormService(ctx.db, ctx.config, ctx.storage, app.log);
@@ -212,9 +213,10 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
           'Streamed, oldest first: columns id, submittedAt, counted, location (`lat,lng`), then one per ' +
           'field by key, in the form\'s order. Multi-select answers are joined with "; ", coordinates ' +
           'written `lat,lng`, files given as download URLs; text starting with =, +, -, @ gets a leading ' +
-          'apostrophe so spreadsheets do not run it. Answers of fields marked personal are empty cells for ' +
-          'viewers, and for everyone once erased (the columns stay); an export that carries them in clear ' +
-          'is recorded in the audit log before its first byte is sent (with the filter). ' +
+          'apostrophe so spreadsheets do not run it. Answers of fields marked personal and the location ' +
+          "(the respondent's position) are empty cells for viewers, and for everyone once erased (the " +
+          'columns stay); an export that carries them in clear is recorded in the audit log before its ' +
+          'first byte is sent (with the filter and how many submissions carry them). ' +
           '`indicatorReportId` exports exactly the submissions of this form counted into that report (the ' +
           'same columns): a report of another organization or another project is 404; one this form never ' +
           `counted into gives the header row alone. ${READ}`,
@@ -279,14 +281,16 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
       schema: {
         operationId: 'eraseFormSubmission',
         tags,
-        summary: "Erase a submission's personal answers",
+        summary: "Erase a submission's personal answers and position",
         description:
-          "For a person's request: removes the answers of the form's fields marked personal from the " +
-          'submission (the values are gone, not hidden), records when, and writes an audit entry with the ' +
-          'reason, all in one transaction. The submission stays, with its other answers and files, and ' +
-          'stays counted in the indicator report. Returns it as the submissions list does, its personal ' +
-          'answers null. 409 when nothing is left to erase: already erased, or the form has no field ' +
-          'marked personal (an answer of a field marked personal after the erasure can be erased again).',
+          "For a person's request: removes the answers of the form's fields marked personal and the " +
+          "location (the respondent's position) from the submission (the values are gone, not hidden), " +
+          'records when, and writes an audit entry with the reason, all in one transaction. The submission ' +
+          'stays, with its other answers and files, and stays counted in the indicator report. Returns it ' +
+          'as the submissions list does, its personal answers and location null. 409 when nothing is left ' +
+          'to erase: already erased (`personal_data_erased`; an answer of a field marked personal after ' +
+          'the erasure can be erased again), or the submission has no location and its form no field ' +
+          'marked personal (`conflict`).',
         params: Params('orgId', 'formId', 'id'),
         body: EraseBody,
         response: { 200: SubmissionSchema, 409: errorResponse('Nothing personal left to erase') },

@@ -34,8 +34,9 @@ const retention = {
   minimum: 1,
   maximum: 36_500,
   description:
-    'Days the answers of fields marked personal are kept: once a day the worker erases them from ' +
-    'submissions older than that (as the erase route does; the submission and its count stay). null: kept.',
+    'Days the answers of fields marked personal and the locations are kept: once a day the worker erases ' +
+    'them from submissions older than that (as the erase route does; the submission and its count stay). ' +
+    'null: kept.',
 };
 
 const editable = {
@@ -163,7 +164,11 @@ export const SubmissionSchema = Type.Object(
   {
     id: Uuid(),
     submittedAt: Timestamp(),
-    location: Nullable(Coordinates),
+    location: Type.Union([Coordinates, Type.Null()], {
+      description:
+        "The respondent's position when sent, or null. Personal data, as an answer of a field marked " +
+        'personal: null for viewers, and for everyone once erased.',
+    }),
     counted: Type.Boolean({ description: "Whether it was added to the indicator's report" }),
     answers: Type.Record(Type.String(), Type.Unknown(), {
       description:

@@ -34,7 +34,7 @@ import { personalAnswersFor } from './submission-view.js';
 import { submissionsCsv } from './submissions-csv.js';
 import {
   countedByReport,
-  countUnerasedSubmissions,
+  countHoldingPersonal,
   submissionFileKeys,
   type SubmissionFilter,
 } from './submissions.repo.js';
@@ -111,12 +111,12 @@ export class FormService {
 
   /**
    * The form's submissions as CSV, streamed (submissions-csv.ts), with the file name to give it; with
-   * `indicatorReportId`, only those counted into that report. An export with personal answers in clear
-   * is recorded first, before a byte is sent: the stream holds no transaction (a slow client would hold
-   * a connection), so the count is taken just before it starts. The rows are read from `reads` (the read
-   * replica when the route sends them there), except personal answers in clear: those on the primary,
-   * where the count and the erasures are (the replica, behind, could send answers erased a moment ago,
-   * and more rows than the audit entry says).
+   * `indicatorReportId`, only those counted into that report. An export with personal data in clear
+   * (answers of fields marked personal, positions) is recorded first, before a byte is sent: the stream
+   * holds no transaction (a slow client would hold a connection), so the count is taken just before it
+   * starts. The rows are read from `reads` (the read replica when the route sends them there), except
+   * personal data in clear: that on the primary, where the count and the erasures are (the replica,
+   * behind, could send answers erased a moment ago, and more rows than the audit entry says).
    */
   async submissionsCsv(
     member: Member,
@@ -132,18 +132,22 @@ export class FormService {
       if (report?.projectId !== form.projectId) throw notFound('Indicator report');
     }
     const personal = personalAnswersFor(form.fields, member.role);
-    if (personal.inClear) {
-      await recordPersonalRead(this.db, source, {
-        action: 'export',
-        subjectKind: 'form_submission',
-        subjectIds: [],
-        count: await countUnerasedSubmissions(this.db, member.orgId, id, filter),
-        details: { formId: id, ...filter },
-      });
-    }
+    const count = personal.inClear
+      ? await countHoldingPersonal(this.db, member.orgId, id, personal.keys.length > 0, filter)
+      : 0;
+    await recordPersonalRead(this.db, source, {
+      action: 'export',
+      subjectKind: 'form_submission',
+      subjectIds: [],
+      count,
+      details: { formId: id, ...filter },
+    });
+    // Nothing personal when counted (no personal field, no position yet): a position that arrives while
+    // the export runs is left out, never sent unrecorded.
+    const shown = count > 0 ? personal : { ...personal, inClear: false };
     return {
       fileName: `${form.title}.csv`,
-      csv: submissionsCsv(personal.inClear ? this.db : reads, form, this.config.baseUrl, personal, filter),
+      csv: submissionsCsv(shown.inClear ? this.db : reads, form, this.config.baseUrl, shown, filter),
     };
   }
 
@@ -254,7 +258,12 @@ export class FormService {
       const keys = await submissionFileKeys(tx, member.orgId, { formId: id });
       for (const counted of await countedByReport(tx, member.orgId, id)) {
         const personal = amountIsPersonal(form.fields);
-        await uncountFromIndicatorReport(tx, member, { ...counted, personal }, `Form “${form.title}” deleted`);
+        await uncountFromIndicatorReport(
+          tx,
+          member,
+          { ...counted, personal },
+          `Form “${form.title}” deleted`,
+        );
       }
       await deleteForm(tx, member.orgId, id);
       return keys;

@@ -83,12 +83,13 @@ export const formSubmissions = pgTable(
     formId: uuid('form_id').notNull(),
     reportingPeriodId: uuid('reporting_period_id').references(() => reportingPeriods.id),
     answers: jsonb('answers').$type<Record<string, unknown>>().notNull(),
+    /** The respondent's position: personal data (DECISIONS.md section 13), removed with the personal answers. */
     location: jsonb('location').$type<Location>(),
     counted: boolean('counted').notNull(),
     /** The indicator report it was counted into (its source), and the amount it added there. */
     indicatorReportId: uuid('indicator_report_id'),
     countedAmount: doublePrecision('counted_amount'),
-    /** When the answers of fields marked personal were erased (by request or by retention). */
+    /** When the answers of fields marked personal and the position were erased (by request or by retention). */
     personalErasedAt: timestamptz('personal_erased_at'),
     submittedAt: timestamp('submitted_at', { withTimezone: true, mode: 'date', precision: 3 })
       .notNull()
@@ -113,6 +114,10 @@ export const formSubmissions = pgTable(
       sql`(${t.indicatorReportId} IS NULL) = (${t.countedAmount} IS NULL) AND (${t.indicatorReportId} IS NULL OR ${t.counted})`,
     ),
     finite('form_submissions_counted_amount_finite', t.countedAmount),
+    check(
+      'form_submissions_erased_location_check',
+      sql`${t.personalErasedAt} IS NULL OR ${t.location} IS NULL`,
+    ),
   ],
 );
 

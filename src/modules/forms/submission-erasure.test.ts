@@ -181,7 +181,7 @@ describe('POST /orgs/:orgId/forms/:formId/submissions/:id/erase', () => {
     ]);
   });
 
-  it('answers 409 for a form without fields marked personal: nothing would be erased', async () => {
+  it('answers 409 for a submission without a position, of a form without fields marked personal: nothing to erase', async () => {
     const project = await createProject(t.database.db, team.org.id);
     const form = await publishedForm(t.app, team.officer, team.org.id, {
       projectId: project.id,

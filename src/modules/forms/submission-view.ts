@@ -8,24 +8,28 @@ export const submissionFileUrl = (row: SubmissionRow, key: string) =>
   `/orgs/${row.orgId}/forms/${row.formId}/submissions/${row.id}/files/${key}`;
 
 /**
- * What one reader gets of a form's personal answers (DECISIONS.md section 5): the one decision the
- * submissions list, the erase route and the CSV export share.
+ * What one reader gets of a form's personal data (DECISIONS.md sections 5 and 13): the answers of its
+ * fields marked personal and each submission's top-level `location` (the respondent's position). The one
+ * decision the submissions list, the erase route, the CSV export and a report's sources share.
  */
 export interface PersonalAnswers {
   /** The keys of the fields marked personal. */
   keys: string[];
-  /** Whether the reader may get them: the form has personal fields and the reader is not a viewer. */
+  /** Whether the reader may get personal data: every role but viewer (any form: a position may come). */
   inClear: boolean;
 }
 
 export function personalAnswersFor(fields: FormField[], role: OrgRole): PersonalAnswers {
-  const keys = personalKeys(fields);
-  return { keys, inClear: keys.length > 0 && seesPersonalData(role) };
+  return { keys: personalKeys(fields), inClear: seesPersonalData(role) };
 }
 
-/** Whether this submission's personal answers reach the reader in clear: what the audit log records. */
+/** Whether a submission holds personal data: the form has fields marked personal, or it has a position. */
+export const holdsPersonal = (personal: PersonalAnswers, row: SubmissionRow): boolean =>
+  personal.keys.length > 0 || row.location !== null;
+
+/** Whether this submission's personal data reaches the reader in clear: what the audit log records. */
 export const showsPersonal = (personal: PersonalAnswers, row: SubmissionRow): boolean =>
-  personal.inClear && row.personalErasedAt === null;
+  personal.inClear && row.personalErasedAt === null && holdsPersonal(personal, row);
 
 /**
  * The answers the reader gets: every personal one null for a viewer, and for everyone once erased
@@ -39,6 +43,10 @@ export function readableAnswers(personal: PersonalAnswers, row: SubmissionRow): 
   return answers;
 }
 
+/** The respondent's position as the reader gets it: null for a viewer, and for everyone once erased. */
+export const readableLocation = (personal: PersonalAnswers, row: SubmissionRow) =>
+  showsPersonal(personal, row) ? row.location : null;
+
 /** A submission as listed: its answers as the reader may get them, each file answer described and linked. */
 export function submissionView(row: SubmissionRow, files: SubmissionFileRow[], personal: PersonalAnswers) {
   const answers = readableAnswers(personal, row);
@@ -50,5 +58,6 @@ export function submissionView(row: SubmissionRow, files: SubmissionFileRow[], p
       url: submissionFileUrl(row, file.fieldKey),
     };
   }
-  return { id: row.id, submittedAt: row.submittedAt, location: row.location, counted: row.counted, answers };
+  const location = readableLocation(personal, row);
+  return { id: row.id, submittedAt: row.submittedAt, location, counted: row.counted, answers };
 }

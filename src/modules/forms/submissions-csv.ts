@@ -2,7 +2,12 @@ import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import type { Db } from '../../db/client.js';
 import type { FormField, Location } from './form-fields.js';
-import { readableAnswers, submissionFileUrl, type PersonalAnswers } from './submission-view.js';
+import {
+  readableAnswers,
+  readableLocation,
+  submissionFileUrl,
+  type PersonalAnswers,
+} from './submission-view.js';
 import {
   filesOf,
   submissionsAfter,
@@ -72,8 +77,8 @@ interface ExportedForm {
 
 /**
  * One slice of submissions as CSV text, in chunks of ROWS_PER_CHUNK rows, with their files' download
- * URLs; personal answers as the reader may get them (empty cells otherwise, the columns stay). The rows
- * are read and written in this one call, so none of them outlives it.
+ * URLs; personal answers and positions as the reader may get them (empty cells otherwise, the columns
+ * stay). The rows are read and written in this one call, so none of them outlives it.
  */
 function csvOf(
   slice: SubmissionRow[],
@@ -87,6 +92,7 @@ function csvOf(
     const records: unknown[][] = [];
     for (const row of slice.slice(start, start + ROWS_PER_CHUNK)) {
       const answers = readableAnswers(personal, row);
+      const location = readableLocation(personal, row);
       for (const file of files) {
         if (file.submissionId === row.id) {
           answers[file.fieldKey] = baseUrl + submissionFileUrl(row, file.fieldKey);
@@ -96,7 +102,7 @@ function csvOf(
         row.id,
         row.submittedAt.toISOString(),
         row.counted,
-        row.location ? coordinates(row.location) : null,
+        location ? coordinates(location) : null,
       ];
       for (const field of fields) record.push(cell(answers[field.key]));
       records.push(record);
@@ -167,7 +173,7 @@ async function* chunks(
  * The form's submissions (those the filter takes) as CSV (RFC 4180, UTF-8), streamed: one row per submission, one column per
  * field by key, multi-select answers joined with "; ", locations as `lat,lng`, files as download URLs.
  * Text cells are quoted and guarded (`inert`); numbers and booleans are bare; no answer is an empty field,
- * and so is a personal answer the reader may not get.
+ * and so is a personal answer or a position the reader may not get.
  */
 export function submissionsCsv(
   db: Db,

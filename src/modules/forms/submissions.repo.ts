@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, isNotNull, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { projects } from '../projects/projects.tables.js';
@@ -42,17 +42,27 @@ export async function countSubmissions(db: Db, orgId: string, formId: string) {
   return row?.total ?? 0;
 }
 
-/** The submissions whose personal answers were never erased: what an export carries in clear. */
-export async function countUnerasedSubmissions(
+/**
+ * The submissions that hold personal data never erased: what an export carries in clear. Every one of a
+ * form with fields marked personal (`anyPersonalField`), or else those with a position.
+ */
+export async function countHoldingPersonal(
   db: Db,
   orgId: string,
   formId: string,
+  anyPersonalField: boolean,
   filter: SubmissionFilter = {},
 ) {
   const [row] = await db
     .select({ total: count() })
     .from(formSubmissions)
-    .where(and(ofForm(orgId, formId, filter), isNull(formSubmissions.personalErasedAt)));
+    .where(
+      and(
+        ofForm(orgId, formId, filter),
+        isNull(formSubmissions.personalErasedAt),
+        anyPersonalField ? undefined : isNotNull(formSubmissions.location),
+      ),
+    );
   return row?.total ?? 0;
 }
 
@@ -77,13 +87,19 @@ const textArray = (values: string[]) =>
     sql`, `,
   )}]::text[]`;
 
-/** Removes the keys from the answers (the values are gone, not flagged) and marks them erased. */
+/**
+ * Removes the keys from the answers (the values are gone, not flagged) and the position, and marks them
+ * erased (a check keeps an erased row from holding a position).
+ */
 const erasure = (keys: string[], at: Date) => ({
-  answers: sql<Record<string, unknown>>`${formSubmissions.answers} - ${textArray(keys)}`,
+  ...(keys.length > 0 && {
+    answers: sql<Record<string, unknown>>`${formSubmissions.answers} - ${textArray(keys)}`,
+  }),
+  location: null,
   personalErasedAt: at,
 });
 
-/** Erases the personal answers (`keys`, never empty) of one submission; returns it as it is now. */
+/** Erases the personal answers (`keys`, maybe none) and the position of one submission; returns it now. */
 export async function erasePersonalAnswers(
   db: Db,
   orgId: string,
@@ -100,16 +116,20 @@ export async function erasePersonalAnswers(
 }
 
 /**
- * Whether a submission still holds personal answers: never erased, or erased before one of `keys` was
- * marked personal (the answer was kept then, and is removed now).
+ * Whether a submission still holds personal data: never erased (every one of a form with fields marked
+ * personal, else one with a position), or erased before one of `keys` was marked personal (the answer
+ * was kept then, and is removed now).
  */
-const holdsPersonal = (keys: string[]): SQL | undefined =>
-  or(isNull(formSubmissions.personalErasedAt), sql`${formSubmissions.answers} ?| ${textArray(keys)}`);
+const personalLeft = (keys: string[]): SQL | undefined =>
+  keys.length === 0
+    ? isNotNull(formSubmissions.location)
+    : or(isNull(formSubmissions.personalErasedAt), sql`${formSubmissions.answers} ?| ${textArray(keys)}`);
 
 /**
- * Erases the personal answers (`keys`, never empty) of up to `limit` submissions of the form sent
- * before `before`, oldest first; returns their ids. Rows another transaction holds (an erasure by hand)
- * are skipped, not waited for: that one erases them. The (form_id, submitted_at, id) index serves it.
+ * Erases the personal answers (`keys`, maybe none) and the positions of up to `limit` submissions of
+ * the form sent before `before`, oldest first; returns their ids. Rows another transaction holds (an
+ * erasure by hand) are skipped, not waited for: that one erases them. The (form_id, submitted_at, id)
+ * index serves it.
  */
 export async function eraseSubmittedBefore(
   db: Db,
@@ -123,7 +143,7 @@ export async function eraseSubmittedBefore(
   const due = db
     .select({ id: formSubmissions.id })
     .from(formSubmissions)
-    .where(and(ofForm(orgId, formId), lt(formSubmissions.submittedAt, before), holdsPersonal(keys)))
+    .where(and(ofForm(orgId, formId), lt(formSubmissions.submittedAt, before), personalLeft(keys)))
     .orderBy(asc(formSubmissions.submittedAt), asc(formSubmissions.id))
     .limit(limit)
     .for('update', { skipLocked: true });

@@ -21,7 +21,7 @@ import { checkSubmission, type Submission } from './answers.js';
 import type { FormField } from './form-fields.js';
 import { findForm, findFormByToken, lockFormForSubmission, type FormRow } from './forms.repo.js';
 import { readableSubmissions, recordPageRead } from './submission-pages.js';
-import { personalAnswersFor, submissionView } from './submission-view.js';
+import { holdsPersonal, personalAnswersFor, submissionView } from './submission-view.js';
 import {
   countSubmissions,
   erasePersonalAnswers,
@@ -34,7 +34,8 @@ import {
 
 export const FORM_CLOSED = 'This form is no longer accepting responses';
 export const ALREADY_ERASED = 'Personal answers of this submission are already erased';
-export const NOTHING_PERSONAL = 'This form has no field marked personal: there is nothing to erase';
+export const NOTHING_PERSONAL =
+  'This submission has no position and its form no field marked personal: there is nothing to erase';
 
 interface Upload extends StoredFile {
   fieldKey: string;
@@ -255,8 +256,8 @@ export class SubmissionService {
   }
 
   /**
-   * The form's submissions as the member may read them; a page with personal answers in clear is
-   * recorded (the submissions whose answers it carried) before it is returned.
+   * The form's submissions as the member may read them; a page with personal data in clear is recorded
+   * (the submissions whose personal answers or positions it carried) before it is returned.
    */
   async list(member: Member, formId: string, query: PageRequest, source: AuditSource) {
     const form = await this.readable(member, formId);
@@ -280,9 +281,10 @@ export class SubmissionService {
   }
 
   /**
-   * Erases the answers of the form's personal fields from one submission (a person's request), in one
-   * transaction with its audit entry. The row lock makes a second erasure wait and then find nothing
-   * left (409). The submission, its files and its count into the indicator report stay.
+   * Erases the answers of the form's personal fields and the position from one submission (a person's
+   * request), in one transaction with its audit entry. The row lock makes a second erasure wait and then
+   * find nothing left (409). The submission, its files and its count into the indicator report stay.
+   * Neither a field marked personal nor a position: 409, nothing written (there is nothing to erase).
    */
   async erase(member: Member, at: { formId: string; id: string }, reason: string, source: AuditSource) {
     const form = await this.readable(member, at.formId);
@@ -290,11 +292,12 @@ export class SubmissionService {
     const row = await transaction(this.db, async (tx) => {
       const row = await lockSubmission(tx, member.orgId, at.formId, at.id);
       if (!row) throw notFound('Submission');
-      if (personal.keys.length === 0) throw conflict(NOTHING_PERSONAL);
-      // Erased before, unless a field was marked personal since: its answer is still there.
-      if (row.personalErasedAt && !personal.keys.some((key) => Object.hasOwn(row.answers, key))) {
-        throw conflict(ALREADY_ERASED, 'personal_data_erased');
-      }
+      if (row.personalErasedAt) {
+        // Erased before, unless a field was marked personal since: its answer is still there.
+        if (!personal.keys.some((key) => Object.hasOwn(row.answers, key))) {
+          throw conflict(ALREADY_ERASED, 'personal_data_erased');
+        }
+      } else if (!holdsPersonal(personal, row)) throw conflict(NOTHING_PERSONAL);
       const erased = await erasePersonalAnswers(tx, member.orgId, row.id, personal.keys, new Date());
       await recordAudit(tx, source, {
         action: 'erase',
