@@ -20,7 +20,7 @@ export interface RedisServer {
   destroy(): Promise<void>;
 }
 
-/** For `describe`: a reason to skip (no redis-server) or null. Under CI=true a missing binary throws instead. */
+/** For `describe`: a reason to skip (no redis-server) or null; under CI=true a missing binary throws. */
 export function redisServerUnavailable(): string | null {
   try {
     execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
