@@ -12,6 +12,19 @@ export type RateLimitBucket = 'general' | 'public' | 'none';
 type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
 
 /**
+ * How many times one /64's limit the /48 around it may spend in all: a site or subscriber given a /48
+ * (RFC 6177) has 65,536 /64s, each with a limit of its own; together they get four.
+ */
+export const IPV6_48_FACTOR = 4;
+
+/** A limit counted per client (`clientOf`) and, for IPv6, per /48 with IPV6_48_FACTOR times its ceiling. */
+interface Limit {
+  max: number;
+  client: Limiter;
+  network: Limiter;
+}
+
+/**
  * Three limits from DECISIONS.md section 12. Each limiter is created once, so its counter is shared by
  * every route that uses it; with Redis it is shared by every instance too. A limiter that cannot reach
  * Redis lets the request through rather than take the API down (see RedisLink).
@@ -28,13 +41,23 @@ export async function registerRateLimits(
     ...(redis ? { redis: redis.client, nameSpace: 'mel-rate-limit:' } : {}),
   });
   const timeWindow = config.rateLimit.windowSeconds * 1000;
-  const limit = (max: number, keyGenerator: (request: FastifyRequest) => string) => ({
+  /** `key` names the counter of a client (an IPv4 address, an IPv6 /64 or /48) in this limit. */
+  const limit = (max: number, key: (client: string, request: FastifyRequest) => string): Limit => ({
     max,
-    limiter: app.createRateLimit({ max, timeWindow, keyGenerator }),
+    client: app.createRateLimit({
+      max,
+      timeWindow,
+      keyGenerator: (r) => key(clientOf(r.ip ?? 'unknown'), r),
+    }),
+    network: app.createRateLimit({
+      max: max * IPV6_48_FACTOR,
+      timeWindow,
+      keyGenerator: (r) => key(networkOf(r.ip ?? 'unknown') ?? 'unknown', r),
+    }),
   });
-  const general = limit(config.rateLimit.max, (r) => `g:${clientOf(r.ip ?? 'unknown')}`);
-  const publicRoutes = limit(config.rateLimit.publicMax, (r) => `p:${clientOf(r.ip ?? 'unknown')}`);
-  const auth = limit(config.rateLimit.authMax, (r) => `a:${clientOf(r.ip ?? 'unknown')}:${accountOf(r)}`);
+  const general = limit(config.rateLimit.max, (client) => `g:${client}`);
+  const publicRoutes = limit(config.rateLimit.publicMax, (client) => `p:${client}`);
+  const auth = limit(config.rateLimit.authMax, (client, r) => `a:${client}:${accountOf(r)}`);
 
   app.addHook('onRequest', async (request, reply) => {
     const bucket = request.is404 ? 'general' : (request.routeOptions.config.rateLimitBucket ?? 'general');
@@ -61,6 +84,13 @@ export function clientOf(ip: string): string {
     .slice(0, 4)
     .map((g) => g.toString(16))
     .join(':')}::/64`;
+}
+
+/** The /48 an IPv6 address belongs to (`2001:db8:1::/48`); null for IPv4 and IPv4-mapped addresses. */
+export function networkOf(ip: string): string | null {
+  const client = clientOf(ip);
+  if (!client.endsWith('::/64')) return null;
+  return `${client.split(':').slice(0, 3).join(':')}::/48`;
 }
 
 /** The eight 16-bit groups of a valid IPv6 address: `::` expanded, a dotted IPv4 tail as two groups. */
@@ -105,13 +135,17 @@ async function count(
   return { max, remaining: max, ttlInSeconds: 0, isExceeded: false };
 }
 
-async function spend(
-  { limiter, max }: { limiter: Limiter; max: number },
-  redis: RedisLink | null,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): Promise<void> {
-  const result = await count(limiter, max, redis, request);
+/**
+ * Counts the request against its client's limit and, for IPv6, its /48's (only when the client's own
+ * limit let it through, so that one /64 alone never spends its neighbours' allowance). The headers tell
+ * the count nearer its ceiling; a 429 tells the one exceeded.
+ */
+async function spend(limit: Limit, redis: RedisLink | null, request: FastifyRequest, reply: FastifyReply) {
+  let result = await count(limit.client, limit.max, redis, request);
+  if (!result.isExceeded && networkOf(request.ip ?? 'unknown') !== null) {
+    const network = await count(limit.network, limit.max * IPV6_48_FACTOR, redis, request);
+    if (network.isExceeded || network.remaining < result.remaining) result = network;
+  }
   const headers = {
     'x-ratelimit-limit': String(result.max),
     'x-ratelimit-remaining': String(result.remaining),
