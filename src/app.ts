@@ -28,7 +28,8 @@ import { registerMetrics } from './http/metrics.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerPagination } from './http/pagination.js';
 import { dedupedSerializers } from './http/serializers.js';
-import { connectRateLimitStore, registerRateLimits } from './http/rate-limit.js';
+import { registerRateLimits } from './http/rate-limit.js';
+import { connectRedis } from './http/redis-link.js';
 import { Sessions } from './http/session.js';
 import { registerValidation } from './http/validation.js';
 import { activityRoutes } from './modules/activities/activities.routes.js';
@@ -179,7 +180,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       throw err;
     });
   }
-  const redis = config.redisUrl ? await connectRateLimitStore(config.redisUrl, app.log) : null;
+  const redis = config.redisUrl
+    ? await connectRedis(config.redisUrl, config.redisCommandTimeoutMs, app.log)
+    : null;
   const sessions = new Sessions(config);
   const mail = createMailTransport(config, app.log);
   const worker = new OutboxWorker(database.db, mail.send, app.log, options.worker || {});
@@ -232,6 +235,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       outbox: () => outboxDepth(database.db),
       webhookDeliveries: () => webhookDeliveryDepth(database.db),
       hashing: hashingLoad,
+      ...(redis ? { redis: () => redis.check() } : {}),
     },
   });
   await registerCompression(app);
@@ -296,7 +300,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       replica.wrote(request.session.userId);
     }
   });
-  await app.register(healthRoutes, { isReady: () => database.isReady() });
+  await app.register(healthRoutes, {
+    isReady: () => database.isReady(),
+    redisUp: redis ? () => redis.check() : null,
+  });
   for (const routes of [
     authRoutes,
     idpRoutes,
@@ -350,7 +357,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await retention.stop();
     outage.stop();
     mail.close();
-    redis?.disconnect();
+    redis?.close();
     await replica.close();
     if (!options.database) await database.close();
   });

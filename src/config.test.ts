@@ -54,6 +54,7 @@ describe('defaults', () => {
       smtpUrl: null,
       mailFrom: expect.any(String),
       redisUrl: null,
+      redisCommandTimeoutMs: 250,
       rateLimit: { max: 100, windowSeconds: 60, publicMax: 300, authMax: 10 },
       trustProxy: false,
       corsOrigins: ['http://localhost:3000'],
@@ -252,6 +253,15 @@ describe('timeouts', () => {
     );
   });
 
+  it('reads REDIS_COMMAND_TIMEOUT in milliseconds or seconds, up to 10 s', () => {
+    expect(load({ JWT_SECRET: SECRET, REDIS_COMMAND_TIMEOUT: '100ms' }).redisCommandTimeoutMs).toBe(100);
+    expect(load({ JWT_SECRET: SECRET, REDIS_COMMAND_TIMEOUT: '2s' }).redisCommandTimeoutMs).toBe(2000);
+    // A bare number is seconds, as for every duration: 250 would be four minutes, refused.
+    expect(errorOf({ JWT_SECRET: SECRET, REDIS_COMMAND_TIMEOUT: '250' }).message).toContain(
+      'REDIS_COMMAND_TIMEOUT must be a duration from 1ms to 10s such as 250ms or 2s (got "250")',
+    );
+  });
+
   it('refuses limits longer than an hour', () => {
     expect(errorOf({ JWT_SECRET: SECRET, KEEP_ALIVE_TIMEOUT: '2h' }).message).toContain(
       'KEEP_ALIVE_TIMEOUT must be at most 3600 seconds (got "2h")',
@@ -275,6 +285,8 @@ describe('bad values', () => {
     ['DATABASE_URL', 'mysql://x'],
     ['SMTP_URL', 'http://mail'],
     ['REDIS_URL', 'memcached://x'],
+    ['REDIS_COMMAND_TIMEOUT', '0ms'],
+    ['REDIS_COMMAND_TIMEOUT', 'fast'],
     ['BASE_URL', 'ftp://x'],
     ['APP_URL', 'not a url'],
     ['FRONTEND_URL', 'javascript:alert(1)'],

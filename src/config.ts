@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseDuration } from './lib/duration.js';
+import { parseDuration, parseDurationMs } from './lib/duration.js';
 import { SealedValueError, sealingKey, type Keyring } from './lib/sealed-values.js';
 
 export interface Config {
@@ -30,6 +30,8 @@ export interface Config {
   readonly smtpUrl: string | null;
   readonly mailFrom: string;
   readonly redisUrl: string | null;
+  /** REDIS_COMMAND_TIMEOUT: a Redis command unanswered after this many ms fails, and limits fail open. */
+  readonly redisCommandTimeoutMs: number;
   readonly rateLimit: {
     readonly max: number;
     readonly windowSeconds: number;
@@ -94,6 +96,17 @@ export function loadConfig(env: Env = process.env): Config {
       return 1;
     }
     return seconds;
+  };
+  const milliseconds = (name: string, fallback: string, maxMs: number): number => {
+    const raw = text(name) ?? fallback;
+    const ms = parseDurationMs(raw);
+    if (ms === null || ms > maxMs) {
+      problems.push(
+        `${name} must be a duration from 1ms to ${maxMs / 1000}s such as 250ms or 2s (got "${raw}")`,
+      );
+      return parseDurationMs(fallback) ?? 1;
+    }
+    return ms;
   };
   const limit = (name: string, fallback: string, maxSeconds: number): number => {
     const seconds = duration(name, fallback);
@@ -248,6 +261,9 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: connection('SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: text('MAIL_FROM') ?? 'MEL <no-reply@localhost>',
     redisUrl: connection('REDIS_URL', ['redis:', 'rediss:']),
+    // A rate-limit count takes about a millisecond; a Redis that has not answered in 250 ms is hung or
+    // gone, and every limited request would wait as long (a bare number is seconds: at most 10 s).
+    redisCommandTimeoutMs: milliseconds('REDIS_COMMAND_TIMEOUT', '250ms', 10_000),
     rateLimit: {
       max: integer('RATE_LIMIT_MAX', 100, 1, 1_000_000),
       windowSeconds: duration('RATE_LIMIT_WINDOW', '60s'),

@@ -186,11 +186,14 @@ describe('headers', () => {
 });
 
 describe('health', () => {
+  // With REDIS_URL readiness also tells whether Redis answers (test/hardening/07-redis-hang.test.ts).
+  const redis = process.env.REDIS_URL ? { redis: 'ok' } : {};
+
   it('reports live and ready', async () => {
     expect((await call(t.app, 'GET', '/health')).body).toEqual({ status: 'ok' });
     const ready = await call(t.app, 'GET', '/health/ready');
     expect(ready.status).toBe(200);
-    expect(ready.body).toEqual({ status: 'ready' });
+    expect(ready.body).toEqual({ status: 'ready', ...redis });
     expect(ready.headers['x-ratelimit-limit']).toBeUndefined();
   });
 
@@ -202,7 +205,7 @@ describe('health', () => {
     );
     const ready = await call(bare.app, 'GET', '/health/ready');
     expect(ready.status).toBe(503);
-    expect(ready.body).toEqual({ status: 'unavailable' });
+    expect(ready.body).toEqual({ status: 'unavailable', ...redis });
     expect((await call(bare.app, 'GET', '/health')).status).toBe(200);
     await bare.close();
     await pglite.close();

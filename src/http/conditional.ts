@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
-import type { Redis } from 'ioredis';
 import { etagOf, ifMatchHolds, ifNoneMatchHits, isEntityTagList } from './entity-tags.js';
 import { AppError, preconditionFailed } from './errors.js';
 import { KeyedLocks, SharedLocks } from './keyed-locks.js';
+import type { RedisLink } from './redis-link.js';
 import { shapeOf } from './route-shapes.js';
 
 /**
@@ -94,7 +94,7 @@ export const MALFORMED = 'If-Match must be * or a list of quoted entity tags, as
  * its answer is sent, so no other write of it slips in between; a write without If-Match works as before.
  * With REDIS_URL every instance shares the lock (`SharedLocks`); without it the lock is of this process.
  */
-export function registerConditionalRequests(app: FastifyInstance, redis: Redis | null): void {
+export function registerConditionalRequests(app: FastifyInstance, redis: RedisLink | null): void {
   const reads = new Map<string, ReadRoute>();
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { RedisLink } from './redis-link.js';
 
 /** Waits for the key; the function returned lets it go (calling it again does nothing). */
 export interface Locks {
@@ -39,14 +39,14 @@ const LET_GO = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call(
 /**
  * The keyed lock of every instance sharing one Redis (REDIS_URL, as the rate limits): the in-process
  * lock first, so an instance asks Redis for a key only once at a time, then `SET NX PX` polled every
- * 5 to 100 ms. When Redis cannot be reached the write is locked in this instance only (a warning is
- * logged), as rate limits fail open rather than take the API down.
+ * 5 to 100 ms. When Redis cannot be reached the write is locked in this instance only, as rate limits
+ * fail open rather than take the API down (the link logs the outage once, not per write).
  */
 export class SharedLocks implements Locks {
   private readonly local = new KeyedLocks();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisLink,
     private readonly log: FastifyBaseLogger,
   ) {}
 
@@ -55,24 +55,36 @@ export class SharedLocks implements Locks {
     const name = `mel-lock:${key}`;
     const token = randomUUID();
     try {
-      await this.take(name, token);
+      if (!(await this.take(name, token))) {
+        this.log.warn(
+          { lock: name },
+          `shared lock still held after ${HOLD_MS} ms: taken in this instance only`,
+        );
+        return letGoLocal;
+      }
+      this.redis.answered();
     } catch (err) {
-      this.log.warn({ err }, 'shared lock unavailable: this write is locked in this instance only');
+      this.redis.failed(err);
       return letGoLocal;
     }
     return once(() => {
-      this.redis
+      this.redis.client
         .eval(LET_GO, 1, name, token)
-        .catch((err: unknown) => this.log.warn({ err }, 'shared lock not released: it expires by itself'))
+        .then(
+          () => this.redis.answered(),
+          // Not released: it expires by itself after HOLD_MS.
+          (err: unknown) => this.redis.failed(err),
+        )
         .finally(letGoLocal);
     });
   }
 
-  private async take(name: string, token: string): Promise<void> {
+  /** Whether the lock was taken before HOLD_MS passed; throws when Redis fails. */
+  private async take(name: string, token: string): Promise<boolean> {
     const deadline = Date.now() + HOLD_MS;
     for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
-      if ((await this.redis.set(name, token, 'PX', HOLD_MS, 'NX')) === 'OK') return;
-      if (Date.now() > deadline) throw new Error(`${name} still held after ${HOLD_MS} ms`);
+      if ((await this.redis.client.set(name, token, 'PX', HOLD_MS, 'NX')) === 'OK') return true;
+      if (Date.now() > deadline) return false;
       await sleep(wait);
     }
   }

@@ -23,6 +23,8 @@ export interface MetricsSources {
   /** Null or absent when no replica is configured. */
   replica?: () => ReplicaStatus | null;
   hashing: () => { active: number; pending: number };
+  /** Whether Redis answers now (REDIS_URL); absent without Redis. */
+  redis?: () => Promise<boolean>;
 }
 
 export interface MetricsOptions {
@@ -86,9 +88,9 @@ function bearerMatches(request: FastifyRequest, expected: Buffer): boolean | nul
 
 /**
  * `GET /metrics` in Prometheus text, when METRICS_TOKEN is set: requests by route template and status,
- * database pools, the email and webhook queues, the replica, password hashing, and the process. Call it
- * before any route is registered, so that its onResponse hook sees them all. Each app has a registry of
- * its own (tests build many apps in one process).
+ * database pools, the email and webhook queues, the replica, Redis, password hashing, and the process.
+ * Call it before any route is registered, so that its onResponse hook sees them all. Each app has a
+ * registry of its own (tests build many apps in one process).
  */
 export function registerMetrics(app: FastifyInstance, { token, sources }: MetricsOptions): void {
   if (token === null) return;
@@ -209,6 +211,19 @@ function defineSourceMetrics(log: FastifyBaseLogger, registers: Registry[], sour
   }
 
   defineReplicaMetrics(registers, sources.replica);
+
+  // Asked on each scrape (a PING, at most REDIS_COMMAND_TIMEOUT): an idle service has no command to tell.
+  const redisUp = sources.redis;
+  if (redisUp) {
+    new Gauge({
+      name: 'mel_redis_up',
+      help: '1 while Redis (REDIS_URL) answers within REDIS_COMMAND_TIMEOUT; 0 while limits fail open without it.',
+      registers,
+      async collect() {
+        this.set((await redisUp()) ? 1 : 0);
+      },
+    });
+  }
 
   new Gauge({
     name: 'mel_password_hashing_active',

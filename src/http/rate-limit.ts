@@ -1,40 +1,10 @@
 import { isIPv6 } from 'node:net';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import type { Redis } from 'ioredis';
-import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import { normalizeEmail } from '../lib/email.js';
 import { AppError } from './errors.js';
-
-/**
- * Connects before the app takes requests, so the first ones are counted too. If Redis does not answer
- * within `timeoutMs` the service starts anyway and limits fail open until it does.
- */
-export async function connectRateLimitStore(
-  url: string,
-  log: FastifyBaseLogger,
-  timeoutMs = 5000,
-): Promise<Redis> {
-  // Loaded only when REDIS_URL is set: ioredis is about 1 MB of heap a service without Redis never uses.
-  const { Redis } = await import('ioredis');
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
-  redis.on('error', (err) => log.warn({ err }, 'redis error'));
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      redis.connect(),
-      new Promise((_resolve, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-      }),
-    ]);
-  } catch (err) {
-    log.warn({ err }, 'Redis is not reachable yet: rate limits are not enforced until it is');
-  } finally {
-    clearTimeout(timer);
-  }
-  return redis;
-}
+import type { RedisLink } from './redis-link.js';
 
 /** Which counter a route spends: the general one, the public one (forms, shared reports) or none (health). */
 export type RateLimitBucket = 'general' | 'public' | 'none';
@@ -42,44 +12,60 @@ export type RateLimitBucket = 'general' | 'public' | 'none';
 type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
 
 /**
+ * How many times one /64's limit the /48 around it may spend in all: a site or subscriber given a /48
+ * (RFC 6177) has 65,536 /64s, each with a limit of its own; together they get four.
+ */
+export const IPV6_48_FACTOR = 4;
+
+/** A limit counted per client (`clientOf`) and, for IPv6, per /48 with IPV6_48_FACTOR times its ceiling. */
+interface Limit {
+  max: number;
+  client: Limiter;
+  network: Limiter;
+}
+
+/**
  * Three limits from DECISIONS.md section 12. Each limiter is created once, so its counter is shared by
  * every route that uses it; with Redis it is shared by every instance too. A limiter that cannot reach
- * Redis lets the request through rather than take the API down.
+ * Redis lets the request through rather than take the API down (see RedisLink).
  */
 export async function registerRateLimits(
   app: FastifyInstance,
   config: Config,
-  redis: Redis | null,
+  redis: RedisLink | null,
 ): Promise<{ authLimit: preHandlerAsyncHookHandler }> {
+  // Errors reach `count` below, which lets the request through and tells the link.
   await app.register(rateLimit, {
     global: false,
-    skipOnError: true,
-    ...(redis ? { redis, nameSpace: 'mel-rate-limit:' } : {}),
+    skipOnError: false,
+    ...(redis ? { redis: redis.client, nameSpace: 'mel-rate-limit:' } : {}),
   });
   const timeWindow = config.rateLimit.windowSeconds * 1000;
-  const general = app.createRateLimit({
-    max: config.rateLimit.max,
-    timeWindow,
-    keyGenerator: (r) => `g:${clientOf(r.ip ?? 'unknown')}`,
+  /** `key` names the counter of a client (an IPv4 address, an IPv6 /64 or /48) in this limit. */
+  const limit = (max: number, key: (client: string, request: FastifyRequest) => string): Limit => ({
+    max,
+    client: app.createRateLimit({
+      max,
+      timeWindow,
+      keyGenerator: (r) => key(clientOf(r.ip ?? 'unknown'), r),
+    }),
+    network: app.createRateLimit({
+      max: max * IPV6_48_FACTOR,
+      timeWindow,
+      keyGenerator: (r) => key(networkOf(r.ip ?? 'unknown') ?? 'unknown', r),
+    }),
   });
-  const publicRoutes = app.createRateLimit({
-    max: config.rateLimit.publicMax,
-    timeWindow,
-    keyGenerator: (r) => `p:${clientOf(r.ip ?? 'unknown')}`,
-  });
-  const auth = app.createRateLimit({
-    max: config.rateLimit.authMax,
-    timeWindow,
-    keyGenerator: (r) => `a:${clientOf(r.ip ?? 'unknown')}:${accountOf(r)}`,
-  });
+  const general = limit(config.rateLimit.max, (client) => `g:${client}`);
+  const publicRoutes = limit(config.rateLimit.publicMax, (client) => `p:${client}`);
+  const auth = limit(config.rateLimit.authMax, (client, r) => `a:${client}:${accountOf(r)}`);
 
   app.addHook('onRequest', async (request, reply) => {
     const bucket = request.is404 ? 'general' : (request.routeOptions.config.rateLimitBucket ?? 'general');
     if (bucket === 'none') return;
-    await spend(bucket === 'public' ? publicRoutes : general, request, reply);
+    await spend(bucket === 'public' ? publicRoutes : general, redis, request, reply);
   });
 
-  return { authLimit: (request, reply) => spend(auth, request, reply) };
+  return { authLimit: (request, reply) => spend(auth, redis, request, reply) };
 }
 
 /**
@@ -98,6 +84,13 @@ export function clientOf(ip: string): string {
     .slice(0, 4)
     .map((g) => g.toString(16))
     .join(':')}::/64`;
+}
+
+/** The /48 an IPv6 address belongs to (`2001:db8:1::/48`); null for IPv4 and IPv4-mapped addresses. */
+export function networkOf(ip: string): string | null {
+  const client = clientOf(ip);
+  if (!client.endsWith('::/64')) return null;
+  return `${client.split(':').slice(0, 3).join(':')}::/48`;
 }
 
 /** The eight 16-bit groups of a valid IPv6 address: `::` expanded, a dotted IPv4 tail as two groups. */
@@ -124,9 +117,35 @@ function accountOf(request: FastifyRequest): string {
   return request.session?.userId ?? 'anonymous';
 }
 
-async function spend(limiter: Limiter, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const result = await limiter(request);
-  if (result.isAllowed) return;
+/** The limiter's count of this request; when the store fails (Redis out of reach), an uncounted one. */
+async function count(
+  limiter: Limiter,
+  max: number,
+  redis: RedisLink | null,
+  request: FastifyRequest,
+): Promise<{ max: number; remaining: number; ttlInSeconds: number; isExceeded: boolean }> {
+  try {
+    const result = await limiter(request);
+    redis?.answered();
+    // `isAllowed` is true only for an allow list, which no limiter here has.
+    if (!result.isAllowed) return result;
+  } catch (err) {
+    redis?.failed(err);
+  }
+  return { max, remaining: max, ttlInSeconds: 0, isExceeded: false };
+}
+
+/**
+ * Counts the request against its client's limit and, for IPv6, its /48's (only when the client's own
+ * limit let it through, so that one /64 alone never spends its neighbours' allowance). The headers tell
+ * the count nearer its ceiling; a 429 tells the one exceeded.
+ */
+async function spend(limit: Limit, redis: RedisLink | null, request: FastifyRequest, reply: FastifyReply) {
+  let result = await count(limit.client, limit.max, redis, request);
+  if (!result.isExceeded && networkOf(request.ip ?? 'unknown') !== null) {
+    const network = await count(limit.network, limit.max * IPV6_48_FACTOR, redis, request);
+    if (network.isExceeded || network.remaining < result.remaining) result = network;
+  }
   const headers = {
     'x-ratelimit-limit': String(result.max),
     'x-ratelimit-remaining': String(result.remaining),

@@ -7,3 +7,17 @@ export function parseDuration(text: string): number | null {
   const seconds = Number(match[1]) * (UNIT_SECONDS[match[2] || 's'] ?? 1);
   return Number.isSafeInteger(seconds) && seconds > 0 ? seconds : null;
 }
+
+/**
+ * Parses `250ms` or any duration `parseDuration` takes (`2s`, `1m`; a bare number is seconds, as
+ * everywhere else) into whole milliseconds; null when the text is not a duration.
+ */
+export function parseDurationMs(text: string): number | null {
+  const match = /^(\d+)\s*ms$/.exec(text.trim());
+  if (!match) {
+    const seconds = parseDuration(text);
+    return seconds === null ? null : seconds * 1000;
+  }
+  const ms = Number(match[1]);
+  return Number.isSafeInteger(ms) && ms > 0 ? ms : null;
+}

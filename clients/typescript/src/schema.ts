@@ -3711,6 +3711,14 @@ export interface components {
             fields: components["schemas"]["FormField"][];
             closesAt: string | null;
         };
+        Readiness: {
+            status: string;
+            /**
+             * @description With REDIS_URL only: `degraded` while Redis does not answer, rate limits are not counted and write locks hold per instance (the service still serves: readiness stays 200).
+             * @enum {string}
+             */
+            redis?: "ok" | "degraded";
+        };
         Registration: {
             /** Format: email */
             email: string;
@@ -4475,7 +4483,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HealthStatus"];
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -4489,7 +4497,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HealthStatus"];
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
         };
