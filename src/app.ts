@@ -62,6 +62,7 @@ import { createMailTransport } from './modules/mail/mail.transport.js';
 import { OutboxWorker, type OutboxWorkerOptions } from './modules/mail/outbox-worker.js';
 import { memberRoutes } from './modules/members/members.routes.js';
 import { idempotencyKeys } from './modules/idempotency/idempotency.repo.js';
+import { assignedProjectIds } from './modules/projects/project-members.repo.js';
 import { memberships } from './modules/orgs/memberships.repo.js';
 import { organizationRoutes } from './modules/orgs/orgs.routes.js';
 import { projectMemberRoutes } from './modules/projects/project-members.routes.js';
@@ -273,6 +274,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // After access (the key's caller) and, as a preHandler, after body validation (its fingerprint).
   registerIdempotency(app, database.db, idempotencyKeys(config.piiKeyring), {
     takeOverSeconds: takeOverSecondsFor(config.timeouts.requestSeconds),
+    reporterProjects: assignedProjectIds,
   });
   // After idempotency: a replayed answer is sent again as it was, whatever the resource's ETag is now.
   registerConditionalRequests(app, redis);

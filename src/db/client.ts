@@ -10,6 +10,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
+import { currentCommitMark, withoutCommitMark } from './commit-marks.js';
 import { markDriverError, PRIMARY_POOL } from './outage.js';
 
 export { PRIMARY_POOL } from './outage.js';
@@ -263,9 +264,22 @@ async function migrationsApplied(db: Db): Promise<boolean> {
 /** `execute` results differ by driver in type only; both carry `rows`. */
 export const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
 
-/** The one way to run several writes atomically; repositories take the handle it passes. */
-export function transaction<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {
-  return db.transaction((tx) => work(tx as unknown as Db));
+/**
+ * The one way to run several writes atomically; repositories take the handle it passes. In a keyed
+ * request (`Idempotency-Key`) the outermost transaction also writes the key's commit mark, last.
+ */
+export async function transaction<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {
+  const mark = currentCommitMark();
+  if (!mark) return db.transaction((tx) => work(tx as unknown as Db));
+  const result = await withoutCommitMark(() =>
+    db.transaction(async (tx) => {
+      const done = await work(tx);
+      await mark.mark(tx);
+      return done;
+    }),
+  );
+  mark.committed = true;
+  return result;
 }
 
 /**

@@ -9,6 +9,7 @@ function flakyKeys() {
   const state = { down: true, releases: 0, released: [] as string[] };
   const keys: IdempotencyKeys = {
     claim: async () => ({ kind: 'claimed', claimId: 'claim-1' }),
+    mark: async () => true,
     complete: async () => undefined,
     release: async (_db, _request, claimId) => {
       state.releases += 1;

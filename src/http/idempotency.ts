@@ -3,7 +3,8 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import { stringify } from 'safe-stable-stringify';
 import type { Db } from '../db/client.js';
 import { sessionOf, type Access } from './access.js';
-import { badRequest, idempotencyConflict, idempotencyInProgress } from './errors.js';
+import { withCommitMark, type CommitMark } from '../db/commit-marks.js';
+import { badRequest, forbidden, idempotencyConflict, idempotencyInProgress } from './errors.js';
 
 /** The public form submission: a field app retrying it after a timeout must not count it twice. */
 const PUBLIC_SUBMISSION = '/forms/public/:token/submit';
@@ -46,6 +47,8 @@ export interface KeyedRequest {
   scope: string;
   key: string;
   digest: string;
+  /** A reporter's assigned projects (sorted ids) when the key is claimed; null for other callers. */
+  projects: string[] | null;
 }
 
 /** What a replay sends again; Set-Cookie is never kept. */
@@ -61,7 +64,7 @@ export type Claim =
   | { kind: 'claimed'; claimId: string }
   | { kind: 'another-request' }
   | { kind: 'running' }
-  | { kind: 'completed'; answer: KeptAnswer };
+  | { kind: 'completed'; answer: KeptAnswer; projects: string[] | null };
 
 /**
  * Where keys and their answers are kept. The idempotency module owns the table and answers
@@ -78,6 +81,12 @@ export interface IdempotencyKeys {
     request: KeyedRequest,
     times: { keepSeconds: number; takeOverSeconds: number },
   ): Promise<Claim>;
+  /**
+   * Marks the claim `committed` inside the transaction `tx` of the request's work (a committed write is
+   * then never run again); false when the claim is no longer this request's (taken over).
+   */
+  mark(tx: Db, request: KeyedRequest, claimId: string): Promise<boolean>;
+  /** Records the answer of the claim `claimId`, running or committed. */
   complete(
     db: Db,
     request: KeyedRequest,
@@ -100,14 +109,24 @@ export function registerIdempotency(
   app: FastifyInstance,
   db: Db,
   keys: IdempotencyKeys,
-  options: { takeOverSeconds: number },
+  options: {
+    takeOverSeconds: number;
+    /** The projects assigned to a reporter (answered by the projects module). */
+    reporterProjects?: (db: Db, orgId: string, userId: string) => Promise<string[]>;
+  },
 ): void {
   const held = new WeakMap<
     FastifyRequest,
-    { request: KeyedRequest; claimId: string; bodyCompared: boolean }
+    { request: KeyedRequest; claimId: string; bodyCompared: boolean; commit: CommitMark }
   >();
   const times = { keepSeconds: IDEMPOTENCY_KEEP_SECONDS, takeOverSeconds: options.takeOverSeconds };
-  const retries = new ReleaseRetries(db, keys, options.takeOverSeconds * 1000);
+  const retries = new BackgroundRetries();
+  const takeOverMs = options.takeOverSeconds * 1000;
+  const reporterProjects = async (request: FastifyRequest) => {
+    const member = request.member;
+    if (member?.role !== 'reporter' || !options.reporterProjects) return null;
+    return [...(await options.reporterProjects(db, member.orgId, member.userId))].sort();
+  };
 
   app.addHook('preHandler', async (request, reply) => {
     const route = request.routeOptions;
@@ -129,19 +148,41 @@ export function registerIdempotency(
       scope: scopeOf(request, route.url),
       key,
       digest: digestOf(request, route.url, mediaType, bodyCompared),
+      projects: await reporterProjects(request),
     };
     const claim = await keys.claim(db, keyed, times);
     switch (claim.kind) {
-      case 'claimed':
-        held.set(request, { request: keyed, claimId: claim.claimId, bodyCompared });
+      case 'claimed': {
+        const { claimId } = claim;
+        const commit: CommitMark = {
+          committed: false,
+          async mark(tx) {
+            if (!(await keys.mark(tx, keyed, claimId))) {
+              throw idempotencyInProgress(IDEMPOTENCY_KEY_RUNNING, { 'retry-after': '1' });
+            }
+          },
+        };
+        held.set(request, { request: keyed, claimId, bodyCompared, commit });
         return;
+      }
       case 'another-request':
         throw idempotencyConflict(IDEMPOTENCY_KEY_REUSED);
       case 'running':
         throw idempotencyInProgress(IDEMPOTENCY_KEY_RUNNING, { 'retry-after': '1' });
       case 'completed':
+        // A reporter who lost a project since may not read again what was answered about it.
+        if (lostProject(claim.projects, keyed.projects, request.member !== null)) throw forbidden();
         return replay(reply, claim.answer);
     }
+  });
+
+  // The rest of the request (its handler above all) runs with the claim's commit mark: every transaction
+  // it opens marks the claim `committed` as its last write (src/db/commit-marks.ts). A callback hook, so
+  // that what follows runs inside the mark's context.
+  app.addHook('preHandler', (request, _reply, done) => {
+    const claim = held.get(request);
+    if (!claim) return done();
+    withCommitMark(claim.commit, () => done());
   });
 
   // Before the answer leaves, so that a retry arriving right after it finds it kept. App-level onSend
@@ -150,52 +191,71 @@ export function registerIdempotency(
     const claim = held.get(request);
     if (!claim) return payload;
     held.delete(request);
-    const answer = keptAnswer(reply, payload, claim.bodyCompared, claim.request.scope);
+    const { committed } = claim.commit;
+    const answer = keptAnswer(reply, payload, claim, committed);
+    const record = () => keys.complete(db, claim.request, claim.claimId, answer!, times.keepSeconds);
+    const release = () => keys.release(db, claim.request, claim.claimId);
     try {
-      if (answer) await keys.complete(db, claim.request, claim.claimId, answer, times.keepSeconds);
-      else await keys.release(db, claim.request, claim.claimId);
+      if (answer) await record();
+      // A write that committed is never run again: without an answer to keep (a failure after the
+      // commit) its key stays `committed`, and a retry hears 409 until the key expires.
+      else if (!committed) await release();
     } catch (err) {
-      // The answer still goes out. A kept answer that was not recorded leaves the claim running until it
-      // may be taken over (running the request again could do twice what was done); a release is tried
-      // again in the background, so that a retry after an outage runs as soon as the database is back.
+      // The answer still goes out, and is recorded (or the claim released) in the background as soon as
+      // the database answers: a retry meanwhile hears 409, and never runs a write that committed.
       request.log.error({ err }, 'idempotency: the answer to a keyed request was not recorded');
-      if (!answer) retries.release(claim.request, claim.claimId, request.log);
+      if (answer) retries.add(record, RECORD_RETRY_LIMIT_MS, request.log, 'recorded');
+      else if (!committed) retries.add(release, takeOverMs, request.log, 'released');
     }
     return payload;
   });
   app.addHook('onClose', async () => retries.stop());
 }
 
+/** True when a reporter's replay would show what a project they no longer have was answered about. */
+function lostProject(then: string[] | null, now: string[] | null, member: boolean): boolean {
+  if (!member || now === null) return false;
+  // Claimed by another role (then demoted to reporter): what it concerned is not known.
+  if (then === null) return true;
+  const current = new Set(now);
+  return then.some((id) => !current.has(id));
+}
+
 /**
- * How often a failed release of a claim is tried again: every 5 s and up to a fifth more (so that the
- * releases an outage left do not all arrive at once), until the claim could be taken over.
+ * How often a failed release of a claim, or recording of an answer, is tried again: every 5 s and up to a
+ * fifth more (so that what an outage left does not all arrive at once), until done or too late.
  */
 export const RELEASE_RETRY_MS = 5_000;
 const RELEASE_RETRY_LONGEST_MS = RELEASE_RETRY_MS * 1.2;
-/** Releases waiting at most: past that, a claim waits for its take-over, as when its process dies. */
-const MAX_WAITING_RELEASES = 10_000;
+/** Tries waiting at most: past that, a claim waits for its take-over (or its expiry), as when its process dies. */
+const MAX_WAITING_RETRIES = 10_000;
+/** An answer whose write committed is tried for an hour: until then a retry of the request hears 409. */
+const RECORD_RETRY_LIMIT_MS = 60 * 60 * 1000;
 
-/** Releases of claims that failed (the database out of reach), tried again until done or too late. */
-class ReleaseRetries {
+/** Releases and records that failed (the database out of reach), tried again in the background. */
+class BackgroundRetries {
   private readonly timers = new Set<NodeJS.Timeout>();
   private stopped = false;
 
-  constructor(
-    private readonly db: Db,
-    private readonly keys: IdempotencyKeys,
-    private readonly takeOverMs: number,
-  ) {}
-
-  release(request: KeyedRequest, claimId: string, log: FastifyBaseLogger, since = Date.now()): void {
-    // After the take-over time another request may hold the key: a release then would do nothing.
-    if (this.stopped || Date.now() + RELEASE_RETRY_LONGEST_MS - since >= this.takeOverMs) return;
-    if (this.timers.size >= MAX_WAITING_RELEASES) return;
+  /**
+   * Tries `attempt` again until it succeeds or `limitMs` from `since` would pass (a release: after the
+   * take-over time another request may hold the key, and a release then would do nothing).
+   */
+  add(
+    attempt: () => Promise<void>,
+    limitMs: number,
+    log: FastifyBaseLogger,
+    done: string,
+    since = Date.now(),
+  ): void {
+    if (this.stopped || Date.now() + RELEASE_RETRY_LONGEST_MS - since >= limitMs) return;
+    if (this.timers.size >= MAX_WAITING_RETRIES) return;
     const delay = RELEASE_RETRY_MS + Math.random() * (RELEASE_RETRY_LONGEST_MS - RELEASE_RETRY_MS);
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      this.keys.release(this.db, request, claimId).then(
-        () => log.info('idempotency: a keyed request’s claim was released after its answer'),
-        () => this.release(request, claimId, log, since),
+      attempt().then(
+        () => log.info(`idempotency: a keyed request’s claim was ${done} after its answer`),
+        () => this.add(attempt, limitMs, log, done, since),
       );
     }, delay);
     timer.unref();
@@ -243,22 +303,33 @@ export function keepAnswerAs(reply: FastifyReply, value: unknown): void {
 const NOT_KEPT = new Set([412, 428, 429]);
 
 /**
+ * The largest answer kept of a request that committed nothing (a refusal): a 400 can be large, and a row
+ * a day for each is for anyone to fill (issue 36, finding 2). An answer to a committed write is always kept.
+ */
+export const KEPT_ANSWER_MAX_BYTES = 64 * 1024;
+
+/**
  * The answers kept: every completed one below 500 but 429 and the preconditions. A 5xx or a thrown
- * error (the error handler's 500) releases the key, so a retry runs again; so does a body that is not
- * text (a stream). Of a multipart request, whose body is not compared, only a success is kept: a
- * refused one changed nothing, and its retry (perhaps with the file made smaller) is checked again.
+ * error (the error handler's 500) releases the key, so a retry runs again (unless its write committed);
+ * so does a body that is not text (a stream). Of a multipart request, whose body is not compared, only a
+ * success is kept: a refused one changed nothing, and its retry (perhaps with the file made smaller) is
+ * checked again. Of a public submission only the 201; of a request that committed nothing, no answer
+ * over KEPT_ANSWER_MAX_BYTES.
  */
 function keptAnswer(
   reply: FastifyReply,
   payload: unknown,
-  bodyCompared: boolean,
-  scope: string,
+  { bodyCompared, request }: { bodyCompared: boolean; request: KeyedRequest },
+  committed: boolean,
 ): KeptAnswer | null {
   const status = reply.statusCode;
   if (status >= 500 || NOT_KEPT.has(status) || (!bodyCompared && status >= 400)) return null;
-  // Anyone can send a public submission to a made-up token: its 404 is not worth a row for a day.
-  if (status === 404 && scope.startsWith('form:')) return null;
+  // Anyone can send a public submission: only its success is kept, never a refusal (issue 36, finding 2).
+  if (status !== 201 && request.scope.startsWith('form:')) return null;
   if (payload !== null && payload !== undefined && typeof payload !== 'string') return null;
+  if (!committed && typeof payload === 'string' && payload.length > KEPT_ANSWER_MAX_BYTES / 4) {
+    if (Buffer.byteLength(payload) > KEPT_ANSWER_MAX_BYTES) return null;
+  }
   const header = (name: string) => {
     const value = reply.getHeader(name);
     return value === undefined ? null : String(value);

@@ -26,6 +26,7 @@ export function idempotencyKeys(keyring: Keyring): IdempotencyKeys {
           fingerprint: fingerprint(keyring.current, request.digest),
           state: 'running' as const,
           claimId: newId(),
+          projects: request.projects === null ? null : request.projects.join(','),
           createdAt: sql`now()`,
           expiresAt,
         };
@@ -48,9 +49,11 @@ export function idempotencyKeys(keyring: Keyring): IdempotencyKeys {
           .where(and(heldBy(request), gt(keys.expiresAt, sql`now()`)));
         if (!row) continue;
         if (!sameRequest(row.fingerprint, request.digest)) return { kind: 'another-request' };
-        if (row.state === 'running' || row.status === null) return { kind: 'running' };
+        // A committed request whose answer is not recorded yet: its process records it (or died).
+        if (row.state !== 'completed' || row.status === null) return { kind: 'running' };
         return {
           kind: 'completed',
+          projects: row.projects === null ? null : row.projects.split(',').filter(Boolean),
           answer: {
             status: row.status,
             contentType: row.contentType,
@@ -61,6 +64,17 @@ export function idempotencyKeys(keyring: Keyring): IdempotencyKeys {
         };
       }
       return { kind: 'running' };
+    },
+
+    async mark(tx, request, claimId) {
+      // Inside the request's transaction: a claim taken over meanwhile (its request thought dead) must not
+      // commit a second time what the other one runs, so this one is rolled back.
+      const marked = await tx
+        .update(keys)
+        .set({ state: 'committed' })
+        .where(and(heldBy(request), eq(keys.claimId, claimId), sql`${keys.state} <> 'completed'`))
+        .returning({ claimId: keys.claimId });
+      return marked.length > 0;
     },
 
     async complete(db, request, claimId, answer, keepSeconds) {

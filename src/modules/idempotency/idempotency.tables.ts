@@ -2,7 +2,12 @@ import { sql } from 'drizzle-orm';
 import { check, index, integer, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { timestamptz } from '../../db/columns.js';
 
-export const IDEMPOTENCY_STATES = ['running', 'completed'] as const;
+/**
+ * `running`: claimed, nothing committed yet (a failure releases it; a claim older than the take-over time
+ * is taken over). `committed`: the request's transaction committed, its answer not yet recorded (never
+ * taken over, never run again). `completed`: the answer is kept.
+ */
+export const IDEMPOTENCY_STATES = ['running', 'committed', 'completed'] as const;
 export type IdempotencyState = (typeof IDEMPOTENCY_STATES)[number];
 
 /**
@@ -25,6 +30,11 @@ export const idempotencyKeys = pgTable(
     location: text('location'),
     /** Sealed (src/lib/sealed-values.ts); null for an answer without a body (204). */
     body: text('body'),
+    /**
+     * For a reporter, the projects assigned when the key was claimed (ids, sorted, comma-separated): a
+     * replay to a reporter who has since lost one of them is refused (issue 36, finding 14).
+     */
+    projects: text('projects'),
     /** When the current claim was taken: a running one older than the request timeout is taken over. */
     createdAt: timestamptz('created_at').notNull().defaultNow(),
     expiresAt: timestamptz('expires_at').notNull(),
@@ -32,8 +42,8 @@ export const idempotencyKeys = pgTable(
   (t) => [
     primaryKey({ name: 'idempotency_keys_pkey', columns: [t.scope, t.key] }),
     index('idempotency_keys_expires_at_idx').on(t.expiresAt),
-    check('idempotency_keys_state_check', sql`${t.state} IN ('running', 'completed')`),
+    check('idempotency_keys_state_check', sql`${t.state} IN ('running', 'committed', 'completed')`),
     check('idempotency_keys_key_check', sql`char_length(${t.key}) BETWEEN 1 AND 255`),
-    check('idempotency_keys_answer_check', sql`${t.state} = 'running' OR ${t.status} IS NOT NULL`),
+    check('idempotency_keys_answer_check', sql`${t.state} <> 'completed' OR ${t.status} IS NOT NULL`),
   ],
 );

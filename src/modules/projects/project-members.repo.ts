@@ -50,6 +50,15 @@ export async function findAssignment(db: Db, orgId: string, projectId: string, u
   return row;
 }
 
+/** The projects of the organization the user is assigned to (a keyed reporter's replay checks them). */
+export async function assignedProjectIds(db: Db, orgId: string, userId: string): Promise<string[]> {
+  const rows = await db
+    .select({ projectId: projectMembers.projectId })
+    .from(projectMembers)
+    .where(and(eq(projectMembers.orgId, orgId), eq(projectMembers.userId, userId)));
+  return rows.map((row) => row.projectId);
+}
+
 /** Whether the user is assigned to the project (one indexed lookup, for the reporter scope). */
 export async function isAssigned(db: Db, orgId: string, projectId: string, userId: string): Promise<boolean> {
   const [row] = await db
