@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { UUID_PATTERN } from '../lib/ids.js';
 import { hasLoneSurrogate, hasNul } from '../lib/text.js';
-import { malformedRequest } from './errors.js';
+import { badRequest, malformedRequest } from './errors.js';
 import { escapePointer, FINITE, MAX_PROBLEMS, NO_NUL, WELL_FORMED } from './violations.js';
 
 const shared: Options = {
@@ -45,6 +45,23 @@ function build(coerceTypes: boolean): Ajv {
     });
   }
   return ajv;
+}
+
+/** How deep a JSON body may nest arrays and objects: no form, answer or filter comes near it. */
+export const MAX_DEPTH = 64;
+
+/** Whether `value` nests deeper than MAX_DEPTH, found without recursion. */
+function tooDeep(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (depth > MAX_DEPTH) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node as object)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
 }
 
 const BOUNDARY = /;\s*boundary=(?:"([^"]*)"|([^;\s]*))/i;
@@ -106,7 +123,22 @@ export function registerValidation(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
-    void parseJson(request, text, done);
+    void parseJson(request, text, (err, value) => {
+      // Refused before anything walks it recursively (the Idempotency-Key digest overflowed the stack on a
+      // 100,000-deep array: a 500; issue 36, finding 10).
+      if (!err && tooDeep(value)) {
+        done(
+          badRequest({
+            path: '',
+            rule: 'maxDepth',
+            message: `body must not nest arrays and objects more than ${MAX_DEPTH} levels deep`,
+          }),
+          undefined,
+        );
+        return;
+      }
+      done(err, value);
+    });
   });
 
   // A multipart boundary is 1 to 70 characters (RFC 2046); busboy threw on one over 256 (a 500).
