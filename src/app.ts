@@ -232,6 +232,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       outbox: () => outboxDepth(database.db),
       webhookDeliveries: () => webhookDeliveryDepth(database.db),
       hashing: hashingLoad,
+      dataDir: config.dataDir,
     },
   });
   await registerCompression(app);
@@ -264,7 +265,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     ],
   });
   await app.register(cookie);
-  const { authLimit } = await registerRateLimits(app, config, redis);
+  const { authLimit, uploadLimit } = await registerRateLimits(app, config, redis);
   registerAccess(app, database.db, sessions, memberships);
   // After access (the key's caller) and, as a preHandler, after body validation (its fingerprint).
   registerIdempotency(app, database.db, idempotencyKeys(config.piiKeyring), {
@@ -282,6 +283,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     sessions,
     memberships,
     authLimit,
+    uploadLimit,
     storage: createFileStorage(config),
     // Attachments and form submissions' files (the modules above projects that keep files).
     storedFileKeys: [storageKeysUnder, submissionFileKeys],

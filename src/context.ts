@@ -21,6 +21,8 @@ export interface AppContext {
   memberships: Memberships;
   /** The per-IP-and-email limit of login, token, register and forgot-password. */
   authLimit: preHandlerAsyncHookHandler;
+  /** The per-IP limit of multipart public submissions (PUBLIC_UPLOAD_RATE_LIMIT_MAX), on top of the public one. */
+  uploadLimit: preHandlerAsyncHookHandler;
   /** Where uploaded files live (attachments, form files). */
   storage: FileStorage;
   /** Every module that keeps files under a project: deleting a project or program removes them. */

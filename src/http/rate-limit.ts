@@ -50,7 +50,7 @@ export async function registerRateLimits(
   app: FastifyInstance,
   config: Config,
   redis: Redis | null,
-): Promise<{ authLimit: preHandlerAsyncHookHandler }> {
+): Promise<{ authLimit: preHandlerAsyncHookHandler; uploadLimit: preHandlerAsyncHookHandler }> {
   await app.register(rateLimit, {
     global: false,
     skipOnError: true,
@@ -67,6 +67,12 @@ export async function registerRateLimits(
     timeWindow,
     keyGenerator: (r) => `p:${clientOf(r.ip ?? 'unknown')}`,
   });
+  // Declared by the routes that take uploads anonymously, spent on top of their bucket.
+  const uploads = app.createRateLimit({
+    max: config.rateLimit.publicUploadMax,
+    timeWindow,
+    keyGenerator: (r) => `u:${clientOf(r.ip ?? 'unknown')}`,
+  });
   const auth = app.createRateLimit({
     max: config.rateLimit.authMax,
     timeWindow,
@@ -79,7 +85,10 @@ export async function registerRateLimits(
     await spend(bucket === 'public' ? publicRoutes : general, request, reply);
   });
 
-  return { authLimit: (request, reply) => spend(auth, request, reply) };
+  return {
+    authLimit: (request, reply) => spend(auth, request, reply),
+    uploadLimit: (request, reply) => spend(uploads, request, reply),
+  };
 }
 
 /**

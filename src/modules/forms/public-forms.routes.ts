@@ -45,6 +45,11 @@ export const publicFormRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
     '/forms/public/:token/submit',
     {
       config: { access: 'public', rateLimitBucket: 'public' },
+      // Multipart bodies are what fill the disk: they also spend a lower limit of their own. Known once
+      // the content type is parsed, before a byte of the body is read.
+      preValidation: async function (request, reply) {
+        if (request.isMultipart()) await ctx.uploadLimit.call(this, request, reply);
+      },
       // Both body types go through the same checks (answers.ts), so both get the same messages.
       attachValidation: true,
       schema: {
@@ -60,7 +65,8 @@ export const publicFormRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
           'string, null or an empty list is no answer. When the form has an indicator and period, the ' +
           'submission adds 1 (or the answer of valueFieldKey) to that report in the same transaction, ' +
           'creating it as a draft; in a locked period, for a submitted or approved report, or without an ' +
-          'answer to the value field it is stored with counted false.',
+          'answer to the value field it is stored with counted false. A multipart submission also spends ' +
+          'a lower per-address limit of its own (PUBLIC_UPLOAD_RATE_LIMIT_MAX, 30 a window).',
         params: TokenParams,
         body: SubmitBody,
         bodyMedia: { 'multipart/form-data': MultipartSubmission },
