@@ -56,6 +56,7 @@ import { healthRoutes } from './modules/health/health.routes.js';
 import { iatiRoutes } from './modules/iati/iati.routes.js';
 import { reportRoutes } from './modules/reports/reports.routes.js';
 import { sharedReportRoutes } from './modules/reports/shared-reports.routes.js';
+import { FileQuota } from './storage/file-quota.js';
 import { createFileStorage } from './storage/file-storage.js';
 import { createMailTransport } from './modules/mail/mail.transport.js';
 import { OutboxWorker, type OutboxWorkerOptions } from './modules/mail/outbox-worker.js';
@@ -65,8 +66,13 @@ import { memberships } from './modules/orgs/memberships.repo.js';
 import { organizationRoutes } from './modules/orgs/orgs.routes.js';
 import { projectMemberRoutes } from './modules/projects/project-members.routes.js';
 import { programProjects } from './modules/projects/program-projects.js';
-import { storageKeysUnder } from './modules/files/files.repo.js';
-import { countedInto, submissionFileKeys, submissionsInPeriod } from './modules/forms/submissions.repo.js';
+import { attachmentBytes, storageKeysUnder } from './modules/files/files.repo.js';
+import {
+  countedInto,
+  submissionFileBytes,
+  submissionFileKeys,
+  submissionsInPeriod,
+} from './modules/forms/submissions.repo.js';
 import { pageConstraint } from './modules/pages/page-requests.js';
 import { pageRoutes } from './modules/pages/pages.routes.js';
 import { auditLogRoutes } from './modules/privacy/audit-log.routes.js';
@@ -287,6 +293,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     storage: createFileStorage(config),
     // Attachments and form submissions' files (the modules above projects that keep files).
     storedFileKeys: [storageKeysUnder, submissionFileKeys],
+    fileQuota: new FileQuota(config.fileQuotas, [attachmentBytes, submissionFileBytes]),
     mailQueued: () => worker.wake(),
     webhooksQueued: () => webhooks.wake(),
     clock,
