@@ -57,6 +57,7 @@ import { healthRoutes } from './modules/health/health.routes.js';
 import { iatiRoutes } from './modules/iati/iati.routes.js';
 import { reportRoutes } from './modules/reports/reports.routes.js';
 import { sharedReportRoutes } from './modules/reports/shared-reports.routes.js';
+import { FileQuota } from './storage/file-quota.js';
 import { createFileStorage } from './storage/file-storage.js';
 import { createMailTransport } from './modules/mail/mail.transport.js';
 import { OutboxWorker, type OutboxWorkerOptions } from './modules/mail/outbox-worker.js';
@@ -67,8 +68,13 @@ import { memberships } from './modules/orgs/memberships.repo.js';
 import { organizationRoutes } from './modules/orgs/orgs.routes.js';
 import { projectMemberRoutes } from './modules/projects/project-members.routes.js';
 import { programProjects } from './modules/projects/program-projects.js';
-import { storageKeysUnder } from './modules/files/files.repo.js';
-import { countedInto, submissionFileKeys, submissionsInPeriod } from './modules/forms/submissions.repo.js';
+import { attachmentBytes, storageKeysUnder } from './modules/files/files.repo.js';
+import {
+  countedInto,
+  submissionFileBytes,
+  submissionFileKeys,
+  submissionsInPeriod,
+} from './modules/forms/submissions.repo.js';
 import { pageConstraint } from './modules/pages/page-requests.js';
 import { pageRoutes } from './modules/pages/pages.routes.js';
 import { auditLogRoutes } from './modules/privacy/audit-log.routes.js';
@@ -237,6 +243,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       webhookDeliveries: () => webhookDeliveryDepth(database.db),
       hashing: hashingLoad,
       ...(redis ? { redis: () => redis.check() } : {}),
+      dataDir: config.dataDir,
     },
   });
   await registerCompression(app);
@@ -269,7 +276,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     ],
   });
   await app.register(cookie);
-  const { authLimit } = await registerRateLimits(app, config, redis);
+  const { authLimit, uploadLimit } = await registerRateLimits(app, config, redis);
   registerAccess(app, database.db, sessions, memberships);
   // After access (the key's caller) and, as a preHandler, after body validation (its fingerprint).
   registerIdempotency(app, database.db, idempotencyKeys(config.piiKeyring), {
@@ -288,9 +295,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     sessions,
     memberships,
     authLimit,
+    uploadLimit,
     storage: createFileStorage(config),
     // Attachments and form submissions' files (the modules above projects that keep files).
     storedFileKeys: [storageKeysUnder, submissionFileKeys],
+    fileQuota: new FileQuota(config.fileQuotas, [attachmentBytes, submissionFileBytes]),
     mailQueued: () => worker.wake(),
     webhooksQueued: () => webhooks.wake(),
     clock,

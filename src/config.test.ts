@@ -55,7 +55,8 @@ describe('defaults', () => {
       mailFrom: expect.any(String),
       redisUrl: null,
       redisCommandTimeoutMs: 250,
-      rateLimit: { max: 100, windowSeconds: 60, publicMax: 300, authMax: 10 },
+      rateLimit: { max: 100, windowSeconds: 60, publicMax: 300, publicUploadMax: 30, authMax: 10 },
+      fileQuotas: { formBytes: 2 ** 30, orgBytes: 10 * 2 ** 30 },
       trustProxy: false,
       corsOrigins: ['http://localhost:3000'],
       oidc: null,
@@ -150,7 +151,10 @@ describe('defaults', () => {
       RATE_LIMIT_MAX: '50',
       RATE_LIMIT_WINDOW: '2m',
       PUBLIC_RATE_LIMIT_MAX: '500',
+      PUBLIC_UPLOAD_RATE_LIMIT_MAX: '12',
       AUTH_RATE_LIMIT_MAX: '5',
+      FORM_FILES_QUOTA: '500MiB',
+      ORG_FILES_QUOTA: '2147483648',
       TRUST_PROXY: '10.0.0.1, 10.0.0.2',
       BCRYPT_COST: '10',
       RESET_TOKEN_TTL: '30m',
@@ -167,7 +171,8 @@ describe('defaults', () => {
       smtpUrl: 'smtp://mail:25',
       mailFrom: 'MEL <mel@example.org>',
       redisUrl: 'redis://cache:6379',
-      rateLimit: { max: 50, windowSeconds: 120, publicMax: 500, authMax: 5 },
+      rateLimit: { max: 50, windowSeconds: 120, publicMax: 500, publicUploadMax: 12, authMax: 5 },
+      fileQuotas: { formBytes: 500 * 2 ** 20, orgBytes: 2 ** 31 },
       trustProxy: ['10.0.0.1', '10.0.0.2'],
       bcryptCost: 10,
       resetTokenTtlSeconds: 1800,
@@ -282,6 +287,10 @@ describe('bad values', () => {
     ['RATE_LIMIT_WINDOW', '-5s'],
     ['PUBLIC_RATE_LIMIT_MAX', 'many'],
     ['AUTH_RATE_LIMIT_MAX', '-1'],
+    ['PUBLIC_UPLOAD_RATE_LIMIT_MAX', '0'],
+    ['FORM_FILES_QUOTA', '1GB'],
+    ['FORM_FILES_QUOTA', '0'],
+    ['ORG_FILES_QUOTA', 'plenty'],
     ['DATABASE_URL', 'mysql://x'],
     ['SMTP_URL', 'http://mail'],
     ['REDIS_URL', 'memcached://x'],
@@ -305,6 +314,12 @@ describe('bad values', () => {
   ])('%s=%s stops start-up with a message naming the variable', (name, value) => {
     const error = errorOf({ JWT_SECRET: SECRET, [name]: value });
     expect(error.message).toContain(name);
+  });
+
+  it('says what a size looks like', () => {
+    expect(errorOf({ JWT_SECRET: SECRET, ORG_FILES_QUOTA: '10 GB' }).message).toContain(
+      'ORG_FILES_QUOTA must be a size such as 1073741824, 500MiB or 10GiB (got "10 GB")',
+    );
   });
 
   it('names every bad value in one error', () => {

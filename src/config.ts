@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseByteSize } from './lib/byte-size.js';
 import { parseDuration, parseDurationMs } from './lib/duration.js';
 import { SealedValueError, sealingKey, type Keyring } from './lib/sealed-values.js';
 
@@ -36,7 +37,14 @@ export interface Config {
     readonly max: number;
     readonly windowSeconds: number;
     readonly publicMax: number;
+    /** PUBLIC_UPLOAD_RATE_LIMIT_MAX: multipart public submissions, on top of the public bucket. */
+    readonly publicUploadMax: number;
     readonly authMax: number;
+  };
+  /** Stored bytes of uploaded files: a form's submissions (FORM_FILES_QUOTA), an organization's all (ORG_FILES_QUOTA). */
+  readonly fileQuotas: {
+    readonly formBytes: number;
+    readonly orgBytes: number;
   };
   readonly trustProxy: boolean | string[];
   readonly corsOrigins: string[];
@@ -107,6 +115,13 @@ export function loadConfig(env: Env = process.env): Config {
       return parseDurationMs(fallback) ?? 1;
     }
     return ms;
+  };
+  const byteSize = (name: string, fallback: string): number => {
+    const raw = text(name) ?? fallback;
+    const bytes = parseByteSize(raw);
+    if (bytes !== null) return bytes;
+    problems.push(`${name} must be a size such as 1073741824, 500MiB or 10GiB (got "${raw}")`);
+    return 1;
   };
   const limit = (name: string, fallback: string, maxSeconds: number): number => {
     const seconds = duration(name, fallback);
@@ -268,7 +283,13 @@ export function loadConfig(env: Env = process.env): Config {
       max: integer('RATE_LIMIT_MAX', 100, 1, 1_000_000),
       windowSeconds: duration('RATE_LIMIT_WINDOW', '60s'),
       publicMax: integer('PUBLIC_RATE_LIMIT_MAX', 300, 1, 1_000_000),
+      // A tenth of the public bucket: multipart bodies (up to 10 MiB per file field) are what fill the disk.
+      publicUploadMax: integer('PUBLIC_UPLOAD_RATE_LIMIT_MAX', 30, 1, 1_000_000),
       authMax: integer('AUTH_RATE_LIMIT_MAX', 10, 1, 1_000_000),
+    },
+    fileQuotas: {
+      formBytes: byteSize('FORM_FILES_QUOTA', '1GiB'),
+      orgBytes: byteSize('ORG_FILES_QUOTA', '10GiB'),
     },
     trustProxy,
     corsOrigins: (text('CORS_ORIGINS') ?? appUrl).split(',').map((o) => o.trim().replace(/\/+$/, '')),

@@ -5,6 +5,7 @@ import type { ReadRouting } from './db/replica.js';
 import type { preHandlerAsyncHookHandler } from 'fastify';
 import type { Memberships } from './http/access.js';
 import type { Sessions } from './http/session.js';
+import type { FileQuota } from './storage/file-quota.js';
 import type { FileStorage, StoredFileKeys } from './storage/file-storage.js';
 
 /** What modules receive from buildApp: configuration and shared parts, nothing global. */
@@ -21,10 +22,14 @@ export interface AppContext {
   memberships: Memberships;
   /** The per-IP-and-email limit of login, token, register and forgot-password. */
   authLimit: preHandlerAsyncHookHandler;
+  /** The per-IP limit of multipart public submissions (PUBLIC_UPLOAD_RATE_LIMIT_MAX), on top of the public one. */
+  uploadLimit: preHandlerAsyncHookHandler;
   /** Where uploaded files live (attachments, form files). */
   storage: FileStorage;
   /** Every module that keeps files under a project: deleting a project or program removes them. */
   storedFileKeys: readonly StoredFileKeys[];
+  /** FORM_FILES_QUOTA and ORG_FILES_QUOTA, over every module's stored files: each upload checks it. */
+  fileQuota: FileQuota;
   /** Wakes the in-process outbox worker after a commit that queued email. */
   mailQueued: () => void;
   /** Wakes the in-process webhook worker after a commit that queued a delivery (a ping, a redelivery). */

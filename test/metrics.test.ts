@@ -1,3 +1,6 @@
+import { statfs } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerErrorHandler } from '../src/http/errors.js';
@@ -127,6 +130,7 @@ describe('with METRICS_TOKEN', () => {
         '# TYPE mel_replica_fallbacks_total counter',
         '# TYPE mel_password_hashing_active gauge',
         '# TYPE mel_password_hashing_queued gauge',
+        '# TYPE mel_data_dir_free_bytes gauge',
         // The process's own.
         '# TYPE process_cpu_seconds_total counter',
         '# TYPE nodejs_eventloop_lag_seconds gauge',
@@ -273,6 +277,7 @@ describe('registerMetrics sources', () => {
   let replica: ReplicaStatus | null = null;
   let hashing = { active: 0, pending: 0 };
   let emailFails = false;
+  let dataDir = tmpdir();
   /** Set: the email queue's query waits until this is called (a full pool, a database out of reach). */
   let emailAnswers: (() => void) | null = null;
   const app = Fastify();
@@ -289,6 +294,9 @@ describe('registerMetrics sources', () => {
     webhookDeliveries: () => Promise.resolve({ depth: 2, oldestAgeSeconds: 3 }),
     replica: () => replica,
     hashing: () => hashing,
+    get dataDir() {
+      return dataDir;
+    },
   };
   beforeAll(async () => {
     registerErrorHandler(app);
@@ -348,6 +356,25 @@ describe('registerMetrics sources', () => {
       emailAnswers = null;
     }
     expect(valueOf(await samples(), 'mel_queue_pending', { queue: 'email' })).toBe(4);
+  });
+
+  it("reads the free bytes of DATA_DIR's file system, of the directory above before it exists", async () => {
+    const disk = await statfs(tmpdir());
+    for (const dir of [tmpdir(), path.join(tmpdir(), 'not-made-yet', 'data')]) {
+      dataDir = dir;
+      const free = valueOf(await samples(), 'mel_data_dir_free_bytes');
+      expect(free).toBeGreaterThan(0);
+      expect(free).toBeLessThanOrEqual(disk.blocks * disk.bsize);
+    }
+    // A path that cannot be a directory: left out, the rest still answered.
+    dataDir = path.join(process.execPath, 'data');
+    try {
+      const now = await samples();
+      expect(named(now, 'mel_data_dir_free_bytes')).toEqual([]);
+      expect(valueOf(now, 'mel_password_hashing_queued')).toBe(hashing.pending);
+    } finally {
+      dataDir = tmpdir();
+    }
   });
 
   it("shows the replica's lag, use and fallback totals as the router reports them", async () => {

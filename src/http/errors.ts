@@ -93,6 +93,9 @@ export const gone = (message: string) => new AppError(410, message, {}, 'form_cl
 export const malformedRequest = (message: string, rule: string) =>
   new AppError(400, [message], {}, 'malformed_request', [{ path: '', rule, message }]);
 export const payloadTooLarge = (message: string) => new AppError(413, message, {}, 'payload_too_large');
+/** Stored files would pass FORM_FILES_QUOTA or ORG_FILES_QUOTA (`message` names which): retrying will not help. */
+export const uploadQuotaExceeded = (message: string) =>
+  new AppError(507, message, {}, 'upload_quota_exceeded');
 export const unsupportedMediaType = (message: string) =>
   new AppError(415, message, {}, 'unsupported_media_type');
 /** The rate limit's answer (DECISIONS.md section 2), for a limit a service keeps itself. */

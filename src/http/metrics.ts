@@ -1,4 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { statfs } from 'node:fs/promises';
+import path from 'node:path';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolStats } from '../db/client.js';
@@ -25,6 +27,8 @@ export interface MetricsSources {
   hashing: () => { active: number; pending: number };
   /** Whether Redis answers now (REDIS_URL); absent without Redis. */
   redis?: () => Promise<boolean>;
+  /** DATA_DIR: uploaded files (and the embedded database) fill its file system. */
+  dataDir: string;
 }
 
 export interface MetricsOptions {
@@ -88,9 +92,9 @@ function bearerMatches(request: FastifyRequest, expected: Buffer): boolean | nul
 
 /**
  * `GET /metrics` in Prometheus text, when METRICS_TOKEN is set: requests by route template and status,
- * database pools, the email and webhook queues, the replica, Redis, password hashing, and the process.
- * Call it before any route is registered, so that its onResponse hook sees them all. Each app has a
- * registry of its own (tests build many apps in one process).
+ * database pools, the email and webhook queues, the replica, Redis, password hashing, free space in
+ * DATA_DIR, and the process. Call it before any route is registered, so that its onResponse hook sees
+ * them all. Each app has a registry of its own (tests build many apps in one process).
  */
 export function registerMetrics(app: FastifyInstance, { token, sources }: MetricsOptions): void {
   if (token === null) return;
@@ -226,6 +230,20 @@ function defineSourceMetrics(log: FastifyBaseLogger, registers: Registry[], sour
   }
 
   new Gauge({
+    name: 'mel_data_dir_free_bytes',
+    help: "Bytes free for the service in DATA_DIR's file system (uploaded files, the embedded database).",
+    registers,
+    async collect() {
+      try {
+        this.set(await freeBytes(sources.dataDir));
+      } catch (err) {
+        log.debug({ err }, 'metrics: free space of DATA_DIR not read');
+        this.remove();
+      }
+    },
+  });
+
+  new Gauge({
     name: 'mel_password_hashing_active',
     help: 'Password hashes (bcrypt) running now, process-wide.',
     registers,
@@ -241,6 +259,21 @@ function defineSourceMetrics(log: FastifyBaseLogger, registers: Registry[], sour
       this.set(sources.hashing().pending);
     },
   });
+}
+
+/**
+ * The bytes an unprivileged process may still write on the file system of `dir`, or, before anything
+ * created it (files are written at the first upload), of the nearest directory above it.
+ */
+async function freeBytes(dir: string): Promise<number> {
+  for (let at = dir; ; at = path.dirname(at)) {
+    try {
+      const disk = await statfs(at);
+      return disk.bavail * disk.bsize;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || path.dirname(at) === at) throw err;
+    }
+  }
 }
 
 /** The replica's lag and use; without a replica these metrics have no values. */

@@ -33,7 +33,7 @@ export async function registerRateLimits(
   app: FastifyInstance,
   config: Config,
   redis: RedisLink | null,
-): Promise<{ authLimit: preHandlerAsyncHookHandler }> {
+): Promise<{ authLimit: preHandlerAsyncHookHandler; uploadLimit: preHandlerAsyncHookHandler }> {
   // Errors reach `count` below, which lets the request through and tells the link.
   await app.register(rateLimit, {
     global: false,
@@ -58,6 +58,8 @@ export async function registerRateLimits(
   const general = limit(config.rateLimit.max, (client) => `g:${client}`);
   const publicRoutes = limit(config.rateLimit.publicMax, (client) => `p:${client}`);
   const auth = limit(config.rateLimit.authMax, (client, r) => `a:${client}:${accountOf(r)}`);
+  // Declared by the routes that take uploads anonymously, spent on top of their bucket.
+  const uploads = limit(config.rateLimit.publicUploadMax, (client) => `u:${client}`);
 
   app.addHook('onRequest', async (request, reply) => {
     const bucket = request.is404 ? 'general' : (request.routeOptions.config.rateLimitBucket ?? 'general');
@@ -65,7 +67,10 @@ export async function registerRateLimits(
     await spend(bucket === 'public' ? publicRoutes : general, redis, request, reply);
   });
 
-  return { authLimit: (request, reply) => spend(auth, redis, request, reply) };
+  return {
+    authLimit: (request, reply) => spend(auth, redis, request, reply),
+    uploadLimit: (request, reply) => spend(uploads, redis, request, reply),
+  };
 }
 
 /**

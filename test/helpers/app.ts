@@ -83,6 +83,7 @@ export async function buildTestApp(
     APP_URL: TEST_APP_URL,
     RATE_LIMIT_MAX: '100000',
     PUBLIC_RATE_LIMIT_MAX: '100000',
+    PUBLIC_UPLOAD_RATE_LIMIT_MAX: '100000',
     AUTH_RATE_LIMIT_MAX: '100000',
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     ...env,

@@ -1344,7 +1344,7 @@ export interface paths {
         put?: never;
         /**
          * Attach a document to a project
-         * @description multipart/form-data with a part `file` (required) and an optional field `title` (at most 200 characters, defaulting to the file name). The type is decided from the bytes: PDF, JPEG, PNG, WebP, DOCX and XLSX by their signatures; CSV, which has none, when the part is declared text/csv or named *.csv and the bytes are UTF-8 text without NUL characters. Anything else (an empty file too): 415; a file over 10 MiB: 413; a body that is not multipart: 415. The stored name drops directories and control characters.
+         * @description multipart/form-data with a part `file` (required) and an optional field `title` (at most 200 characters, defaulting to the file name). The type is decided from the bytes: PDF, JPEG, PNG, WebP, DOCX and XLSX by their signatures; CSV, which has none, when the part is declared text/csv or named *.csv and the bytes are UTF-8 text without NUL characters. Anything else (an empty file too): 415; a file over 10 MiB: 413; a body that is not multipart: 415. The stored name drops directories and control characters. The organization's stored files (attachments and form submissions' files) are held to ORG_FILES_QUOTA (10 GiB unless configured): a file that would pass it is refused with 507 `upload_quota_exceeded`, and nothing is kept.
          */
         post: operations["uploadAttachment"];
         delete?: never;
@@ -1633,7 +1633,7 @@ export interface paths {
         put?: never;
         /**
          * Answer a published form
-         * @description JSON `{ answers, location? }`, or multipart/form-data with a part `data` holding that JSON (may be left out when only files are sent) and one file part per file field named by its key (PDF, JPEG, PNG, WebP, DOCX, XLSX or CSV by content, 10 MiB each: 413 above). Answers are checked in field order and every problem is listed in one 400: required fields that are shown, unknown keys, and each type's rule. Fields hidden by showIf are neither required nor stored. A blank string, null or an empty list is no answer. When the form has an indicator and period, the submission adds 1 (or the answer of valueFieldKey) to that report in the same transaction, creating it as a draft; in a locked period, for a submitted or approved report, or without an answer to the value field it is stored with counted false.
+         * @description JSON `{ answers, location? }`, or multipart/form-data with a part `data` holding that JSON (may be left out when only files are sent) and one file part per file field named by its key (PDF, JPEG, PNG, WebP, DOCX, XLSX or CSV by content, 10 MiB each: 413 above). Answers are checked in field order and every problem is listed in one 400: required fields that are shown, unknown keys, and each type's rule. Fields hidden by showIf are neither required nor stored. A blank string, null or an empty list is no answer. When the form has an indicator and period, the submission adds 1 (or the answer of valueFieldKey) to that report in the same transaction, creating it as a draft; in a locked period, for a submitted or approved report, or without an answer to the value field it is stored with counted false. Files count against the quotas of stored files: the form's (FORM_FILES_QUOTA, 1 GiB unless configured) and its organization's (ORG_FILES_QUOTA, 10 GiB); a submission whose files would pass one is refused with 507 `upload_quota_exceeded`, naming it, and nothing of it is kept. A multipart submission also spends a lower per-address limit of its own (PUBLIC_UPLOAD_RATE_LIMIT_MAX, 30 a window).
          */
         post: operations["submitPublicForm"];
         delete?: never;
@@ -8928,6 +8928,16 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            /** @description The file would pass the organization's quota of stored files */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     downloadAttachment: {
@@ -9722,6 +9732,16 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
+            /** @description The files would pass the form's or the organization's quota of stored files */
+            507: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listReports: {

@@ -1,4 +1,4 @@
-import { and, count, desc, eq } from 'drizzle-orm';
+import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { projects } from '../projects/projects.tables.js';
@@ -25,6 +25,15 @@ const ofProject = (orgId: string, projectId: string) =>
 export async function countAttachments(db: Db, orgId: string, projectId: string): Promise<number> {
   const [row] = await db.select({ total: count() }).from(attachments).where(ofProject(orgId, projectId));
   return row?.total ?? 0;
+}
+
+/** The bytes of every attachment of the organization (ORG_FILES_QUOTA). */
+export async function attachmentBytes(db: Db, orgId: string): Promise<number> {
+  const [row] = await db
+    .select({ bytes: sql<number>`coalesce(sum(${attachments.size}), 0)::float8`.mapWith(Number) })
+    .from(attachments)
+    .where(eq(attachments.orgId, orgId));
+  return row?.bytes ?? 0;
 }
 
 export function listAttachments(db: Db, orgId: string, projectId: string, window: Window) {

@@ -17,7 +17,7 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
   await app.register(multipart, {
     limits: { fileSize: MAX_FILE_SIZE, files: 1, fields: 10, parts: 20, fieldSize: 4096 },
   });
-  const attachments = new AttachmentService(ctx.db, ctx.storage, app.log);
+  const attachments = new AttachmentService(ctx.db, ctx.storage, app.log, ctx.fileQuota);
 
   app.get(
     '/orgs/:orgId/projects/:projectId/attachments',
@@ -49,13 +49,17 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
           'characters, defaulting to the file name). The type is decided from the bytes: PDF, JPEG, PNG, WebP, ' +
           'DOCX and XLSX by their signatures; CSV, which has none, when the part is declared text/csv or named ' +
           '*.csv and the bytes are UTF-8 text without NUL characters. Anything else (an empty file too): 415; a file over 10 MiB: ' +
-          '413; a body that is not multipart: 415. The stored name drops directories and control characters.',
+          '413; a body that is not multipart: 415. The stored name drops directories and control characters. ' +
+          "The organization's stored files (attachments and form submissions' files) are held to " +
+          'ORG_FILES_QUOTA (10 GiB unless configured): a file that would pass it is refused with 507 ' +
+          '`upload_quota_exceeded`, and nothing is kept.',
         params: Params('orgId', 'projectId'),
         bodyMedia: { 'multipart/form-data': AttachmentUpload },
         response: {
           201: Attachment,
           413: errorResponse('File larger than 10 MiB'),
           415: errorResponse('Not multipart, or a file type that is not accepted'),
+          507: errorResponse("The file would pass the organization's quota of stored files"),
         },
       },
     },

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Multipart } from '@fastify/multipart';
-import type { Db } from '../../db/client.js';
+import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import {
   badRequest,
@@ -31,6 +31,7 @@ import {
   type StoredFile,
   removeStoredFiles,
 } from '../../storage/file-storage.js';
+import type { FileQuota, Room } from '../../storage/file-quota.js';
 
 const withDownloadUrl = (row: AttachmentRow) => ({
   ...row,
@@ -77,7 +78,11 @@ interface UploadForm {
  * slow or vanishing client never holds a database connection. Every part is consumed; problems with
  * fields are reported after the body ended, together.
  */
-async function readUploadForm(parts: AsyncIterable<Multipart>, storage: FileStorage): Promise<UploadForm> {
+async function readUploadForm(
+  parts: AsyncIterable<Multipart>,
+  storage: FileStorage,
+  room: Room,
+): Promise<UploadForm> {
   let stored: StoredFile | undefined;
   let fileName = '';
   let title: string | undefined;
@@ -85,6 +90,7 @@ async function readUploadForm(parts: AsyncIterable<Multipart>, storage: FileStor
   try {
     for await (const part of parts) {
       if (part.type === 'file' && part.fieldname === 'file' && !stored) {
+        if (room.bytes === 0) throw room.exceeded();
         fileName = sanitizeFileName(part.filename);
         stored = await storeUpload(storage, {
           stream: part.file,
@@ -92,6 +98,7 @@ async function readUploadForm(parts: AsyncIterable<Multipart>, storage: FileStor
           declaredType: part.mimetype,
           tooLarge: () => part.file.truncated,
         });
+        if (stored.size > room.bytes) throw room.exceeded();
       } else if (part.type === 'field' && part.fieldname === 'title' && title === undefined) {
         title = typeof part.value === 'string' ? part.value : String(part.value);
       } else {
@@ -129,6 +136,7 @@ export class AttachmentService {
     private readonly db: Db,
     private readonly storage: FileStorage,
     private readonly log: FastifyBaseLogger,
+    private readonly quota: FileQuota,
   ) {}
 
   private async project(member: Member, projectId: string): Promise<void> {
@@ -148,16 +156,21 @@ export class AttachmentService {
   async upload(member: Member, projectId: string, parts: () => AsyncIterable<Multipart>) {
     // Refused before a byte is read: an unknown project should not cost a 10 MiB upload.
     await this.project(member, projectId);
-    const { stored, fileName, title } = await readUploadForm(parts(), this.storage);
+    const scope = { orgId: member.orgId };
+    const room = await this.quota.room(this.db, scope);
+    const { stored, fileName, title } = await readUploadForm(parts(), this.storage, room);
     try {
-      const row = await insertAttachment(this.db, member.orgId, {
-        projectId,
-        title: title ?? fileName,
-        fileName,
-        contentType: stored.contentType,
-        size: stored.size,
-        storageKey: stored.key,
-        uploadedBy: member.userId,
+      const row = await transaction(this.db, async (tx) => {
+        await this.quota.reserve(tx, scope, stored.size);
+        return insertAttachment(tx, member.orgId, {
+          projectId,
+          title: title ?? fileName,
+          fileName,
+          contentType: stored.contentType,
+          size: stored.size,
+          storageKey: stored.key,
+          uploadedBy: member.userId,
+        });
       });
       return withDownloadUrl(row);
     } catch (err) {

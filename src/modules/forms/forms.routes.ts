@@ -40,7 +40,7 @@ const LINKS =
 
 export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
   const formService = new FormService(ctx.db, ctx.config, ctx.storage, app.log);
-  const submissions = new SubmissionService(ctx.db, ctx.storage);
+  const submissions = new SubmissionService(ctx.db, ctx.storage, ctx.fileQuota);
 
   app.get(
     '/orgs/:orgId/forms',

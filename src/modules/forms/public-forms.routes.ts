@@ -23,7 +23,7 @@ export const publicFormRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
   await app.register(multipart, {
     limits: { fileSize: MAX_FILE_SIZE, fields: 5, fieldSize: 1024 * 1024, parts: 210 },
   });
-  const submissions = new SubmissionService(ctx.db, ctx.storage);
+  const submissions = new SubmissionService(ctx.db, ctx.storage, ctx.fileQuota);
 
   app.get(
     '/forms/public/:token',
@@ -45,6 +45,11 @@ export const publicFormRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
     '/forms/public/:token/submit',
     {
       config: { access: 'public', rateLimitBucket: 'public' },
+      // Multipart bodies are what fill the disk: they also spend a lower limit of their own. Known once
+      // the content type is parsed, before a byte of the body is read.
+      preValidation: async function (request, reply) {
+        if (request.isMultipart()) await ctx.uploadLimit.call(this, request, reply);
+      },
       // Both body types go through the same checks (answers.ts), so both get the same messages.
       attachValidation: true,
       schema: {
@@ -60,7 +65,11 @@ export const publicFormRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
           'string, null or an empty list is no answer. When the form has an indicator and period, the ' +
           'submission adds 1 (or the answer of valueFieldKey) to that report in the same transaction, ' +
           'creating it as a draft; in a locked period, for a submitted or approved report, or without an ' +
-          'answer to the value field it is stored with counted false.',
+          'answer to the value field it is stored with counted false. Files count against the quotas of ' +
+          "stored files: the form's (FORM_FILES_QUOTA, 1 GiB unless configured) and its organization's " +
+          '(ORG_FILES_QUOTA, 10 GiB); a submission whose files would pass one is refused with 507 ' +
+          '`upload_quota_exceeded`, naming it, and nothing of it is kept. A multipart submission also ' +
+          'spends a lower per-address limit of its own (PUBLIC_UPLOAD_RATE_LIMIT_MAX, 30 a window).',
         params: TokenParams,
         body: SubmitBody,
         bodyMedia: { 'multipart/form-data': MultipartSubmission },
@@ -69,6 +78,7 @@ export const publicFormRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
           ...closed,
           413: errorResponse('A file larger than 10 MiB'),
           415: errorResponse('Neither JSON nor multipart/form-data'),
+          507: errorResponse("The files would pass the form's or the organization's quota of stored files"),
         },
       },
     },

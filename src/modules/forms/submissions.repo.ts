@@ -234,6 +234,31 @@ export async function findSubmissionFile(
   return row;
 }
 
+/** The bytes of every submission's files in the organization (ORG_FILES_QUOTA). */
+export async function submissionFileBytes(db: Db, orgId: string): Promise<number> {
+  const [row] = await db
+    .select({ bytes: sql<number>`coalesce(sum(${formSubmissionFiles.size}), 0)::float8`.mapWith(Number) })
+    .from(formSubmissionFiles)
+    .where(eq(formSubmissionFiles.orgId, orgId));
+  return row?.bytes ?? 0;
+}
+
+/** The bytes of the files of one form's submissions (FORM_FILES_QUOTA). */
+export async function formFileBytes(db: Db, orgId: string, formId: string): Promise<number> {
+  const [row] = await db
+    .select({ bytes: sql<number>`coalesce(sum(${formSubmissionFiles.size}), 0)::float8`.mapWith(Number) })
+    .from(formSubmissionFiles)
+    .innerJoin(
+      formSubmissions,
+      and(
+        eq(formSubmissions.orgId, formSubmissionFiles.orgId),
+        eq(formSubmissions.id, formSubmissionFiles.submissionId),
+      ),
+    )
+    .where(and(eq(formSubmissions.orgId, orgId), eq(formSubmissions.formId, formId)));
+  return row?.bytes ?? 0;
+}
+
 /** Storage keys of the submission files of a form, of a project's forms, or of a program's projects' forms. */
 export async function submissionFileKeys(
   db: Db,

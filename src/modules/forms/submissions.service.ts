@@ -15,6 +15,7 @@ import {
   type FileStorage,
   type StoredFile,
 } from '../../storage/file-storage.js';
+import type { FileQuota, QuotaScope, Room } from '../../storage/file-quota.js';
 import { ensureProjectAccess } from '../projects/project-scope.js';
 import { recordAudit, type AuditSource } from '../privacy/audit-log.js';
 import { checkSubmission, type Submission } from './answers.js';
@@ -27,6 +28,7 @@ import {
   erasePersonalAnswers,
   filesOf,
   findSubmissionFile,
+  formFileBytes,
   insertSubmission,
   listSubmissions,
   lockSubmission,
@@ -59,16 +61,23 @@ function open(form: FormRow | undefined, now = new Date()): FormRow {
 const fileTypes = Object.values(ACCEPTED_TYPES);
 const typeList = `${fileTypes.slice(0, -1).join(', ')} or ${fileTypes.at(-1)}`;
 
+/** The quotas a submission's files count against: its form's and its organization's. */
+const quotaScope = (form: FormRow): QuotaScope => ({
+  orgId: form.orgId,
+  formBytes: (db) => formFileBytes(db, form.orgId, form.id),
+});
+
 /**
  * Reads the whole multipart body (files straight into storage) before any database work, so a slow or
  * vanishing respondent never holds a connection. `data` is the JSON of a JSON submission; each file
- * part is named by its field's key. What is wrong is collected, reported with the answers' problems.
+ * part is named by its field's key. What is wrong is collected, reported with the answers' problems;
+ * files past the `room` the quotas left end the body at once (507).
  */
 async function readParts(
   parts: AsyncIterable<Multipart>,
   fields: FormField[],
   storage: FileStorage,
-  maxFiles: number,
+  { maxFiles, room }: { maxFiles: number; room: Room },
 ) {
   const types = new Map(fields.map((field) => [field.key, field.type]));
   const uploads: Upload[] = [];
@@ -76,6 +85,7 @@ async function readParts(
   const problems: string[] = [];
   let data: unknown = { answers: {} };
   let dataSeen = false;
+  let received = 0;
   try {
     for await (const part of parts) {
       const name = part.fieldname;
@@ -105,6 +115,8 @@ async function readParts(
         problems.push(problem);
         continue;
       }
+      // Nothing left: refused before a byte of the file is written.
+      if (received >= room.bytes) throw room.exceeded();
       const fileName = sanitizeFileName(part.filename);
       try {
         const stored = await storeUpload(storage, {
@@ -114,11 +126,13 @@ async function readParts(
           tooLarge: () => part.file.truncated,
         });
         uploads.push({ ...stored, fieldKey: name, fileName });
+        received += stored.size;
       } catch (err) {
         if (!(err instanceof AppError && err.statusCode === 415)) throw err;
         problems.push(`answers.${name} must be a ${typeList} file`);
         refused.push(name);
       }
+      if (received > room.bytes) throw room.exceeded();
     }
   } catch (err) {
     await Promise.all(uploads.map((u) => storage.delete(u.key)));
@@ -135,6 +149,7 @@ export class SubmissionService {
   constructor(
     private readonly db: Db,
     private readonly storage: FileStorage,
+    private readonly quota: FileQuota,
   ) {}
 
   private async byToken(token: string) {
@@ -155,20 +170,26 @@ export class SubmissionService {
   async submitMultipart(token: string, parts: (limits: { files: number }) => AsyncIterable<Multipart>) {
     const form = await this.byToken(token);
     const files = Math.max(form.fields.filter((field) => field.type === 'file').length, 1);
-    const { data, received } = await readParts(parts({ files }), form.fields, this.storage, files);
+    const room = await this.quota.room(this.db, quotaScope(form));
+    const { data, received } = await readParts(parts({ files }), form.fields, this.storage, {
+      maxFiles: files,
+      room,
+    });
     return this.record(form, data, received);
   }
 
   /**
-   * Checks the answers against the form as it is inside the transaction, counts the submission into the
-   * indicator's report and stores it, all or nothing. Files of hidden fields, or of a refused
-   * submission, are removed again.
+   * Checks the answers against the form as it is inside the transaction, holds the files kept to the
+   * quotas, counts the submission into the indicator's report and stores it, all or nothing. Files of
+   * hidden fields, or of a refused submission, are removed again.
    */
   private async record(form: FormRow, body: unknown, received: Received) {
     const { uploads, refused, problems: partProblems } = received;
     let kept: string[] = [];
     try {
       const saved = await transaction(this.db, async (tx) => {
+        // Before the form's row lock: every write of files takes the two in this order.
+        if (uploads.length > 0) await this.quota.lock(tx, form.orgId);
         const current = await lockFormForSubmission(tx, form.orgId, form.id);
         // The link was regenerated or the form unpublished or deleted since it was read.
         if (current?.publicToken !== form.publicToken) throw notFound('Form');
@@ -178,6 +199,10 @@ export class SubmissionService {
         const { submission, problems } = checkSubmission(current.fields, body, fileKeys, partProblems);
         if (!submission) throw badRequest(...problems);
         kept = submission.files;
+        const keptBytes = uploads
+          .filter((upload) => kept.includes(upload.fieldKey))
+          .reduce((sum, upload) => sum + upload.size, 0);
+        await this.quota.reserve(tx, quotaScope(current), keptBytes);
         const id = newId();
         const counted = await this.count(tx, current, submission, id);
         const saved = await insertSubmission(

@@ -89,7 +89,7 @@ function send(reply: FastifyReply, assets: Assets, content: PageContent, status 
 export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
   // Compressed by the app's one @fastify/compress registration (src/http/compression.ts).
   const assets = new Assets();
-  const submissions = new SubmissionService(ctx.db, ctx.storage);
+  const submissions = new SubmissionService(ctx.db, ctx.storage, ctx.fileQuota);
   const sharing = new SharingService(ctx.db, ctx.config, ctx.storage, ctx.replica);
   const invitations = new InvitationService(ctx.db);
 

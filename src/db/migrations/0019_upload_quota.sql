@@ -1,0 +1,1 @@
+CREATE INDEX "form_submission_files_org_id_size_idx" ON "form_submission_files" USING btree ("org_id","size");
