@@ -4,7 +4,8 @@
  * surrogates, numbers JSON cannot hold, garbage in path parameters and queries. And, since issue 20:
  * NUL and lone surrogates in every string of a valid body, `1e309`/`-1e309` as raw JSON in every number,
  * valid shapes with extreme values (sums that overflow a double among them), adversarial query strings,
- * repeated and bracketed query keys. Used by fuzz.test.ts and `npm run fuzz -- --requests N`.
+ * repeated and bracketed query keys. Since issue 36: bodies of thousands of unknown keys, and multipart
+ * content types whose boundary is too long or missing. Used by fuzz.test.ts and `npm run fuzz -- --requests N`.
  */
 import { STATUS_CODES } from 'node:http';
 import fc from 'fast-check';
@@ -47,6 +48,18 @@ const NASTY_TEXT = [
 const deep = fc.integer({ min: 20, max: 3000 }).map((n) => `${'['.repeat(n)}${']'.repeat(n)}`);
 const deepObject = fc.integer({ min: 20, max: 1000 }).map((n) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`);
 const huge = fc.integer({ min: 1_000, max: 200_000 }).map((n) => JSON.stringify({ name: 'x'.repeat(n) }));
+/** Many unknown keys, at the top or in the answers (issue 36: one problem each was a 16 MB 400). */
+const keysOf = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
+const manyKeys = fc
+  .tuple(fc.integer({ min: 30, max: 20_000 }), fc.boolean())
+  .map(([n, inAnswers]) => JSON.stringify(inAnswers ? { answers: keysOf(n) } : keysOf(n)));
+/** Multipart content types with a boundary busboy cannot take (over 256 characters: a 500 once) or none. */
+const MULTIPART_TYPES = [
+  `multipart/form-data; boundary=${'b'.repeat(300)}`,
+  `multipart/form-data; boundary="${'q'.repeat(257)}"`,
+  'multipart/form-data',
+  'multipart/form-data; boundary=',
+];
 /** Any JSON value, and the values JSON.stringify cannot make. */
 const oddValue = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }),
@@ -172,6 +185,7 @@ function bodyFor(valid: unknown) {
     { weight: 1, arbitrary: deep },
     { weight: 1, arbitrary: deepObject },
     { weight: 1, arbitrary: huge },
+    { weight: 1, arbitrary: manyKeys },
     { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v) ?? 'null') },
   );
 }
@@ -309,12 +323,18 @@ export function fuzzRequests(
           : fc.constant(null),
         query,
         payload: hasBody ? fc.option(bodyFor(valid), { freq: 8 }) : fc.constant(null),
-        contentType: fc.constantFrom(
-          'application/json',
-          'application/json',
-          'application/json; charset=utf-8',
-          'text/plain',
-          'application/x-www-form-urlencoded',
+        contentType: fc.oneof(
+          {
+            weight: 9,
+            arbitrary: fc.constantFrom(
+              'application/json',
+              'application/json',
+              'application/json; charset=utf-8',
+              'text/plain',
+              'application/x-www-form-urlencoded',
+            ),
+          },
+          { weight: 1, arbitrary: fc.constantFrom(...MULTIPART_TYPES) },
         ),
         nobody: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
       })
