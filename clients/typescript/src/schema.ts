@@ -2385,6 +2385,7 @@ export interface components {
         Credentials: {
             /** Format: email */
             email: string;
+            /** Format: password */
             password: string;
         };
         CurrentUser: {
@@ -3440,7 +3441,10 @@ export interface components {
         };
         PasswordReset: {
             token: string;
-            /** @description 8 to 128 characters, not the email */
+            /**
+             * Format: password
+             * @description 8 to 128 characters, not the email
+             */
             password: string;
         };
         PasswordResetRequest: {
@@ -3712,7 +3716,10 @@ export interface components {
         Registration: {
             /** Format: email */
             email: string;
-            /** @description 8 to 128 characters, not the email */
+            /**
+             * Format: password
+             * @description 8 to 128 characters, not the email
+             */
             password: string;
             firstName: string;
             lastName: string;
@@ -4143,6 +4150,7 @@ export interface components {
         TokenRequest: {
             /** Format: email */
             email?: string;
+            /** Format: password */
             password?: string;
             /** Format: uuid */
             organizationId?: string;
