@@ -13,7 +13,8 @@ export const Timestamp = (options: { description?: string } = {}) =>
   Type.Unsafe<Date | string>({ type: 'string', format: 'date-time', ...options });
 /**
  * Request text is one line unless its schema says `multiline: true` (src/http/validation.ts): one line
- * has no control character, several keep tabs and line breaks. Said here for the OpenAPI document.
+ * has no control character, several keep tabs and line breaks. One line is the default; saying it
+ * publishes its pattern in the OpenAPI document.
  */
 export const SINGLE_LINE = { singleLine: true } as const;
 export const MULTILINE = { multiline: true } as const;
@@ -21,7 +22,7 @@ export const MULTILINE = { multiline: true } as const;
 export const Text = (maxLength: number) =>
   Type.String({ minLength: 1, maxLength, notBlank: true, ...SINGLE_LINE });
 /** Required text of one or more lines (a comment, a reason): at least one character that is not a space. */
-export const Paragraphs = (maxLength: number, description?: string) =>
+export const Paragraphs = (maxLength: number, description: string) =>
   Type.String({ minLength: 1, maxLength, notBlank: true, ...MULTILINE, description });
 /** A calendar date, `YYYY-MM-DD`, checked to be a real date. */
 export const DateOnly = (description = 'YYYY-MM-DD') => Type.String({ format: 'date', description });
