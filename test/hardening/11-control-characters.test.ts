@@ -79,6 +79,13 @@ describe('finding 11: control characters in text', () => {
       ],
       ['PATCH', `/orgs/${org}/indicators/${ids.indicator}`, { unit: 'kg\u0085' }, '/unit'],
       ['PATCH', `/orgs/${org}/indicators/${ids.indicator}`, { formula: 'A\n+ B' }, '/formula'],
+      // A formula decides which fields a new indicator needs: its line break is named, not taken for no formula.
+      [
+        'POST',
+        `/orgs/${org}/indicators`,
+        { name: 'Ratio', code: 'RATIO_T', unit: '%', formula: 'A\r\n/ B' },
+        '/formula',
+      ],
       [
         'POST',
         `/orgs/${org}/indicators/${ids.indicator}/disaggregations`,
