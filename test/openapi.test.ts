@@ -3,6 +3,7 @@ import { validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conditionalTarget } from '../src/http/conditional.js';
 import { takesIdempotencyKey } from '../src/http/idempotency.js';
+import { TEXT_PATTERNS } from '../src/lib/text.js';
 import { FORM_WORKER_PATH } from '../src/modules/pages/form-page.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { call, TEST_BASE_URL } from './helpers/http.js';
@@ -193,10 +194,10 @@ describe('OpenAPI document', () => {
     everySchema(doc.components.parameters, 'parameters');
     everySchema(doc.components.headers, 'headers');
     expect(problems).toEqual([]);
-    // `notBlank` stays validation's own keyword; the document says what it means.
+    // `notBlank` and `singleLine` stay validation's own keywords; the document says what they mean.
     expect(doc.components.schemas.ProjectCreate.properties.name).toMatchObject({
       minLength: 1,
-      pattern: '\\S',
+      pattern: TEXT_PATTERNS.one.notBlank,
     });
   });
 

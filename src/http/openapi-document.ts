@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import type { RouteOptions } from 'fastify';
+import { TEXT_PATTERNS } from '../lib/text.js';
 import { conditionalTarget } from './conditional.js';
 import { takesIdempotencyKey } from './idempotency.js';
 import { optionalBody } from './validation.js';
@@ -292,14 +293,18 @@ function mapTree(node: unknown, visit: (object: Json) => Json): unknown {
 }
 
 /**
- * Validation's own keywords as standard JSON Schema. `notBlank` (src/http/validation.ts) is published
- * as the pattern it amounts to, a character that is not white space.
+ * Validation's own keywords (src/http/validation.ts) as standard JSON Schema: `notBlank` as the pattern it
+ * amounts to, a character that is not white space; `singleLine` and `multiline` as the patterns of the
+ * control characters they refuse (with `notBlank`, one pattern says both).
  */
 function standardKeywords(node: unknown): unknown {
   return mapTree(node, (schema) => {
-    if (!('notBlank' in schema)) return schema;
-    const { notBlank, ...rest } = schema;
-    return notBlank === true && rest.pattern === undefined ? { ...rest, pattern: '\\S' } : rest;
+    if (!('notBlank' in schema || 'singleLine' in schema || 'multiline' in schema)) return schema;
+    const { notBlank, singleLine, multiline, ...rest } = schema;
+    if (rest.pattern !== undefined) return rest;
+    const lines = multiline === true ? 'several' : singleLine === true ? 'one' : null;
+    const pattern = lines ? TEXT_PATTERNS[lines][notBlank === true ? 'notBlank' : 'any'] : '\\S';
+    return notBlank === true || lines ? { ...rest, pattern } : rest;
   });
 }
 

@@ -11,8 +11,19 @@ export const Uuid = (description?: string) => Type.String({ format: 'uuid', desc
 /** Dates leave the service as ISO 8601 UTC with milliseconds; the serializer formats Date objects. */
 export const Timestamp = (options: { description?: string } = {}) =>
   Type.Unsafe<Date | string>({ type: 'string', format: 'date-time', ...options });
-/** A required piece of text: at least one character that is not a space. */
-export const Text = (maxLength: number) => Type.String({ minLength: 1, maxLength, notBlank: true });
+/**
+ * Request text is one line unless its schema says `multiline: true` (src/http/validation.ts): one line
+ * has no control character, several keep tabs and line breaks. One line is the default; saying it
+ * publishes its pattern in the OpenAPI document.
+ */
+export const SINGLE_LINE = { singleLine: true } as const;
+export const MULTILINE = { multiline: true } as const;
+/** A required line of text (a name, a title, a label): at least one character that is not a space. */
+export const Text = (maxLength: number) =>
+  Type.String({ minLength: 1, maxLength, notBlank: true, ...SINGLE_LINE });
+/** Required text of one or more lines (a comment, a reason): at least one character that is not a space. */
+export const Paragraphs = (maxLength: number, description: string) =>
+  Type.String({ minLength: 1, maxLength, notBlank: true, ...MULTILINE, description });
 /** A calendar date, `YYYY-MM-DD`, checked to be a real date. */
 export const DateOnly = (description = 'YYYY-MM-DD') => Type.String({ format: 'date', description });
 export const Email = () => Type.String({ format: 'email', maxLength: 254 });

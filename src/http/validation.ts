@@ -2,17 +2,25 @@ import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { UUID_PATTERN } from '../lib/ids.js';
-import { hasLoneSurrogate, hasNul } from '../lib/text.js';
+import { hasControl, hasLoneSurrogate, hasNul } from '../lib/text.js';
 import { badRequest, malformedRequest } from './errors.js';
-import { escapePointer, FINITE, MAX_PROBLEMS, NO_NUL, WELL_FORMED } from './violations.js';
+import {
+  escapePointer,
+  FINITE,
+  MAX_PROBLEMS,
+  MULTI_LINE,
+  NO_NUL,
+  SINGLE_LINE,
+  WELL_FORMED,
+} from './violations.js';
 
 const shared: Options = {
   allErrors: true,
   removeAdditional: false,
   useDefaults: true,
   strict: false,
-  // Fastify and TypeBox keywords that are documentation, not validation.
-  keywords: ['example'],
+  // Fastify and TypeBox keywords that are documentation, not validation; `multiline` is read by `guarded`.
+  keywords: ['example', 'multiline'],
 };
 
 function build(coerceTypes: boolean): Ajv {
@@ -20,6 +28,9 @@ function build(coerceTypes: boolean): Ajv {
   addFormats.default(ajv, { mode: 'full' });
   // ajv-formats' `uuid` also takes a `urn:uuid:` prefix, which PostgreSQL refuses (a path id was a 500).
   ajv.addFormat('uuid', UUID_PATTERN);
+  // OpenAPI's `password`: a secret compared, never shown, so any text (a password set before the control
+  // character rules still signs in).
+  ajv.addFormat('password', () => true);
   // `notBlank: true` on a string schema: spaces alone are as empty as nothing (names, titles).
   ajv.addKeyword({
     keyword: 'notBlank',
@@ -33,6 +44,8 @@ function build(coerceTypes: boolean): Ajv {
   const checks: [string, 'string' | 'number', (data: unknown) => boolean][] = [
     [NO_NUL, 'string', (data) => !hasNul(data as string)],
     [WELL_FORMED, 'string', (data) => !hasLoneSurrogate(data as string)],
+    [SINGLE_LINE, 'string', (data) => !hasControl(data as string, 'one')],
+    [MULTI_LINE, 'string', (data) => !hasControl(data as string, 'several')],
     [FINITE, 'number', (data) => Number.isFinite(data)],
   ];
   for (const [keyword, type, valid] of checks) {
@@ -72,35 +85,56 @@ export const MAP_MAX_KEYS = 10_000;
 const SUBSCHEMAS = ['additionalProperties', 'items', 'not', 'if', 'then', 'else', 'contains'];
 const SUBSCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems', 'items'];
 const SUBSCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions'];
+/** Conditions, not assertions: a control character there would pick a branch instead of being named. */
+const CONDITIONS = new Set(['if', 'not']);
 
 /**
- * A copy of a request schema in which every string must be well-formed text and every number finite,
- * so that no route can forget it. The route's own schema is left as it is: the OpenAPI document and the
- * serializer read it.
+ * The control characters a request string may hold, by its own schema: text of several lines says
+ * `multiline: true`; every other string is one line, except those a format or a fixed set of values
+ * already confines (and `format: password`, any text).
  */
-export function guarded(schema: unknown): unknown {
+function lineRule(node: Record<string, unknown>): string | null {
+  if (node.multiline === true) return MULTI_LINE;
+  if (node.format !== undefined || node.enum !== undefined || node.const !== undefined) return null;
+  return SINGLE_LINE;
+}
+
+/**
+ * A copy of a request schema in which every string must be well-formed text without the control
+ * characters its kind of text refuses, and every number finite, so that no route can forget it. The
+ * route's own schema is left as it is: the OpenAPI document and the serializer read it.
+ */
+export function guarded(schema: unknown, condition = false): unknown {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return schema;
   const node: Record<string, unknown> = { ...(schema as Record<string, unknown>) };
   const types = [node.type].flat();
-  if (types.includes('string')) Object.assign(node, { [NO_NUL]: true, [WELL_FORMED]: true });
+  if (types.includes('string')) {
+    Object.assign(node, { [NO_NUL]: true, [WELL_FORMED]: true });
+    const rule = condition ? null : lineRule(node);
+    if (rule) node[rule] = true;
+  }
   if (types.includes('number') || types.includes('integer')) node[FINITE] = true;
   // The keys of a free-form object (disaggregated values) are text that is stored too.
   if (types.includes('object') || node.properties || node.patternProperties) {
-    node.propertyNames = guarded({ type: 'string', ...(node.propertyNames as object | undefined) });
+    node.propertyNames = guarded(
+      { type: 'string', ...(node.propertyNames as object | undefined) },
+      condition,
+    );
     // A free-form object (a map) takes at most MAP_MAX_KEYS keys (a closed one: see keyLimits).
     const open = node.additionalProperties !== false || node.patternProperties;
     if (open && node.maxProperties === undefined) node.maxProperties = MAP_MAX_KEYS;
   }
+  const sub = (key: string) => (child: unknown) => guarded(child, condition || CONDITIONS.has(key));
   for (const key of SUBSCHEMAS) {
-    if (node[key] !== undefined && !Array.isArray(node[key])) node[key] = guarded(node[key]);
+    if (node[key] !== undefined && !Array.isArray(node[key])) node[key] = sub(key)(node[key]);
   }
   for (const key of SUBSCHEMA_LISTS) {
-    if (Array.isArray(node[key])) node[key] = (node[key] as unknown[]).map(guarded);
+    if (Array.isArray(node[key])) node[key] = (node[key] as unknown[]).map(sub(key));
   }
   for (const key of SUBSCHEMA_MAPS) {
     const map = node[key];
     if (map && typeof map === 'object') {
-      node[key] = Object.fromEntries(Object.entries(map).map(([name, sub]) => [name, guarded(sub)]));
+      node[key] = Object.fromEntries(Object.entries(map).map(([name, child]) => [name, sub(key)(child)]));
     }
   }
   return node;

@@ -1,3 +1,5 @@
+import { CONTROL_PROBLEM } from '../lib/text.js';
+
 /**
  * One problem of a 400: `path` is a JSON Pointer (RFC 6901) into the part of the request named by `in`
  * (`''` is the part as a whole), `rule` the rule broken (a JSON Schema keyword, or the service's own).
@@ -15,6 +17,9 @@ export type RequestPart = 'body' | 'query' | 'path' | 'header';
 export const NO_NUL = 'noNul';
 export const WELL_FORMED = 'wellFormedText';
 export const FINITE = 'finiteNumber';
+/** Text of one line: no control character at all; of several (`multiline: true`): tabs and line breaks. */
+export const SINGLE_LINE = 'singleLine';
+export const MULTI_LINE = 'noControlCharacters';
 
 interface AjvIssue {
   keyword: string;
@@ -156,6 +161,10 @@ function describe({ keyword, instancePath, propertyName, params, message }: AjvI
       return `${name()} must not contain NUL characters`;
     case WELL_FORMED:
       return `${name()} must be valid Unicode text`;
+    case SINGLE_LINE:
+      return `${name()} ${CONTROL_PROBLEM.one}`;
+    case MULTI_LINE:
+      return `${name()} ${CONTROL_PROBLEM.several}`;
     case FINITE:
       return `${name()} must be a finite number`;
     case 'minLength':

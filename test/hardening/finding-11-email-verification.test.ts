@@ -90,7 +90,9 @@ async function signInWithProvider(email: string): Promise<Record<string, unknown
 /** After linking: the password still signs in, and the session opened before still works. */
 async function expectPasswordKept(user: TestUser, password: string, session: { token: string }) {
   const linked = await signInWithProvider(user.email);
-  expect(linked).toMatchObject({ id: user.id, email: user.email });
+  // The redirect names the user by id only (issue 36, finding 12): no email in the URL.
+  expect(linked).toMatchObject({ id: user.id });
+  expect(linked).not.toHaveProperty('email');
   const again = await login(user.email, password);
   expect(again.status).toBe(200);
   expect(again.body).toMatchObject({ id: user.id });

@@ -2386,6 +2386,7 @@ export interface components {
         Credentials: {
             /** Format: email */
             email: string;
+            /** Format: password */
             password: string;
         };
         CurrentUser: {
@@ -3442,7 +3443,10 @@ export interface components {
         };
         PasswordReset: {
             token: string;
-            /** @description 8 to 128 characters, not the email */
+            /**
+             * Format: password
+             * @description 8 to 128 characters, not the email
+             */
             password: string;
         };
         PasswordResetRequest: {
@@ -3722,7 +3726,10 @@ export interface components {
         Registration: {
             /** Format: email */
             email: string;
-            /** @description 8 to 128 characters, not the email */
+            /**
+             * Format: password
+             * @description 8 to 128 characters, not the email
+             */
             password: string;
             firstName: string;
             lastName: string;
@@ -4153,6 +4160,7 @@ export interface components {
         TokenRequest: {
             /** Format: email */
             email?: string;
+            /** Format: password */
             password?: string;
             /** Format: uuid */
             organizationId?: string;

@@ -1,6 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.js';
-import { Body, DateOnly, NullableString, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import {
+  Body,
+  DateOnly,
+  MULTILINE,
+  NullableString,
+  SINGLE_LINE,
+  Text,
+  Timestamp,
+  Uuid,
+} from '../../http/schemas.js';
 import { ACTIVITY_STATUSES, type ActivityStatus } from './activities.tables.js';
 
 const Status = (description?: string) =>
@@ -8,15 +17,15 @@ const Status = (description?: string) =>
 
 const fields = {
   title: Text(300),
-  description: NullableString({ maxLength: 10_000 }),
+  description: NullableString({ maxLength: 10_000, ...MULTILINE }),
   outputId: NullableString({
     format: 'uuid',
     description: "An output node of the project's program's results framework; null detaches it",
   }),
   startDate: DateOnly('First day (inclusive)'),
   endDate: DateOnly('Last day (inclusive); not before startDate'),
-  location: NullableString({ maxLength: 300 }),
-  facilitator: NullableString({ maxLength: 300 }),
+  location: NullableString({ maxLength: 300, ...SINGLE_LINE }),
+  facilitator: NullableString({ maxLength: 300, ...SINGLE_LINE }),
 };
 
 export const Activity = Type.Object(

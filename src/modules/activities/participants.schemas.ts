@@ -1,7 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.js';
 import { AuditEntry } from '../privacy/audit-log.schemas.js';
-import { Body, DateOnly, Nullable, NullableString, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import {
+  Body,
+  DateOnly,
+  Nullable,
+  NullableString,
+  Paragraphs,
+  SINGLE_LINE,
+  Text,
+  Timestamp,
+  Uuid,
+} from '../../http/schemas.js';
 import { AGE_BANDS, MAX_AGE, SEXES, type AgeBand, type Sex } from '../../lib/demographics.js';
 
 /** Most people registered in one request (DECISIONS.md section 9). */
@@ -17,9 +27,10 @@ const fields = {
     format: 'date',
     description: `Not in the future and at most ${MAX_AGE} years ago; null when unknown (age band "unknown")`,
   }),
-  phone: NullableString({ maxLength: 40 }),
+  phone: NullableString({ maxLength: 40, ...SINGLE_LINE }),
   nationalId: NullableString({
     maxLength: 64,
+    ...SINGLE_LINE,
     description: 'Unique in the organization; registering a new person with a known one reuses that person',
   }),
   village: Text(200),
@@ -201,12 +212,7 @@ export const ParticipantExport = Type.Object(
 
 export const ErasureBody = Body(
   {
-    reason: Type.String({
-      minLength: 1,
-      maxLength: 1000,
-      notBlank: true,
-      description: 'Why the data is erased (a request of the person, ...); kept in the audit log',
-    }),
+    reason: Paragraphs(1000, 'Why the data is erased (a request of the person, ...); kept in the audit log'),
   },
   { title: 'ParticipantErasure' },
 );
@@ -216,6 +222,7 @@ export const ParticipantQuery = Type.Object({
   search: Type.Optional(
     Type.String({
       maxLength: 100,
+      ...SINGLE_LINE,
       description: 'Words to find in first name, last name, village or district (any case, each word)',
     }),
   ),

@@ -1,9 +1,18 @@
 import { Type } from '@sinclair/typebox';
-import { Body, Email, Nullable, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import { Body, Email, Nullable, SINGLE_LINE, Text, Timestamp, Uuid } from '../../http/schemas.js';
 import { ORG_ROLES } from '../../http/roles.js';
 
+// `format: password`: a secret, any text (src/http/validation.ts), and a hidden input in generated forms.
 const Password = () =>
-  Type.String({ minLength: 8, maxLength: 128, description: '8 to 128 characters, not the email' });
+  Type.String({
+    format: 'password',
+    minLength: 8,
+    maxLength: 128,
+    description: '8 to 128 characters, not the email',
+  });
+/** A password to check: any length, so that one set under other rules is still compared. */
+const GivenPassword = () => Type.String({ format: 'password', minLength: 1, maxLength: 1024 });
+const Token = () => Type.String({ minLength: 1, maxLength: 512, ...SINGLE_LINE });
 const Name = () => Text(100);
 
 export const User = Type.Object(
@@ -26,15 +35,12 @@ export const RegisterBody = Body(
   },
   { title: 'Registration' },
 );
-export const LoginBody = Body(
-  { email: Email(), password: Type.String({ minLength: 1, maxLength: 1024 }) },
-  { title: 'Credentials' },
-);
+export const LoginBody = Body({ email: Email(), password: GivenPassword() }, { title: 'Credentials' });
 
 export const TokenBody = Body(
   {
     email: Type.Optional(Email()),
-    password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+    password: Type.Optional(GivenPassword()),
     organizationId: Type.Optional(Uuid()),
   },
   {
@@ -55,16 +61,13 @@ export const TokenResponse = Type.Object(
 export const ForgotPasswordBody = Body({ email: Email() }, { title: 'PasswordResetRequest' });
 export const ResetPasswordBody = Body(
   {
-    token: Type.String({ minLength: 1, maxLength: 512 }),
+    token: Token(),
     password: Password(),
   },
   { title: 'PasswordReset' },
 );
 
-export const VerifyEmailBody = Body(
-  { token: Type.String({ minLength: 1, maxLength: 512 }) },
-  { title: 'EmailVerification' },
-);
+export const VerifyEmailBody = Body({ token: Token() }, { title: 'EmailVerification' });
 
 const REMINDERS =
   'Whether deadline reminders are emailed to the user (reporting periods due soon or overdue with ' +

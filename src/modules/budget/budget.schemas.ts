@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Body, Nullable, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import { Body, MULTILINE, Nullable, Text, Timestamp, Uuid } from '../../http/schemas.js';
 
 /** numeric(18,2) holds 16 integer digits; a trillion keeps every cent exact in a JSON number. */
 const MAX_AMOUNT = 1_000_000_000_000;
@@ -9,7 +9,7 @@ const Amount = (description: string) =>
 
 const fields = {
   category: Text(200),
-  description: Nullable(Type.String({ maxLength: 2000 })),
+  description: Nullable(Type.String({ maxLength: 2000, ...MULTILINE })),
   plannedAmount: Amount('Planned amount in the project currency'),
   actualAmount: Amount('Amount spent so far in the project currency'),
 };

@@ -1,5 +1,5 @@
 import { Type, type Static, type TString } from '@sinclair/typebox';
-import { Body, Email, Nullable, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import { Body, Email, MULTILINE, Nullable, SINGLE_LINE, Text, Timestamp, Uuid } from '../../http/schemas.js';
 import { DONOR_TYPES } from './donors.tables.js';
 
 export type DonorType = (typeof DONOR_TYPES)[number];
@@ -20,6 +20,7 @@ const Code = () =>
     minLength: 1,
     maxLength: 32,
     notBlank: true,
+    ...SINGLE_LINE,
     description:
       'Short abbreviation (e.g. USAID), 1 to 32 characters; unique in the organization ignoring case',
   });
@@ -28,7 +29,7 @@ const Website = () =>
   Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description: 'An http(s) URL' });
 const ContactName = () => Text(200);
 const ContactEmail = () => Email();
-const Notes = () => Type.String({ maxLength: 10_000, description: 'Internal notes' });
+const Notes = () => Type.String({ maxLength: 10_000, ...MULTILINE, description: 'Internal notes' });
 
 export const Donor = Type.Object(
   {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { FilePart, Timestamp, Uuid } from '../../http/schemas.js';
+import { FilePart, SINGLE_LINE, Timestamp, Uuid } from '../../http/schemas.js';
 
 export const Attachment = Type.Object(
   {
@@ -23,7 +23,7 @@ export const AttachmentUpload = Type.Object(
   {
     file: FilePart('PDF, JPEG, PNG, WebP, DOCX, XLSX or CSV (decided from the bytes), 10 MiB at most'),
     title: Type.Optional(
-      Type.String({ maxLength: TITLE_MAX_LENGTH, description: 'Defaults to the file name' }),
+      Type.String({ maxLength: TITLE_MAX_LENGTH, ...SINGLE_LINE, description: 'Defaults to the file name' }),
     ),
   },
   { title: 'AttachmentUpload' },

@@ -118,7 +118,7 @@ async function readUploadForm(
   }
   if (!stored && !messages.some((m) => m.startsWith('file '))) messages.unshift('file is required');
   if (title !== undefined) {
-    const problem = textProblem(title);
+    const problem = textProblem(title, 'one');
     if (title.trim() === '') messages.push('title should not be empty');
     else if (title.length > TITLE_MAX_LENGTH)
       messages.push(`title must be at most ${TITLE_MAX_LENGTH} characters`);

@@ -50,8 +50,9 @@ export function coordinateProblems(value: Record<string, unknown>, at: string): 
   return problems;
 }
 
+/** A respondent's words keep their tabs and line breaks (a place name too): nothing they type is lost. */
 const textProblems = (text: string, at: string): string[] => {
-  const problem = textProblem(text);
+  const problem = textProblem(text, 'several');
   return problem ? [`${at} ${problem}`] : [];
 };
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Text } from '../../http/schemas.js';
+import { SINGLE_LINE, Text } from '../../http/schemas.js';
 import { PERSONAL_FIELD_TYPES } from '../../lib/personal-data.js';
 
 /** The field types of SPEC.md FormField. */
@@ -61,6 +61,7 @@ export const FormFieldSchema = Type.Object(
           field: Key('The key of an earlier field'),
           equals: Type.Unsafe<string | number | boolean>({
             type: ['string', 'number', 'boolean'],
+            ...SINGLE_LINE,
             description:
               'The answer that shows this field: one of the options of a select (for a multi_select, ' +
               'one of the chosen options), a boolean, a number, or the exact text',

@@ -1,6 +1,16 @@
 import { CloneType, Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.js';
-import { Body, FilePart, Nullable, NullableString, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import {
+  Body,
+  FilePart,
+  MULTILINE,
+  Nullable,
+  NullableString,
+  Paragraphs,
+  Text,
+  Timestamp,
+  Uuid,
+} from '../../http/schemas.js';
 import { Coordinates, FormFieldSchema, KEY_PATTERN, MAX_FIELDS } from './form-fields.js';
 
 /** Named for the OpenAPI document; the same schema as form-fields.ts. */
@@ -41,7 +51,11 @@ const retention = {
 
 const editable = {
   title: Text(300),
-  description: NullableString({ maxLength: 10_000, description: 'Instructions shown to respondents' }),
+  description: NullableString({
+    maxLength: 10_000,
+    ...MULTILINE,
+    description: 'Instructions shown to respondents',
+  }),
   closesAt: NullableString({
     format: 'date-time',
     description: 'After this moment the public endpoints answer 410; null: open until unpublished',
@@ -203,13 +217,10 @@ export const SubmissionsCsvQuery = Type.Object({
 
 export const EraseBody = Body(
   {
-    reason: Type.String({
-      minLength: 1,
-      maxLength: 1000,
-      notBlank: true,
-      description:
-        "Why the answers are erased (a person's request, a consent withdrawn): kept in the audit log",
-    }),
+    reason: Paragraphs(
+      1000,
+      "Why the answers are erased (a person's request, a consent withdrawn): kept in the audit log",
+    ),
   },
   { title: 'SubmissionErasure' },
 );

@@ -1,6 +1,15 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.js';
-import { Body, Nullable, NullableNumber, NullableString, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import {
+  Body,
+  MULTILINE,
+  Nullable,
+  NullableNumber,
+  NullableString,
+  Paragraphs,
+  Timestamp,
+  Uuid,
+} from '../../http/schemas.js';
 import {
   HISTORY_KINDS,
   INDICATOR_REPORT_STATUSES,
@@ -26,7 +35,7 @@ const writable = {
     NullableNumber({ description: 'The value for the period; null while unknown (drafts)' }),
   ),
   target: Type.Optional(NullableNumber({ description: 'Target for this period' })),
-  narrative: Type.Optional(NullableString({ maxLength: 20_000 })),
+  narrative: Type.Optional(NullableString({ maxLength: 20_000, ...MULTILINE })),
   disaggregatedValues: Type.Optional(DisaggregatedValues),
 };
 
@@ -68,12 +77,12 @@ export const CreateIndicatorReportBody = Body(
 export const UpdateIndicatorReportBody = Body(writable, { title: 'IndicatorReportUpdate' });
 
 export const ApproveBody = Body(
-  { comment: Type.Optional(NullableString({ maxLength: 5000 })) },
+  { comment: Type.Optional(NullableString({ maxLength: 5000, ...MULTILINE })) },
   { title: 'IndicatorReportApproval' },
 );
 export const RejectBody = Body(
   {
-    comment: { ...Text(5000), description: 'Why the report is returned; the submitter receives it by email' },
+    comment: Paragraphs(5000, 'Why the report is returned; the submitter receives it by email'),
   },
   { title: 'IndicatorReportRejection' },
 );

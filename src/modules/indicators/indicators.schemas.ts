@@ -1,5 +1,15 @@
 import { Type } from '@sinclair/typebox';
-import { Body, Nullable, NullableNumber, NullableString, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import {
+  Body,
+  MULTILINE,
+  Nullable,
+  NullableNumber,
+  NullableString,
+  SINGLE_LINE,
+  Text,
+  Timestamp,
+  Uuid,
+} from '../../http/schemas.js';
 import { PageQuery } from '../../http/pagination.js';
 import { AGGREGATION_METHODS, PROGRESS_STATUSES, type AggregationMethod } from '../../lib/scoring.js';
 import { MAX_FORMULA_LENGTH } from '../../lib/formula.js';
@@ -8,7 +18,8 @@ export const CODE_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,63}$';
 
 const Method = (description: string) =>
   Type.Unsafe<AggregationMethod>({ type: 'string', enum: [...AGGREGATION_METHODS], description });
-const NullableText = (maxLength: number, description?: string) => NullableString({ maxLength, description });
+const NullableText = (maxLength: number, description?: string) =>
+  NullableString({ maxLength, ...MULTILINE, description });
 const NullableUuid = (description: string) => NullableString({ format: 'uuid', description });
 
 const fields = {
@@ -25,10 +36,12 @@ const fields = {
   dataSource: NullableText(1000),
   resultNodeId: NullableUuid('A node of any program’s results framework in this organization'),
   isFormula: Type.Boolean({ description: 'true: computed from other indicators by `formula`' }),
-  formula: NullableText(
-    MAX_FORMULA_LENGTH,
-    'Numbers, indicator codes, + - * /, parentheses and unary minus, e.g. `(GIRLS + BOYS) / HH * 100`.',
-  ),
+  formula: NullableString({
+    maxLength: MAX_FORMULA_LENGTH,
+    ...SINGLE_LINE,
+    description:
+      'Numbers, indicator codes, + - * /, parentheses and unary minus, e.g. `(GIRLS + BOYS) / HH * 100`.',
+  }),
 };
 
 export const Indicator = Type.Object(

@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { Body, Nullable, Text, Timestamp, Uuid, DateOnly } from '../../http/schemas.js';
+import { Body, MULTILINE, Nullable, Text, Timestamp, Uuid, DateOnly } from '../../http/schemas.js';
 
 export const PROGRAM_STATUSES = ['draft', 'active', 'completed'] as const;
 export type ProgramStatus = (typeof PROGRAM_STATUSES)[number];
 
 const Status = () => Type.Unsafe<ProgramStatus>({ type: 'string', enum: [...PROGRAM_STATUSES] });
 const Name = () => Text(200);
-const Description = () => Nullable(Type.String({ maxLength: 10_000 }));
+const Description = () => Nullable(Type.String({ maxLength: 10_000, ...MULTILINE }));
 const DonorIds = () =>
   Type.Array(Uuid(), {
     uniqueItems: true,

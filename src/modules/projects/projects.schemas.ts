@@ -1,5 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { Body, Nullable, Text, Timestamp, Uuid, DateOnly } from '../../http/schemas.js';
+import {
+  Body,
+  MULTILINE,
+  Nullable,
+  SINGLE_LINE,
+  Text,
+  Timestamp,
+  Uuid,
+  DateOnly,
+} from '../../http/schemas.js';
 
 export const PROJECT_STATUSES = ['draft', 'active', 'completed', 'suspended'] as const;
 export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
@@ -10,12 +19,18 @@ export const MAX_BUDGET = 10_000_000_000_000;
 const Status = () => Type.Unsafe<ProjectStatus>({ type: 'string', enum: [...PROJECT_STATUSES] });
 const Name = () => Text(200);
 const Code = () =>
-  Type.String({ minLength: 1, maxLength: 50, notBlank: true, description: 'Unique in the organization' });
+  Type.String({
+    minLength: 1,
+    maxLength: 50,
+    notBlank: true,
+    ...SINGLE_LINE,
+    description: 'Unique in the organization',
+  });
 const Currency = () =>
   Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code in upper case, e.g. USD' });
 const Budget = () =>
   Type.Number({ minimum: 0, maximum: MAX_BUDGET, description: 'Stored with two decimals' });
-const OptionalText = (maxLength: number) => Nullable(Type.String({ maxLength }));
+const OptionalLine = (maxLength: number) => Nullable(Type.String({ maxLength, ...SINGLE_LINE }));
 
 export const Project = Type.Object(
   {
@@ -39,11 +54,11 @@ export const Project = Type.Object(
 );
 
 const optionalFields = {
-  description: Type.Optional(OptionalText(10_000)),
+  description: Type.Optional(Nullable(Type.String({ maxLength: 10_000, ...MULTILINE }))),
   budget: Type.Optional(Budget()),
   status: Type.Optional(Status()),
-  location: Type.Optional(OptionalText(200)),
-  lead: Type.Optional(OptionalText(200)),
+  location: Type.Optional(OptionalLine(200)),
+  lead: Type.Optional(OptionalLine(200)),
 };
 
 export const CreateProjectBody = Body(

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.js';
-import { Body, DateOnly, Nullable, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import { Body, DateOnly, MULTILINE, Nullable, Text, Timestamp, Uuid } from '../../http/schemas.js';
 import {
   ActivityEntry,
   AttachmentEntry,
@@ -28,7 +28,7 @@ const ReportAttachment = Type.Object(
   { title: 'ReportAttachment' },
 );
 
-const Narrative = Type.String({ maxLength: NARRATIVE_MAX_LENGTH });
+const Narrative = Type.String({ maxLength: NARRATIVE_MAX_LENGTH, ...MULTILINE });
 
 const Sections = Type.Object(
   {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Body, Nullable, NullableString, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import { Body, MULTILINE, Nullable, NullableString, Text, Timestamp, Uuid } from '../../http/schemas.js';
 import { RESULT_LEVELS, type resultNodes } from './results.tables.js';
 
 export type ResultLevel = (typeof RESULT_LEVELS)[number];
@@ -13,7 +13,7 @@ const Level = () =>
   });
 const Title = () => Text(500);
 const NullableUuid = (description: string) => NullableString({ format: 'uuid', description });
-const Description = () => NullableString({ maxLength: 10_000 });
+const Description = () => NullableString({ maxLength: 10_000, ...MULTILINE });
 const OrderIndex = () =>
   Type.Integer({
     minimum: 0,

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.js';
-import { Body, Nullable, NullableString, Timestamp, Uuid } from '../../http/schemas.js';
+import { Body, Nullable, NullableString, SINGLE_LINE, Timestamp, Uuid } from '../../http/schemas.js';
 import { WEBHOOK_EVENT_TYPES } from './events.js';
 import { webhookDeliveryStatus } from './webhooks.tables.js';
 
@@ -31,6 +31,7 @@ const Url = () =>
 const Description = () =>
   NullableString({
     maxLength: 500,
+    ...SINGLE_LINE,
     description: 'What the endpoint is for; stored without surrounding spaces, null when empty',
   });
 
