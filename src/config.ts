@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseDuration } from './lib/duration.js';
+import { parseDuration, parseDurationMs } from './lib/duration.js';
 import { SealedValueError, sealingKey, type Keyring } from './lib/sealed-values.js';
 
 export interface Config {
@@ -16,6 +16,18 @@ export interface Config {
   readonly databaseReplicaUrl: string | null;
   /** REPLICA_MAX_LAG: a replica further behind than this, in seconds, is not read; the primary answers. */
   readonly replicaMaxLagSeconds: number;
+  /**
+   * How long a statement may run and wait for a lock on PostgreSQL, in ms (PGlite has no other session
+   * to wait for, and no timer to cancel a statement: there they change nothing).
+   */
+  readonly databaseTimeouts: {
+    /** DATABASE_STATEMENT_TIMEOUT: a request's statement is cancelled after this (503 `database_busy`). */
+    readonly statementMs: number;
+    /** DATABASE_LOCK_TIMEOUT: a statement that waits this long for a lock gives up (503 `database_busy`). */
+    readonly lockMs: number;
+    /** EXPORT_STATEMENT_TIMEOUT: the statement limit of exports, bulk jobs and `npm run worker`. */
+    readonly exportStatementMs: number;
+  };
   /** METRICS_TOKEN: GET /metrics answers Prometheus text to this bearer token; unset, there is no /metrics. */
   readonly metricsToken: string | null;
   readonly dataDir: string;
@@ -100,6 +112,16 @@ export function loadConfig(env: Env = process.env): Config {
     if (seconds <= maxSeconds) return seconds;
     problems.push(`${name} must be at most ${maxSeconds} seconds (got "${text(name)}")`);
     return maxSeconds;
+  };
+  // PostgreSQL takes up to about 24 days; a day is already far past any statement a request should wait for.
+  const milliseconds = (name: string, fallback: string): number => {
+    const raw = text(name) ?? fallback;
+    const ms = parseDurationMs(raw);
+    if (ms === null || ms > 86_400_000) {
+      problems.push(`${name} must be a duration from 1ms to 1d, such as 500ms, 10s or 5min (got "${raw}")`);
+      return parseDurationMs(fallback)!;
+    }
+    return ms;
   };
   const flag = (name: string): boolean => {
     const raw = text(name);
@@ -219,6 +241,16 @@ export function loadConfig(env: Env = process.env): Config {
       problems.push('DATABASE_REPLICA_URL is set without DATABASE_URL');
     return replica;
   };
+  // Exports and the worker run the statements that read or purge in bulk: never a shorter limit than requests'.
+  const databaseTimeouts = () => {
+    const statementMs = milliseconds('DATABASE_STATEMENT_TIMEOUT', '10s');
+    const exportStatementMs = milliseconds('EXPORT_STATEMENT_TIMEOUT', '5min');
+    if (exportStatementMs < statementMs)
+      problems.push(
+        `EXPORT_STATEMENT_TIMEOUT must not be shorter than DATABASE_STATEMENT_TIMEOUT (got ${exportStatementMs} ms and ${statementMs} ms)`,
+      );
+    return { statementMs, lockMs: milliseconds('DATABASE_LOCK_TIMEOUT', '5s'), exportStatementMs };
+  };
   // A scrape token is a credential: short ones are guessed.
   const metricsToken = () => {
     const token = text('METRICS_TOKEN');
@@ -237,6 +269,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: connection('DATABASE_URL', ['postgres:', 'postgresql:']),
     databaseReplicaUrl: replicaUrl(),
     replicaMaxLagSeconds: limit('REPLICA_MAX_LAG', '5s', 3600),
+    databaseTimeouts: databaseTimeouts(),
     metricsToken: metricsToken(),
     dataDir,
     jwtSecret: '',

@@ -16,7 +16,12 @@ const config = loadConfigOrExit();
 
 // The API's logger options: a failed query's values stay out of the worker's log too.
 const log = pino(loggerOptions(config));
-const database = openDatabase(config);
+// No request waits on this process: every statement gets the exports' limit (the retention purges work in
+// bulk); a lock is waited for no longer than elsewhere.
+const database = openDatabase({
+  ...config,
+  databaseTimeouts: { ...config.databaseTimeouts, statementMs: config.databaseTimeouts.exportStatementMs },
+});
 await database.migrate();
 await preparePersonalData(database.db, config).catch((err: unknown) => {
   if (!(err instanceof SealingKeyMismatch)) throw err;

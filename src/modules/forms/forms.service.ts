@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
+import { withStatementTimeout } from '../../db/long-statements.js';
 import type { Member } from '../../http/access.js';
 import { badRequest, hasDependents, invalidTransition, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
@@ -85,7 +86,7 @@ const translateConstraint = (err: unknown): never => {
 export class FormService {
   constructor(
     private readonly db: Db,
-    private readonly config: Pick<Config, 'appUrl' | 'baseUrl'>,
+    private readonly config: Pick<Config, 'appUrl' | 'baseUrl' | 'databaseTimeouts'>,
     private readonly storage: FileStorage,
     private readonly log: FastifyBaseLogger,
   ) {}
@@ -132,18 +133,26 @@ export class FormService {
       if (report?.projectId !== form.projectId) throw notFound('Indicator report');
     }
     const personal = personalAnswersFor(form.fields, member.role);
+    // Once the 200 is sent a statement cut by its limit cuts the answer: the exports' limit, not a request's.
+    const exported = (db: Db) => withStatementTimeout(db, this.config.databaseTimeouts.exportStatementMs);
     if (personal.inClear) {
       await recordPersonalRead(this.db, source, {
         action: 'export',
         subjectKind: 'form_submission',
         subjectIds: [],
-        count: await countUnerasedSubmissions(this.db, member.orgId, id, filter),
+        count: await countUnerasedSubmissions(exported(this.db), member.orgId, id, filter),
         details: { formId: id, ...filter },
       });
     }
     return {
       fileName: `${form.title}.csv`,
-      csv: submissionsCsv(personal.inClear ? this.db : reads, form, this.config.baseUrl, personal, filter),
+      csv: submissionsCsv(
+        exported(personal.inClear ? this.db : reads),
+        form,
+        this.config.baseUrl,
+        personal,
+        filter,
+      ),
     };
   }
 
@@ -254,7 +263,12 @@ export class FormService {
       const keys = await submissionFileKeys(tx, member.orgId, { formId: id });
       for (const counted of await countedByReport(tx, member.orgId, id)) {
         const personal = amountIsPersonal(form.fields);
-        await uncountFromIndicatorReport(tx, member, { ...counted, personal }, `Form “${form.title}” deleted`);
+        await uncountFromIndicatorReport(
+          tx,
+          member,
+          { ...counted, personal },
+          `Form “${form.title}” deleted`,
+        );
       }
       await deleteForm(tx, member.orgId, id);
       return keys;

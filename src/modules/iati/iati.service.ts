@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { Db } from '../../db/client.js';
+import { withStatementTimeout } from '../../db/long-statements.js';
 import type { ReadRouting } from '../../db/replica.js';
 import type { Member } from '../../http/access.js';
 import { conflict, notFound } from '../../http/errors.js';
@@ -40,14 +41,21 @@ export async function iatiActivities(
   reads: ReadRouting,
   member: Member,
   projectId: string | undefined,
-  now = new Date(),
+  options: { exportStatementMs: number; now?: Date },
 ): Promise<Readable> {
   if (projectId !== undefined) await requireProject(db, member, projectId);
+  const now = options.now ?? new Date();
   return reads.read(
     async (source, onReplica) => {
       if (projectId !== undefined && onReplica && !(await projectExists(source, member.orgId, projectId)))
         throw new NotReplayed();
-      return activitiesOf(source, member.orgId, projectId, now);
+      // Once the 200 is sent a statement cut by its limit cuts the document: the exports' limit.
+      return activitiesOf(
+        withStatementTimeout(source, options.exportStatementMs),
+        member.orgId,
+        projectId,
+        now,
+      );
     },
     { caller: member.userId, staleIf: (error) => error instanceof NotReplayed },
   );
