@@ -146,7 +146,7 @@ export class FormService {
     }
     return {
       fileName: `${form.title}.csv`,
-      csv: submissionsCsv(
+      csv: await submissionsCsv(
         exported(personal.inClear ? this.db : reads),
         form,
         this.config.baseUrl,

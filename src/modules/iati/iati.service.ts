@@ -1,8 +1,9 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { Db } from '../../db/client.js';
 import { withStatementTimeout } from '../../db/long-statements.js';
 import type { ReadRouting } from '../../db/replica.js';
 import type { Member } from '../../http/access.js';
+import { readAhead } from '../../lib/read-ahead.js';
 import { conflict, notFound } from '../../http/errors.js';
 import { requireProject } from '../projects/project-scope.js';
 import { projectExists } from '../projects/projects.repo.js';
@@ -57,7 +58,7 @@ export async function iatiActivities(
         now,
       );
     },
-    { caller: member.userId, staleIf: (error) => error instanceof NotReplayed },
+    { caller: member.userId, staleIf: (error) => error instanceof NotReplayed, streamed: true },
   );
 }
 
@@ -79,5 +80,6 @@ async function activitiesOf(db: Db, orgId: string, projectId: string | undefined
     { ref: publisher.ref, type: publisher.type, name: publisher.name },
     { projectId, now },
   );
-  return Readable.from(document, { objectMode: false });
+  // Its first piece read here: a replica that fails it falls back before the first byte is sent.
+  return readAhead(document);
 }
