@@ -64,6 +64,15 @@ export interface StatementLimits {
   lockMs: number;
 }
 
+/**
+ * The limits of a process no request waits on, that reads or writes in bulk (`npm run worker`,
+ * `pii:rotate-key`): the exports' statement limit; a lock is waited for no longer than elsewhere.
+ */
+export const bulkLimits = (limits: StatementLimits & { exportStatementMs: number }): StatementLimits => ({
+  statementMs: limits.exportStatementMs,
+  lockMs: limits.lockMs,
+});
+
 export function openDatabase(options: DatabaseOptions): Database {
   return options.databaseUrl
     ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.logger, options.databaseTimeouts)
