@@ -76,7 +76,11 @@ export interface ReplicaOptions {
    * server) give up after this. A lag reading older than a poll interval and this is not gone by.
    */
   timeoutMs?: number;
-  /** A read on the replica that has not answered after this fails, and runs again on the primary. */
+  /**
+   * A read on the replica that has not answered after this fails, and runs again on the primary: by
+   * default DATABASE_STATEMENT_TIMEOUT and `timeoutMs` (the server would have cancelled it by then), 30 s
+   * without statement limits; a statement given a longer limit (withStatementTimeout) waits past that.
+   */
   queryTimeoutMs?: number;
   poolSize?: number;
   /** Recent writers remembered (read-your-writes); past it, see RecentWriters. */
