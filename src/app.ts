@@ -14,6 +14,7 @@ import Fastify, {
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openDatabase, type Database } from './db/client.js';
+import { withStatementTimeout } from './db/long-statements.js';
 import { watchOutages } from './db/outage.js';
 import { createReadRouting, type ReadRouting, type ReplicaOptions } from './db/replica.js';
 import { registerAccess, type Access } from './http/access.js';
@@ -181,8 +182,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   if (!options.database) await database.migrate();
   // Refuses a PII_KEY that cannot open the database's personal data, before anything is written with it.
   // (A database handed over unmigrated serves only its 503 readiness: there is nothing to check yet.)
+  // Sealing what is in clear and the daily purges work in bulk: the export limit, not a request's.
+  const bulk = withStatementTimeout(database.db, config.databaseTimeouts.exportStatementMs);
   if (await database.isReady()) {
-    await preparePersonalData(database.db, config).catch(async (err: unknown) => {
+    await preparePersonalData(bulk, config).catch(async (err: unknown) => {
       if (!options.database) await database.close();
       throw err;
     });
@@ -193,7 +196,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const sessions = new Sessions(config);
   const mail = createMailTransport(config, app.log);
   const worker = new OutboxWorker(database.db, mail.send, app.log, options.worker || {});
-  const retention = new RetentionJobs(database.db, config, app.log);
+  const retention = new RetentionJobs(bulk, config, app.log);
   const clock = options.clock ?? systemClock;
   const webhooks = new WebhookWorker(database.db, config, clock, app.log, options.webhooks || {});
   const reminders = new ReminderJob(database.db, config, clock, app.log, options.reminders || {});

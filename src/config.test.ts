@@ -43,6 +43,7 @@ describe('defaults', () => {
       databaseUrl: null,
       databaseReplicaUrl: null,
       replicaMaxLagSeconds: 5,
+      databaseTimeouts: { statementMs: 10_000, lockMs: 5_000, exportStatementMs: 300_000 },
       metricsToken: null,
       dataDir,
       jwtSecret: SECRET,
@@ -89,6 +90,28 @@ describe('defaults', () => {
     );
     expect(() => load({ JWT_SECRET: SECRET, METRICS_TOKEN: 'short' })).toThrow(
       'METRICS_TOKEN must be at least 16 characters',
+    );
+  });
+
+  it('reads the database timeouts in ms, PostgreSQL units included, exports never shorter than requests', () => {
+    const config = load({
+      JWT_SECRET: SECRET,
+      DATABASE_STATEMENT_TIMEOUT: '1s',
+      DATABASE_LOCK_TIMEOUT: '500ms',
+      EXPORT_STATEMENT_TIMEOUT: '2min',
+    });
+    expect(config.databaseTimeouts).toEqual({ statementMs: 1000, lockMs: 500, exportStatementMs: 120_000 });
+    expect(load({ JWT_SECRET: SECRET, DATABASE_STATEMENT_TIMEOUT: '30' }).databaseTimeouts.statementMs).toBe(
+      30_000,
+    );
+    expect(
+      load({ JWT_SECRET: SECRET, EXPORT_STATEMENT_TIMEOUT: '1h' }).databaseTimeouts.exportStatementMs,
+    ).toBe(3_600_000);
+    expect(errorOf({ JWT_SECRET: SECRET, DATABASE_STATEMENT_TIMEOUT: '10min' }).message).toContain(
+      'EXPORT_STATEMENT_TIMEOUT must not be shorter than DATABASE_STATEMENT_TIMEOUT (got 300000 ms and 600000 ms)',
+    );
+    expect(errorOf({ JWT_SECRET: SECRET, DATABASE_LOCK_TIMEOUT: '2d' }).message).toContain(
+      'DATABASE_LOCK_TIMEOUT must be a duration from 1ms to 1d, such as 500ms, 10s or 5min (got "2d")',
     );
   });
 
@@ -263,7 +286,7 @@ describe('timeouts', () => {
     expect(load({ JWT_SECRET: SECRET, REDIS_COMMAND_TIMEOUT: '2s' }).redisCommandTimeoutMs).toBe(2000);
     // A bare number is seconds, as for every duration: 250 would be four minutes, refused.
     expect(errorOf({ JWT_SECRET: SECRET, REDIS_COMMAND_TIMEOUT: '250' }).message).toContain(
-      'REDIS_COMMAND_TIMEOUT must be a duration from 1ms to 10s such as 250ms or 2s (got "250")',
+      'REDIS_COMMAND_TIMEOUT must be a duration from 1ms to 10s, such as 500ms, 10s or 5min (got "250")',
     );
   });
 
@@ -306,6 +329,9 @@ describe('bad values', () => {
     ['HEADERS_TIMEOUT', 'soon'],
     ['KEEP_ALIVE_TIMEOUT', '-1s'],
     ['CONNECTION_TIMEOUT', '1.5m'],
+    ['DATABASE_STATEMENT_TIMEOUT', '0'],
+    ['DATABASE_LOCK_TIMEOUT', '1.5s'],
+    ['EXPORT_STATEMENT_TIMEOUT', 'forever'],
     ['AUDIT_RETENTION', 'forever'],
     ['AUDIT_RETENTION', '0'],
     ['AUDIT_RETENTION', '-30d'],

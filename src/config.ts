@@ -17,6 +17,18 @@ export interface Config {
   readonly databaseReplicaUrl: string | null;
   /** REPLICA_MAX_LAG: a replica further behind than this, in seconds, is not read; the primary answers. */
   readonly replicaMaxLagSeconds: number;
+  /**
+   * How long a statement may run and wait for a lock on PostgreSQL, in ms (PGlite has no other session
+   * to wait for, and no timer to cancel a statement: there they change nothing).
+   */
+  readonly databaseTimeouts: {
+    /** DATABASE_STATEMENT_TIMEOUT: a request's statement is cancelled after this (503 `database_busy`). */
+    readonly statementMs: number;
+    /** DATABASE_LOCK_TIMEOUT: a statement that waits this long for a lock gives up (503 `database_busy`). */
+    readonly lockMs: number;
+    /** EXPORT_STATEMENT_TIMEOUT: the statement limit of exports, bulk jobs and `npm run worker`. */
+    readonly exportStatementMs: number;
+  };
   /** METRICS_TOKEN: GET /metrics answers Prometheus text to this bearer token; unset, there is no /metrics. */
   readonly metricsToken: string | null;
   readonly dataDir: string;
@@ -77,6 +89,8 @@ const secureOrLoopback = (url: URL) => url.protocol === 'https:' || LOOPBACK.has
 
 type Env = Record<string, string | undefined>;
 
+const ONE_DAY = { ms: 86_400_000, text: '1d' };
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Reads and validates every variable at once, so one start-up names every bad value. */
@@ -105,17 +119,6 @@ export function loadConfig(env: Env = process.env): Config {
     }
     return seconds;
   };
-  const milliseconds = (name: string, fallback: string, maxMs: number): number => {
-    const raw = text(name) ?? fallback;
-    const ms = parseDurationMs(raw);
-    if (ms === null || ms > maxMs) {
-      problems.push(
-        `${name} must be a duration from 1ms to ${maxMs / 1000}s such as 250ms or 2s (got "${raw}")`,
-      );
-      return parseDurationMs(fallback) ?? 1;
-    }
-    return ms;
-  };
   const byteSize = (name: string, fallback: string): number => {
     const raw = text(name) ?? fallback;
     const bytes = parseByteSize(raw);
@@ -128,6 +131,22 @@ export function loadConfig(env: Env = process.env): Config {
     if (seconds <= maxSeconds) return seconds;
     problems.push(`${name} must be at most ${maxSeconds} seconds (got "${text(name)}")`);
     return maxSeconds;
+  };
+  // PostgreSQL takes up to about 24 days; a day is already far past any statement a request should wait for.
+  const milliseconds = (
+    name: string,
+    fallback: string,
+    max: { ms: number; text: string } = ONE_DAY,
+  ): number => {
+    const raw = text(name) ?? fallback;
+    const ms = parseDurationMs(raw);
+    if (ms === null || ms > max.ms) {
+      problems.push(
+        `${name} must be a duration from 1ms to ${max.text}, such as 500ms, 10s or 5min (got "${raw}")`,
+      );
+      return parseDurationMs(fallback)!;
+    }
+    return ms;
   };
   const flag = (name: string): boolean => {
     const raw = text(name);
@@ -247,6 +266,16 @@ export function loadConfig(env: Env = process.env): Config {
       problems.push('DATABASE_REPLICA_URL is set without DATABASE_URL');
     return replica;
   };
+  // Exports and the worker run the statements that read or purge in bulk: never a shorter limit than requests'.
+  const databaseTimeouts = () => {
+    const statementMs = milliseconds('DATABASE_STATEMENT_TIMEOUT', '10s');
+    const exportStatementMs = milliseconds('EXPORT_STATEMENT_TIMEOUT', '5min');
+    if (exportStatementMs < statementMs)
+      problems.push(
+        `EXPORT_STATEMENT_TIMEOUT must not be shorter than DATABASE_STATEMENT_TIMEOUT (got ${exportStatementMs} ms and ${statementMs} ms)`,
+      );
+    return { statementMs, lockMs: milliseconds('DATABASE_LOCK_TIMEOUT', '5s'), exportStatementMs };
+  };
   // A scrape token is a credential: short ones are guessed.
   const metricsToken = () => {
     const token = text('METRICS_TOKEN');
@@ -265,6 +294,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: connection('DATABASE_URL', ['postgres:', 'postgresql:']),
     databaseReplicaUrl: replicaUrl(),
     replicaMaxLagSeconds: limit('REPLICA_MAX_LAG', '5s', 3600),
+    databaseTimeouts: databaseTimeouts(),
     metricsToken: metricsToken(),
     dataDir,
     jwtSecret: '',
@@ -278,7 +308,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: connection('REDIS_URL', ['redis:', 'rediss:']),
     // A rate-limit count takes about a millisecond; a Redis that has not answered in 250 ms is hung or
     // gone, and every limited request would wait as long (a bare number is seconds: at most 10 s).
-    redisCommandTimeoutMs: milliseconds('REDIS_COMMAND_TIMEOUT', '250ms', 10_000),
+    redisCommandTimeoutMs: milliseconds('REDIS_COMMAND_TIMEOUT', '250ms', { ms: 10_000, text: '10s' }),
     rateLimit: {
       max: integer('RATE_LIMIT_MAX', 100, 1, 1_000_000),
       windowSeconds: duration('RATE_LIMIT_WINDOW', '60s'),

@@ -1,5 +1,5 @@
 import { loadConfigOrExit } from './config.js';
-import { openDatabase } from './db/client.js';
+import { bulkLimits, openDatabase } from './db/client.js';
 import { participantsNotSealed, sealParticipants } from './modules/activities/participant-sealing.js';
 import { recordAudit, serviceSource } from './modules/privacy/audit-log.js';
 import { checkSealingKey, recordSealingKey, SealingKeyMismatch } from './modules/privacy/sealing-keys.js';
@@ -17,7 +17,7 @@ if (!config.piiKeyring.previous) {
   console.error('pii:rotate-key needs the new key as PII_KEY and the old one as PII_KEY_PREVIOUS');
   process.exit(2);
 }
-const database = openDatabase(config);
+const database = openDatabase({ ...config, databaseTimeouts: bulkLimits(config.databaseTimeouts) });
 try {
   await database.migrate();
   await checkSealingKey(database.db, config.piiKeyring);

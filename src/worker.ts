@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { loadConfigOrExit } from './config.js';
-import { openDatabase } from './db/client.js';
+import { bulkLimits, openDatabase } from './db/client.js';
 import { loggerOptions } from './http/logging.js';
 import { createMailTransport } from './modules/mail/mail.transport.js';
 import { OutboxWorker } from './modules/mail/outbox-worker.js';
@@ -16,7 +16,8 @@ const config = loadConfigOrExit();
 
 // The API's logger options: a failed query's values stay out of the worker's log too.
 const log = pino(loggerOptions(config));
-const database = openDatabase(config);
+// No request waits on this process, and the retention purges work in bulk.
+const database = openDatabase({ ...config, databaseTimeouts: bulkLimits(config.databaseTimeouts) });
 await database.migrate();
 await preparePersonalData(database.db, config).catch((err: unknown) => {
   if (!(err instanceof SealingKeyMismatch)) throw err;

@@ -55,11 +55,28 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** Sees every statement the service sends (tests count them: a batch must not cost one per item). */
   logger?: Logger;
+  /** PostgreSQL's statement_timeout and lock_timeout of every connection, in ms (none when not given). */
+  databaseTimeouts?: StatementLimits;
 }
+
+/** How long a statement may run, and wait for a lock, before PostgreSQL cancels it (ms). */
+export interface StatementLimits {
+  statementMs: number;
+  lockMs: number;
+}
+
+/**
+ * The limits of a process no request waits on, that reads or writes in bulk (`npm run worker`,
+ * `pii:rotate-key`): the exports' statement limit; a lock is waited for no longer than elsewhere.
+ */
+export const bulkLimits = (limits: StatementLimits & { exportStatementMs: number }): StatementLimits => ({
+  statementMs: limits.exportStatementMs,
+  lockMs: limits.lockMs,
+});
 
 export function openDatabase(options: DatabaseOptions): Database {
   return options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.logger)
+    ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.logger, options.databaseTimeouts)
     : openPglite(options);
 }
 
@@ -197,9 +214,21 @@ function releasedIfFirstStatementFails(client: pg.PoolClient): pg.PoolClient {
   return client;
 }
 
-function openPostgres(connectionString: string, max: number, logger?: Logger): Database {
+function openPostgres(
+  connectionString: string,
+  max: number,
+  logger?: Logger,
+  limits?: StatementLimits,
+): Database {
   const pool = new DatabasePool(
-    { connectionString, max, connectionTimeoutMillis: CONNECT_TIMEOUT_MS },
+    {
+      connectionString,
+      max,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      // Sent with the connection's start-up: no statement of its own. A request on a locked table answers
+      // 503 `database_busy` after these, not when the lock goes (errors.ts).
+      ...(limits ? { statement_timeout: limits.statementMs, lock_timeout: limits.lockMs } : {}),
+    },
     PRIMARY_POOL,
   );
   // An idle client that loses its server must not crash the process; the next query reports it.
@@ -213,14 +242,21 @@ function openPostgres(connectionString: string, max: number, logger?: Logger): D
     db,
     driver: 'pg',
     async migrate() {
-      // Instances starting together take turns; drizzle's migrator itself does not lock.
+      // Instances starting together take turns; drizzle's migrator itself does not lock. Neither the
+      // turn (another instance's migration) nor a migration (an index built on a large table) is bounded
+      // by the request limits; the connection gets them back before it returns to the pool.
       const client = await pool.connect();
+      let failed: Error | undefined;
       try {
+        await client.query('SET statement_timeout = 0; SET lock_timeout = 0');
         await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
         await migratePg(drizzlePg(client), { migrationsFolder: MIGRATIONS_FOLDER });
       } finally {
         await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
-        client.release();
+        await client.query('RESET statement_timeout; RESET lock_timeout').catch((err: Error) => {
+          failed = err;
+        });
+        client.release(failed);
       }
     },
     isReady: () => migrationsApplied(db),

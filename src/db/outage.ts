@@ -33,6 +33,13 @@ const DRIVER_MESSAGES = new Set([
 const POOL_FULL_MESSAGE = 'timeout exceeded when trying to connect';
 const SERVER_FULL_CODE = '53300';
 
+/**
+ * A statement PostgreSQL cancelled at its statement_timeout (57014, query_canceled) or that gave up
+ * waiting for a lock at its lock_timeout (55P03, lock_not_available): the server answers, a table or row
+ * is held or the statement is slow (DATABASE_STATEMENT_TIMEOUT, DATABASE_LOCK_TIMEOUT).
+ */
+const TIMEOUT_CODES = new Set(['57014', '55P03']);
+
 /** The name the primary database's pool marks its errors with. */
 export const PRIMARY_POOL = 'primary';
 
@@ -49,9 +56,12 @@ export function markDriverError<T>(err: T, pool: string): T {
   return err;
 }
 
-/** A failure of the database: out of reach, or a pool with no connection to give (`busy`). */
+/**
+ * A failure of the database: out of reach, a pool with no connection to give (`busy`), or a statement
+ * cancelled by its statement or lock timeout (`timeout`).
+ */
 export interface DatabaseFailure {
-  kind: 'unreachable' | 'busy';
+  kind: 'unreachable' | 'busy' | 'timeout';
   /** The driver's code (a SQLSTATE or Node's) and message: never a query or its values. */
   code: string | null;
   reason: string;
@@ -78,6 +88,8 @@ export function databaseFailure(err: unknown, pool?: string): DatabaseFailure | 
       // The driver's own message: never a Drizzle error's, which carries the query and its parameters.
       if (code === SERVER_FULL_CODE || (code === null && message === POOL_FULL_MESSAGE))
         return { kind: 'busy', code, reason: message, pool: from };
+      if (code !== null && TIMEOUT_CODES.has(code))
+        return { kind: 'timeout', code, reason: message, pool: from };
       const unreachable =
         code !== null
           ? NETWORK_CODES.has(code) || SERVER_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code)
@@ -108,6 +120,10 @@ export const isDatabaseUnavailable = (err: unknown, pool?: string): boolean =>
 /** The pool (of that name, when given) or its server had no connection to give in time; the server is up. */
 export const poolBusy = (err: unknown, pool?: string): boolean => databaseFailure(err, pool)?.kind === 'busy';
 
+/** A statement (of that pool's, when named) cancelled by its statement or lock timeout. */
+export const statementTimedOut = (err: unknown, pool?: string): boolean =>
+  databaseFailure(err, pool)?.kind === 'timeout';
+
 /** The name of the pool whose driver gave the error in `err`'s chain; null when no driver gave it. */
 export function driverErrorPool(err: unknown): string | null {
   const pending = [err];
@@ -130,8 +146,32 @@ export interface OutageLog {
   warn(fields: object, message: string): void;
 }
 
-/** A full pool is logged at most this often, with the count of requests it refused meanwhile. */
+/**
+ * A full pool, and statements cancelled by their timeouts, are logged at most this often each, with the
+ * count of requests refused meanwhile: a spell shorter than this is one line.
+ */
 export const BUSY_LOG_INTERVAL_MS = 60_000;
+
+/** One warning for a kind of refusal: the first at once, then at most once per BUSY_LOG_INTERVAL_MS. */
+class ThrottledWarning {
+  private loggedAt = -Infinity;
+  private refused = 0;
+
+  constructor(
+    private readonly log: OutageLog,
+    private readonly now: () => number,
+    private readonly message: string,
+  ) {}
+
+  refuse(fields: object): void {
+    this.refused += 1;
+    const now = this.now();
+    if (now - this.loggedAt < BUSY_LOG_INTERVAL_MS) return;
+    this.log.warn({ ...fields, refused: this.refused }, this.message);
+    this.loggedAt = now;
+    this.refused = 0;
+  }
+}
 
 /**
  * One log line when the database is found out of reach and one when it is back, however many requests
@@ -148,15 +188,22 @@ export class DatabaseOutage {
   private since: number | null = null;
   private endedAt = -Infinity;
   private refused = 0;
-  private busyLoggedAt = -Infinity;
-  private busyRefused = 0;
+  private readonly fullPool: ThrottledWarning;
+  private readonly timeouts: ThrottledWarning;
 
   constructor(
     private readonly log: OutageLog,
     private readonly now: () => number = Date.now,
     /** The pool whose failures this tracker hears (a replica's are the read routing's affair). */
     readonly pool: string = PRIMARY_POOL,
-  ) {}
+  ) {
+    this.fullPool = new ThrottledWarning(log, now, 'database pool busy: no connection free in time');
+    this.timeouts = new ThrottledWarning(
+      log,
+      now,
+      'database busy: statements cancelled by their statement or lock timeout (503 database_busy)',
+    );
+  }
 
   get down(): boolean {
     return this.since !== null;
@@ -184,15 +231,15 @@ export class DatabaseOutage {
 
   /** A request got no connection in time from a full pool (`poolBusy`). */
   busy(cause: { code: string | null; reason: string }): void {
-    this.busyRefused += 1;
-    const now = this.now();
-    if (now - this.busyLoggedAt < BUSY_LOG_INTERVAL_MS) return;
-    this.log.warn(
-      { code: cause.code, reason: cause.reason, refused: this.busyRefused },
-      'database pool busy: no connection free in time',
-    );
-    this.busyLoggedAt = now;
-    this.busyRefused = 0;
+    this.fullPool.refuse({ code: cause.code, reason: cause.reason });
+  }
+
+  /**
+   * A request's statement was cancelled by its statement or lock timeout (`statementTimedOut`), on any
+   * pool: the server answers, so it is no outage. The driver's words name the timeout, never the query.
+   */
+  timedOut(cause: { code: string | null; reason: string; pool: string }): void {
+    this.timeouts.refuse({ code: cause.code, reason: cause.reason, pool: cause.pool });
   }
 }
 

@@ -2,92 +2,30 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
-import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
 import type { Config } from '../config.js';
-import { DatabasePool, rowsOf, type Db } from './client.js';
+import { DatabasePool, rowsOf, type Db, type StatementLimits } from './client.js';
 import { driverErrorPool } from './outage.js';
+import {
+  noFallbacks,
+  primaryOnly,
+  type FallbackReason,
+  type ReadOptions,
+  type ReadRouting,
+  type ReplicaOptions,
+  type ReplicaState,
+} from './read-routing.js';
 import { failureReason, REPLICA_POOL, replicaFailure } from './replica-failures.js';
 import { lagOf, parseLsn, RecentWriters, type Mark } from './replica-lag.js';
 
-/** Why a routed read ran on the primary. A fixed list: a metric carries it as a label. */
-export const FALLBACK_REASONS = ['down', 'lag', 'busy', 'recent_write', 'not_caught_up', 'conflict'] as const;
-export type FallbackReason = (typeof FALLBACK_REASONS)[number];
-
-/** What the read routing knows of the replica now (GET /metrics reads it). */
-export interface ReplicaState {
-  /** DATABASE_REPLICA_URL is set. Without it every read runs on the primary and nothing here moves. */
-  configured: boolean;
-  /** How far behind the primary the replica was at the last poll; null when not known (down, never measured, no recent poll). */
-  lagSeconds: number | null;
-  /** Routed reads may go to the replica: it answered a recent poll and was within REPLICA_MAX_LAG. */
-  usable: boolean;
-  /**
-   * Routed reads that ran on the primary since start, by reason: `down` (unreachable, not a standby, or a
-   * read it did not answer in time), `lag` (behind more than REPLICA_MAX_LAG, or no lag reading lately),
-   * `busy` (every replica connection in use: that read only), `recent_write` (the caller changed data
-   * within that time), `not_caught_up` (a stored snapshot, and the replica had not replayed what was
-   * committed before it began), `conflict` (the replica cancelled the query to replay past it).
-   */
-  fallbacks: Record<FallbackReason, number>;
-  /** The replica's connection pool. */
-  pool: { total: number; idle: number; waiting: number };
-}
-
-export interface ReadOptions {
-  /** The user the read is for: their own changes of the last REPLICA_MAX_LAG seconds must show. */
-  caller?: string;
-  /**
-   * The result is stored (a report's snapshot): the replica only once it has replayed everything the
-   * primary had committed when the read began, else the primary. Stronger than `caller`. `work` gets one
-   * replica connection, released when it resolves: nothing may read from it after (a stream).
-   */
-  caughtUp?: boolean;
-  /** A failure the replica may owe to its lag (a row not replayed yet): the read runs again on the primary. */
-  staleIf?: (error: unknown) => boolean;
-}
-
-/**
- * Where heavy reads run. Without a replica every read runs on the primary. With one, a read runs there
- * unless the replica is down or behind, the caller has just written, or (for stored snapshots) it has not
- * replayed the primary's position yet; a read that loses the replica's connection runs again on the
- * primary. Reads inside a write's transaction never come here: they take the transaction's handle.
- */
-export interface ReadRouting {
-  /** Runs `work` on the replica or the primary; `onReplica` says which (a read may check a detail on the primary). */
-  read<T>(work: (db: Db, onReplica: boolean) => Promise<T>, how?: ReadOptions): Promise<T>;
-  /** The user's change succeeded: their routed reads stay on the primary for REPLICA_MAX_LAG (and a poll). */
-  wrote(userId: string): void;
-  /**
-   * Measures the lag once, then every poll interval. Until then nothing is open and every read runs on
-   * the primary: what fails before it (the rest of start-up) leaves no connection behind.
-   */
-  start(): Promise<void>;
-  state(): ReplicaState;
-  close(): Promise<void>;
-}
-
-export interface ReplicaOptions {
-  /** How often the replica's lag is measured. */
-  pollIntervalMs?: number;
-  /** How long a stored snapshot waits for the replica to replay the primary's position before using the primary. */
-  catchUpWaitMs?: number;
-  /**
-   * Connecting to the replica, waiting for a free replica connection, and each lag query (on either
-   * server) give up after this. A lag reading older than a poll interval and this is not gone by.
-   */
-  timeoutMs?: number;
-  /** A read on the replica that has not answered after this fails, and runs again on the primary. */
-  queryTimeoutMs?: number;
-  poolSize?: number;
-  /** Recent writers remembered (read-your-writes); past it, see RecentWriters. */
-  writersKept?: number;
-  onFallback?: (reason: FallbackReason) => void;
-  log?: Pick<FastifyBaseLogger, 'warn' | 'info'>;
-}
-
-const noFallbacks = (): Record<FallbackReason, number> =>
-  Object.fromEntries(FALLBACK_REASONS.map((reason) => [reason, 0])) as Record<FallbackReason, number>;
+export {
+  FALLBACK_REASONS,
+  type FallbackReason,
+  type ReadOptions,
+  type ReadRouting,
+  type ReplicaOptions,
+  type ReplicaState,
+} from './read-routing.js';
 
 /**
  * The routing for `config`: primary only without DATABASE_REPLICA_URL; otherwise the replica's pool and
@@ -96,27 +34,18 @@ const noFallbacks = (): Record<FallbackReason, number> =>
  */
 export function createReadRouting(
   primary: Db,
-  config: Pick<Config, 'databaseReplicaUrl' | 'replicaMaxLagSeconds'>,
+  config: Pick<Config, 'databaseReplicaUrl' | 'replicaMaxLagSeconds'> &
+    Partial<Pick<Config, 'databaseTimeouts'>>,
   options: ReplicaOptions = {},
 ): ReadRouting {
   if (!config.databaseReplicaUrl) return primaryOnly(primary);
-  return new ReplicaRouting(primary, config.databaseReplicaUrl, config.replicaMaxLagSeconds, options);
-}
-
-function primaryOnly(primary: Db): ReadRouting {
-  return {
-    read: (work) => work(primary, false),
-    wrote: () => undefined,
-    start: async () => undefined,
-    state: () => ({
-      configured: false,
-      lagSeconds: null,
-      usable: false,
-      fallbacks: noFallbacks(),
-      pool: { total: 0, idle: 0, waiting: 0 },
-    }),
-    close: async () => undefined,
-  };
+  return new ReplicaRouting(
+    primary,
+    config.databaseReplicaUrl,
+    config.replicaMaxLagSeconds,
+    options,
+    config.databaseTimeouts,
+  );
 }
 
 /** `promise`, or a rejection once `ms` have passed. */
@@ -177,6 +106,7 @@ class ReplicaRouting implements ReadRouting {
     url: string,
     private readonly maxLagSeconds: number,
     private readonly options: ReplicaOptions,
+    limits?: StatementLimits,
   ) {
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.catchUpWaitMs = options.catchUpWaitMs ?? 200;
@@ -189,9 +119,12 @@ class ReplicaRouting implements ReadRouting {
         connectionString: url,
         max: this.poolSize,
         connectionTimeoutMillis: this.timeoutMs,
+        // The primary's limits: a read is cut after as long on either server.
+        ...(limits ? { statement_timeout: limits.statementMs, lock_timeout: limits.lockMs } : {}),
         // A replica that drops packets fails the reads in flight after this (and they run on the primary)
-        // rather than holding them and their connections for the kernel's minutes.
-        query_timeout: options.queryTimeoutMs ?? 30_000,
+        // rather than holding them and their connections for the kernel's minutes: just past the statement
+        // limit, by which the server would have cancelled the read itself and said so.
+        query_timeout: options.queryTimeoutMs ?? (limits ? limits.statementMs + this.timeoutMs : 30_000),
         keepAlive: true,
         keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
         application_name: 'mel read routing',
@@ -332,13 +265,29 @@ class ReplicaRouting implements ReadRouting {
       return work(this.fallBack('recent_write'), false);
     }
     try {
-      // A stopped replica's idle connections are gone: connect now, so that a read streamed after this
-      // resolves (an export) falls back here rather than failing in the middle. Free when one is idle.
-      if (this.pool.idleCount === 0 && this.pool.totalCount < this.poolSize)
-        (await this.pool.connect()).release();
+      if (how.streamed) await this.probe();
       return await work(this.replica, true);
     } catch (err) {
       return this.recover(err, work, how);
+    }
+  }
+
+  /**
+   * The replica answers a query within the timeout, on a connection the stream may then use: a stopped
+   * replica (its connections gone) or a hung one (SIGSTOP, a network that drops packets: connections open
+   * and silent) fails here, before the first byte, and the read falls back rather than breaking off.
+   */
+  private async probe(): Promise<void> {
+    const client = await this.pool.connect();
+    let failed = false;
+    try {
+      await client.query({ text: 'SELECT 1', query_timeout: this.timeoutMs } as pg.QueryConfig);
+    } catch (err) {
+      failed = true;
+      throw err;
+    } finally {
+      // A connection whose probe timed out may still be waiting for its answer: never handed on.
+      client.release(failed);
     }
   }
 

@@ -246,8 +246,8 @@ export function refusedDuplicate(message: string): (err: unknown) => never {
 }
 
 /**
- * How long a client is told to wait when the database is out of reach: a restart or a failover takes
- * seconds, and retrying sooner only adds load to a server coming back.
+ * How long a client is told to wait when the database is out of reach or busy: a restart or a failover
+ * takes seconds, and retrying sooner only adds load to a server coming back or a table still locked.
  */
 export const DATABASE_RETRY_SECONDS = 5;
 
@@ -272,6 +272,21 @@ export function registerErrorHandler(app: FastifyInstance, outage?: DatabaseOuta
     const status = err.statusCode ?? 500;
     // The client's own fault (a body it aborted: ECONNRESET 'aborted') says nothing of the database.
     const failure = status >= 400 && status < 500 ? null : databaseFailure(err);
+    if (failure?.kind === 'timeout') {
+      // A locked table or a statement past its limit (DATABASE_LOCK_TIMEOUT, DATABASE_STATEMENT_TIMEOUT):
+      // the server answers, so no outage; logged once per spell, whichever pool's statement it was.
+      outage?.timedOut(failure);
+      return reply
+        .status(503)
+        .header('retry-after', String(DATABASE_RETRY_SECONDS))
+        .send(
+          body(
+            503,
+            `The database did not answer in time, retry in ${DATABASE_RETRY_SECONDS} seconds`,
+            'database_busy',
+          ),
+        );
+    }
     if (failure) {
       // 503, not 500: load balancers and clients retry it. Logged once per outage, not per request; a
       // full pool (an overload: the server answers) apart, at most once a minute, and it is no outage.

@@ -8,16 +8,22 @@ export function parseDuration(text: string): number | null {
   return Number.isSafeInteger(seconds) && seconds > 0 ? seconds : null;
 }
 
+const UNIT_MS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  min: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
 /**
- * Parses `250ms` or any duration `parseDuration` takes (`2s`, `1m`; a bare number is seconds, as
- * everywhere else) into whole milliseconds; null when the text is not a duration.
+ * Parses a duration that may be shorter than a second into whole milliseconds: `500ms`, `10s`, `5min` (or
+ * `5m`), `1h`, `1d`, or a bare number of seconds as `parseDuration` reads it; null when it is not one.
  */
 export function parseDurationMs(text: string): number | null {
-  const match = /^(\d+)\s*ms$/.exec(text.trim());
-  if (!match) {
-    const seconds = parseDuration(text);
-    return seconds === null ? null : seconds * 1000;
-  }
-  const ms = Number(match[1]);
+  const match = /^(\d+)\s*(ms|s|min|m|h|d)?$/.exec(text.trim());
+  if (!match) return null;
+  const ms = Number(match[1]) * (UNIT_MS[match[2] ?? 's'] ?? 1000);
   return Number.isSafeInteger(ms) && ms > 0 ? ms : null;
 }

@@ -27,7 +27,9 @@ export interface TestApp {
  * rows: a copy of the migrated PGlite snapshot, or on PostgreSQL a database cloned from the migrated
  * TEST_DATABASE_URL one (its template), dropped again on close.
  */
-export async function openTestDatabase(options: Pick<DatabaseOptions, 'logger'> = {}): Promise<Database> {
+export async function openTestDatabase(
+  options: Pick<DatabaseOptions, 'logger' | 'databaseTimeouts'> = {},
+): Promise<Database> {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) {
     const snapshot = readFileSync(inject('pgliteSnapshot'));
@@ -64,7 +66,8 @@ export async function maintenanceQuery(url: string, statement: string): Promise<
 
 /**
  * The real app on a test database. `env` overrides configuration as the environment would; limits are
- * raised unless a test sets them, and Redis is used when REDIS_URL is set.
+ * raised unless a test sets them, and Redis is used when REDIS_URL is set. With DATABASE_URL in `env` (a
+ * private cluster's) that database is opened as the server opens it, migrated, and closed again on close.
  */
 export async function buildTestApp(
   env: Record<string, string> = {},
@@ -89,7 +92,7 @@ export async function buildTestApp(
     ...env,
   });
   const ownDatabase = !options.database;
-  const database = options.database ?? (await openTestDatabase());
+  const database = options.database ?? (await openConfigured(config));
   const app = await buildApp(config, {
     worker: { pollIntervalMs: 50, retryBaseMs: 100 },
     // Off unless a test turns them on: they run on their own timers and would act in the middle of others.
@@ -109,6 +112,14 @@ export async function buildTestApp(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The database `config` names (migrated), else one of the test file's own; with the configured timeouts. */
+async function openConfigured(config: Config): Promise<Database> {
+  if (!config.databaseUrl) return openTestDatabase({ databaseTimeouts: config.databaseTimeouts });
+  const database = openDatabase({ ...config, poolSize: 5 });
+  await database.migrate();
+  return database;
 }
 
 export interface MailTestApp extends TestApp {

@@ -228,7 +228,8 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     async (request, reply) => {
       const member = memberOf(request);
       // The rows from the read replica (read-your-writes aside, and personal answers in clear: see the
-      // service); the form, the access check and the audit entry on the primary.
+      // service); the form, the access check and the audit entry on the primary. Streamed: the replica is
+      // probed and the first slice read before the answer starts, so a silent replica falls back in time.
       const { fileName, csv } = await ctx.replica.read(
         (reads) =>
           formService.submissionsCsv(
@@ -238,7 +239,7 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
             request.query,
             reads,
           ),
-        { caller: member.userId },
+        { caller: member.userId, streamed: true },
       );
       return reply
         .header('content-type', 'text/csv; charset=utf-8')

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
+import { withStatementTimeout } from '../../db/long-statements.js';
 import type { Member } from '../../http/access.js';
 import { badRequest, hasDependents, invalidTransition, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
@@ -85,7 +86,7 @@ const translateConstraint = (err: unknown): never => {
 export class FormService {
   constructor(
     private readonly db: Db,
-    private readonly config: Pick<Config, 'appUrl' | 'baseUrl'>,
+    private readonly config: Pick<Config, 'appUrl' | 'baseUrl' | 'databaseTimeouts'>,
     private readonly storage: FileStorage,
     private readonly log: FastifyBaseLogger,
   ) {}
@@ -132,8 +133,10 @@ export class FormService {
       if (report?.projectId !== form.projectId) throw notFound('Indicator report');
     }
     const personal = personalAnswersFor(form.fields, member.role);
+    // Once the 200 is sent a statement cut by its limit cuts the answer: the exports' limit, not a request's.
+    const exported = (db: Db) => withStatementTimeout(db, this.config.databaseTimeouts.exportStatementMs);
     const count = personal.inClear
-      ? await countHoldingPersonal(this.db, member.orgId, id, personal.keys.length > 0, filter)
+      ? await countHoldingPersonal(exported(this.db), member.orgId, id, personal.keys.length > 0, filter)
       : 0;
     await recordPersonalRead(this.db, source, {
       action: 'export',
@@ -147,7 +150,13 @@ export class FormService {
     const shown = count > 0 ? personal : { ...personal, inClear: false };
     return {
       fileName: `${form.title}.csv`,
-      csv: submissionsCsv(shown.inClear ? this.db : reads, form, this.config.baseUrl, shown, filter),
+      csv: await submissionsCsv(
+        exported(shown.inClear ? this.db : reads),
+        form,
+        this.config.baseUrl,
+        shown,
+        filter,
+      ),
     };
   }
 

@@ -1,6 +1,7 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import type { Db } from '../../db/client.js';
+import { readAhead } from '../../lib/read-ahead.js';
 import type { FormField, Location } from './form-fields.js';
 import {
   readableAnswers,
@@ -150,7 +151,8 @@ async function* chunks(
   personal: PersonalAnswers,
   filter: SubmissionFilter,
 ): AsyncGenerator<string> {
-  yield stringify(
+  // The header row goes out with the first rows, so that the first piece holds the first read.
+  let header = stringify(
     [['id', 'submittedAt', 'counted', 'location', ...form.fields.map((field) => field.key)]],
     CSV_OPTIONS,
   );
@@ -164,7 +166,10 @@ async function* chunks(
       filter,
       after,
     );
-    yield* slice.chunks;
+    const [first = '', ...rest] = slice.chunks;
+    yield header + first;
+    header = '';
+    yield* rest;
     after = slice.last;
   } while (after);
 }
@@ -173,7 +178,9 @@ async function* chunks(
  * The form's submissions (those the filter takes) as CSV (RFC 4180, UTF-8), streamed: one row per submission, one column per
  * field by key, multi-select answers joined with "; ", locations as `lat,lng`, files as download URLs.
  * Text cells are quoted and guarded (`inert`); numbers and booleans are bare; no answer is an empty field,
- * and so is a personal answer or a position the reader may not get.
+ * and so is a personal answer or a position the reader may not get. Resolves once the first slice is
+ * read: a read that fails (a replica that hangs) fails here, before anything is sent, and may run again
+ * elsewhere.
  */
 export function submissionsCsv(
   db: Db,
@@ -181,8 +188,8 @@ export function submissionsCsv(
   baseUrl: string,
   personal: PersonalAnswers,
   filter: SubmissionFilter = {},
-): Readable {
+): Promise<Readable> {
   // One slice ahead at most: the slice being sent, and the one PostgreSQL is reading.
   // One chunk ahead at most: the export's memory stays flat however slowly the client reads.
-  return Readable.from(chunks(db, form, baseUrl, personal, filter), { highWaterMark: 1 });
+  return readAhead(chunks(db, form, baseUrl, personal, filter));
 }

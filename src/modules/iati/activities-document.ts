@@ -81,8 +81,9 @@ async function batchData(db: Db, orgId: string, batch: Project[], formulas: Form
 
 /**
  * The `iati-activities` document (version 2.03) of the organization's projects by code, or of the one
- * project, as text pieces: the document's start, one `iati-activity` per project, its end. A batch of
- * projects is read only when the previous one has been taken, so a slow reader holds no more.
+ * project, as text pieces: one `iati-activity` per project (the first after the document's start), then
+ * its end. A batch of projects is read only when the previous one has been taken, so a slow reader holds
+ * no more.
  */
 export async function* activitiesDocument(
   db: Db,
@@ -90,10 +91,10 @@ export async function* activitiesDocument(
   publisher: Publisher,
   options: { projectId?: string; now: Date },
 ): AsyncGenerator<string> {
-  yield (
+  // With the first activity (or the end), so that the first piece holds the first reads.
+  let start =
     XML_DECLARATION +
-    startTag('iati-activities', { version: IATI_VERSION, 'generated-datetime': options.now.toISOString() })
-  );
+    startTag('iati-activities', { version: IATI_VERSION, 'generated-datetime': options.now.toISOString() });
   const today = options.now.toISOString().slice(0, 10);
   const formulas = await formulaBasics(db, orgId);
   let afterCode: string | null = null;
@@ -125,10 +126,11 @@ export async function* activitiesDocument(
         },
         today,
       );
-      yield `\n${activity.xml}`;
+      yield `${start}\n${activity.xml}`;
+      start = '';
     }
     if (batch.length < PROJECT_BATCH) break;
     afterCode = batch.at(-1)!.code;
   }
-  yield `\n${endTag('iati-activities')}\n`;
+  yield `${start}\n${endTag('iati-activities')}\n`;
 }

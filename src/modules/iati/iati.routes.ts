@@ -35,7 +35,7 @@ const DESCRIPTION = [
     'inputs’ approved values of that period; it has no target.',
 ].join('\n\n');
 
-export const iatiRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, { db, replica }) => {
+export const iatiRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, { db, replica, config }) => {
   app.get(
     '/orgs/:orgId/iati/activities.xml',
     {
@@ -60,7 +60,9 @@ export const iatiRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, { d
     async (request, reply) => {
       const member = memberOf(request);
       // On the read replica (read-your-writes aside), the project's access check on the primary.
-      const document = await iatiActivities(db, replica, member, request.query.projectId);
+      const document = await iatiActivities(db, replica, member, request.query.projectId, {
+        exportStatementMs: config.databaseTimeouts.exportStatementMs,
+      });
       return reply.type('application/xml; charset=utf-8').send(document);
     },
   );

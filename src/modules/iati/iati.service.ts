@@ -1,7 +1,9 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { Db } from '../../db/client.js';
+import { withStatementTimeout } from '../../db/long-statements.js';
 import type { ReadRouting } from '../../db/replica.js';
 import type { Member } from '../../http/access.js';
+import { readAhead } from '../../lib/read-ahead.js';
 import { conflict, notFound } from '../../http/errors.js';
 import { requireProject } from '../projects/project-scope.js';
 import { projectExists } from '../projects/projects.repo.js';
@@ -40,16 +42,23 @@ export async function iatiActivities(
   reads: ReadRouting,
   member: Member,
   projectId: string | undefined,
-  now = new Date(),
+  options: { exportStatementMs: number; now?: Date },
 ): Promise<Readable> {
   if (projectId !== undefined) await requireProject(db, member, projectId);
+  const now = options.now ?? new Date();
   return reads.read(
     async (source, onReplica) => {
       if (projectId !== undefined && onReplica && !(await projectExists(source, member.orgId, projectId)))
         throw new NotReplayed();
-      return activitiesOf(source, member.orgId, projectId, now);
+      // Once the 200 is sent a statement cut by its limit cuts the document: the exports' limit.
+      return activitiesOf(
+        withStatementTimeout(source, options.exportStatementMs),
+        member.orgId,
+        projectId,
+        now,
+      );
     },
-    { caller: member.userId, staleIf: (error) => error instanceof NotReplayed },
+    { caller: member.userId, staleIf: (error) => error instanceof NotReplayed, streamed: true },
   );
 }
 
@@ -71,5 +80,6 @@ async function activitiesOf(db: Db, orgId: string, projectId: string | undefined
     { ref: publisher.ref, type: publisher.type, name: publisher.name },
     { projectId, now },
   );
-  return Readable.from(document, { objectMode: false });
+  // Its first piece read here: a replica that fails it falls back before the first byte is sent.
+  return readAhead(document);
 }

@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, or, sql } from 'drizzle-orm';
 import { rowsOf, type Db } from '../../db/client.js';
 import { outboxEmails } from './mail.tables.js';
 
@@ -59,6 +59,25 @@ export async function renewClaim(db: Db, claim: Claim, leaseMs: number): Promise
     .where(and(stillClaimed(claim), sql`${outboxEmails.claimedUntil} > now()`))
     .returning({ id: outboxEmails.id });
   return rows.length > 0;
+}
+
+/**
+ * Extends the leases of the claims this worker still holds, in one statement, however long their sends
+ * take (the worker's heartbeat, ClaimKeeper); returns those it extended.
+ */
+export async function renewClaims<C extends Claim>(
+  db: Db,
+  claims: readonly C[],
+  leaseMs: number,
+): Promise<C[]> {
+  if (claims.length === 0) return [];
+  const rows = await db
+    .update(outboxEmails)
+    .set({ claimedUntil: sql`now() + ${`${leaseMs} milliseconds`}::interval` })
+    .where(and(or(...claims.map(stillClaimed)), sql`${outboxEmails.claimedUntil} > now()`))
+    .returning({ id: outboxEmails.id, attempts: outboxEmails.attempts });
+  const renewed = new Set(rows.map((row) => `${row.id}/${row.attempts}`));
+  return claims.filter((claim) => renewed.has(`${claim.id}/${claim.attempts}`));
 }
 
 export async function markSent(db: Db, claim: Claim): Promise<void> {

@@ -39,7 +39,7 @@ export function createMailTransport(
   });
 
   if (config.smtpUrl) {
-    // Timeouts well under the outbox lease (5 minutes), so a hung server cannot outlive a claim.
+    // A hung server holds a message at most this long (its claim is renewed meanwhile), then it is retried.
     const url = config.smtpUrl;
     const smtp = onFirstSend((mailer) =>
       mailer.createTransport({

@@ -143,18 +143,44 @@ describe('outbox delivery across workers', () => {
     expect(await rowFor(live)).toMatchObject({ status: 'pending', attempts: 1, sentAt: null });
   });
 
-  it('does not send a message whose claim ran out while earlier sends of its batch took long', async () => {
+  it('renews the claims of its batch while an earlier send takes long, and sends each once', async () => {
     const [slow, late] = [uniqueEmail('slow'), uniqueEmail('late')];
     await queueEmail(db, { recipient: slow, subject: 'Slow', body: 'x' });
     await queueEmail(db, { recipient: late, subject: 'Late', body: 'y' });
     const sent: string[] = [];
-    // A 300 ms lease and a first send that outlasts it: by the time the second message's turn comes,
-    // its claim has expired and it is left for the next claim instead of being sent twice.
+    // A 300 ms lease and a first send that takes two: the second message's claim is kept meanwhile.
     const worker = new OutboxWorker(
       db,
       async (email) => {
         sent.push(email.recipient);
         if (email.recipient === slow) await sleep(600);
+      },
+      log,
+      { ...fast, leaseMs: 300, batchSize: 2 },
+    );
+    expect(await worker.deliverDue()).toBe(2);
+    expect(sent.filter((r) => r === slow || r === late)).toEqual([slow, late]);
+    expect(await rowFor(slow)).toMatchObject({ status: 'sent', attempts: 1 });
+    expect(await rowFor(late)).toMatchObject({ status: 'sent', attempts: 1 });
+  });
+
+  it('does not send a message whose claim was lost while earlier sends of its batch took long', async () => {
+    const [slow, late] = [uniqueEmail('slow'), uniqueEmail('late')];
+    await queueEmail(db, { recipient: slow, subject: 'Slow', body: 'x' });
+    await queueEmail(db, { recipient: late, subject: 'Late', body: 'y' });
+    const sent: string[] = [];
+    // While the first send runs, the second message's claim runs out (as when renewals cannot reach the
+    // database): it is left for the next claim instead of being sent twice.
+    const worker = new OutboxWorker(
+      db,
+      async (email) => {
+        sent.push(email.recipient);
+        if (email.recipient !== slow) return;
+        await db
+          .update(outboxEmails)
+          .set({ claimedUntil: sql`now() - interval '1 second'` })
+          .where(eq(outboxEmails.recipient, late));
+        await sleep(600);
       },
       log,
       { ...fast, leaseMs: 300, batchSize: 2 },

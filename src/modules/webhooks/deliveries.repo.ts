@@ -1,4 +1,4 @@
-import { and, asc, eq, exists, gt, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, exists, gt, lte, or, sql } from 'drizzle-orm';
 import { rowsOf, type Db } from '../../db/client.js';
 import { users } from '../auth/auth.tables.js';
 import { orgMembers, organizations } from '../orgs/orgs.tables.js';
@@ -129,6 +129,33 @@ export async function renewDeliveryClaim(
     .where(and(stillClaimed(claim), gt(webhookDeliveries.claimedUntil, now), exists(activeEndpoint)))
     .returning({ id: webhookDeliveries.id });
   return rows.length > 0;
+}
+
+/**
+ * Extends the leases of the claims this worker still holds, in one statement, however long their
+ * deliveries take (the worker's heartbeat, ClaimKeeper); returns those it extended. A claim whose lease ran
+ * out or that another worker took since is not renewed: it is lost.
+ */
+export async function renewDeliveryClaims(
+  db: Db,
+  claims: readonly DeliveryClaim[],
+  now: Date,
+  leaseMs: number,
+): Promise<DeliveryClaim[]> {
+  if (claims.length === 0) return [];
+  const rows = await db
+    .update(webhookDeliveries)
+    .set({ claimedUntil: leaseEnd(now, leaseMs) })
+    .where(
+      and(
+        or(...claims.map(stillClaimed)),
+        // A lease that ran out may be another worker's already: lost, even if nobody took it yet.
+        gt(webhookDeliveries.claimedUntil, now),
+      ),
+    )
+    .returning({ id: webhookDeliveries.id, attempts: webhookDeliveries.attempts });
+  const renewed = new Set(rows.map((row) => `${row.id}/${row.attempts}`));
+  return claims.filter((claim) => renewed.has(`${claim.id}/${claim.attempts}`));
 }
 
 /** The endpoint and event of a claimed delivery, read after its renewal so a rotated secret is seen. */

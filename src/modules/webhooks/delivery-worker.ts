@@ -4,6 +4,7 @@ import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import { isDatabaseUnavailable } from '../../db/outage.js';
+import { ClaimKeeper } from '../../lib/claim-keeper.js';
 import { PollLoop } from '../../lib/poll-loop.js';
 import { queueEmail } from '../mail/mail.service.js';
 import {
@@ -15,10 +16,11 @@ import {
   recordDelivered,
   recordFailedAttempt,
   renewDeliveryClaim,
+  renewDeliveryClaims,
   type AttemptRecord,
   type DeliveryClaim,
 } from './deliveries.repo.js';
-import { safePost, systemResolve, type Resolve } from './safe-request.js';
+import { ABANDONED, safePost, systemResolve, type Resolve } from './safe-request.js';
 import { signedHeaders, signingSecrets } from './secrets.js';
 import { failEndpointDeliveries } from './webhooks.repo.js';
 
@@ -29,6 +31,7 @@ export interface WebhookWorkerOptions {
   batchSize?: number;
   /** Deliveries of a batch in flight at once, so one slow receiver does not hold up the others. */
   concurrency?: number;
+  /** A claim's lease, renewed five times a lease while it is held (ClaimKeeper). */
   leaseMs?: number;
   /** One attempt's limit, connecting to the last byte of the answer (10 s). */
   timeoutMs?: number;
@@ -54,6 +57,7 @@ const USER_AGENT = 'mel-webhooks/1';
 export class WebhookWorker {
   private readonly settings: Required<WebhookWorkerOptions>;
   private readonly loop: PollLoop;
+  private readonly claims: ClaimKeeper<DeliveryClaim>;
 
   constructor(
     readonly db: Db,
@@ -64,12 +68,12 @@ export class WebhookWorker {
   ) {
     this.settings = {
       pollIntervalMs: 1000,
-      // Two rounds of `concurrency` attempts of at most 10 s each: the last is sent well within its lease.
+      // Two rounds of `concurrency` attempts of at most 10 s each; the claims waiting meanwhile are renewed.
       batchSize: 8,
       concurrency: 4,
-      // Renewed just before each send, so it covers one attempt (10 s) with room; after a crash, what the
-      // dead worker held is taken over within it.
-      leaseMs: 30 * 1000,
+      // Renewed every second while the worker holds the claim, however long the attempt: after a crash,
+      // what the dead worker held is taken over within 5 s (30 s before issue 36).
+      leaseMs: 5 * 1000,
       timeoutMs: 10_000,
       retryBaseMs: 5000,
       retryForMs: 3 * DAY_MS,
@@ -86,6 +90,14 @@ export class WebhookWorker {
       // One line per database outage, not one per poll.
       lastingFailure: (err) => (isDatabaseUnavailable(err) ? 'database unavailable' : null),
     });
+    this.claims = new ClaimKeeper(
+      (claims) => renewDeliveryClaims(this.db, claims, this.clock.now(), this.settings.leaseMs),
+      this.settings.leaseMs,
+      // An outage is the poll's to log, once.
+      (err) => {
+        if (!isDatabaseUnavailable(err)) this.log.error({ err }, 'webhook claims not renewed');
+      },
+    );
   }
 
   start(): void {
@@ -93,8 +105,9 @@ export class WebhookWorker {
   }
 
   /** Waits for the batch in hand, then stops polling. */
-  stop(): Promise<void> {
-    return this.loop.stop();
+  async stop(): Promise<void> {
+    await this.loop.stop();
+    this.claims.stop();
   }
 
   /** Delivers soon instead of at the next poll: called after a commit that queued deliveries. */
@@ -105,23 +118,29 @@ export class WebhookWorker {
   /** Delivers what is due now; returns how many deliveries it handled. */
   async deliverDue(): Promise<number> {
     const { batchSize, leaseMs, concurrency } = this.settings;
+    const since = this.claims.now();
     const batch = await claimDueDeliveries(this.db, this.clock.now(), batchSize, leaseMs);
+    this.claims.hold(batch, since);
     const limit = pLimit(concurrency);
     await Promise.all(
       batch.map((claim) =>
         limit(() =>
-          this.deliver(claim).catch((err: unknown) =>
-            // Left claimed: another attempt follows when the lease runs out.
-            this.log.error({ err, deliveryId: claim.id }, 'webhook delivery broke off'),
-          ),
+          this.deliver(claim, this.claims.signal(claim))
+            .catch((err: unknown) =>
+              // Left claimed: another attempt follows when the lease runs out.
+              this.log.error({ err, deliveryId: claim.id }, 'webhook delivery broke off'),
+            )
+            .finally(() => this.claims.release(claim)),
         ),
       ),
     );
     return batch.length;
   }
 
-  private async deliver(claim: DeliveryClaim): Promise<void> {
-    // Earlier sends of the batch may have taken long: send only while this worker still holds the claim.
+  /** `lost` aborts once the claim is lost or could not be renewed: nothing more is sent or recorded. */
+  private async deliver(claim: DeliveryClaim, lost: AbortSignal): Promise<void> {
+    // Still held, and the endpoint still active (it may have been turned off while the batch waited).
+    if (lost.aborted) return;
     if (!(await renewDeliveryClaim(this.db, claim, this.clock.now(), this.settings.leaseMs))) return;
     const target = await findDeliveryTarget(this.db, claim);
     if (!target) return;
@@ -150,6 +169,7 @@ export class WebhookWorker {
               allowPrivate: this.config.webhookAllowPrivate,
               resolve: this.settings.resolve,
               timeoutMs: this.settings.timeoutMs,
+              signal: lost,
             },
           )
         : {
@@ -161,6 +181,11 @@ export class WebhookWorker {
     const attempt: AttemptRecord = { at, ...outcome };
     // The host and the outcome only: a URL's path and query may carry the receiver's own token.
     const about = { deliveryId: claim.id, endpointId: claim.endpointId, host: hostOf(target.url) };
+    if (outcome.error === ABANDONED) {
+      // Another worker may hold it now, or will once the lease runs out: its attempt counts, not this one.
+      this.log.warn(about, 'webhook delivery given up: its claim could not be kept');
+      return;
+    }
     if (outcome.error === null) {
       // A failure to record the success must not count as a failed attempt (that would send it again).
       await transaction(this.db, (tx) => recordDelivered(tx, claim, attempt)).catch((err: unknown) =>

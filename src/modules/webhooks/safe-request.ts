@@ -52,7 +52,12 @@ export interface SafePostOptions {
   timeoutMs: number;
   /** Certificates trusted besides the system's (tests, with a receiver of their own). */
   ca?: string;
+  /** Gives the attempt up (error `ABANDONED`), as its deadline does: the worker lost its claim. */
+  signal?: AbortSignal;
 }
+
+/** The error of an attempt given up through its signal before an answer came. */
+export const ABANDONED = 'abandoned';
 
 export interface PostOutcome {
   /** Null when no answer came (refused, connection error, timeout before the status line). */
@@ -117,6 +122,7 @@ const words = (range: string) => range.replace(/[A-Z]/g, (c) => ` ${c.toLowerCas
 
 class Refused extends Error {}
 class TimedOut extends Error {}
+class Abandoned extends Error {}
 
 /**
  * POSTs to a URL chosen by a tenant without letting it reach the service's own network: the host is
@@ -133,8 +139,12 @@ export async function safePost(
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   let timer: NodeJS.Timeout | undefined;
+  let abandon: (() => void) | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new TimedOut()), options.timeoutMs);
+    abandon = () => reject(new Abandoned());
+    if (options.signal?.aborted) abandon();
+    else options.signal?.addEventListener('abort', abandon, { once: true });
   });
   const lookups = new AbortController();
   void deadline.catch(() => lookups.abort());
@@ -151,7 +161,7 @@ export async function safePost(
     };
   } catch (err) {
     // A 2xx whose body was still coming at the deadline was received: it must not be sent again.
-    if (err instanceof TimedOut && ok(answered.statusCode)) {
+    if ((err instanceof TimedOut || err instanceof Abandoned) && ok(answered.statusCode)) {
       return {
         statusCode: answered.statusCode,
         response: textOf(answered.chunks),
@@ -162,6 +172,7 @@ export async function safePost(
     return { statusCode: answered.statusCode, response: null, error: reasonOf(err), durationMs: elapsed() };
   } finally {
     clearTimeout(timer);
+    if (abandon) options.signal?.removeEventListener('abort', abandon);
   }
 }
 
@@ -178,6 +189,7 @@ function textOf(chunks: Buffer[]): string {
 
 function reasonOf(err: unknown): string {
   if (err instanceof TimedOut) return 'timeout';
+  if (err instanceof Abandoned) return ABANDONED;
   if (err instanceof Refused) return err.message;
   const code = (err as NodeJS.ErrnoException | null)?.code;
   if (code) return code;
