@@ -21,6 +21,7 @@ import { registerAccess, type Access } from './http/access.js';
 import { registerCacheControl } from './http/caching.js';
 import { registerCompression } from './http/compression.js';
 import { registerConditionalRequests } from './http/conditional.js';
+import { outsideCommitMarks } from './db/commit-marks.js';
 import { registerIdempotency, takeOverSecondsFor } from './http/idempotency.js';
 import { clientError, frameworkError, registerErrorHandler } from './http/errors.js';
 import { registerLocations } from './http/location.js';
@@ -303,8 +304,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // Attachments and form submissions' files (the modules above projects that keep files).
     storedFileKeys: [storageKeysUnder, submissionFileKeys],
     fileQuota: new FileQuota(config.fileQuotas, [attachmentBytes, submissionFileBytes]),
-    mailQueued: () => worker.wake(),
-    webhooksQueued: () => webhooks.wake(),
+    // Woken from inside requests: their timers must not carry a keyed request's commit mark.
+    mailQueued: outsideCommitMarks(() => worker.wake()),
+    webhooksQueued: outsideCommitMarks(() => webhooks.wake()),
     clock,
     replica,
   };

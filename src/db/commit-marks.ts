@@ -14,6 +14,11 @@ export interface CommitMark {
   mark(tx: Db): Promise<void>;
   /** Set once one of those transactions committed. */
   committed: boolean;
+  /**
+   * Cleared once the request's answer is on its way: a timer or a worker woken from inside the request
+   * keeps its async context, and must never write the mark of a request long answered.
+   */
+  active: boolean;
 }
 
 const marks = new AsyncLocalStorage<CommitMark | null>();
@@ -24,7 +29,19 @@ export function withCommitMark<T>(mark: CommitMark, work: () => T): T {
 }
 
 /** The mark of the running request, if it has one; null inside a transaction that already carries it. */
-export const currentCommitMark = (): CommitMark | null => marks.getStore() ?? null;
+export function currentCommitMark(): CommitMark | null {
+  const mark = marks.getStore();
+  return mark?.active ? mark : null;
+}
+
+/**
+ * `work` bound to run outside any request's mark, wherever it is called from: what a request wakes (the
+ * outbox and webhook workers) schedules its timers in the context of the call, and would carry the mark.
+ */
+export const outsideCommitMarks =
+  <A extends unknown[], R>(work: (...args: A) => R) =>
+  (...args: A): R =>
+    marks.run(null, () => work(...args));
 
 /** Runs `work` where no mark applies: the transaction that carries one, and what it nests. */
 export const withoutCommitMark = <T>(work: () => T): T => marks.run(null, work);

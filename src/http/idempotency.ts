@@ -156,6 +156,7 @@ export function registerIdempotency(
         const { claimId } = claim;
         const commit: CommitMark = {
           committed: false,
+          active: true,
           async mark(tx) {
             if (!(await keys.mark(tx, keyed, claimId))) {
               throw idempotencyInProgress(IDEMPOTENCY_KEY_RUNNING, { 'retry-after': '1' });
@@ -191,6 +192,7 @@ export function registerIdempotency(
     const claim = held.get(request);
     if (!claim) return payload;
     held.delete(request);
+    claim.commit.active = false;
     const { committed } = claim.commit;
     const answer = keptAnswer(reply, payload, claim, committed);
     const record = () => keys.complete(db, claim.request, claim.claimId, answer!, times.keepSeconds);
