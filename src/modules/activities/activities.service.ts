@@ -57,17 +57,19 @@ export class ActivityService {
     const problem = dateOrderProblem({ startDate: input.startDate, endDate: input.endDate });
     if (problem) throw badRequest(problem);
     if (input.outputId) await this.checkOutput(member.orgId, projectId, input.outputId);
-    const id = await insertActivity(this.db, member.orgId, {
-      projectId,
-      outputId: input.outputId ?? null,
-      title: input.title.trim(),
-      description: optionalText(input.description) ?? null,
-      startDate: input.startDate,
-      endDate: input.endDate,
-      location: optionalText(input.location) ?? null,
-      facilitator: optionalText(input.facilitator) ?? null,
-      status: input.status ?? 'planned',
-    }).catch(translateConstraint);
+    const id = await transaction(this.db, (tx) =>
+      insertActivity(tx, member.orgId, {
+        projectId,
+        outputId: input.outputId ?? null,
+        title: input.title.trim(),
+        description: optionalText(input.description) ?? null,
+        startDate: input.startDate,
+        endDate: input.endDate,
+        location: optionalText(input.location) ?? null,
+        facilitator: optionalText(input.facilitator) ?? null,
+        status: input.status ?? 'planned',
+      }),
+    ).catch(translateConstraint);
     return this.get(member, id);
   }
 

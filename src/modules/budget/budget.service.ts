@@ -1,4 +1,4 @@
-import type { Db } from '../../db/client.js';
+import { transaction, type Db } from '../../db/client.js';
 import { optionalText } from '../../lib/text.js';
 import type { Member } from '../../http/access.js';
 import { badRequest, notFound, pgErrorCode } from '../../http/errors.js';
@@ -36,12 +36,14 @@ export class BudgetLineService {
   async create(member: Member, projectId: string, input: BudgetLineInput & { category: string }) {
     checkAmounts(input);
     await requireProject(this.db, member, projectId);
-    const id = await insertLine(this.db, member.orgId, projectId, {
-      category: input.category.trim(),
-      description: optionalText(input.description) ?? null,
-      plannedAmount: input.plannedAmount ?? 0,
-      actualAmount: input.actualAmount ?? 0,
-    }).catch((err: unknown) => {
+    const id = await transaction(this.db, (tx) =>
+      insertLine(tx, member.orgId, projectId, {
+        category: input.category.trim(),
+        description: optionalText(input.description) ?? null,
+        plannedAmount: input.plannedAmount ?? 0,
+        actualAmount: input.actualAmount ?? 0,
+      }),
+    ).catch((err: unknown) => {
       // The project was deleted between the check and the insert.
       throw pgErrorCode(err).code === '23503' ? notFound('Project') : err;
     });

@@ -30,13 +30,15 @@ export class ProjectIndicatorService {
     await requireProject(this.db, member, projectId);
     if (!(await findIndicator(this.db, member.orgId, input.indicatorId))) throw notFound('Indicator');
     const { indicatorId, ...values } = input;
-    await insertLink(this.db, member.orgId, projectId, indicatorId, values).catch((err: unknown) => {
-      const { code } = pgErrorCode(err);
-      if (code === '23505') throw duplicate('Indicator is already linked to the project');
-      // The project or the indicator was deleted meanwhile.
-      if (code === '23503') throw notFound('Indicator');
-      throw err;
-    });
+    await transaction(this.db, (tx) => insertLink(tx, member.orgId, projectId, indicatorId, values)).catch(
+      (err: unknown) => {
+        const { code } = pgErrorCode(err);
+        if (code === '23505') throw duplicate('Indicator is already linked to the project');
+        // The project or the indicator was deleted meanwhile.
+        if (code === '23503') throw notFound('Indicator');
+        throw err;
+      },
+    );
     return this.get(member, projectId, indicatorId);
   }
 

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/client.js';
+import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { duplicate, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
@@ -31,12 +31,12 @@ export class ProjectMemberService {
   async assign(member: Member, projectId: string, userId: string) {
     await this.project(member, projectId);
     if (!(await findMember(this.db, member.orgId, userId))) throw notFound('Member');
-    const inserted = await insertAssignment(this.db, member.orgId, projectId, userId).catch(
-      (err: unknown) => {
-        // The member (or the project) was removed between the check and the insert.
-        throw pgErrorCode(err).code === '23503' ? notFound('Member') : err;
-      },
-    );
+    const inserted = await transaction(this.db, (tx) =>
+      insertAssignment(tx, member.orgId, projectId, userId),
+    ).catch((err: unknown) => {
+      // The member (or the project) was removed between the check and the insert.
+      throw pgErrorCode(err).code === '23503' ? notFound('Member') : err;
+    });
     if (!inserted) {
       throw duplicate('This member is already assigned to the project');
     }

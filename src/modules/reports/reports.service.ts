@@ -213,16 +213,18 @@ export class ReportService {
   ) {
     const { range, content } = await this.assemble(member.orgId, projectId, selection);
     try {
-      const row = await insertReport(this.db, member.orgId, {
-        projectId,
-        title: title.trim(),
-        reportType: reportType as ReportRow['reportType'],
-        ...range,
-        selectedPeriodIds: 'periodIds' in selection ? selection.periodIds : null,
-        narratives: EMPTY_NARRATIVES,
-        content,
-        createdBy: member.userId,
-      });
+      const row = await transaction(this.db, (tx) =>
+        insertReport(tx, member.orgId, {
+          projectId,
+          title: title.trim(),
+          reportType: reportType as ReportRow['reportType'],
+          ...range,
+          selectedPeriodIds: 'periodIds' in selection ? selection.periodIds : null,
+          narratives: EMPTY_NARRATIVES,
+          content,
+          createdBy: member.userId,
+        }),
+      );
       return this.view(row);
     } catch (err) {
       // The project went away while the report was assembled.

@@ -192,12 +192,8 @@ export class WebhookService {
     const secret = newSigningSecret();
     const now = this.clock.now();
     const sealed = sealSecret(this.settings.piiKeyring, secret);
-    const row = await rotateEndpointSecret(
-      this.db,
-      orgId,
-      id,
-      sealed,
-      new Date(now.getTime() + ROTATION_OVERLAP_MS),
+    const row = await transaction(this.db, (tx) =>
+      rotateEndpointSecret(tx, orgId, id, sealed, new Date(now.getTime() + ROTATION_OVERLAP_MS)),
     );
     if (!row) throw notFound(ENDPOINT);
     return { ...present(row, now), secret };
