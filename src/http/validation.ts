@@ -213,15 +213,20 @@ interface KeyLimits {
   max: number;
   over: number;
   properties: Record<string, KeyLimits>;
+  /** An array's maxItems: a longer one is refused before Ajv visits each item. */
+  maxItems?: number;
 }
 
 function keyLimits(schema: unknown): KeyLimits | undefined {
   if (typeof schema !== 'object' || schema === null) return undefined;
   const node = schema as {
     maxProperties?: number;
+    maxItems?: number;
     properties?: Record<string, unknown>;
     additionalProperties?: unknown;
   };
+  if (node.maxItems !== undefined)
+    return { max: node.maxItems, over: node.maxItems, properties: {}, maxItems: node.maxItems };
   const declared = Object.keys(node.properties ?? {}).length;
   const limit =
     node.maxProperties !== undefined
@@ -239,11 +244,20 @@ function keyLimits(schema: unknown): KeyLimits | undefined {
 }
 
 /** The first object (by JSON Pointer) with more keys than its limit, counted before anything else is checked. */
-function overLimit(data: unknown, limits: KeyLimits, at: string): { at: string; max: number } | null {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return null;
+function overLimit(
+  data: unknown,
+  limits: KeyLimits,
+  at: string,
+): { at: string; max: number; keyword: 'maxProperties' | 'maxItems' } | null {
+  if (Array.isArray(data)) {
+    const max = limits.maxItems;
+    return max !== undefined && data.length > max ? { at, max, keyword: 'maxItems' } : null;
+  }
+  if (typeof data !== 'object' || data === null) return null;
   let keys = 0;
   for (const name in data) {
-    if (Object.hasOwn(data, name) && ++keys > limits.over) return { at, max: limits.max };
+    if (Object.hasOwn(data, name) && ++keys > limits.over)
+      return { at, max: limits.max, keyword: 'maxProperties' };
   }
   for (const [name, sub] of Object.entries(limits.properties)) {
     const child = Object.hasOwn(data, name) ? (data as Record<string, unknown>)[name] : undefined;
@@ -264,11 +278,11 @@ function bounded(validate: ValidateFunction, limits: KeyLimits | undefined): Val
     if (over) {
       check.errors = [
         {
-          keyword: 'maxProperties',
+          keyword: over.keyword,
           instancePath: over.at,
           schemaPath: '',
           params: { limit: over.max },
-          message: `must NOT have more than ${over.max} properties`,
+          message: `must NOT have more than ${over.max} ${over.keyword === 'maxItems' ? 'items' : 'properties'}`,
         },
       ];
       return false;

@@ -103,6 +103,17 @@ describe('the public submission', () => {
     expect(body.message).toEqual(['body must have at most 2 properties', 'answers.source is required']);
   });
 
+  it('a location of 110,000 unknown keys: a small 400, the keys not each named', async () => {
+    const body = expectSmall400(
+      await send(
+        'POST',
+        submitUrl(token),
+        bloated({ answers: { name: 'A', source: 'well' }, location: {} }, 'location'),
+      ),
+    );
+    expect(body.message.length).toBeLessThanOrEqual(MAX_PROBLEMS + 1);
+  });
+
   it('the multipart data part with 110,000 unknown answers: a small 400', async () => {
     const data = JSON.stringify(bloated({ answers: {} }, 'answers'));
     const { body, headers } = multipart([{ name: 'data', value: data }]);
@@ -139,6 +150,22 @@ describe('many problems within the key limits', () => {
     expect(last).toMatchObject({ in: 'body', path: '', rule: 'maxProblems' });
     expect(last.message).toMatch(/^and \d+ more problems$/);
     expect(Number(/\d+/.exec(last.message)![0])).toBeGreaterThan(100);
+  });
+});
+
+describe('an array longer than its maxItems', () => {
+  it('is refused with one problem before each item is checked', async () => {
+    const project = await createProject(t.database.db, team.org.id);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: formsUrl(team.org.id),
+      headers: { authorization: `Bearer ${team.admin.token}` },
+      payload: { title: 'Long', projectId: project.id, fields: Array.from({ length: 150_000 }, () => 1) },
+    });
+    const body = expectSmall400(res);
+    expect(body.details).toEqual([
+      { in: 'body', path: '/fields', rule: 'maxItems', message: 'fields must contain at most 200 items' },
+    ]);
   });
 });
 

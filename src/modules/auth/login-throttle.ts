@@ -11,9 +11,12 @@ import { clearLoginFailures, nextLoginTurnMs, reserveLoginAttempt, type LoginBac
 export const BACK_OFF: LoginBackOff = { freeFailures: 5, firstDelayMs: 250, maxDelayMs: 10_000 };
 /**
  * An attempt whose turn is further off is refused unchecked: one alone never waits longer than the back-off
- * (so it is never refused), while a burst can hold at most about two turns at a time.
+ * (so it is never refused), while a burst can hold at most about three turns at a time. Two back-offs, not
+ * one: an attacker who sends each guess as the last one is answered holds one turn, and the owner's
+ * attempt still gets the next (the review found one back-off let a single such attacker keep the owner
+ * out); several attackers guessing at once can still hold every turn while they last.
  */
-export const MAX_WAIT_MS = BACK_OFF.maxDelayMs;
+export const MAX_WAIT_MS = 2 * BACK_OFF.maxDelayMs;
 
 /**
  * Failed password sign-ins per account across every address and instance (issue 20, finding 9), kept in

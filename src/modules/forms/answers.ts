@@ -44,9 +44,9 @@ export function coordinateProblems(value: Record<string, unknown>, at: string): 
   inRange('lat', -90, 90);
   inRange('lng', -180, 180);
   inRange('accuracy', 0, Number.MAX_VALUE, false);
-  for (const name of Object.keys(value)) {
-    if (!['lat', 'lng', 'accuracy'].includes(name)) problems.push(`property ${at}.${name} should not exist`);
-  }
+  problems.push(
+    ...unknownKeys(value, (name) => ['lat', 'lng', 'accuracy'].includes(name), `property ${at}.`),
+  );
   return problems;
 }
 
