@@ -19,6 +19,8 @@ export const ERROR_CODES = {
   overlap: "A reporting period's dates overlap another period of the project.",
   personal_data_erased: 'The personal data was erased: it cannot be erased again, given again or added to.',
   idempotency_in_progress: 'A request with the same Idempotency-Key is still running; retry later.',
+  idempotency_answer_lost:
+    'The request with this Idempotency-Key was carried out, but its answer could not be kept: read the resource instead of retrying.',
   conflict: 'The request clashes with the current state in a way no other code names.',
   form_closed: 'The public form is past its closing time.',
   request_timeout: 'The request did not arrive in time (slow client); the connection is closed.',

@@ -4,7 +4,7 @@ import { stringify } from 'safe-stable-stringify';
 import type { Db } from '../db/client.js';
 import { sessionOf, type Access } from './access.js';
 import { withCommitMark, type CommitMark } from '../db/commit-marks.js';
-import { badRequest, forbidden, idempotencyConflict, idempotencyInProgress } from './errors.js';
+import { badRequest, conflict, forbidden, idempotencyConflict, idempotencyInProgress } from './errors.js';
 
 /** The public form submission: a field app retrying it after a timeout must not count it twice. */
 const PUBLIC_SUBMISSION = '/forms/public/:token/submit';
@@ -29,6 +29,8 @@ const SESSION_ACTIONS = new Set(['/auth/logout']);
 export const IDEMPOTENCY_KEY_MALFORMED = 'Idempotency-Key must be 1 to 255 visible characters';
 export const IDEMPOTENCY_KEY_REUSED = 'Idempotency-Key was used with another request';
 export const IDEMPOTENCY_KEY_RUNNING = 'A request with this Idempotency-Key is still running';
+export const IDEMPOTENCY_ANSWER_LOST =
+  'The request with this Idempotency-Key was carried out, but its answer was lost: read the resource instead of retrying';
 
 /**
  * A running claim older than this is taken over (its process died mid-request). Longer than a request
@@ -64,6 +66,8 @@ export type Claim =
   | { kind: 'claimed'; claimId: string }
   | { kind: 'another-request' }
   | { kind: 'running' }
+  /** Its write committed, its answer is not recorded: `lost` once the take-over time has passed. */
+  | { kind: 'committed'; lost: boolean }
   | { kind: 'completed'; answer: KeptAnswer; projects: string[] | null };
 
 /**
@@ -169,6 +173,12 @@ export function registerIdempotency(
       case 'another-request':
         throw idempotencyConflict(IDEMPOTENCY_KEY_REUSED);
       case 'running':
+        throw idempotencyInProgress(IDEMPOTENCY_KEY_RUNNING, { 'retry-after': '1' });
+      case 'committed':
+        // Its answer is on its way (recorded in the background) until the take-over time; after it, what
+        // failed after the commit (a 5xx) or a process that died with it left no answer to give: never a
+        // second run, and no Retry-After that would have a client retry for a day.
+        if (claim.lost) throw conflict(IDEMPOTENCY_ANSWER_LOST, 'idempotency_answer_lost');
         throw idempotencyInProgress(IDEMPOTENCY_KEY_RUNNING, { 'retry-after': '1' });
       case 'completed':
         // A reporter who lost a project since may not read again what was answered about it.

@@ -147,3 +147,38 @@ describe('the size of a kept answer', () => {
     await app.close();
   });
 });
+
+describe('a key whose write committed and whose answer is not recorded', () => {
+  async function answerTo(lost: boolean) {
+    const keys: IdempotencyKeys = {
+      ...recordingKeys().keys,
+      claim: async () => ({ kind: 'committed', lost }),
+    };
+    const app = await appWith(keys, t.database.db);
+    const res = await app.inject({
+      method: 'POST',
+      url: '/created',
+      headers: { 'idempotency-key': 'k' },
+      payload: {},
+    });
+    await app.close();
+    return res;
+  }
+
+  it('is still running (Retry-After: 1) while its answer may yet be recorded', async () => {
+    const res = await answerTo(false);
+    expect(res.statusCode).toBe(409);
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.json().code).toBe('idempotency_in_progress');
+  });
+
+  it('past the take-over time: 409 idempotency_answer_lost, no Retry-After, never run again', async () => {
+    const res = await answerTo(true);
+    expect(res.statusCode).toBe(409);
+    expect(res.headers['retry-after']).toBeUndefined();
+    expect(res.json()).toMatchObject({
+      code: 'idempotency_answer_lost',
+      message: expect.stringContaining('read the resource instead of retrying'),
+    });
+  });
+});

@@ -2564,7 +2564,7 @@ export interface components {
              * @description Stable identifier of the kind of error; branch on this, not on `message`.
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_request" | "invalid_token" | "unauthorized" | "invalid_credentials" | "forbidden" | "period_locked" | "not_found" | "method_not_allowed" | "duplicate" | "has_dependents" | "invalid_transition" | "overlap" | "personal_data_erased" | "idempotency_in_progress" | "conflict" | "form_closed" | "request_timeout" | "precondition_failed" | "payload_too_large" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "idempotency_conflict" | "precondition_required" | "rate_limited" | "client_error" | "internal_error" | "unavailable" | "database_unavailable" | "database_busy" | "upload_quota_exceeded";
+            code: "validation_failed" | "malformed_request" | "invalid_token" | "unauthorized" | "invalid_credentials" | "forbidden" | "period_locked" | "not_found" | "method_not_allowed" | "duplicate" | "has_dependents" | "invalid_transition" | "overlap" | "personal_data_erased" | "idempotency_in_progress" | "idempotency_answer_lost" | "conflict" | "form_closed" | "request_timeout" | "precondition_failed" | "payload_too_large" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "idempotency_conflict" | "precondition_required" | "rate_limited" | "client_error" | "internal_error" | "unavailable" | "database_unavailable" | "database_busy" | "upload_quota_exceeded";
             /** @description On a 400: one entry per `message` entry, in the same order. */
             details?: {
                 /** @description The part of the request `path` points into. */

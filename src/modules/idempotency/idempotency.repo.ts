@@ -49,8 +49,11 @@ export function idempotencyKeys(keyring: Keyring): IdempotencyKeys {
           .where(and(heldBy(request), gt(keys.expiresAt, sql`now()`)));
         if (!row) continue;
         if (!sameRequest(row.fingerprint, request.digest)) return { kind: 'another-request' };
-        // A committed request whose answer is not recorded yet: its process records it (or died).
-        if (row.state !== 'completed' || row.status === null) return { kind: 'running' };
+        if (row.state === 'running') return { kind: 'running' };
+        // A committed request whose answer is not recorded yet: its process records it, or no answer came.
+        if (row.state === 'committed' || row.status === null) {
+          return { kind: 'committed', lost: row.createdAt.getTime() <= Date.now() - takeOverSeconds * 1000 };
+        }
         return {
           kind: 'completed',
           projects: row.projects === null ? null : row.projects.split(',').filter(Boolean),
