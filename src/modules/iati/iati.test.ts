@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { createDonor } from '../../../test/helpers/donors.js';
@@ -31,6 +32,7 @@ import { childrenNamed, narrativeOf, parseXml, type XmlElement } from '../../../
 import { budgetLines } from '../budget/budget.tables.js';
 import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
 import { IATI_ORGANISATION_TYPE_CODES } from '../orgs/iati-organisation-types.js';
+import { projects } from '../projects/projects.tables.js';
 import { NO_IATI_REF, NO_PROJECTS, SAME_IDENTIFIER } from './iati.service.js';
 import { UNATTACHED_RESULT_TITLE } from './results-framework.js';
 
@@ -222,13 +224,15 @@ beforeAll(async () => {
   });
 
   wash = await postProject(t.app, team.admin, orgId, program.id, {
-    name: NAME,
+    name: CLEAN_NAME,
     code: 'WASH 01/B&C',
     description: 'Wells & latrines in <three> districts',
     startDate: '2024-01-01',
     endDate: '2025-06-30',
     currency: 'EUR',
   });
+  // A name stored before names refused control characters (issue 36, finding 11): the export drops them.
+  await t.database.db.update(projects).set({ name: NAME }).where(eq(projects.id, wash.id));
   for (const status of ['active', 'completed']) {
     const res = await call(t.app, 'PATCH', `/orgs/${orgId}/projects/${wash.id}`, {
       as: admin,
