@@ -319,6 +319,15 @@ export async function transaction<T>(db: Db, work: (tx: Db) => Promise<T>): Prom
 }
 
 /**
+ * A write of one statement: on its own (autocommit), or, in a keyed request, in a transaction that also
+ * marks the key committed (src/db/commit-marks.ts), so that a retry never runs it again. No BEGIN and
+ * COMMIT for the requests that need none.
+ */
+export function singleWrite<T>(db: Db, work: (db: Db) => Promise<T>): Promise<T> {
+  return currentCommitMark() ? transaction(db, work) : work(db);
+}
+
+/**
  * For a delete whose cascades remove rows that reference each other along several paths (a project:
  * its periods and reports, and its forms with their submissions, which point at both): the deferrable
  * references are checked at commit, once every path has run, rather than after the first path, when

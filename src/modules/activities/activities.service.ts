@@ -1,4 +1,4 @@
-import { transaction, type Db } from '../../db/client.js';
+import { singleWrite, transaction, type Db } from '../../db/client.js';
 import { optionalText } from '../../lib/text.js';
 import type { Member } from '../../http/access.js';
 import { badRequest, invalidTransition, notFound, pgErrorCode } from '../../http/errors.js';
@@ -57,7 +57,7 @@ export class ActivityService {
     const problem = dateOrderProblem({ startDate: input.startDate, endDate: input.endDate });
     if (problem) throw badRequest(problem);
     if (input.outputId) await this.checkOutput(member.orgId, projectId, input.outputId);
-    const id = await transaction(this.db, (tx) =>
+    const id = await singleWrite(this.db, (tx) =>
       insertActivity(tx, member.orgId, {
         projectId,
         outputId: input.outputId ?? null,

@@ -1,4 +1,4 @@
-import { transaction, type Db } from '../../db/client.js';
+import { singleWrite, type Db } from '../../db/client.js';
 import { optionalText } from '../../lib/text.js';
 import type { Member } from '../../http/access.js';
 import { badRequest, notFound, pgErrorCode } from '../../http/errors.js';
@@ -36,7 +36,7 @@ export class BudgetLineService {
   async create(member: Member, projectId: string, input: BudgetLineInput & { category: string }) {
     checkAmounts(input);
     await requireProject(this.db, member, projectId);
-    const id = await transaction(this.db, (tx) =>
+    const id = await singleWrite(this.db, (tx) =>
       insertLine(tx, member.orgId, projectId, {
         category: input.category.trim(),
         description: optionalText(input.description) ?? null,

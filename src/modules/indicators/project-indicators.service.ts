@@ -1,4 +1,4 @@
-import { transaction, type Db } from '../../db/client.js';
+import { singleWrite, transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { duplicate, notFound, pgErrorCode, refusedDelete } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
@@ -30,7 +30,7 @@ export class ProjectIndicatorService {
     await requireProject(this.db, member, projectId);
     if (!(await findIndicator(this.db, member.orgId, input.indicatorId))) throw notFound('Indicator');
     const { indicatorId, ...values } = input;
-    await transaction(this.db, (tx) => insertLink(tx, member.orgId, projectId, indicatorId, values)).catch(
+    await singleWrite(this.db, (tx) => insertLink(tx, member.orgId, projectId, indicatorId, values)).catch(
       (err: unknown) => {
         const { code } = pgErrorCode(err);
         if (code === '23505') throw duplicate('Indicator is already linked to the project');

@@ -1,4 +1,4 @@
-import { transaction, type Db } from '../../db/client.js';
+import { singleWrite, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { duplicate, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
@@ -31,7 +31,7 @@ export class ProjectMemberService {
   async assign(member: Member, projectId: string, userId: string) {
     await this.project(member, projectId);
     if (!(await findMember(this.db, member.orgId, userId))) throw notFound('Member');
-    const inserted = await transaction(this.db, (tx) =>
+    const inserted = await singleWrite(this.db, (tx) =>
       insertAssignment(tx, member.orgId, projectId, userId),
     ).catch((err: unknown) => {
       // The member (or the project) was removed between the check and the insert.

@@ -1,6 +1,6 @@
 import { asReturned, queueWebhookEvent } from '../webhooks/events.js';
 import type { Config } from '../../config.js';
-import { transaction, type Db } from '../../db/client.js';
+import { singleWrite, transaction, type Db } from '../../db/client.js';
 import type { ReadRouting } from '../../db/replica.js';
 import type { Member } from '../../http/access.js';
 import { badRequest, invalidTransition, notFound, pgErrorCode } from '../../http/errors.js';
@@ -213,7 +213,7 @@ export class ReportService {
   ) {
     const { range, content } = await this.assemble(member.orgId, projectId, selection);
     try {
-      const row = await transaction(this.db, (tx) =>
+      const row = await singleWrite(this.db, (tx) =>
         insertReport(tx, member.orgId, {
           projectId,
           title: title.trim(),

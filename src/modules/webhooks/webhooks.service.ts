@@ -1,5 +1,5 @@
 import { literalHostRange } from './safe-request.js';
-import { transaction, type Db } from '../../db/client.js';
+import { singleWrite, transaction, type Db } from '../../db/client.js';
 import { badRequest, conflict, invalidTransition, notFound } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import type { Clock } from '../../lib/clock.js';
@@ -192,7 +192,7 @@ export class WebhookService {
     const secret = newSigningSecret();
     const now = this.clock.now();
     const sealed = sealSecret(this.settings.piiKeyring, secret);
-    const row = await transaction(this.db, (tx) =>
+    const row = await singleWrite(this.db, (tx) =>
       rotateEndpointSecret(tx, orgId, id, sealed, new Date(now.getTime() + ROTATION_OVERLAP_MS)),
     );
     if (!row) throw notFound(ENDPOINT);
