@@ -272,20 +272,19 @@ export function registerErrorHandler(app: FastifyInstance, outage?: DatabaseOuta
     const status = err.statusCode ?? 500;
     // The client's own fault (a body it aborted: ECONNRESET 'aborted') says nothing of the database.
     const failure = status >= 400 && status < 500 ? null : databaseFailure(err);
+    const retryLater = (message: string, code: ErrorCode) =>
+      reply
+        .status(503)
+        .header('retry-after', String(DATABASE_RETRY_SECONDS))
+        .send(body(503, message, code));
     if (failure?.kind === 'timeout') {
       // A locked table or a statement past its limit (DATABASE_LOCK_TIMEOUT, DATABASE_STATEMENT_TIMEOUT):
       // the server answers, so no outage; logged once per spell, whichever pool's statement it was.
       outage?.timedOut(failure);
-      return reply
-        .status(503)
-        .header('retry-after', String(DATABASE_RETRY_SECONDS))
-        .send(
-          body(
-            503,
-            `The database did not answer in time, retry in ${DATABASE_RETRY_SECONDS} seconds`,
-            'database_busy',
-          ),
-        );
+      return retryLater(
+        `The database did not answer in time, retry in ${DATABASE_RETRY_SECONDS} seconds`,
+        'database_busy',
+      );
     }
     if (failure) {
       // 503, not 500: load balancers and clients retry it. Logged once per outage, not per request; a
@@ -295,16 +294,10 @@ export function registerErrorHandler(app: FastifyInstance, outage?: DatabaseOuta
         if (failure.kind === 'busy') outage.busy(failure);
         else outage.failed(failure, Date.now() - reply.elapsedTime);
       }
-      return reply
-        .status(503)
-        .header('retry-after', String(DATABASE_RETRY_SECONDS))
-        .send(
-          body(
-            503,
-            `Database unavailable, retry in ${DATABASE_RETRY_SECONDS} seconds`,
-            'database_unavailable',
-          ),
-        );
+      return retryLater(
+        `Database unavailable, retry in ${DATABASE_RETRY_SECONDS} seconds`,
+        'database_unavailable',
+      );
     }
     // Constraint errors that slipped past the service's own checks: a race between two requests.
     const { code } = pgErrorCode(err);

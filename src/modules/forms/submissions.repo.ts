@@ -234,10 +234,13 @@ export async function findSubmissionFile(
   return row;
 }
 
+/** The bytes of the files summed (0 for none). */
+const totalSize = sql<number>`coalesce(sum(${formSubmissionFiles.size}), 0)::float8`.mapWith(Number);
+
 /** The bytes of every submission's files in the organization (ORG_FILES_QUOTA). */
 export async function submissionFileBytes(db: Db, orgId: string): Promise<number> {
   const [row] = await db
-    .select({ bytes: sql<number>`coalesce(sum(${formSubmissionFiles.size}), 0)::float8`.mapWith(Number) })
+    .select({ bytes: totalSize })
     .from(formSubmissionFiles)
     .where(eq(formSubmissionFiles.orgId, orgId));
   return row?.bytes ?? 0;
@@ -246,7 +249,7 @@ export async function submissionFileBytes(db: Db, orgId: string): Promise<number
 /** The bytes of the files of one form's submissions (FORM_FILES_QUOTA). */
 export async function formFileBytes(db: Db, orgId: string, formId: string): Promise<number> {
   const [row] = await db
-    .select({ bytes: sql<number>`coalesce(sum(${formSubmissionFiles.size}), 0)::float8`.mapWith(Number) })
+    .select({ bytes: totalSize })
     .from(formSubmissionFiles)
     .innerJoin(
       formSubmissions,
