@@ -25,6 +25,7 @@ import {
   BUSY_LOG_INTERVAL_MS,
   databaseFailure,
   DatabaseOutage,
+  SHUTDOWN_GRACE_MS,
   driverErrorPool,
   isDatabaseUnavailable,
   markDriverError,
@@ -213,6 +214,11 @@ describe('an outage in the log', () => {
     outage.reached(900);
     outage.reached(1_000);
     expect(outage.down).toBe(true);
+    // A query on a connection of before, begun just after: a server going down closes them one by one.
+    now = 1_600;
+    outage.reached(1_200, 800);
+    outage.reached(1_300);
+    expect(outage.down).toBe(true);
     now = 4_250;
     outage.reached(4_000);
     outage.reached(4_100);
@@ -234,7 +240,8 @@ describe('an outage in the log', () => {
     outage.reached(5);
     outage.failed(cause);
     now = 10;
-    outage.reached(10);
+    // A connection accepted after the outage was noticed ends it at once.
+    outage.reached(10, 10);
     // A request begun before the end, refused while the server was starting up, answered after it.
     now = 12;
     outage.failed(cause, 9);
@@ -519,7 +526,7 @@ describe.skipIf(skip !== null)('a PostgreSQL outage under five concurrent writer
       { connectionString: cluster.url('mel_outage'), max: 1, connectionTimeoutMillis: 200 },
       PRIMARY_POOL,
     );
-    const stop = pool.onReached((startedAt) => outage.reached(startedAt));
+    const stop = pool.onReached((startedAt, connectedAt) => outage.reached(startedAt, connectedAt));
     const app = Fastify();
     registerErrorHandler(app, outage);
     app.get('/count', async () => (await pool.query<{ n: number }>('SELECT 1 AS n')).rows[0]);
@@ -558,11 +565,13 @@ describe.skipIf(skip !== null)('a PostgreSQL outage under five concurrent writer
       await pool.query('SELECT 1');
       const stop = pool.onReached((startedAt) => reached.push(startedAt));
       const log = keptLog();
-      const outage = new DatabaseOutage(log);
-      outage.failed({ code: 'ECONNREFUSED', reason: 'connect ECONNREFUSED' }, Date.now() - 1);
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      // The outage was noticed longer ago than a shutdown's grace: a warm connection's answer ends it.
+      let behind = SHUTDOWN_GRACE_MS + 5;
+      const outage = new DatabaseOutage(log, () => Date.now() - behind);
+      outage.failed({ code: 'ECONNREFUSED', reason: 'connect ECONNREFUSED' }, Date.now() - behind - 1);
+      behind = 0;
       const began = Date.now();
-      const stopOutage = pool.onReached((startedAt) => outage.reached(startedAt));
+      const stopOutage = pool.onReached((startedAt, connectedAt) => outage.reached(startedAt, connectedAt));
       // No new connection: the one client stays open.
       await pool.query('SELECT 2');
       const client = await pool.connect();

@@ -25,8 +25,11 @@ export interface PoolStats {
   waiting: number;
 }
 
-/** Told the time (epoch ms) that work the server has just answered began. */
-export type Reached = (startedAt: number) => void;
+/**
+ * Told the time (epoch ms) that work the server has just answered began, and when the connection it ran
+ * on was begun (`connectedAt`; the same for a connection just accepted, absent when not known).
+ */
+export type Reached = (startedAt: number, connectedAt?: number) => void;
 
 export interface Database {
   readonly db: Db;
@@ -93,7 +96,13 @@ type Send = (...args: unknown[]) => unknown;
  * driver's, from `pool`: only such failures can mean the database is out of reach. A success tells
  * `reached` when the query began. A submittable (a cursor, a stream) reports through its own events.
  */
-function sendWatched(send: Send, args: unknown[], pool: string, reached: Reached): unknown {
+function sendWatched(
+  send: Send,
+  args: unknown[],
+  pool: string,
+  reached: Reached,
+  connectedAt?: number,
+): unknown {
   const began = Date.now();
   if (typeof (args[0] as { submit?: unknown } | null)?.submit === 'function') return send(...args);
   // A query with a callback is pg-pool's own, inside `pool.query`, which is watched as a whole. Wrapping
@@ -104,7 +113,7 @@ function sendWatched(send: Send, args: unknown[], pool: string, reached: Reached
   if (!(result instanceof Promise)) return result; // a callback in the query's config, which nothing here uses
   return result.then(
     (answer: unknown) => {
-      reached(began);
+      reached(began, connectedAt);
       return answer;
     },
     (err: unknown) => {
@@ -122,7 +131,8 @@ function watchedClient(pool: string, reached: Reached): typeof pg.Client {
     constructor(config?: string | pg.ClientConfig) {
       super(config);
       const send = this.query.bind(this) as Send;
-      this.query = ((...args: unknown[]) => sendWatched(send, args, pool, reached)) as typeof this.query;
+      this.query = ((...args: unknown[]) =>
+        sendWatched(send, args, pool, reached, this.startedAt)) as typeof this.query;
     }
   };
 }
@@ -147,12 +157,15 @@ export class DatabasePool extends pg.Pool {
     readonly name: string,
   ) {
     const listeners = new Set<Reached>();
-    const reached: Reached = (startedAt) => {
-      for (const listener of listeners) listener(startedAt);
+    const reached: Reached = (startedAt, connectedAt) => {
+      for (const listener of listeners) listener(startedAt, connectedAt);
     };
     super({ ...config, Client: watchedClient(name, reached) });
     this.reachedListeners = listeners;
-    this.on('connect', (client) => reached((client as unknown as { startedAt: number }).startedAt));
+    this.on('connect', (client) => {
+      const { startedAt } = client as unknown as { startedAt: number };
+      reached(startedAt, startedAt);
+    });
     // pool.query's checkout and query are watched already; this marks what it reports from the client's
     // 'error' event (a connection lost while the query ran).
     const send = this.query.bind(this) as Send;

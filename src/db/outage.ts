@@ -152,6 +152,9 @@ export interface OutageLog {
  */
 export const BUSY_LOG_INTERVAL_MS = 60_000;
 
+/** How long connections of a server going down may still answer after the first one failed. */
+export const SHUTDOWN_GRACE_MS = 1_000;
+
 /** One warning for a kind of refusal: the first at once, then at most once per BUSY_LOG_INTERVAL_MS. */
 class ThrottledWarning {
   private loggedAt = -Infinity;
@@ -175,9 +178,9 @@ class ThrottledWarning {
 
 /**
  * One log line when the database is found out of reach and one when it is back, however many requests
- * fail in between. The end is the first success of work begun after the outage was noticed: a query the
- * server answered, or a connection it accepted (the workers poll every few seconds, so an idle service
- * notices too). Work begun earlier may have been answered just before the server went away, so it proves
+ * fail in between. The end is the first success of work begun after the outage was noticed: a connection
+ * the server accepted, or a query it answered on such a connection or begun SHUTDOWN_GRACE_MS after (the
+ * workers poll every few seconds, so an idle service notices too). Work begun earlier may have been answered just before the server went away, so it proves
  * nothing; likewise a request begun before the end may fail after it (a refusal during start-up that
  * reaches the error handler after the query that ended the outage), which starts no new outage.
  *
@@ -218,9 +221,17 @@ export class DatabaseOutage {
     this.log.error({ code: cause.code, reason: cause.reason }, 'database unavailable');
   }
 
-  /** The server answered work (a query, a connection) begun at `startedAt` (epoch ms). */
-  reached(startedAt: number): void {
-    if (this.since === null || startedAt <= this.since) return;
+  /**
+   * The server answered work (a query, a connection) begun at `startedAt` (epoch ms), on a connection
+   * begun at `connectedAt` when known. A server shutting down does not close every connection at once:
+   * one not yet closed may answer a query begun just after another's failure was noticed (seen in CI:
+   * an outage logged as two). So a query proves the server back when its connection was opened after
+   * the outage was noticed, or when it began SHUTDOWN_GRACE_MS after; a warm connection answering that
+   * late (an idle service's poll) still ends the outage.
+   */
+  reached(startedAt: number, connectedAt: number = -Infinity): void {
+    if (this.since === null) return;
+    if (connectedAt <= this.since && startedAt < this.since + SHUTDOWN_GRACE_MS) return;
     const seconds = Math.round((this.now() - this.since) / 100) / 10;
     // warn, not info: whoever filters the log to see the outage's start also sees its end.
     this.log.warn({ seconds, refused: this.refused }, `database reachable again after ${seconds} s`);
@@ -245,12 +256,12 @@ export class DatabaseOutage {
 
 /** What tells of the database's successes: `Database` (client.ts), named here without importing it. */
 interface Reachable {
-  onReached(listener: (startedAt: number) => void): () => void;
+  onReached(listener: (startedAt: number, connectedAt?: number) => void): () => void;
 }
 
 /** An outage tracker fed by `database`'s successes; `stop` when the app closes. */
 export function watchOutages(database: Reachable, log: OutageLog): DatabaseOutage & { stop(): void } {
   const outage = new DatabaseOutage(log);
-  const stop = database.onReached((startedAt) => outage.reached(startedAt));
+  const stop = database.onReached((startedAt, connectedAt) => outage.reached(startedAt, connectedAt));
   return Object.assign(outage, { stop });
 }
