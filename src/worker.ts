@@ -2,13 +2,12 @@ import pino from 'pino';
 import { loadConfigOrExit } from './config.js';
 import { bulkLimits, openDatabase } from './db/client.js';
 import { loggerOptions } from './http/logging.js';
-import { createMailTransport } from './modules/mail/mail.transport.js';
-import { OutboxWorker } from './modules/mail/outbox-worker.js';
-import { SealingKeyMismatch } from './modules/privacy/sealing-keys.js';
+import { createMailTransport, OutboxWorker } from './modules/mail/index.js';
+import { SealingKeyMismatch } from './modules/privacy/index.js';
 import { preparePersonalData, RetentionJobs } from './upkeep.js';
 import { systemClock } from './lib/clock.js';
-import { ReminderJob } from './modules/reminders/reminder-job.js';
-import { WebhookWorker } from './modules/webhooks/delivery-worker.js';
+import { ReminderJob } from './modules/reminders/index.js';
+import { WebhookWorker } from './modules/webhooks/index.js';
 
 // Delivers the email outbox and webhooks, and runs the reminder and retention jobs, without serving HTTP,
 // so API instances and workers scale separately.

@@ -9,14 +9,11 @@ import { badRequest, hasDependents, invalidTransition, notFound, pgErrorCode } f
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { optionalText } from '../../lib/text.js';
 import { removeStoredFiles, type FileStorage } from '../../storage/file-storage.js';
-import { findIndicatorReport } from '../indicator-reports/indicator-reports.repo.js';
-import { uncountFromIndicatorReport } from '../indicator-reports/indicator-reports.service.js';
-import { lockIndicatorForShare } from '../indicators/indicators.repo.js';
-import { isLinked } from '../indicators/project-indicators.repo.js';
-import { lockPeriodForShare } from '../periods/periods.repo.js';
-import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
-import { visibilityOf } from '../projects/visibility.js';
-import { recordPersonalRead, type AuditSource } from '../privacy/audit-log.js';
+import { findIndicatorReport, uncountFromIndicatorReport } from '../indicator-reports/index.js';
+import { lockIndicatorForShare, isLinked } from '../indicators/index.js';
+import { lockPeriodForShare } from '../periods/index.js';
+import { ensureProjectAccess, requireProject, visibilityOf } from '../projects/index.js';
+import { recordPersonalRead, type AuditSource } from '../privacy/index.js';
 import { breakingEdits, fieldProblems, type FormField } from './form-fields.js';
 import {
   countForms,
