@@ -1,4 +1,4 @@
-import { eq, inArray } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { createProject, createTeam, type Team, type TestUser } from '../../../test/helpers/factories.js';
@@ -13,9 +13,12 @@ import {
   type FormJson,
 } from '../../../test/helpers/forms.js';
 import { call } from '../../../test/helpers/http.js';
+import { transaction } from '../../db/client.js';
 import { newId } from '../../lib/ids.js';
 import { eraseExpiredPersonalAnswers, RETENTION_JOB } from './answer-retention.js';
+import { personalKeys } from './form-fields.js';
 import { formSubmissions } from './forms.tables.js';
+import { eraseSubmittedBefore } from './submissions.repo.js';
 
 let t: TestApp;
 let team: Team;
@@ -162,6 +165,30 @@ describe('eraseExpiredPersonalAnswers', () => {
       'retention_erase',
     ]);
     expect(await eraseExpiredPersonalAnswers(t.database.db, NOW)).toBe(0);
+  });
+
+  it('erases one batch at most, whatever plan the database picks', async () => {
+    const yearly = await form(365);
+    const rows = Array.from({ length: 5 }, (_, i) => ({
+      id: newId(),
+      orgId: team.org.id,
+      formId: yearly.id,
+      answers: personalAnswers({ name: `Respondent ${i}` }),
+      counted: false,
+      submittedAt: daysAgo(400),
+    }));
+    await t.database.db.insert(formSubmissions).values(rows);
+    const keys = personalKeys(yearly.fields as Parameters<typeof personalKeys>[0]);
+    const erased = await transaction(t.database.db, async (tx) => {
+      // The plan that rescans a subquery of the UPDATE for each row it visits.
+      const settings = ['material', 'sort', 'hashjoin', 'mergejoin', 'hashagg', 'indexscan', 'bitmapscan'];
+      for (const setting of settings.map((name) => `enable_${name}`)) {
+        await tx.execute(sql.raw(`SET LOCAL ${setting} = off`));
+      }
+      return eraseSubmittedBefore(tx, team.org.id, yearly.id, keys, daysAgo(365), NOW, 2);
+    });
+    expect(erased).toHaveLength(2);
+    await t.database.db.delete(formSubmissions).where(eq(formSubmissions.formId, yearly.id));
   });
 
   it('works in batches of 500, one audit entry each, oldest first', async () => {

@@ -140,17 +140,29 @@ export async function eraseSubmittedBefore(
   at: Date,
   limit: number,
 ): Promise<string[]> {
-  const due = db
+  // Locked and read first, then updated: as a subquery of the UPDATE, a plan that rescans it per row
+  // (a nested-loop semi-join) skips the rows the UPDATE has already changed and takes the next ones, so
+  // one batch became every due row (seen on a PGlite whose statistics came from other data).
+  const due = await db
     .select({ id: formSubmissions.id })
     .from(formSubmissions)
     .where(and(ofForm(orgId, formId), lt(formSubmissions.submittedAt, before), personalLeft(keys)))
     .orderBy(asc(formSubmissions.submittedAt), asc(formSubmissions.id))
     .limit(limit)
     .for('update', { skipLocked: true });
+  if (due.length === 0) return [];
   const rows = await db
     .update(formSubmissions)
     .set(erasure(keys, at))
-    .where(and(eq(formSubmissions.orgId, orgId), inArray(formSubmissions.id, due)))
+    .where(
+      and(
+        eq(formSubmissions.orgId, orgId),
+        inArray(
+          formSubmissions.id,
+          due.map((row) => row.id),
+        ),
+      ),
+    )
     .returning({ id: formSubmissions.id });
   return rows.map((row) => row.id);
 }
