@@ -5,6 +5,7 @@ import { sealParticipants } from './modules/activities/participant-sealing.js';
 import { eraseExpiredPersonalAnswers } from './modules/forms/answer-retention.js';
 import { purgeExpiredIdempotencyKeys } from './modules/idempotency/idempotency.repo.js';
 import { purgeAuditEntries } from './modules/privacy/audit-log.repo.js';
+import { PollLoop } from './lib/poll-loop.js';
 import { SealedValueError } from './lib/sealed-values.js';
 import { checkSealingKey, recordSealingKey, SealingKeyMismatch } from './modules/privacy/sealing-keys.js';
 import { purgeWebhookHistory } from './modules/webhooks/retention.js';
@@ -39,28 +40,31 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * one a day.
  */
 export class RetentionJobs {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  private readonly loop: PollLoop;
 
   constructor(
     private readonly db: Db,
     private readonly config: Config,
     private readonly log: FastifyBaseLogger,
-    private readonly options: { firstRunMs?: number; keepProcessAlive?: boolean } = {},
-  ) {}
-
-  start(): void {
-    this.schedule(this.options.firstRunMs ?? 60_000);
+    options: { firstRunMs?: number; keepProcessAlive?: boolean } = {},
+  ) {
+    // runOnce logs its own failure: a round never throws, and never asks for another at once.
+    this.loop = new PollLoop(
+      async () => {
+        await this.runOnce();
+        return false;
+      },
+      {
+        intervalMs: DAY_MS,
+        firstRunMs: options.firstRunMs ?? 60_000,
+        keepProcessAlive: options.keepProcessAlive ?? false,
+        onError: (err) => this.log.error({ err }, 'retention jobs failed'),
+      },
+    );
   }
 
-  private schedule(delay: number): void {
-    this.timer = setTimeout(() => {
-      this.running = this.runOnce().finally(() => {
-        this.running = null;
-      });
-      if (this.timer) this.schedule(DAY_MS);
-    }, delay);
-    if (!this.options.keepProcessAlive) this.timer.unref();
+  start(): void {
+    this.loop.start();
   }
 
   /** One pass of the jobs; a failure is logged and the next day tries again. */
@@ -79,9 +83,8 @@ export class RetentionJobs {
     }
   }
 
+  /** Stops the timer and waits for a run in progress. */
   async stop(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+    await this.loop.stop();
   }
 }

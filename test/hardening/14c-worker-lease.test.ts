@@ -148,7 +148,7 @@ function webhookWorker(on: Db, options: WebhookWorkerOptions = {}) {
 }
 
 function outboxWorker(on: Db, send: (recipient: string) => Promise<void>, options: OutboxWorkerOptions = {}) {
-  const worker = new OutboxWorker(on, (email) => send(email.recipient), log, {
+  const worker = new OutboxWorker(on, (email) => send(email.recipient), systemClock, log, {
     pollIntervalMs: 50,
     ...options,
   });
