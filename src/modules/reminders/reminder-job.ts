@@ -147,10 +147,10 @@ export class ReminderJob {
         return false;
       },
       {
-      intervalMs: options.intervalMs ?? 3_600_000,
-      firstRunMs: options.firstRunMs ?? 60_000,
-      keepProcessAlive: options.keepProcessAlive ?? false,
-      onError: (err) => this.log.error({ err }, 'deadline reminders failed'),
+        intervalMs: options.intervalMs ?? 3_600_000,
+        firstRunMs: options.firstRunMs ?? 60_000,
+        keepProcessAlive: options.keepProcessAlive ?? false,
+        onError: (err) => this.log.error({ err }, 'deadline reminders failed'),
       },
     );
   }
