@@ -124,12 +124,16 @@ async function pendingDelivery(url: string): Promise<string> {
     })
     .returning({ id: webhookEndpoints.id });
   await transaction(db, (tx) =>
-    queueWebhookEvent(tx, {
-      orgId,
-      type: 'indicator_report.submitted',
-      data: { indicatorReport: { id: 'f0d7c1c6-0000-4000-8000-000000000014', status: 'submitted' } },
-      at: new Date(),
-    }),
+    queueWebhookEvent(
+      tx,
+      {
+        orgId,
+        type: 'indicator_report.submitted',
+        data: { indicatorReport: { id: 'f0d7c1c6-0000-4000-8000-000000000014', status: 'submitted' } },
+        at: new Date(),
+      },
+      () => undefined,
+    ),
   );
   return endpoint!.id;
 }

@@ -165,6 +165,8 @@ export class IndicatorReportService {
     private readonly mailQueued: () => void,
     private readonly countedSources: CountedSources,
     private readonly personalAmounts: PersonalAmounts,
+    /** Wakes the webhook worker; queueWebhookEvent calls it once a delivery it queued has committed. */
+    private readonly webhooksQueued: () => void,
   ) {}
 
   async list(member: Member, projectId: string, query: PageRequest & IndicatorReportFilter) {
@@ -407,11 +409,15 @@ export class IndicatorReportService {
       subject: { type: 'indicator_report', id: report.id, label },
       summary: `${name} ${action} ${context.indicatorName} for ${context.periodLabel} of ${context.projectName}`,
     }));
-    await queueWebhookEvent(tx, {
-      orgId: report.orgId,
-      type: `indicator_report.${action}`,
-      data: asReturned(IndicatorReport, report),
-    });
+    await queueWebhookEvent(
+      tx,
+      {
+        orgId: report.orgId,
+        type: `indicator_report.${action}`,
+        data: asReturned(IndicatorReport, report),
+      },
+      this.webhooksQueued,
+    );
     if (action !== 'rejected' || !report.submittedBy) return false;
     const submitter = await findUserName(tx, report.submittedBy);
     if (!submitter) return false;
