@@ -11,9 +11,11 @@ import { optionalText } from '../../lib/text.js';
 import { removeStoredFiles, type FileStorage } from '../../storage/file-storage.js';
 import { findIndicatorReport } from '../indicator-reports/indicator-reports.repo.js';
 import { uncountFromIndicatorReport } from '../indicator-reports/indicator-reports.service.js';
-import { lockIndicatorForShare } from '../indicators/indicators.repo.js';
-import { isLinked } from '../indicators/project-indicators.repo.js';
-import { lockPeriodForShare } from '../periods/periods.repo.js';
+import {
+  countTarget,
+  refusedCountTarget,
+  type CountTargetRefusal,
+} from '../indicator-reports/count-target.js';
 import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
 import { visibilityOf } from '../projects/visibility.js';
 import { recordPersonalRead, type AuditSource } from '../privacy/audit-log.js';
@@ -56,23 +58,20 @@ function linkProblems(fields: FormField[], links: Links): string[] {
   return problems;
 }
 
+/** The indicator first, then the period; a locked period does not stop linking a form to it. */
+const FORM_CHECKS: readonly CountTargetRefusal[] = [
+  'indicator-missing',
+  'formula-indicator',
+  'indicator-not-linked',
+  'period-missing',
+  'period-of-another-project',
+];
+
 /** The indicator and period exist in the org (404), belong to the project, and can take counts (400). */
 async function checkTargets(tx: Db, orgId: string, projectId: string, links: Links): Promise<void> {
-  if (links.indicatorId) {
-    const indicator = await lockIndicatorForShare(tx, orgId, links.indicatorId);
-    if (!indicator) throw notFound('Indicator');
-    if (indicator.isFormula) throw badRequest('Formula indicators are computed and cannot receive reports');
-    if (!(await isLinked(tx, orgId, projectId, indicator.id))) {
-      throw badRequest('indicatorId must be an indicator linked to the project');
-    }
-  }
-  if (links.reportingPeriodId) {
-    const period = await lockPeriodForShare(tx, orgId, links.reportingPeriodId);
-    if (!period) throw notFound('Reporting period');
-    if (period.projectId !== projectId) {
-      throw badRequest('reportingPeriodId must be a reporting period of this project');
-    }
-  }
+  const { refusals } = await countTarget(tx, orgId, projectId, links);
+  const refused = refusedCountTarget(refusals, FORM_CHECKS, 'unnamed');
+  if (refused) throw refused;
 }
 
 const translateConstraint = (err: unknown): never => {

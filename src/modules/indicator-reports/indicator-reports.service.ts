@@ -19,7 +19,7 @@ import { dimensionsOf, findIndicator, lockIndicatorForShare } from '../indicator
 import { queueEmail } from '../mail/mail.service.js';
 import { findPeriod, lockPeriodForShare } from '../periods/periods.repo.js';
 import type { AuditSource } from '../privacy/audit-log.js';
-import { isLinked } from '../indicators/project-indicators.repo.js';
+import { countTarget, refusedCountTarget, type CountTargetRefusal } from './count-target.js';
 import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
 import { findProject } from '../projects/projects.repo.js';
 import {
@@ -66,12 +66,6 @@ export interface Recount {
   submissions: { from: number; to: number };
 }
 
-/** About the indicatorId sent, though the message does not start with it. */
-const FORMULA_REFUSED = {
-  path: '/indicatorId',
-  rule: 'invalid',
-  message: 'Formula indicators are computed and cannot receive reports',
-};
 export const DUPLICATE = 'An indicator report already exists for this indicator and reporting period';
 
 const cleanNarrative = (text: string | null | undefined) =>
@@ -82,6 +76,15 @@ const cleanNarrative = (text: string | null | undefined) =>
  * in the org (404), the period of this project (400), not locked (403), an indicator that takes reports
  * (400) and is linked to the project (400). Indicator and period stay locked FOR SHARE.
  */
+const REPORT_CHECKS: readonly CountTargetRefusal[] = [
+  'indicator-missing',
+  'period-missing',
+  'period-of-another-project',
+  'period-locked',
+  'formula-indicator',
+  'indicator-not-linked',
+];
+
 async function reportable(
   tx: Db,
   member: Member,
@@ -89,19 +92,10 @@ async function reportable(
   input: { indicatorId: string; reportingPeriodId: string },
 ) {
   await requireProject(tx, member, projectId);
-  const indicator = await lockIndicatorForShare(tx, member.orgId, input.indicatorId);
-  if (!indicator) throw notFound('Indicator');
-  const period = await lockPeriodForShare(tx, member.orgId, input.reportingPeriodId);
-  if (!period) throw notFound('Reporting period');
-  if (period.projectId !== projectId) {
-    throw badRequest('reportingPeriodId must be a reporting period of this project');
-  }
-  if (period.isLocked) throw periodLocked();
-  if (indicator.isFormula) throw badRequest(FORMULA_REFUSED);
-  if (!(await isLinked(tx, member.orgId, projectId, indicator.id))) {
-    throw badRequest('indicatorId must be an indicator linked to the project');
-  }
-  return { indicator, period };
+  const { indicator, period, refusals } = await countTarget(tx, member.orgId, projectId, input);
+  const refused = refusedCountTarget(refusals, REPORT_CHECKS, 'indicatorId');
+  if (refused) throw refused;
+  return { indicator: indicator!, period: period! };
 }
 
 /**
