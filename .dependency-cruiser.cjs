@@ -24,6 +24,9 @@ const LAYERS = [
 
 const modulePath = (names) => `^src/modules/(${names.join('|')})/`;
 
+/** A module's public surface: its index.ts, and its tables (read-only joins across modules). */
+const SURFACE = '^src/modules/[^/]+/(index|[^/]+\\.tables)\\.ts$';
+
 const upward = LAYERS.map((layer, index) => ({
   name: `layer-${index}-imports-upward`,
   comment: `${layer.join(', ')} may import only modules of lower layers (README, "Module order")`,
@@ -45,6 +48,22 @@ module.exports = {
       to: { circular: true },
     },
     ...upward,
+    {
+      name: 'modules-import-public-surfaces',
+      comment:
+        "A module imports of another only its index.ts (functions and types it offers) or its tables (for joins); writes go through the owner's functions.",
+      severity: 'error',
+      from: { path: '^src/modules/([^/]+)/' },
+      to: { path: '^src/modules/', pathNot: `^src/modules/$1/|${SURFACE}` },
+    },
+    {
+      name: 'entry-points-import-public-surfaces',
+      comment:
+        'Files outside src/modules import a module through its index.ts (or its tables), like modules do.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/modules/' },
+      to: { path: '^src/modules/', pathNot: SURFACE },
+    },
     {
       name: 'infrastructure-imports-no-module',
       comment: 'src/db, src/http, src/storage, config and context serve every module and know none.',

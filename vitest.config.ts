@@ -1,11 +1,77 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Files that run in a fresh process each (isolate), because they change process state (environment,
+ * mocked clocks or globals, spies), alter the test database's schema or close it, or start the compiled
+ * server.
+ */
+const ISOLATED = [
+  'src/http/idempotency-release.test.ts',
+  'src/http/session.test.ts',
+  'src/lib/claim-keeper.test.ts',
+  'src/modules/iati/iati.test.ts',
+  'src/modules/reminders/reminders-once.test.ts',
+  'src/modules/webhooks/delivery.test.ts',
+  'src/modules/webhooks/webhooks.test.ts',
+  'test/error-codes.test.ts',
+  'test/hardening/03c-keyed-writes-marked.test.ts',
+  'test/hardening/finding-10-log-personal-data.test.ts',
+  'test/idempotency.test.ts',
+  'test/key-rotation.test.ts',
+  'test/module-graph.test.ts',
+  'test/personal-data-at-rest.test.ts',
+  'test/sealing-key-check.test.ts',
+  'test/webhook-events.test.ts',
+];
+
+/**
+ * Faults (private PostgreSQL clusters and Redis servers stopped, hung and killed; several instances),
+ * the browser, and the fuzz: slow by nature, isolated, and skipped by `npm run test:fast`.
+ */
+const SLOW = [
+  'test/browser/**/*.test.ts',
+  'test/conditional-instances.test.ts',
+  'test/database-outage.test.ts',
+  'test/fuzz.test.ts',
+  'test/hardening/03-keyed-request-runs-once.test.ts',
+  'test/hardening/07-redis-hang.test.ts',
+  'test/hardening/08-statement-timeout.test.ts',
+  'test/hardening/09-replica-hang-export.test.ts',
+  'test/instances.test.ts',
+  'test/read-replica.test.ts',
+];
+
+/**
+ * Two workers on these 2-core machines (Vitest's default is one fewer than the cores). The rest of the
+ * files share one module graph per worker (isolate: false): each file is then spared loading the service
+ * again, and `buildTestApp()` without overrides hands it the worker's app (test/helpers/app.ts).
+ */
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'shared',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: [...ISOLATED, ...SLOW],
+          isolate: false,
+          env: { MEL_TEST_SHARED: '1' },
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'isolated', include: ISOLATED },
+      },
+      {
+        extends: true,
+        test: { name: 'slow', include: SLOW },
+      },
+    ],
   },
 });

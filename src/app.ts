@@ -33,61 +33,64 @@ import { registerRateLimits } from './http/rate-limit.js';
 import { connectRedis } from './http/redis-link.js';
 import { Sessions } from './http/session.js';
 import { registerValidation } from './http/validation.js';
-import { activityRoutes } from './modules/activities/activities.routes.js';
-import { participantRoutes } from './modules/activities/participants.routes.js';
-import { authRoutes } from './modules/auth/auth.routes.js';
-import { idpRoutes } from './modules/auth/idp.routes.js';
-import { budgetLineRoutes } from './modules/budget/budget.routes.js';
-import { donorRoutes } from './modules/donors/donors.routes.js';
-import { attachmentRoutes } from './modules/files/files.routes.js';
-import { reportingPeriodRoutes } from './modules/periods/periods.routes.js';
-import { programRoutes } from './modules/programs/programs.routes.js';
-import { projectRoutes } from './modules/projects/projects.routes.js';
-import { resultNodeRoutes } from './modules/results/results.routes.js';
-import { indicatorReportRoutes } from './modules/indicator-reports/indicator-reports.routes.js';
-import { indicatorRoutes } from './modules/indicators/indicators.routes.js';
-import { indicatorReportUse, reportsInPeriod } from './modules/indicator-reports/indicator-use.js';
-import { indicatorsInBand } from './modules/progress/progress.service.js';
-import { projectIndicatorRoutes } from './modules/indicators/project-indicators.routes.js';
-import { feedRoutes } from './modules/feed/feed.routes.js';
-import { personalAmounts } from './modules/forms/counted-sources.js';
-import { formRoutes } from './modules/forms/forms.routes.js';
-import { publicFormRoutes } from './modules/forms/public-forms.routes.js';
-import { dashboardRoutes } from './modules/dashboard/dashboard.routes.js';
-import { healthRoutes } from './modules/health/health.routes.js';
-import { iatiRoutes } from './modules/iati/iati.routes.js';
-import { reportRoutes } from './modules/reports/reports.routes.js';
-import { sharedReportRoutes } from './modules/reports/shared-reports.routes.js';
-import { FileQuota } from './storage/file-quota.js';
-import { createFileStorage } from './storage/file-storage.js';
-import { createMailTransport } from './modules/mail/mail.transport.js';
-import type { OutboxWorker, OutboxWorkerOptions } from './modules/mail/outbox-worker.js';
-import { memberRoutes } from './modules/members/members.routes.js';
-import { idempotencyKeys } from './modules/idempotency/idempotency.repo.js';
-import { assignedProjectIds } from './modules/projects/project-members.repo.js';
-import { memberships } from './modules/orgs/memberships.repo.js';
-import { organizationRoutes } from './modules/orgs/orgs.routes.js';
-import { projectMemberRoutes } from './modules/projects/project-members.routes.js';
-import { programProjects } from './modules/projects/program-projects.js';
-import { attachmentBytes, storageKeysUnder } from './modules/files/files.repo.js';
+import { activityRoutes, participantRoutes } from './modules/activities/index.js';
+import { authRoutes, idpRoutes, hashingLoad } from './modules/auth/index.js';
+import { budgetLineRoutes } from './modules/budget/index.js';
+import { donorRoutes } from './modules/donors/index.js';
+import { attachmentRoutes, attachmentBytes, storageKeysUnder } from './modules/files/index.js';
+import { reportingPeriodRoutes } from './modules/periods/index.js';
+import { programRoutes } from './modules/programs/index.js';
 import {
+  projectRoutes,
+  assignedProjectIds,
+  projectMemberRoutes,
+  programProjects,
+} from './modules/projects/index.js';
+import { resultNodeRoutes } from './modules/results/index.js';
+import {
+  indicatorReportRoutes,
+  indicatorReportUse,
+  reportsInPeriod,
+} from './modules/indicator-reports/index.js';
+import { indicatorRoutes, projectIndicatorRoutes } from './modules/indicators/index.js';
+import { indicatorsInBand } from './modules/progress/index.js';
+import { feedRoutes } from './modules/feed/index.js';
+import {
+  personalAmounts,
+  formRoutes,
+  publicFormRoutes,
   countedInto,
   submissionFileBytes,
   submissionFileKeys,
   submissionsInPeriod,
-} from './modules/forms/submissions.repo.js';
-import { pageConstraint } from './modules/pages/page-requests.js';
-import { pageRoutes } from './modules/pages/pages.routes.js';
-import { auditLogRoutes } from './modules/privacy/audit-log.routes.js';
+} from './modules/forms/index.js';
+import { dashboardRoutes } from './modules/dashboard/index.js';
+import { healthRoutes } from './modules/health/index.js';
+import { iatiRoutes } from './modules/iati/index.js';
+import { reportRoutes, sharedReportRoutes } from './modules/reports/index.js';
+import { FileQuota } from './storage/file-quota.js';
+import { createFileStorage } from './storage/file-storage.js';
+import {
+  createMailTransport,
+  type OutboxWorker,
+  type OutboxWorkerOptions,
+  outboxDepth,
+} from './modules/mail/index.js';
+import { memberRoutes } from './modules/members/index.js';
+import { idempotencyKeys } from './modules/idempotency/index.js';
+import { memberships, organizationRoutes } from './modules/orgs/index.js';
+import { pageConstraint, pageRoutes } from './modules/pages/index.js';
+import { auditLogRoutes } from './modules/privacy/index.js';
 import { preparePersonalData } from './upkeep.js';
 import { Jobs } from './jobs.js';
 import { systemClock, type Clock } from './lib/clock.js';
-import type { ReminderJob, ReminderJobOptions } from './modules/reminders/reminder-job.js';
-import type { WebhookWorker, WebhookWorkerOptions } from './modules/webhooks/delivery-worker.js';
-import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
-import { webhookDeliveryDepth } from './modules/webhooks/delivery-depth.js';
-import { outboxDepth } from './modules/mail/outbox-depth.js';
-import { hashingLoad } from './modules/auth/passwords.js';
+import type { ReminderJob, ReminderJobOptions } from './modules/reminders/index.js';
+import {
+  type WebhookWorker,
+  type WebhookWorkerOptions,
+  webhookRoutes,
+  webhookDeliveryDepth,
+} from './modules/webhooks/index.js';
 
 /** A module's routes that take, besides the shared context, answers from modules above it. */
 function withOptions<Extra extends object>(

@@ -3,10 +3,9 @@ import type { Config } from './config.js';
 import type { Db } from './db/client.js';
 import { outsideCommitMarks } from './db/commit-marks.js';
 import type { Clock } from './lib/clock.js';
-import type { SendEmail } from './modules/mail/mail.transport.js';
-import { OutboxWorker, type OutboxWorkerOptions } from './modules/mail/outbox-worker.js';
-import { ReminderJob, type ReminderJobOptions } from './modules/reminders/reminder-job.js';
-import { WebhookWorker, type WebhookWorkerOptions } from './modules/webhooks/delivery-worker.js';
+import { OutboxWorker, type OutboxWorkerOptions, type SendEmail } from './modules/mail/index.js';
+import { ReminderJob, type ReminderJobOptions } from './modules/reminders/index.js';
+import { WebhookWorker, type WebhookWorkerOptions } from './modules/webhooks/index.js';
 import { RetentionJobs } from './upkeep.js';
 
 export interface JobsOptions {

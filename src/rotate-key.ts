@@ -1,9 +1,14 @@
 import { loadConfigOrExit } from './config.js';
 import { bulkLimits, openDatabase } from './db/client.js';
-import { participantsNotSealed, sealParticipants } from './modules/activities/participant-sealing.js';
-import { recordAudit, serviceSource } from './modules/privacy/audit-log.js';
-import { checkSealingKey, recordSealingKey, SealingKeyMismatch } from './modules/privacy/sealing-keys.js';
-import { resealWebhookSecrets } from './modules/webhooks/secret-sealing.js';
+import { participantsNotSealed, sealParticipants } from './modules/activities/index.js';
+import {
+  recordAudit,
+  serviceSource,
+  checkSealingKey,
+  recordSealingKey,
+  SealingKeyMismatch,
+} from './modules/privacy/index.js';
+import { resealWebhookSecrets } from './modules/webhooks/index.js';
 
 /**
  * `npm run pii:rotate-key`: seals every phone and national id (and webhook signing secret) again under PII_KEY, opening them with

@@ -1,6 +1,6 @@
 import { buildApp } from './app.js';
 import { loadConfigOrExit } from './config.js';
-import { SealingKeyMismatch } from './modules/privacy/sealing-keys.js';
+import { SealingKeyMismatch } from './modules/privacy/index.js';
 
 const config = loadConfigOrExit();
 

@@ -1,14 +1,18 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Db } from './db/client.js';
-import { sealParticipants } from './modules/activities/participant-sealing.js';
-import { eraseExpiredPersonalAnswers } from './modules/forms/answer-retention.js';
-import { purgeExpiredIdempotencyKeys } from './modules/idempotency/idempotency.repo.js';
-import { purgeAuditEntries } from './modules/privacy/audit-log.repo.js';
+import { sealParticipants } from './modules/activities/index.js';
+import { eraseExpiredPersonalAnswers } from './modules/forms/index.js';
+import { purgeExpiredIdempotencyKeys } from './modules/idempotency/index.js';
+import {
+  purgeAuditEntries,
+  checkSealingKey,
+  recordSealingKey,
+  SealingKeyMismatch,
+} from './modules/privacy/index.js';
 import { PollLoop } from './lib/poll-loop.js';
 import { SealedValueError } from './lib/sealed-values.js';
-import { checkSealingKey, recordSealingKey, SealingKeyMismatch } from './modules/privacy/sealing-keys.js';
-import { purgeWebhookHistory } from './modules/webhooks/retention.js';
+import { purgeWebhookHistory } from './modules/webhooks/index.js';
 
 /**
  * Before serving: the personal data in the database must open under PII_KEY (else SealingKeyMismatch,

@@ -4,8 +4,8 @@ import { bulkLimits, openDatabase } from './db/client.js';
 import { loggerOptions } from './http/logging.js';
 import { Jobs } from './jobs.js';
 import { systemClock } from './lib/clock.js';
-import { createMailTransport } from './modules/mail/mail.transport.js';
-import { SealingKeyMismatch } from './modules/privacy/sealing-keys.js';
+import { createMailTransport } from './modules/mail/index.js';
+import { SealingKeyMismatch } from './modules/privacy/index.js';
 import { preparePersonalData } from './upkeep.js';
 
 // Delivers the email outbox and webhooks, and runs the reminder and retention jobs, without serving HTTP,

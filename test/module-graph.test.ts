@@ -54,9 +54,13 @@ describe('the module graph rules', () => {
         'src/lib/dates.ts': 'export const day = 1;\n',
         'src/http/errors.ts': "import { day } from '../lib/dates.js';\nexport const e = day;\n",
         'src/modules/orgs/orgs.repo.ts': "import { e } from '../../http/errors.js';\nexport const o = e;\n",
+        'src/modules/orgs/orgs.tables.ts': 'export const organizations = 1;\n',
+        'src/modules/orgs/index.ts': "export { o } from './orgs.repo.js';\n",
         'src/modules/projects/projects.repo.ts':
-          "import { o } from '../orgs/orgs.repo.js';\nexport const p = o;\n",
-        'src/app.ts': "import { p } from './modules/projects/projects.repo.js';\nexport const a = p;\n",
+          "import { o } from '../orgs/index.js';\nimport { organizations } from '../orgs/orgs.tables.js';\n" +
+          'export const p = o + organizations;\n',
+        'src/modules/projects/index.ts': "export { p } from './projects.repo.js';\n",
+        'src/app.ts': "import { p } from './modules/projects/index.js';\nexport const a = p;\n",
       }),
     ).toEqual([]);
   });
@@ -89,32 +93,59 @@ describe('the module graph rules', () => {
   it('fail on an owner importing a module above it, and on a module of its own layer', async () => {
     expect(
       await violationsOf({
-        'src/modules/indicator-reports/indicator-reports.repo.ts': 'export const r = 1;\n',
-        'src/modules/periods/periods.service.ts':
-          "import { r } from '../indicator-reports/indicator-reports.repo.js';\nexport const p = r;\n",
+        'src/modules/indicator-reports/index.ts': 'export const r = 1;\n',
+        'src/modules/periods/index.ts':
+          "import { r } from '../indicator-reports/index.js';\nexport const p = r;\n",
         'src/modules/indicators/indicators.service.ts':
-          "import { p } from '../periods/periods.service.js';\nexport const i = p;\n",
+          "import { p } from '../periods/index.js';\nexport const i = p;\n",
       }),
     ).toEqual([
-      'layer-7-imports-upward: src/modules/indicators/indicators.service.ts -> src/modules/periods/periods.service.ts',
-      'layer-7-imports-upward: src/modules/periods/periods.service.ts -> src/modules/indicator-reports/indicator-reports.repo.ts',
+      'layer-7-imports-upward: src/modules/indicators/indicators.service.ts -> src/modules/periods/index.ts',
+      'layer-7-imports-upward: src/modules/periods/index.ts -> src/modules/indicator-reports/index.ts',
     ]);
   });
 
   it('fail on infrastructure importing a module, lib importing ours, and an unknown module', async () => {
     expect(
       await violationsOf({
-        'src/modules/auth/auth.repo.ts': 'export const u = 1;\n',
-        'src/http/access.ts': "import { u } from '../modules/auth/auth.repo.js';\nexport const a = u;\n",
+        'src/modules/auth/index.ts': 'export const u = 1;\n',
+        'src/http/access.ts': "import { u } from '../modules/auth/index.js';\nexport const a = u;\n",
         'src/db/client.ts': 'export const d = 1;\n',
         'src/lib/text.ts': "import { d } from '../db/client.js';\nexport const t = d;\n",
         'src/modules/gadgets/gadgets.repo.ts':
           "import { d } from '../../db/client.js';\nexport const g = d;\n",
       }),
     ).toEqual([
-      'infrastructure-imports-no-module: src/http/access.ts -> src/modules/auth/auth.repo.ts',
+      'infrastructure-imports-no-module: src/http/access.ts -> src/modules/auth/index.ts',
       'lib-imports-nothing-of-ours: src/lib/text.ts -> src/db/client.ts',
       'modules-are-known: src/modules/gadgets/gadgets.repo.ts -> src/db/client.ts',
+    ]);
+  });
+
+  it("fail on an import of another module's files other than its index.ts and its tables", async () => {
+    expect(
+      await violationsOf({
+        'src/modules/orgs/orgs.repo.ts': 'export const o = 1;\n',
+        'src/modules/orgs/orgs.tables.ts': 'export const organizations = 1;\n',
+        'src/modules/orgs/index.ts': "export { o } from './orgs.repo.js';\n",
+        'src/modules/projects/projects.repo.ts':
+          "import { organizations } from '../orgs/orgs.tables.js';\nexport const r = organizations;\n",
+        'src/modules/projects/projects.service.ts':
+          "import { o } from '../orgs/orgs.repo.js';\nimport { r } from './projects.repo.js';\n" +
+          'export const s = o + r;\n',
+        'src/modules/projects/projects.routes.ts':
+          "import { o } from '../orgs/index.js';\nimport { s } from './projects.service.js';\n" +
+          'export const routes = o + s;\n',
+        'src/modules/projects/index.ts': "export { routes } from './projects.routes.js';\n",
+        'src/app.ts':
+          "import { routes } from './modules/projects/index.js';\nimport { s } from './modules/projects/projects.service.js';\n" +
+          'export const a = routes + s;\n',
+        'src/worker.ts':
+          "import { organizations } from './modules/orgs/orgs.tables.js';\nexport const w = organizations;\n",
+      }),
+    ).toEqual([
+      'entry-points-import-public-surfaces: src/app.ts -> src/modules/projects/projects.service.ts',
+      'modules-import-public-surfaces: src/modules/projects/projects.service.ts -> src/modules/orgs/orgs.repo.ts',
     ]);
   });
 

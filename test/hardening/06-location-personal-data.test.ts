@@ -9,7 +9,8 @@ import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eraseExpiredPersonalAnswers } from '../../src/modules/forms/answer-retention.js';
 import { formSubmissions } from '../../src/modules/forms/forms.tables.js';
-import { ALREADY_ERASED, NOTHING_PERSONAL } from '../../src/modules/forms/submissions.service.js';
+import { NOTHING_PERSONAL } from '../../src/modules/forms/submissions.service.js';
+import { ALREADY_ERASED } from '../../src/modules/privacy/index.js';
 import { webhookEvents } from '../../src/modules/webhooks/webhooks.tables.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createTeam, type Team } from '../helpers/factories.js';
@@ -170,7 +171,7 @@ describe('finding 6: a respondent’s position is personal data', () => {
     expect(row.personalErasedAt).toBeInstanceOf(Date);
     expect((await locationsSeen(team, targets, form, team.admin)).list[placed]).toBeNull();
 
-    expectError(await erase(team, form, placed), conflictBody(ALREADY_ERASED));
+    expectError(await erase(team, form, placed), conflictBody(ALREADY_ERASED.form_submission));
     // Neither a personal field nor a position: nothing to erase, nothing recorded.
     expectError(await erase(team, form, unplaced), conflictBody(NOTHING_PERSONAL));
     expect((await stored(unplaced)).personalErasedAt).toBeNull();

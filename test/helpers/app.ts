@@ -31,13 +31,9 @@ export async function openTestDatabase(
   options: Pick<DatabaseOptions, 'logger' | 'databaseTimeouts'> = {},
 ): Promise<Database> {
   const url = process.env.TEST_DATABASE_URL;
-  if (!url) {
-    const snapshot = readFileSync(inject('pgliteSnapshot'));
-    const pglite = new PGlite({ loadDataDir: new Blob([snapshot]) });
-    return openDatabase({ databaseUrl: null, dataDir: tmpdir(), pglite, ...options });
-  }
+  if (!url) return openPgliteCopy(options);
   const template = new URL(url);
-  const name = `mel_test_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+  const name = `${inject('testDatabasePrefix')}${randomUUID().replaceAll('-', '').slice(0, 16)}`;
   await maintenanceQuery(url, `CREATE DATABASE ${name} TEMPLATE ${template.pathname.slice(1)}`);
   const own = new URL(url);
   own.pathname = `/${name}`;
@@ -50,6 +46,49 @@ export async function openTestDatabase(
     },
   };
 }
+
+/**
+ * Files of the `shared` project (vitest.config.ts) run one after another in a worker that keeps its
+ * modules: what this module holds outlives a file.
+ */
+const sharing = process.env.MEL_TEST_SHARED === '1';
+
+/** This worker's PGlite databases that a file closed, emptied, for the next file to open. */
+const emptiedPglites: PGlite[] = [];
+
+/**
+ * A PGlite database of the migrated snapshot. In a shared worker one a previous file closed is taken
+ * again, emptied on close (every table truncated, the session's settings reset) rather than loaded anew
+ * (about a second of CPU each). Files that change the schema run isolated (vitest.config.ts).
+ */
+function openPgliteCopy(options: Pick<DatabaseOptions, 'logger' | 'databaseTimeouts'>): Database {
+  const pglite =
+    emptiedPglites.pop() ?? new PGlite({ loadDataDir: new Blob([readFileSync(inject('pgliteSnapshot'))]) });
+  const database = openDatabase({ databaseUrl: null, dataDir: tmpdir(), pglite, ...options });
+  if (!sharing) return database;
+  let closed = false;
+  return {
+    ...database,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pglite.exec(EMPTY_EVERY_TABLE);
+      emptiedPglites.push(pglite);
+    },
+  };
+}
+
+// Replica mode lets the truncation past the audit log's append-only trigger; RESET ALL ends it.
+const EMPTY_EVERY_TABLE = `
+  SET session_replication_role = replica;
+  DO $$
+  DECLARE tables text;
+  BEGIN
+    SELECT string_agg(format('%I.%I', schemaname, tablename), ', ') INTO tables
+      FROM pg_tables WHERE schemaname = 'public';
+    IF tables IS NOT NULL THEN EXECUTE 'TRUNCATE ' || tables || ' RESTART IDENTITY CASCADE'; END IF;
+  END $$;
+  RESET ALL;`;
 
 /** Runs a statement from the server's `postgres` database, so the template itself has no connection. */
 export async function maintenanceQuery(url: string, statement: string): Promise<void> {
@@ -72,6 +111,41 @@ export async function maintenanceQuery(url: string, statement: string): Promise<
 export async function buildTestApp(
   env: Record<string, string> = {},
   options: AppOptions & { database?: Database } = {},
+): Promise<TestApp> {
+  if (!sharing || Object.keys(env).length > 0 || Object.keys(options).length > 0)
+    return buildOwnApp(env, options);
+  return takeWorkerApp();
+}
+
+/** The worker's app without overrides, and whether a file holds it (closing it gives it back). */
+let workerApp: { built: Promise<TestApp>; held: boolean } | null = null;
+
+/**
+ * In a shared worker, the app that files without configuration overrides use one after another (each
+ * makes its own team, in its own organization): built once, an app and schema compilation spared per
+ * file. A file that asks while another app of its own is held (two apps in one file) gets a new one.
+ */
+async function takeWorkerApp(): Promise<TestApp> {
+  if (workerApp?.held) return buildOwnApp({}, {});
+  workerApp ??= { built: buildOwnApp({}, {}), held: false };
+  const kept = workerApp;
+  kept.held = true;
+  const t = await kept.built;
+  return {
+    ...t,
+    async close() {
+      kept.held = false;
+      // A file that made it listen on a port leaves it to no one: the next file could not listen.
+      if (!t.app.server.listening) return;
+      if (workerApp === kept) workerApp = null;
+      await t.close();
+    },
+  };
+}
+
+async function buildOwnApp(
+  env: Record<string, string>,
+  options: AppOptions & { database?: Database },
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'mel-app-'));
   const config = loadConfig({

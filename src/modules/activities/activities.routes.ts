@@ -9,7 +9,7 @@ import { Collection, itemsOf, type Page } from '../../http/pagination.js';
 import { NoContent, Params } from '../../http/schemas.js';
 import { Activity, ActivityQuery, CreateActivityBody, UpdateActivityBody } from './activities.schemas.js';
 import { ActivityService } from './activities.service.js';
-import { auditSourceOf } from '../privacy/audit-log.js';
+import { auditSourceOf } from '../privacy/index.js';
 import { recordParticipantsRead, withoutPersonalData, type ParticipantView } from './participant-view.js';
 import {
   ActivityParticipant,

@@ -5,9 +5,8 @@ import { badRequest, invalidTransition, notFound, pgErrorCode } from '../../http
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { dateOrderProblem } from '../../lib/dates.js';
 import { canMove, type Transitions } from '../../lib/transitions.js';
-import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
-import { findProject } from '../projects/projects.repo.js';
-import { findNode } from '../results/results.repo.js';
+import { ensureProjectAccess, requireProject, findProject } from '../projects/index.js';
+import { findNode } from '../results/index.js';
 import {
   countActivities,
   deleteActivity,

@@ -8,7 +8,7 @@ import {
   withoutFields,
 } from '../../lib/personal-data.js';
 import type { Keyring } from '../../lib/sealed-values.js';
-import { recordPersonalRead, type AuditSource } from '../privacy/audit-log.js';
+import { recordPersonalRead, type AuditSource } from '../privacy/index.js';
 import { openContact } from './participant-sealing.js';
 import { householdsOf, type HouseholdMemberRow, type ParticipantRow } from './participants.repo.js';
 import type { RegistrationRow } from './registrations.repo.js';

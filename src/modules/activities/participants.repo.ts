@@ -1,7 +1,7 @@
 import { and, asc, count, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
-import { visibleTo, type ProjectVisibility } from '../projects/visibility.js';
+import { visibleTo, type ProjectVisibility } from '../projects/index.js';
 import { HOUSEHOLD_PERSONAL_FIELDS, nulled, PARTICIPANT_PERSONAL_FIELDS } from '../../lib/personal-data.js';
 import { compareText } from '../../lib/text.js';
 import { activities, activityParticipants, householdMembers, participants } from './activities.tables.js';

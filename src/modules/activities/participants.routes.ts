@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { auditSourceOf, recordPersonalRead } from '../privacy/audit-log.js';
+import { auditSourceOf, recordPersonalRead } from '../privacy/index.js';
 import { recordParticipantsRead, type ParticipantView } from './participant-view.js';
 import { ADMINS, ALL_ROLES, CONTRIBUTORS, MANAGERS, memberOf } from '../../http/access.js';
 import { isPreconditionRead } from '../../http/conditional.js';

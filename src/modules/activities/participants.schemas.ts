@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.js';
-import { AuditEntry } from '../privacy/audit-log.schemas.js';
+import { AuditEntry } from '../privacy/index.js';
 import {
   Body,
   DateOnly,

@@ -2,8 +2,13 @@ import { transaction, type Db } from '../../db/client.js';
 import { ageBandOf } from '../../lib/demographics.js';
 import { PARTICIPANT_PERSONAL_FIELDS, seesPersonalData } from '../../lib/personal-data.js';
 import type { Keyring } from '../../lib/sealed-values.js';
-import { listAuditEntries, type AuditEntryRow } from '../privacy/audit-log.repo.js';
-import { recordAudit, type AuditSource } from '../privacy/audit-log.js';
+import {
+  ALREADY_ERASED,
+  listAuditEntries,
+  type AuditEntryRow,
+  recordAudit,
+  type AuditSource,
+} from '../privacy/index.js';
 import { nationalIdIndexes, sealedContact } from './participant-sealing.js';
 import { registrationsOfParticipant } from './registrations.repo.js';
 import { optionalText } from '../../lib/text.js';
@@ -30,7 +35,7 @@ import {
   participantsByNationalIdIndex,
   updateParticipant,
 } from './participants.repo.js';
-import { visibilityOf } from '../projects/visibility.js';
+import { visibilityOf } from '../projects/index.js';
 import type { HouseholdMemberInput, ParticipantFields } from './participants.schemas.js';
 
 export const NATIONAL_ID_TAKEN = 'A participant with this nationalId already exists';
@@ -71,8 +76,6 @@ function accessLogOf(entries: AuditEntryRow[], own: string[]) {
     subjectIds: entry.subjectIds.filter((subject) => theirs.has(subject)),
   }));
 }
-
-export const ALREADY_ERASED = 'The personal data of this participant is already erased';
 
 export class ParticipantService {
   constructor(
@@ -185,7 +188,7 @@ export class ParticipantService {
     return transaction(this.db, async (tx) => {
       const found = await findParticipant(tx, member.orgId, id, visibilityOf(member), true);
       if (!found) throw notFound('Participant');
-      if (found.participant.erasedAt) throw conflict(ALREADY_ERASED, 'personal_data_erased');
+      if (found.participant.erasedAt) throw conflict(ALREADY_ERASED.participant, 'personal_data_erased');
       const today = todayUtc();
       const household = (await householdsOf(tx, member.orgId, [id])).get(id) ?? [];
       const row = await eraseParticipant(

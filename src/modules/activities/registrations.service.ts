@@ -1,11 +1,11 @@
-import { queueWebhookEvent } from '../webhooks/events.js';
+import { queueWebhookEvent } from '../webhooks/index.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { badRequest, duplicate, notFound } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { newId } from '../../lib/ids.js';
-import { recordFeedEventBy } from '../feed/feed.service.js';
-import { ensureProjectAccess } from '../projects/project-scope.js';
+import { recordFeedEventBy } from '../feed/index.js';
+import { ensureProjectAccess, visibilityOf } from '../projects/index.js';
 import { findActivity, lockActivity } from './activities.repo.js';
 import { viewRegistrations } from './participant-view.js';
 import { seesPersonalData } from '../../lib/personal-data.js';
@@ -17,7 +17,6 @@ import {
   insertParticipants,
   participantsByNationalIdIndex,
 } from './participants.repo.js';
-import { visibilityOf } from '../projects/visibility.js';
 import type { ParticipantFields, RegistrationItemInput } from './participants.schemas.js';
 import { birthDateProblem, participantValues } from './participants.service.js';
 import {

@@ -13,7 +13,7 @@ import {
 import type { IssuedToken, Sessions } from '../../http/session.js';
 import { normalizeEmail } from '../../lib/email.js';
 import { hashToken, newSecretToken } from '../../lib/ids.js';
-import { queueEmail } from '../mail/mail.service.js';
+import { queueEmail } from '../mail/index.js';
 import {
   clearLoginFailures,
   consumeEmailVerification,

@@ -3,7 +3,7 @@ import { optionalText } from '../../lib/text.js';
 import type { Member } from '../../http/access.js';
 import { badRequest, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
-import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
+import { ensureProjectAccess, requireProject } from '../projects/index.js';
 import { countLines, deleteLine, findLine, insertLine, listLines, updateLine } from './budget.repo.js';
 import type { BudgetLineInput } from './budget.schemas.js';
 import { centsProblems } from '../../lib/money.js';

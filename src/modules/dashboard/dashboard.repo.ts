@@ -7,7 +7,7 @@ import { rowsOf, type Db } from '../../db/client.js';
 import { reportingPeriods } from '../periods/periods.tables.js';
 import { programs } from '../programs/programs.tables.js';
 import { projects } from '../projects/projects.tables.js';
-import { visibleTo, type ProjectVisibility } from '../projects/visibility.js';
+import { visibleTo, type ProjectVisibility } from '../projects/index.js';
 
 export interface BudgetRow {
   programId: string | null;

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DateOnly, Nullable, Uuid } from '../../http/schemas.js';
-import { IndicatorProgress } from '../indicators/indicators.schemas.js';
+import { IndicatorProgress } from '../indicators/index.js';
 
 const BudgetByCurrency = Type.Array(
   Type.Object({

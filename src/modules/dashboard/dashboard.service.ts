@@ -4,8 +4,8 @@ import type { Member } from '../../http/access.js';
 import { addDays } from '../../lib/dates.js';
 import { todayUtc } from '../../lib/demographics.js';
 import { percentOf, type ProgressStatus } from '../../lib/scoring.js';
-import { byLargestGap, entryOf, scoreLinks } from '../progress/progress.service.js';
-import { assignedVisibility, visibilityOf } from '../projects/visibility.js';
+import { byLargestGap, entryOf, scoreLinks } from '../progress/index.js';
+import { assignedVisibility, visibilityOf } from '../projects/index.js';
 import { periodsDue, programList, projectTotals, type BudgetRow } from './dashboard.repo.js';
 
 export const DEADLINE_WINDOW_DAYS = 30;

@@ -2,7 +2,7 @@ import { and, count, desc, eq, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { users } from '../auth/auth.tables.js';
-import { visibleTo, type ProjectVisibility } from '../projects/visibility.js';
+import { visibleTo, type ProjectVisibility } from '../projects/index.js';
 import { feedEvents } from './feed.tables.js';
 
 export type NewFeedEvent = Omit<typeof feedEvents.$inferInsert, 'id' | 'orgId' | 'occurredAt'>;

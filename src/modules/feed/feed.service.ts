@@ -1,8 +1,8 @@
 import type { Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { findUserById } from '../auth/auth.repo.js';
+import { findUserById } from '../auth/index.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
-import { visibilityOf } from '../projects/visibility.js';
+import { visibilityOf } from '../projects/index.js';
 import { countFeedEvents, insertFeedEvent, listFeedEvents } from './feed.repo.js';
 
 export const FEED_EVENT_TYPES = [

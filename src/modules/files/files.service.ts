@@ -12,7 +12,7 @@ import {
 } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { textProblem } from '../../lib/text.js';
-import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
+import { ensureProjectAccess, requireProject } from '../projects/index.js';
 import {
   countAttachments,
   deleteAttachment,

@@ -1,5 +1,5 @@
 import { transaction, type Db } from '../../db/client.js';
-import { recordAudit, serviceSource } from '../privacy/audit-log.js';
+import { recordAudit, serviceSource } from '../privacy/index.js';
 import { personalKeys } from './form-fields.js';
 import { formsWithRetention } from './forms.repo.js';
 import { eraseSubmittedBefore } from './submissions.repo.js';

@@ -1,7 +1,7 @@
 import { and, count, desc, eq, inArray, isNotNull, sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
-import { visibleTo, type ProjectVisibility } from '../projects/visibility.js';
+import { visibleTo, type ProjectVisibility } from '../projects/index.js';
 import { forms, formSubmissions } from './forms.tables.js';
 
 export type FormRow = typeof forms.$inferSelect;

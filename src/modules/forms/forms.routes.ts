@@ -6,7 +6,7 @@ import { errorResponse } from '../../http/errors.js';
 import { Collection, PageQuery } from '../../http/pagination.js';
 import { CsvDownload, FileDownload, NoContent, Params } from '../../http/schemas.js';
 import { ACCEPTED_TYPES, contentDisposition, downloadHeaders } from '../../storage/file-storage.js';
-import { auditSourceOf } from '../privacy/audit-log.js';
+import { auditSourceOf } from '../privacy/index.js';
 import { countedSources } from './counted-sources.js';
 import {
   CountedSubmission,

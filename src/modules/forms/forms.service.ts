@@ -9,16 +9,10 @@ import { badRequest, hasDependents, invalidTransition, notFound, pgErrorCode } f
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { optionalText } from '../../lib/text.js';
 import { removeStoredFiles, type FileStorage } from '../../storage/file-storage.js';
-import { findIndicatorReport } from '../indicator-reports/indicator-reports.repo.js';
-import { uncountFromIndicatorReport } from '../indicator-reports/indicator-reports.service.js';
-import {
-  countTarget,
-  refusedCountTarget,
-  type CountTargetRefusal,
-} from '../indicator-reports/count-target.js';
-import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
-import { visibilityOf } from '../projects/visibility.js';
-import { recordPersonalRead, type AuditSource } from '../privacy/audit-log.js';
+import { findIndicatorReport, uncountFromIndicatorReport } from '../indicator-reports/index.js';
+import { countTarget, refusedCountTarget, type CountTargetRefusal } from '../indicator-reports/index.js';
+import { ensureProjectAccess, requireProject, visibilityOf } from '../projects/index.js';
+import { recordPersonalRead, type AuditSource } from '../privacy/index.js';
 import { breakingEdits, fieldProblems, type FormField } from './form-fields.js';
 import {
   countForms,

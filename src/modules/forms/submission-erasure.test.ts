@@ -28,7 +28,8 @@ import {
 import { conflictBody } from '../../../test/helpers/indicator-scenes.js';
 import { reportsUrl } from '../../../test/helpers/indicators.js';
 import { formSubmissions } from './forms.tables.js';
-import { ALREADY_ERASED, NOTHING_PERSONAL } from './submissions.service.js';
+import { ALREADY_ERASED } from '../privacy/index.js';
+import { NOTHING_PERSONAL } from './submissions.service.js';
 
 let t: TestApp;
 let team: Team;
@@ -141,7 +142,7 @@ describe('POST /orgs/:orgId/forms/:formId/submissions/:id/erase', () => {
     const id = await submit(form);
     expect((await erase(form, id)).status).toBe(200);
     const erasedAt = (await stored(id)).personalErasedAt;
-    expectError(await erase(form, id), conflictBody(ALREADY_ERASED));
+    expectError(await erase(form, id), conflictBody(ALREADY_ERASED.form_submission));
     expect((await stored(id)).personalErasedAt).toEqual(erasedAt);
     expect(await auditEntriesOf(t.database.db, form.id)).toHaveLength(1);
   });
@@ -151,7 +152,9 @@ describe('POST /orgs/:orgId/forms/:formId/submissions/:id/erase', () => {
     const id = await submit(form);
     const results = await Promise.all([erase(form, id), erase(form, id)]);
     expect(results.map((res) => res.status).sort()).toEqual([200, 409]);
-    expect(results.find((res) => res.status === 409)!.body).toEqual(conflictBody(ALREADY_ERASED));
+    expect(results.find((res) => res.status === 409)!.body).toEqual(
+      conflictBody(ALREADY_ERASED.form_submission),
+    );
     expect(await auditEntriesOf(t.database.db, form.id)).toHaveLength(1);
   });
 
@@ -174,7 +177,7 @@ describe('POST /orgs/:orgId/forms/:formId/submissions/:id/erase', () => {
 
     expect((await erase(form, id)).status).toBe(200);
     expect((await stored(id)).answers).toEqual({ source: 'well', consent: true });
-    expectError(await erase(form, id), conflictBody(ALREADY_ERASED));
+    expectError(await erase(form, id), conflictBody(ALREADY_ERASED.form_submission));
     expect((await auditEntriesOf(t.database.db, form.id)).map((entry) => entry.action)).toEqual([
       'erase',
       'erase',

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client.js';
-import { recordPersonalRead, type AuditSource } from '../privacy/audit-log.js';
+import { recordPersonalRead, type AuditSource } from '../privacy/index.js';
 import { showsPersonal, submissionView, type PersonalAnswers } from './submission-view.js';
 import { filesOf, type SubmissionRow } from './submissions.repo.js';
 

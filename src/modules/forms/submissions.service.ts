@@ -1,12 +1,12 @@
-import { queueWebhookEvent } from '../webhooks/events.js';
+import { queueWebhookEvent } from '../webhooks/index.js';
 import type { Multipart } from '@fastify/multipart';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { AppError, badRequest, conflict, gone, notFound } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { newId, UUID_PATTERN } from '../../lib/ids.js';
-import { countIntoIndicatorReport } from '../indicator-reports/indicator-reports.service.js';
-import { multipartError } from '../files/files.service.js';
+import { countIntoIndicatorReport } from '../indicator-reports/index.js';
+import { multipartError } from '../files/index.js';
 import {
   ACCEPTED_TYPES,
   sanitizeFileName,
@@ -16,8 +16,8 @@ import {
   type StoredFile,
 } from '../../storage/file-storage.js';
 import type { FileQuota, QuotaScope, Room } from '../../storage/file-quota.js';
-import { ensureProjectAccess } from '../projects/project-scope.js';
-import { recordAudit, type AuditSource } from '../privacy/audit-log.js';
+import { ensureProjectAccess } from '../projects/index.js';
+import { ALREADY_ERASED, recordAudit, type AuditSource } from '../privacy/index.js';
 import { checkSubmission, type Submission } from './answers.js';
 import type { FormField } from './form-fields.js';
 import { findForm, findFormByToken, lockFormForSubmission, type FormRow } from './forms.repo.js';
@@ -35,7 +35,6 @@ import {
 } from './submissions.repo.js';
 
 export const FORM_CLOSED = 'This form is no longer accepting responses';
-export const ALREADY_ERASED = 'Personal answers of this submission are already erased';
 export const NOTHING_PERSONAL =
   'This submission has no position and its form no field marked personal: there is nothing to erase';
 
@@ -326,7 +325,7 @@ export class SubmissionService {
       if (row.personalErasedAt) {
         // Erased before, unless a field was marked personal since: its answer is still there.
         if (!personal.keys.some((key) => Object.hasOwn(row.answers, key))) {
-          throw conflict(ALREADY_ERASED, 'personal_data_erased');
+          throw conflict(ALREADY_ERASED.form_submission, 'personal_data_erased');
         }
       } else if (!holdsPersonal(personal, row)) throw conflict(NOTHING_PERSONAL);
       const erased = await erasePersonalAnswers(tx, member.orgId, row.id, personal.keys, new Date());

@@ -1,13 +1,12 @@
 import type { Db } from '../../db/client.js';
-import { ProgressCalculator } from '../progress/progress.js';
-import { formulaBasics } from '../progress/progress.repo.js';
+import { linkedIndicators } from '../indicators/index.js';
+import { ProgressCalculator, formulaBasics } from '../progress/index.js';
 import { IATI_VERSION } from './iati-codes.js';
 import { iatiActivity, type Publisher } from './iati-activity.js';
 import {
   approvedValuesOf,
   disaggregationsOfLinked,
   donorsOfPrograms,
-  linkedIndicators,
   periodsOf,
   plannedBudgets,
   projectsAfter,

@@ -2,8 +2,8 @@
  * One project as an IATI 2.03 `iati-activity` (pure: the data in, markup out). Elements are written in
  * the order of the activities schema's sequences (iati-activities-schema.xsd, branch version-2.03).
  */
-import type { DonorType } from '../donors/donors.schemas.js';
-import type { ProjectStatus } from '../projects/projects.schemas.js';
+import type { DonorType } from '../donors/index.js';
+import type { ProjectStatus } from '../projects/index.js';
 import {
   ACTIVITY_DATE,
   ACTIVITY_STATUS,

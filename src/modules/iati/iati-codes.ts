@@ -3,8 +3,8 @@
  * IATI-Codelists-NonEmbedded), named here by what they mean. Only the codes used are listed.
  */
 import type { DONOR_TYPES } from '../donors/donors.tables.js';
-import type { IatiOrganisationType } from '../orgs/iati-organisation-types.js';
-import type { PROJECT_STATUSES } from '../projects/projects.schemas.js';
+import type { IatiOrganisationType } from '../orgs/index.js';
+import type { PROJECT_STATUSES } from '../projects/index.js';
 import type { RESULT_LEVELS } from '../results/results.tables.js';
 
 export const IATI_VERSION = '2.03';

@@ -8,7 +8,7 @@ import type { Db } from '../../db/client.js';
 import { budgetLines } from '../budget/budget.tables.js';
 import { donors } from '../donors/donors.tables.js';
 import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
-import { disaggregations, indicators, projectIndicators } from '../indicators/indicators.tables.js';
+import { disaggregations, projectIndicators } from '../indicators/indicators.tables.js';
 import { organizations } from '../orgs/orgs.tables.js';
 import { reportingPeriods } from '../periods/periods.tables.js';
 import { programDonors } from '../programs/programs.tables.js';
@@ -83,34 +83,6 @@ export function plannedBudgets(db: Db, orgId: string, projectIds: string[]) {
     .from(budgetLines)
     .where(and(eq(budgetLines.orgId, orgId), inArray(budgetLines.projectId, projectIds)))
     .groupBy(budgetLines.projectId);
-}
-
-/** The indicators linked to the projects, with the link's baseline and the indicator's result node. */
-export function linkedIndicators(db: Db, orgId: string, projectIds: string[]) {
-  return db
-    .select({
-      projectId: projectIndicators.projectId,
-      id: indicators.id,
-      name: indicators.name,
-      code: indicators.code,
-      unit: indicators.unit,
-      isFormula: indicators.isFormula,
-      baseline: projectIndicators.baseline,
-      baselineYear: projectIndicators.baselineYear,
-      nodeId: resultNodes.id,
-      nodeLevel: resultNodes.level,
-      nodeTitle: resultNodes.title,
-    })
-    .from(projectIndicators)
-    .innerJoin(
-      indicators,
-      and(eq(indicators.orgId, projectIndicators.orgId), eq(indicators.id, projectIndicators.indicatorId)),
-    )
-    .leftJoin(
-      resultNodes,
-      and(eq(resultNodes.orgId, indicators.orgId), eq(resultNodes.id, indicators.resultNodeId)),
-    )
-    .where(and(eq(projectIndicators.orgId, orgId), inArray(projectIndicators.projectId, projectIds)));
 }
 
 /** The disaggregations of every indicator linked to the projects, oldest first. */

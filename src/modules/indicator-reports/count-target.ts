@@ -1,8 +1,7 @@
 import type { Db } from '../../db/client.js';
 import { badRequest, notFound, periodLocked } from '../../http/errors.js';
-import { lockIndicatorForShare } from '../indicators/indicators.repo.js';
-import { isLinked } from '../indicators/project-indicators.repo.js';
-import { lockPeriodForShare } from '../periods/periods.repo.js';
+import { isLinked, lockIndicatorForShare } from '../indicators/index.js';
+import { lockPeriodForShare } from '../periods/index.js';
 
 /** Why an indicator and a reporting period cannot take counts from a project's report or form. */
 export type CountTargetRefusal =

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
-import { byCode } from '../indicators/indicators.repo.js';
+import { byCode } from '../indicators/index.js';
 import { indicators } from '../indicators/indicators.tables.js';
 import { reportingPeriods } from '../periods/periods.tables.js';
 import { EDITABLE, indicatorReports, type IndicatorReportStatus } from './indicator-reports.tables.js';

@@ -6,7 +6,7 @@ import { Collection, PageQuery } from '../../http/pagination.js';
 import { Params } from '../../http/schemas.js';
 import { optionalBody } from '../../http/validation.js';
 import { Type } from '@sinclair/typebox';
-import { auditSourceOf } from '../privacy/audit-log.js';
+import { auditSourceOf } from '../privacy/index.js';
 import {
   ApproveBody,
   CreateIndicatorReportBody,

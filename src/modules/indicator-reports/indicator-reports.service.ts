@@ -1,4 +1,4 @@
-import { asReturned, queueWebhookEvent } from '../webhooks/events.js';
+import { asReturned, queueWebhookEvent } from '../webhooks/index.js';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
@@ -12,16 +12,15 @@ import {
   refusedDuplicate,
 } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
-import { countParticipantGroups } from '../activities/registrations.repo.js';
-import { findUserName } from '../auth/auth.repo.js';
-import { recordFeedEventBy } from '../feed/feed.service.js';
-import { dimensionsOf, findIndicator, lockIndicatorForShare } from '../indicators/indicators.repo.js';
-import { queueEmail } from '../mail/mail.service.js';
-import { findPeriod, lockPeriodForShare } from '../periods/periods.repo.js';
-import type { AuditSource } from '../privacy/audit-log.js';
+import { countParticipantGroups } from '../activities/index.js';
+import { findUserName } from '../auth/index.js';
+import { recordFeedEventBy } from '../feed/index.js';
+import { dimensionsOf, findIndicator, lockIndicatorForShare } from '../indicators/index.js';
+import { queueEmail } from '../mail/index.js';
+import { findPeriod, lockPeriodForShare } from '../periods/index.js';
+import type { AuditSource } from '../privacy/index.js';
 import { countTarget, refusedCountTarget, type CountTargetRefusal } from './count-target.js';
-import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
-import { findProject } from '../projects/projects.repo.js';
+import { ensureProjectAccess, requireProject, findProject } from '../projects/index.js';
 import {
   countIndicatorReports,
   countIntoReport,

@@ -1,6 +1,6 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import type { IndicatorDependents } from '../indicators/indicator-dependents.js';
+import type { IndicatorDependents } from '../indicators/index.js';
 import { indicatorReports } from './indicator-reports.tables.js';
 
 /** Whether an indicator report of the organization meets every condition. */

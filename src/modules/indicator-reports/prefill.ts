@@ -1,6 +1,6 @@
 import { badRequest } from '../../http/errors.js';
 import { AGE_BANDS, PARTICIPANT_DIMENSIONS, SEXES } from '../../lib/demographics.js';
-import type { ParticipantGroup } from '../activities/registrations.repo.js';
+import type { ParticipantGroup } from '../activities/index.js';
 import type { Dimension } from './report-values.js';
 
 // What a pre-fill writes, from participant counts (DECISIONS.md section 7); the database work is

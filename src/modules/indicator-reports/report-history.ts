@@ -5,7 +5,7 @@ import type { Member } from '../../http/access.js';
 import { itemsOf, paginate, type PageRequest } from '../../http/pagination.js';
 import { seesPersonalData } from '../../lib/personal-data.js';
 import { users } from '../auth/auth.tables.js';
-import { recordPersonalRead, type AuditSource } from '../privacy/audit-log.js';
+import { recordPersonalRead, type AuditSource } from '../privacy/index.js';
 import type { IndicatorReportRow } from './indicator-reports.repo.js';
 import { indicatorReportHistory, type HistoryKind, type ReportChanges } from './indicator-reports.tables.js';
 

@@ -13,7 +13,7 @@ import {
 } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { FormulaError, parseFormula } from '../../lib/formula.js';
-import { requireProject } from '../projects/project-scope.js';
+import { requireProject } from '../projects/index.js';
 import {
   countIndicators,
   deleteIndicator,

@@ -1,8 +1,9 @@
-import { and, asc, count, eq } from 'drizzle-orm';
+import { and, asc, count, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { byCode } from './indicators.repo.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { indicators, projectIndicators } from './indicators.tables.js';
+import { resultNodes } from '../results/results.tables.js';
 
 export type LinkValues = { target?: number | null; baseline?: number | null; baselineYear?: number | null };
 
@@ -100,4 +101,35 @@ export async function deleteLink(db: Db, orgId: string, projectId: string, indic
   await db
     .delete(projectIndicators)
     .where(and(ofProject(orgId, projectId), eq(projectIndicators.indicatorId, indicatorId)));
+}
+
+/**
+ * Every indicator linked to the projects, with the link's target and baseline and the indicator's result
+ * node: what a report and an IATI activity show of a project's indicators.
+ */
+export function linkedIndicators(db: Db, orgId: string, projectIds: string[]) {
+  return db
+    .select({
+      projectId: projectIndicators.projectId,
+      id: indicators.id,
+      name: indicators.name,
+      code: indicators.code,
+      unit: indicators.unit,
+      aggregationMethod: indicators.aggregationMethod,
+      isFormula: indicators.isFormula,
+      formula: indicators.formula,
+      target: projectIndicators.target,
+      baseline: projectIndicators.baseline,
+      baselineYear: projectIndicators.baselineYear,
+      nodeId: resultNodes.id,
+      nodeLevel: resultNodes.level,
+      nodeTitle: resultNodes.title,
+    })
+    .from(projectIndicators)
+    .innerJoin(indicators, indicatorOfLink)
+    .leftJoin(
+      resultNodes,
+      and(eq(resultNodes.orgId, indicators.orgId), eq(resultNodes.id, indicators.resultNodeId)),
+    )
+    .where(and(eq(projectIndicators.orgId, orgId), inArray(projectIndicators.projectId, projectIds)));
 }

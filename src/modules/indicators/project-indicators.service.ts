@@ -2,7 +2,7 @@ import { singleWrite, transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { duplicate, notFound, pgErrorCode, refusedDelete } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
-import { requireProject } from '../projects/project-scope.js';
+import { requireProject } from '../projects/index.js';
 import { findIndicator } from './indicators.repo.js';
 import {
   countLinks,

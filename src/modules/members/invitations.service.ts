@@ -1,12 +1,11 @@
-import { queueWebhookEvent } from '../webhooks/events.js';
+import { queueWebhookEvent } from '../webhooks/index.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Session } from '../../http/access.js';
 import { duplicate, forbidden, notFound } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { hashToken } from '../../lib/ids.js';
-import { findUserById } from '../auth/auth.repo.js';
-import { recordProvenAddress } from '../auth/auth.service.js';
-import { recordFeedEventBy } from '../feed/feed.service.js';
+import { findUserById, recordProvenAddress } from '../auth/index.js';
+import { recordFeedEventBy } from '../feed/index.js';
 import {
   countOpenInvitations,
   deleteOpenInvitation,
@@ -15,7 +14,7 @@ import {
   markInvitationAccepted,
   publicInvitation,
 } from './invitations.repo.js';
-import { insertMember, publicOrganization } from '../orgs/orgs.repo.js';
+import { insertMember, publicOrganization } from '../orgs/index.js';
 
 export class InvitationService {
   constructor(

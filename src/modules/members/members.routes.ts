@@ -14,7 +14,7 @@ import {
   Member,
   RoleBody,
   TokenParams,
-} from '../orgs/orgs.schemas.js';
+} from '../orgs/index.js';
 import { InvitationService } from './invitations.service.js';
 import { MemberService } from './members.service.js';
 

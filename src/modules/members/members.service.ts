@@ -1,12 +1,12 @@
-import { queueWebhookEvent } from '../webhooks/events.js';
+import { queueWebhookEvent } from '../webhooks/index.js';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { duplicate, hasDependents, notFound } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { newSecretToken } from '../../lib/ids.js';
-import { recordFeedEventBy } from '../feed/feed.service.js';
-import { queueEmail } from '../mail/mail.service.js';
+import { recordFeedEventBy } from '../feed/index.js';
+import { queueEmail } from '../mail/index.js';
 import { publicInvitation, replaceInvitation } from './invitations.repo.js';
 import {
   countMembers,
@@ -17,7 +17,7 @@ import {
   listMembers,
   lockAdmins,
   setMemberRole,
-} from '../orgs/orgs.repo.js';
+} from '../orgs/index.js';
 import type { OrgRole } from '../../http/roles.js';
 
 const INVITATION_DAYS = 7;

@@ -1,5 +1,4 @@
-import { PLACE_MAX, TEXT_MAX } from '../forms/answers.js';
-import type { FormField } from '../forms/form-fields.js';
+import { PLACE_MAX, TEXT_MAX, type FormField } from '../forms/index.js';
 import { ACCEPTED_TYPES, MAX_FILE_SIZE } from '../../storage/file-storage.js';
 import { html, type Html } from './html.js';
 import { moment, type PageContent } from './layout.js';

@@ -1,4 +1,4 @@
-import type { reportView } from '../reports/report-view.js';
+import type { reportView } from '../reports/index.js';
 import { html, type Html } from './html.js';
 import type { PageContent } from './layout.js';
 

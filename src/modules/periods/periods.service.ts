@@ -1,4 +1,4 @@
-import { asReturned, queueWebhookEvent } from '../webhooks/events.js';
+import { asReturned, queueWebhookEvent } from '../webhooks/index.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { dateOrderProblem } from '../../lib/dates.js';
@@ -15,9 +15,8 @@ import {
 import type { SubmissionsInPeriod } from './period-dependents.js';
 import { ReportingPeriod } from './periods.schemas.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
-import { recordFeedEventBy } from '../feed/feed.service.js';
-import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
-import { findProject } from '../projects/projects.repo.js';
+import { recordFeedEventBy } from '../feed/index.js';
+import { ensureProjectAccess, requireProject, findProject } from '../projects/index.js';
 import {
   countPeriods,
   deletePeriod,

@@ -42,6 +42,15 @@ export const serviceSource = (orgId: string, job: string): AuditSource => ({
   route: job,
 });
 
+/**
+ * The message of the 409 (`personal_data_erased`) that answers an erasure asked again, by what was
+ * erased: one list for every module that erases personal data.
+ */
+export const ALREADY_ERASED = {
+  participant: 'The personal data of this participant is already erased',
+  form_submission: 'Personal answers of this submission are already erased',
+} as const satisfies Partial<Record<SubjectKind, string>>;
+
 export interface AuditEvent {
   action: AuditAction;
   subjectKind: SubjectKind;

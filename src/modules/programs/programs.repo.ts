@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, inArray, notInArray } from 'drizzle-orm';
 import { checkReferencesAtCommit, type Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
-import { donorsByName } from '../donors/donors.repo.js';
+import { donorsByName } from '../donors/index.js';
 import { donors } from '../donors/donors.tables.js';
 import { programDonors, programs } from './programs.tables.js';
 

@@ -5,7 +5,7 @@ import { ADMINS, ALL_ROLES, memberOf } from '../../http/access.js';
 import { errorResponse } from '../../http/errors.js';
 import { Collection, PageQuery } from '../../http/pagination.js';
 import { NoContent, Params } from '../../http/schemas.js';
-import { Donor } from '../donors/donors.schemas.js';
+import { Donor } from '../donors/index.js';
 import { CreateProgramBody, Program, ProgramListItem, UpdateProgramBody } from './programs.schemas.js';
 import type { ProgramProjects } from './program-projects.js';
 import { ProgramService } from './programs.service.js';

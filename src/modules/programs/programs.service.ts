@@ -17,7 +17,7 @@ import {
   updateProgram,
   type ProgramRow,
 } from './programs.repo.js';
-import { findDonorsByIds } from '../donors/donors.repo.js';
+import { findDonorsByIds } from '../donors/index.js';
 import {
   removeStoredFiles,
   storedFileKeysUnder,

@@ -6,9 +6,9 @@ import { eq, sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Db } from '../../db/client.js';
 import { pgErrorCode } from '../../http/errors.js';
 import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
-import type { IndicatorFilter } from '../indicators/indicators.repo.js';
+import type { IndicatorFilter } from '../indicators/index.js';
 import { indicators, projectIndicators } from '../indicators/indicators.tables.js';
-import { visibleTo, type ProjectVisibility } from '../projects/visibility.js';
+import { visibleTo, type ProjectVisibility } from '../projects/index.js';
 import type { CountedSummary, ScoredIndicator } from './progress.js';
 
 export interface LinkToScore {

@@ -1,8 +1,8 @@
 import type { Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import type { ProgressStatus } from '../../lib/scoring.js';
-import { visibilityOf } from '../projects/visibility.js';
-import type { IndicatorFilter } from '../indicators/indicators.repo.js';
+import { visibilityOf } from '../projects/index.js';
+import type { IndicatorFilter } from '../indicators/index.js';
 import { countedSummaries, linksToScore, orgIndicators } from './progress.repo.js';
 import { ProgressCalculator } from './progress.js';
 

@@ -1,4 +1,4 @@
-import type { ProgramProjects } from '../programs/program-projects.js';
+import type { ProgramProjects } from '../programs/index.js';
 import { countProjectsOfPrograms, listProjectsOfProgram, lockProjectsOfProgram } from './projects.repo.js';
 import { visibilityOf } from './visibility.js';
 

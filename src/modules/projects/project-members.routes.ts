@@ -5,7 +5,7 @@ import { errorResponse } from '../../http/errors.js';
 import { ADMINS, ALL_ROLES, memberOf } from '../../http/access.js';
 import { Collection, PageQuery } from '../../http/pagination.js';
 import { Body, NoContent, Params, Timestamp, Uuid } from '../../http/schemas.js';
-import { Role } from '../orgs/orgs.schemas.js';
+import { Role } from '../orgs/index.js';
 import { ProjectMemberService } from './project-members.service.js';
 
 const tags = ['Project assignments'];

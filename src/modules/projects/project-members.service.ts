@@ -2,7 +2,7 @@ import { singleWrite, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { duplicate, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
-import { findMember } from '../orgs/orgs.repo.js';
+import { findMember } from '../orgs/index.js';
 import {
   countAssignments,
   deleteAssignment,

@@ -3,7 +3,7 @@ import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
 import { badRequest, duplicate, invalidTransition, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
-import { lockProgramForShare, programExists } from '../programs/programs.repo.js';
+import { lockProgramForShare, programExists } from '../programs/index.js';
 import { ensureProjectAccess } from './project-scope.js';
 import { visibilityOf } from './visibility.js';
 import {

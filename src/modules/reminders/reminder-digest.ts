@@ -1,4 +1,4 @@
-import type { OutgoingEmail } from '../mail/mail.repo.js';
+import type { OutgoingEmail } from '../mail/index.js';
 import type { OutstandingReport } from './reminders.repo.js';
 
 /** One reporting period in a digest (as its outstanding reports name it), with what is still to be done in it. */

@@ -3,8 +3,8 @@ import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
 import { PollLoop } from '../../lib/poll-loop.js';
-import { recordFeedEvent, type FeedEvent } from '../feed/feed.service.js';
-import { queueEmail } from '../mail/mail.service.js';
+import { recordFeedEvent, type FeedEvent } from '../feed/index.js';
+import { queueEmail } from '../mail/index.js';
 import { plural, reminderDigest, type DigestPeriod } from './reminder-digest.js';
 import {
   findOutstandingReports,

@@ -8,14 +8,13 @@ import type { Db } from '../../db/client.js';
 import { activities, activityParticipants } from '../activities/activities.tables.js';
 import { budgetLines } from '../budget/budget.tables.js';
 import { attachments } from '../files/files.tables.js';
-import { indicators, projectIndicators } from '../indicators/indicators.tables.js';
-import { formulaBasics } from '../progress/progress.repo.js';
+import { linkedIndicators } from '../indicators/index.js';
+import { formulaBasics } from '../progress/index.js';
 import { organizations } from '../orgs/orgs.tables.js';
 import { reportingPeriods } from '../periods/periods.tables.js';
-import { listDonorsOfPrograms } from '../programs/programs.repo.js';
+import { listDonorsOfPrograms } from '../programs/index.js';
 import { programs } from '../programs/programs.tables.js';
 import { projects } from '../projects/projects.tables.js';
-import { resultNodes } from '../results/results.tables.js';
 import type { AssemblyInput } from './assembly.js';
 
 /**
@@ -87,37 +86,6 @@ export function periodsOverlapping(db: Db, orgId: string, projectId: string, ran
       ),
     )
     .orderBy(asc(reportingPeriods.startDate));
-}
-
-/** Every indicator linked to the project, with the link's target and baseline and its result node. */
-export function linkedIndicators(db: Db, orgId: string, projectId: string) {
-  return db
-    .select({
-      indicator: {
-        id: indicators.id,
-        name: indicators.name,
-        code: indicators.code,
-        unit: indicators.unit,
-        aggregationMethod: indicators.aggregationMethod,
-        isFormula: indicators.isFormula,
-        formula: indicators.formula,
-      },
-      target: projectIndicators.target,
-      baseline: projectIndicators.baseline,
-      resultNodeId: resultNodes.id,
-      resultNodeLevel: resultNodes.level,
-      resultNodeTitle: resultNodes.title,
-    })
-    .from(projectIndicators)
-    .innerJoin(
-      indicators,
-      and(eq(indicators.orgId, projectIndicators.orgId), eq(indicators.id, projectIndicators.indicatorId)),
-    )
-    .leftJoin(
-      resultNodes,
-      and(eq(resultNodes.orgId, indicators.orgId), eq(resultNodes.id, indicators.resultNodeId)),
-    )
-    .where(and(eq(projectIndicators.orgId, orgId), eq(projectIndicators.projectId, projectId)));
 }
 
 /**
@@ -229,7 +197,7 @@ export async function projectData(
   Pick<AssemblyInput, 'links' | 'formulaBasics' | 'activities' | 'budget' | 'attachments' | 'donors'>
 > {
   const [links, basics, activityRows, budget, files, donorRows] = await Promise.all([
-    linkedIndicators(db, orgId, project.id),
+    linkedIndicators(db, orgId, [project.id]),
     formulaBasics(db, orgId),
     activitiesIn(db, orgId, project.id, range),
     budgetOf(db, orgId, project.id),
@@ -238,12 +206,18 @@ export async function projectData(
   ]);
   return {
     links: links.map((link) => ({
-      indicator: link.indicator,
+      indicator: {
+        id: link.id,
+        name: link.name,
+        code: link.code,
+        unit: link.unit,
+        aggregationMethod: link.aggregationMethod,
+        isFormula: link.isFormula,
+        formula: link.formula,
+      },
       target: link.target,
       baseline: link.baseline,
-      resultNode: link.resultNodeId
-        ? { id: link.resultNodeId, level: link.resultNodeLevel!, title: link.resultNodeTitle! }
-        : null,
+      resultNode: link.nodeId ? { id: link.nodeId, level: link.nodeLevel!, title: link.nodeTitle! } : null,
     })),
     formulaBasics: basics,
     activities: activityRows,

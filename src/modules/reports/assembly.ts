@@ -1,5 +1,5 @@
 import { aggregate, percentOf, type AggregationMethod } from '../../lib/scoring.js';
-import { ProgressCalculator, type CountedReport, type ScoredIndicator } from '../progress/progress.js';
+import { ProgressCalculator, type CountedReport, type ScoredIndicator } from '../progress/index.js';
 import { provenanceOf, type ValueSources } from './provenance.js';
 import type {
   ActivityEntry,

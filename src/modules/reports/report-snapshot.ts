@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateOnly, Nullable, NullableNumber, NullableString, Uuid } from '../../http/schemas.js';
 import { AGGREGATION_METHODS, type AggregationMethod } from '../../lib/scoring.js';
-import { ProgressStatusSchema } from '../indicators/indicators.schemas.js';
+import { ProgressStatusSchema } from '../indicators/index.js';
 
 /**
  * The stored snapshot of a donor report, written once: the TypeBox schemas describe the API's answer

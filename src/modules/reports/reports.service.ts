@@ -1,4 +1,4 @@
-import { asReturned, queueWebhookEvent } from '../webhooks/events.js';
+import { asReturned, queueWebhookEvent } from '../webhooks/index.js';
 import type { Config } from '../../config.js';
 import { singleWrite, transaction, type Db } from '../../db/client.js';
 import type { ReadRouting } from '../../db/replica.js';
@@ -6,9 +6,8 @@ import type { Member } from '../../http/access.js';
 import { badRequest, invalidTransition, notFound, pgErrorCode } from '../../http/errors.js';
 import { paginate } from '../../http/pagination.js';
 import { dateOrderProblem } from '../../lib/dates.js';
-import { recordFeedEventBy } from '../feed/feed.service.js';
-import { ensureProjectAccess, requireProject } from '../projects/project-scope.js';
-import { visibilityOf } from '../projects/visibility.js';
+import { recordFeedEventBy } from '../feed/index.js';
+import { ensureProjectAccess, requireProject, visibilityOf } from '../projects/index.js';
 import {
   assemble,
   EMPTY_NARRATIVES,

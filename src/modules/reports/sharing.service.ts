@@ -5,7 +5,7 @@ import type { ReadRouting } from '../../db/replica.js';
 import type { Member } from '../../http/access.js';
 import { badRequest, invalidTransition, notFound } from '../../http/errors.js';
 import { hashToken, UUID_PATTERN } from '../../lib/ids.js';
-import { findAttachment } from '../files/files.repo.js';
+import { findAttachment } from '../files/index.js';
 import { StoredFileMissing, type FileStorage } from '../../storage/file-storage.js';
 import {
   findReportByShareHash,

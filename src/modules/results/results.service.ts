@@ -12,7 +12,7 @@ import {
   renumber,
   updateNode,
 } from './results.repo.js';
-import { programExists } from '../programs/programs.repo.js';
+import { programExists } from '../programs/index.js';
 import type {
   CreateResultNodeInput,
   ReorderInput,

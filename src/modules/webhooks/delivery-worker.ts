@@ -6,7 +6,7 @@ import type { Clock } from '../../lib/clock.js';
 import { isDatabaseUnavailable } from '../../db/outage.js';
 import { ClaimKeeper } from '../../lib/claim-keeper.js';
 import { PollLoop } from '../../lib/poll-loop.js';
-import { queueEmail } from '../mail/mail.service.js';
+import { queueEmail } from '../mail/index.js';
 import {
   claimDueDeliveries,
   disableFailingEndpoint,

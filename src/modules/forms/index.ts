@@ -1,0 +1,14 @@
+/** What other modules and the entry points may use of the forms module (README, "Module order"). */
+export { eraseExpiredPersonalAnswers } from './answer-retention.js';
+export { PLACE_MAX, TEXT_MAX } from './answers.js';
+export { personalAmounts } from './counted-sources.js';
+export type { FormField } from './form-fields.js';
+export { formRoutes } from './forms.routes.js';
+export { publicFormRoutes } from './public-forms.routes.js';
+export {
+  countedInto,
+  submissionFileBytes,
+  submissionFileKeys,
+  submissionsInPeriod,
+} from './submissions.repo.js';
+export { SubmissionService } from './submissions.service.js';

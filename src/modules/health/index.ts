@@ -1,0 +1,2 @@
+/** What other modules and the entry points may use of the health module (README, "Module order"). */
+export { healthRoutes } from './health.routes.js';

@@ -1,0 +1,4 @@
+/** What other modules and the entry points may use of the progress module (README, "Module order"). */
+export { type CountedReport, ProgressCalculator, type ScoredIndicator } from './progress.js';
+export { formulaBasics } from './progress.repo.js';
+export { byLargestGap, entryOf, indicatorsInBand, scoreLinks } from './progress.service.js';
