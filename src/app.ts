@@ -21,7 +21,6 @@ import { registerAccess, type Access } from './http/access.js';
 import { registerCacheControl } from './http/caching.js';
 import { registerCompression } from './http/compression.js';
 import { registerConditionalRequests } from './http/conditional.js';
-import { outsideCommitMarks } from './db/commit-marks.js';
 import { registerIdempotency, takeOverSecondsFor } from './http/idempotency.js';
 import { clientError, frameworkError, registerErrorHandler } from './http/errors.js';
 import { registerLocations } from './http/location.js';
@@ -73,7 +72,7 @@ import { FileQuota } from './storage/file-quota.js';
 import { createFileStorage } from './storage/file-storage.js';
 import {
   createMailTransport,
-  OutboxWorker,
+  type OutboxWorker,
   type OutboxWorkerOptions,
   outboxDepth,
 } from './modules/mail/index.js';
@@ -82,11 +81,12 @@ import { idempotencyKeys } from './modules/idempotency/index.js';
 import { memberships, organizationRoutes } from './modules/orgs/index.js';
 import { pageConstraint, pageRoutes } from './modules/pages/index.js';
 import { auditLogRoutes } from './modules/privacy/index.js';
-import { preparePersonalData, RetentionJobs } from './upkeep.js';
+import { preparePersonalData } from './upkeep.js';
+import { Jobs } from './jobs.js';
 import { systemClock, type Clock } from './lib/clock.js';
-import { ReminderJob, type ReminderJobOptions } from './modules/reminders/index.js';
+import type { ReminderJob, ReminderJobOptions } from './modules/reminders/index.js';
 import {
-  WebhookWorker,
+  type WebhookWorker,
   type WebhookWorkerOptions,
   webhookRoutes,
   webhookDeliveryDepth,
@@ -103,7 +103,7 @@ function withOptions<Extra extends object>(
 export interface AppOptions {
   /** An open, migrated database; without one the app opens (and migrates) the configured one and closes it. */
   database?: Database;
-  /** The in-process outbox worker; `false` leaves delivery to `npm run worker`. */
+  /** The in-process outbox worker (and retention jobs); `false` leaves them to `npm run worker`. */
   worker?: OutboxWorkerOptions | false;
   /** The in-process webhook delivery worker; `false` leaves delivery to `npm run worker`. */
   webhooks?: WebhookWorkerOptions | false;
@@ -199,18 +199,24 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     : null;
   const sessions = new Sessions(config);
   const mail = createMailTransport(config, app.log);
-  const worker = new OutboxWorker(database.db, mail.send, app.log, options.worker || {});
-  const retention = new RetentionJobs(bulk, config, app.log);
   const clock = options.clock ?? systemClock;
-  const webhooks = new WebhookWorker(database.db, config, clock, app.log, options.webhooks || {});
-  const reminders = new ReminderJob(database.db, config, clock, app.log, options.reminders || {});
+  const jobs = new Jobs(
+    { db: database.db, bulk, config, send: mail.send, clock, log: app.log },
+    {
+      outbox: options.worker,
+      webhooks: options.webhooks,
+      reminders: options.reminders,
+      // The daily purges run where the outbox does.
+      retention: options.worker === false ? false : {},
+    },
+  );
   // Opens nothing until replica.start() below, once closing the app would close it too.
   const replica = createReadRouting(database.db, config, { log: app.log, ...options.replica });
 
   app.decorate('routeTable', [] as RouteEntry[]);
-  app.decorate('outbox', worker);
-  app.decorate('webhooks', webhooks);
-  app.decorate('reminders', reminders);
+  app.decorate('outbox', jobs.outbox);
+  app.decorate('webhooks', jobs.webhooks);
+  app.decorate('reminders', jobs.reminders);
   app.decorate('replica', replica);
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -307,9 +313,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // Attachments and form submissions' files (the modules above projects that keep files).
     storedFileKeys: [storageKeysUnder, submissionFileKeys],
     fileQuota: new FileQuota(config.fileQuotas, [attachmentBytes, submissionFileBytes]),
-    // Woken from inside requests: their timers must not carry a keyed request's commit mark.
-    mailQueued: outsideCommitMarks(() => worker.wake()),
-    webhooksQueued: outsideCommitMarks(() => webhooks.wake()),
+    mailQueued: jobs.mailQueued,
+    webhooksQueued: jobs.webhooksQueued,
     clock,
     replica,
   };
@@ -361,19 +366,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await app.register(routes, context);
   }
 
-  app.addHook('onReady', async () => {
-    if (options.worker !== false) {
-      worker.start();
-      retention.start();
-    }
-    if (options.webhooks !== false) webhooks.start();
-    if (options.reminders !== false) reminders.start();
-  });
+  app.addHook('onReady', async () => jobs.start());
   app.addHook('onClose', async () => {
-    await webhooks.stop();
-    await reminders.stop();
-    await worker.stop();
-    await retention.stop();
+    await jobs.stop();
     outage.stop();
     mail.close();
     redis?.close();

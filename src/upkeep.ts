@@ -10,6 +10,7 @@ import {
   recordSealingKey,
   SealingKeyMismatch,
 } from './modules/privacy/index.js';
+import { PollLoop } from './lib/poll-loop.js';
 import { SealedValueError } from './lib/sealed-values.js';
 import { purgeWebhookHistory } from './modules/webhooks/index.js';
 
@@ -43,28 +44,31 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * one a day.
  */
 export class RetentionJobs {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  private readonly loop: PollLoop;
 
   constructor(
     private readonly db: Db,
     private readonly config: Config,
     private readonly log: FastifyBaseLogger,
-    private readonly options: { firstRunMs?: number; keepProcessAlive?: boolean } = {},
-  ) {}
-
-  start(): void {
-    this.schedule(this.options.firstRunMs ?? 60_000);
+    options: { firstRunMs?: number; keepProcessAlive?: boolean } = {},
+  ) {
+    // runOnce logs its own failure: a round never throws, and never asks for another at once.
+    this.loop = new PollLoop(
+      async () => {
+        await this.runOnce();
+        return false;
+      },
+      {
+        intervalMs: DAY_MS,
+        firstRunMs: options.firstRunMs ?? 60_000,
+        keepProcessAlive: options.keepProcessAlive ?? false,
+        onError: (err) => this.log.error({ err }, 'retention jobs failed'),
+      },
+    );
   }
 
-  private schedule(delay: number): void {
-    this.timer = setTimeout(() => {
-      this.running = this.runOnce().finally(() => {
-        this.running = null;
-      });
-      if (this.timer) this.schedule(DAY_MS);
-    }, delay);
-    if (!this.options.keepProcessAlive) this.timer.unref();
+  start(): void {
+    this.loop.start();
   }
 
   /** One pass of the jobs; a failure is logged and the next day tries again. */
@@ -83,9 +87,8 @@ export class RetentionJobs {
     }
   }
 
+  /** Stops the timer and waits for a run in progress. */
   async stop(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+    await this.loop.stop();
   }
 }

@@ -2,12 +2,11 @@ import pino from 'pino';
 import { loadConfigOrExit } from './config.js';
 import { bulkLimits, openDatabase } from './db/client.js';
 import { loggerOptions } from './http/logging.js';
-import { createMailTransport, OutboxWorker } from './modules/mail/index.js';
-import { SealingKeyMismatch } from './modules/privacy/index.js';
-import { preparePersonalData, RetentionJobs } from './upkeep.js';
+import { Jobs } from './jobs.js';
 import { systemClock } from './lib/clock.js';
-import { ReminderJob } from './modules/reminders/index.js';
-import { WebhookWorker } from './modules/webhooks/index.js';
+import { createMailTransport } from './modules/mail/index.js';
+import { SealingKeyMismatch } from './modules/privacy/index.js';
+import { preparePersonalData } from './upkeep.js';
 
 // Delivers the email outbox and webhooks, and runs the reminder and retention jobs, without serving HTTP,
 // so API instances and workers scale separately.
@@ -24,22 +23,19 @@ await preparePersonalData(database.db, config).catch((err: unknown) => {
   process.exit(1);
 });
 const mail = createMailTransport(config, log);
-const worker = new OutboxWorker(database.db, mail.send, log, { keepProcessAlive: true });
-worker.start();
-const retention = new RetentionJobs(database.db, config, log, { keepProcessAlive: true });
-retention.start();
-const webhooks = new WebhookWorker(database.db, config, systemClock, log, { keepProcessAlive: true });
-webhooks.start();
-const reminders = new ReminderJob(database.db, config, systemClock, log, { keepProcessAlive: true });
-reminders.start();
+const jobs = new Jobs(
+  { db: database.db, bulk: database.db, config, send: mail.send, clock: systemClock, log },
+  { keepProcessAlive: true },
+);
+jobs.start();
 log.info('outbox and webhook workers, reminder and retention jobs started');
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
     log.info(`${signal} received, stopping the worker`);
     setTimeout(() => process.exit(1), 30_000).unref();
-    Promise.all([worker.stop(), webhooks.stop(), reminders.stop()])
-      .then(() => retention.stop())
+    jobs
+      .stop()
       .then(() => mail.close())
       .then(() => database.close())
       .then(

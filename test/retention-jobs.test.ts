@@ -138,7 +138,11 @@ it('purges webhook deliveries finished more than 30 days ago, and events left wi
     .returning();
   const queue = () =>
     transaction(db, (tx) =>
-      queueWebhookEvent(tx, { orgId: team.org.id, type: 'period.locked', data: { id: endpoint!.id } }),
+      queueWebhookEvent(
+        tx,
+        { orgId: team.org.id, type: 'period.locked', data: { id: endpoint!.id } },
+        () => undefined,
+      ),
     );
   for (let i = 0; i < 4; i++) await queue();
   const rows = await db.select().from(webhookDeliveries).orderBy(webhookDeliveries.createdAt);

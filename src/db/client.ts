@@ -10,6 +10,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
+import { collectingAfterCommit } from './after-commit.js';
 import { currentCommitMark, withoutCommitMark } from './commit-marks.js';
 import { markDriverError, PRIMARY_POOL } from './outage.js';
 
@@ -315,20 +316,23 @@ export const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).row
 
 /**
  * The one way to run several writes atomically; repositories take the handle it passes. In a keyed
- * request (`Idempotency-Key`) the outermost transaction also writes the key's commit mark, last.
+ * request (`Idempotency-Key`) the outermost transaction also writes the key's commit mark, last; what
+ * its work handed to `afterCommit` runs once it has committed.
  */
-export async function transaction<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {
-  const mark = currentCommitMark();
-  if (!mark) return db.transaction((tx) => work(tx as unknown as Db));
-  const result = await withoutCommitMark(() =>
-    db.transaction(async (tx) => {
-      const done = await work(tx);
-      await mark.mark(tx);
-      return done;
-    }),
-  );
-  mark.committed = true;
-  return result;
+export function transaction<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {
+  return collectingAfterCommit(async () => {
+    const mark = currentCommitMark();
+    if (!mark) return db.transaction((tx) => work(tx as unknown as Db));
+    const result = await withoutCommitMark(() =>
+      db.transaction(async (tx) => {
+        const done = await work(tx);
+        await mark.mark(tx);
+        return done;
+      }),
+    );
+    mark.committed = true;
+    return result;
+  });
 }
 
 /**

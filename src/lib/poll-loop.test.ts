@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PollLoop } from './poll-loop.js';
 
 /** Runs the loop through `outcomes` (an Error throws, anything else answers "no more") and collects what it reported. */
@@ -44,5 +44,33 @@ describe('PollLoop', () => {
         new Error('down 6'),
       ]),
     ).toEqual(['down 1', 'down 4', 'bug 1', 'bug 2', 'down 5']);
+  });
+
+  describe('on a schedule', () => {
+    afterEach(() => vi.useRealTimers());
+
+    it('runs first after firstRunMs, then every intervalMs, and a second start does not double it', async () => {
+      vi.useFakeTimers();
+      let rounds = 0;
+      const loop = new PollLoop(async () => ((rounds += 1), false), {
+        intervalMs: 1000,
+        firstRunMs: 60,
+        keepProcessAlive: false,
+        onError: () => undefined,
+      });
+      loop.start();
+      loop.start();
+      await vi.advanceTimersByTimeAsync(59);
+      expect(rounds).toBe(0);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(rounds).toBe(1);
+      await vi.advanceTimersByTimeAsync(999);
+      expect(rounds).toBe(1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(rounds).toBe(2);
+      await loop.stop();
+      await vi.advanceTimersByTimeAsync(5000);
+      expect(rounds).toBe(2);
+    });
   });
 });

@@ -1,6 +1,7 @@
 /**
- * The timer of a worker that polls a queue: `round` runs at start, again at once while it answers that
- * there may be more, otherwise after `intervalMs`. `wake()` brings the next round forward (after the one
+ * The timer of every background job (a worker that polls a queue, a job that runs on a schedule): `round`
+ * runs at start (or `firstRunMs` after it), again at once while it answers that there may be more,
+ * otherwise after `intervalMs`. `wake()` brings the next round forward (after the one
  * in hand), `stop()` waits for the round in hand. The timer keeps the process alive only when asked
  * (`npm run worker` asks; inside the server, the server does).
  */
@@ -16,6 +17,8 @@ export class PollLoop {
     private readonly round: () => Promise<boolean>,
     private readonly options: {
       intervalMs: number;
+      /** The first round's delay after start (0: at once). */
+      firstRunMs?: number;
       keepProcessAlive: boolean;
       /** A round that threw: logged by the owner; the next one comes after the interval. */
       onError: (err: unknown) => void;
@@ -28,8 +31,9 @@ export class PollLoop {
   ) {}
 
   start(): void {
+    if (!this.stopped) return;
     this.stopped = false;
-    this.schedule(0);
+    this.schedule(this.options.firstRunMs ?? 0);
   }
 
   async stop(): Promise<void> {

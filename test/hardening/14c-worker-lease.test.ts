@@ -124,12 +124,16 @@ async function pendingDelivery(url: string): Promise<string> {
     })
     .returning({ id: webhookEndpoints.id });
   await transaction(db, (tx) =>
-    queueWebhookEvent(tx, {
-      orgId,
-      type: 'indicator_report.submitted',
-      data: { indicatorReport: { id: 'f0d7c1c6-0000-4000-8000-000000000014', status: 'submitted' } },
-      at: new Date(),
-    }),
+    queueWebhookEvent(
+      tx,
+      {
+        orgId,
+        type: 'indicator_report.submitted',
+        data: { indicatorReport: { id: 'f0d7c1c6-0000-4000-8000-000000000014', status: 'submitted' } },
+        at: new Date(),
+      },
+      () => undefined,
+    ),
   );
   return endpoint!.id;
 }
@@ -148,7 +152,7 @@ function webhookWorker(on: Db, options: WebhookWorkerOptions = {}) {
 }
 
 function outboxWorker(on: Db, send: (recipient: string) => Promise<void>, options: OutboxWorkerOptions = {}) {
-  const worker = new OutboxWorker(on, (email) => send(email.recipient), log, {
+  const worker = new OutboxWorker(on, (email) => send(email.recipient), systemClock, log, {
     pollIntervalMs: 50,
     ...options,
   });

@@ -29,7 +29,7 @@ const WRITE = 'Reporters may change only activities of projects assigned to them
 
 export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
   const activities = new ActivityService(ctx.db);
-  const registrations = new RegistrationService(ctx.db, ctx.config.piiKeyring);
+  const registrations = new RegistrationService(ctx.db, ctx.config.piiKeyring, ctx.webhooksQueued);
   /** Registrations as sent, after their audit entry (src/modules/privacy/audit-log.ts). */
   const audited = async <
     T extends { participant: ParticipantView }[] | Page<{ participant: ParticipantView }>,

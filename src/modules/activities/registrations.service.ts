@@ -72,6 +72,8 @@ export class RegistrationService {
   constructor(
     private readonly db: Db,
     private readonly keyring: Keyring,
+    /** Wakes the webhook worker; queueWebhookEvent calls it once a delivery it queued has committed. */
+    private readonly webhooksQueued: () => void,
   ) {}
 
   async list(member: Member, activityId: string, query: PageRequest & { attended?: boolean }) {
@@ -127,11 +129,15 @@ export class RegistrationService {
           summary: `${actor} registered ${people} in ${activity.title}`,
         }));
         // Ids only: who they are never leaves in a webhook.
-        await queueWebhookEvent(tx, {
-          orgId: member.orgId,
-          type: 'participant.registered',
-          data: { activityId: activity.id, projectId: activity.projectId, participantIds: registered },
-        });
+        await queueWebhookEvent(
+          tx,
+          {
+            orgId: member.orgId,
+            type: 'participant.registered',
+            data: { activityId: activity.id, projectId: activity.projectId, participantIds: registered },
+          },
+          this.webhooksQueued,
+        );
       }
       const order = [...first.keys()];
       const rows = await listRegistrations(tx, member.orgId, activityId, { participantIds: order });

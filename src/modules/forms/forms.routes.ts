@@ -40,7 +40,7 @@ const LINKS =
 
 export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
   const formService = new FormService(ctx.db, ctx.config, ctx.storage, app.log);
-  const submissions = new SubmissionService(ctx.db, ctx.storage, ctx.fileQuota);
+  const submissions = new SubmissionService(ctx.db, ctx.storage, ctx.fileQuota, ctx.webhooksQueued);
 
   app.get(
     '/orgs/:orgId/forms',

@@ -10,8 +10,7 @@ import { paginate, type PageRequest } from '../../http/pagination.js';
 import { optionalText } from '../../lib/text.js';
 import { removeStoredFiles, type FileStorage } from '../../storage/file-storage.js';
 import { findIndicatorReport, uncountFromIndicatorReport } from '../indicator-reports/index.js';
-import { lockIndicatorForShare, isLinked } from '../indicators/index.js';
-import { lockPeriodForShare } from '../periods/index.js';
+import { countTarget, refusedCountTarget, type CountTargetRefusal } from '../indicator-reports/index.js';
 import { ensureProjectAccess, requireProject, visibilityOf } from '../projects/index.js';
 import { recordPersonalRead, type AuditSource } from '../privacy/index.js';
 import { breakingEdits, fieldProblems, type FormField } from './form-fields.js';
@@ -53,23 +52,20 @@ function linkProblems(fields: FormField[], links: Links): string[] {
   return problems;
 }
 
+/** The indicator first, then the period; a locked period does not stop linking a form to it. */
+const FORM_CHECKS: readonly CountTargetRefusal[] = [
+  'indicator-missing',
+  'formula-indicator',
+  'indicator-not-linked',
+  'period-missing',
+  'period-of-another-project',
+];
+
 /** The indicator and period exist in the org (404), belong to the project, and can take counts (400). */
 async function checkTargets(tx: Db, orgId: string, projectId: string, links: Links): Promise<void> {
-  if (links.indicatorId) {
-    const indicator = await lockIndicatorForShare(tx, orgId, links.indicatorId);
-    if (!indicator) throw notFound('Indicator');
-    if (indicator.isFormula) throw badRequest('Formula indicators are computed and cannot receive reports');
-    if (!(await isLinked(tx, orgId, projectId, indicator.id))) {
-      throw badRequest('indicatorId must be an indicator linked to the project');
-    }
-  }
-  if (links.reportingPeriodId) {
-    const period = await lockPeriodForShare(tx, orgId, links.reportingPeriodId);
-    if (!period) throw notFound('Reporting period');
-    if (period.projectId !== projectId) {
-      throw badRequest('reportingPeriodId must be a reporting period of this project');
-    }
-  }
+  const { refusals } = await countTarget(tx, orgId, projectId, links);
+  const refused = refusedCountTarget(refusals, FORM_CHECKS, 'unnamed');
+  if (refused) throw refused;
 }
 
 const translateConstraint = (err: unknown): never => {

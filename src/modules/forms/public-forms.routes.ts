@@ -23,7 +23,7 @@ export const publicFormRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
   await app.register(multipart, {
     limits: { fileSize: MAX_FILE_SIZE, fields: 5, fieldSize: 1024 * 1024, parts: 210 },
   });
-  const submissions = new SubmissionService(ctx.db, ctx.storage, ctx.fileQuota);
+  const submissions = new SubmissionService(ctx.db, ctx.storage, ctx.fileQuota, ctx.webhooksQueued);
 
   app.get(
     '/forms/public/:token',

@@ -149,6 +149,8 @@ export class SubmissionService {
     private readonly db: Db,
     private readonly storage: FileStorage,
     private readonly quota: FileQuota,
+    /** Wakes the webhook worker; queueWebhookEvent calls it once a delivery it queued has committed. */
+    private readonly webhooksQueued: () => void,
   ) {}
 
   private async byToken(token: string) {
@@ -228,19 +230,23 @@ export class SubmissionService {
             })),
         );
         // No answers and no counted amount (either may be personal): what it is and where it was counted.
-        await queueWebhookEvent(tx, {
-          orgId: current.orgId,
-          type: 'form_submission.created',
-          at: saved.submittedAt,
-          data: {
-            id: saved.id,
-            formId: current.id,
-            projectId: current.projectId,
-            reportingPeriodId: current.reportingPeriodId,
-            submittedAt: saved.submittedAt,
-            indicatorReportId: counted?.reportId ?? null,
+        await queueWebhookEvent(
+          tx,
+          {
+            orgId: current.orgId,
+            type: 'form_submission.created',
+            at: saved.submittedAt,
+            data: {
+              id: saved.id,
+              formId: current.id,
+              projectId: current.projectId,
+              reportingPeriodId: current.reportingPeriodId,
+              submittedAt: saved.submittedAt,
+              indicatorReportId: counted?.reportId ?? null,
+            },
           },
-        });
+          this.webhooksQueued,
+        );
         return saved;
       });
       return saved;

@@ -33,6 +33,7 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<
     ctx.mailQueued,
     ctx.countedSources,
     ctx.personalAmounts,
+    ctx.webhooksQueued,
   );
 
   app.get(

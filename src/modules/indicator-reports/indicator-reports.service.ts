@@ -15,10 +15,11 @@ import { paginate, type PageRequest } from '../../http/pagination.js';
 import { countParticipantGroups } from '../activities/index.js';
 import { findUserName } from '../auth/index.js';
 import { recordFeedEventBy } from '../feed/index.js';
-import { dimensionsOf, findIndicator, lockIndicatorForShare, isLinked } from '../indicators/index.js';
+import { dimensionsOf, findIndicator, lockIndicatorForShare } from '../indicators/index.js';
 import { queueEmail } from '../mail/index.js';
 import { findPeriod, lockPeriodForShare } from '../periods/index.js';
 import type { AuditSource } from '../privacy/index.js';
+import { countTarget, refusedCountTarget, type CountTargetRefusal } from './count-target.js';
 import { ensureProjectAccess, requireProject, findProject } from '../projects/index.js';
 import {
   countIndicatorReports,
@@ -64,12 +65,6 @@ export interface Recount {
   submissions: { from: number; to: number };
 }
 
-/** About the indicatorId sent, though the message does not start with it. */
-const FORMULA_REFUSED = {
-  path: '/indicatorId',
-  rule: 'invalid',
-  message: 'Formula indicators are computed and cannot receive reports',
-};
 export const DUPLICATE = 'An indicator report already exists for this indicator and reporting period';
 
 const cleanNarrative = (text: string | null | undefined) =>
@@ -80,6 +75,15 @@ const cleanNarrative = (text: string | null | undefined) =>
  * in the org (404), the period of this project (400), not locked (403), an indicator that takes reports
  * (400) and is linked to the project (400). Indicator and period stay locked FOR SHARE.
  */
+const REPORT_CHECKS: readonly CountTargetRefusal[] = [
+  'indicator-missing',
+  'period-missing',
+  'period-of-another-project',
+  'period-locked',
+  'formula-indicator',
+  'indicator-not-linked',
+];
+
 async function reportable(
   tx: Db,
   member: Member,
@@ -87,19 +91,10 @@ async function reportable(
   input: { indicatorId: string; reportingPeriodId: string },
 ) {
   await requireProject(tx, member, projectId);
-  const indicator = await lockIndicatorForShare(tx, member.orgId, input.indicatorId);
-  if (!indicator) throw notFound('Indicator');
-  const period = await lockPeriodForShare(tx, member.orgId, input.reportingPeriodId);
-  if (!period) throw notFound('Reporting period');
-  if (period.projectId !== projectId) {
-    throw badRequest('reportingPeriodId must be a reporting period of this project');
-  }
-  if (period.isLocked) throw periodLocked();
-  if (indicator.isFormula) throw badRequest(FORMULA_REFUSED);
-  if (!(await isLinked(tx, member.orgId, projectId, indicator.id))) {
-    throw badRequest('indicatorId must be an indicator linked to the project');
-  }
-  return { indicator, period };
+  const { indicator, period, refusals } = await countTarget(tx, member.orgId, projectId, input);
+  const refused = refusedCountTarget(refusals, REPORT_CHECKS, 'indicatorId');
+  if (refused) throw refused;
+  return { indicator: indicator!, period: period! };
 }
 
 /**
@@ -163,6 +158,8 @@ export class IndicatorReportService {
     private readonly mailQueued: () => void,
     private readonly countedSources: CountedSources,
     private readonly personalAmounts: PersonalAmounts,
+    /** Wakes the webhook worker; queueWebhookEvent calls it once a delivery it queued has committed. */
+    private readonly webhooksQueued: () => void,
   ) {}
 
   async list(member: Member, projectId: string, query: PageRequest & IndicatorReportFilter) {
@@ -405,11 +402,15 @@ export class IndicatorReportService {
       subject: { type: 'indicator_report', id: report.id, label },
       summary: `${name} ${action} ${context.indicatorName} for ${context.periodLabel} of ${context.projectName}`,
     }));
-    await queueWebhookEvent(tx, {
-      orgId: report.orgId,
-      type: `indicator_report.${action}`,
-      data: asReturned(IndicatorReport, report),
-    });
+    await queueWebhookEvent(
+      tx,
+      {
+        orgId: report.orgId,
+        type: `indicator_report.${action}`,
+        data: asReturned(IndicatorReport, report),
+      },
+      this.webhooksQueued,
+    );
     if (action !== 'rejected' || !report.submittedBy) return false;
     const submitter = await findUserName(tx, report.submittedBy);
     if (!submitter) return false;

@@ -1,6 +1,6 @@
 /** What other modules and the entry points may use of the mail module (README, "Module order"). */
 export type { OutgoingEmail } from './mail.repo.js';
 export { queueEmail } from './mail.service.js';
-export { createMailTransport } from './mail.transport.js';
+export { createMailTransport, type SendEmail } from './mail.transport.js';
 export { outboxDepth } from './outbox-depth.js';
 export { OutboxWorker, type OutboxWorkerOptions } from './outbox-worker.js';

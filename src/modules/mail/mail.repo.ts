@@ -1,4 +1,4 @@
-import { and, eq, or, sql } from 'drizzle-orm';
+import { and, eq, gt, or, sql } from 'drizzle-orm';
 import { rowsOf, type Db } from '../../db/client.js';
 import { outboxEmails } from './mail.tables.js';
 
@@ -14,17 +14,23 @@ export async function insertEmail(db: Db, email: OutgoingEmail): Promise<void> {
   await db.insert(outboxEmails).values(email);
 }
 
+const leaseEnd = (now: Date, leaseMs: number) => new Date(now.getTime() + leaseMs);
+
 /**
  * Takes up to `limit` due messages for `leaseMs`. SKIP LOCKED lets workers claim side by side without
- * waiting on each other or taking the same row; the lease hands a message on if its worker dies.
+ * waiting on each other or taking the same row; the lease hands a message on if its worker dies. Every
+ * time is the worker's clock, never the database's, so tests can move it.
  */
-export async function claimDue(db: Db, limit: number, leaseMs: number): Promise<ClaimedEmail[]> {
+export async function claimDue(db: Db, now: Date, limit: number, leaseMs: number): Promise<ClaimedEmail[]> {
+  const at = now.toISOString();
+  // Never tried: due whatever the clock says (queued with the database's time, which a test's clock may lag).
   const result = await db.execute(sql`
     UPDATE ${outboxEmails}
-    SET claimed_until = now() + ${`${leaseMs} milliseconds`}::interval, attempts = attempts + 1
+    SET claimed_until = ${leaseEnd(now, leaseMs).toISOString()}, attempts = attempts + 1
     WHERE id IN (
       SELECT id FROM ${outboxEmails}
-      WHERE status = 'pending' AND next_attempt_at <= now() AND (claimed_until IS NULL OR claimed_until < now())
+      WHERE status = 'pending' AND (next_attempt_at <= ${at} OR attempts = 0)
+        AND (claimed_until IS NULL OR claimed_until < ${at})
       ORDER BY next_attempt_at, id
       LIMIT ${limit}
       FOR UPDATE SKIP LOCKED
@@ -52,11 +58,11 @@ const stillClaimed = (claim: Claim) =>
 type Claim = Pick<ClaimedEmail, 'id' | 'attempts'>;
 
 /** Extends the lease just before sending; false when the claim was lost (lease ran out, taken over). */
-export async function renewClaim(db: Db, claim: Claim, leaseMs: number): Promise<boolean> {
+export async function renewClaim(db: Db, claim: Claim, now: Date, leaseMs: number): Promise<boolean> {
   const rows = await db
     .update(outboxEmails)
-    .set({ claimedUntil: sql`now() + ${`${leaseMs} milliseconds`}::interval` })
-    .where(and(stillClaimed(claim), sql`${outboxEmails.claimedUntil} > now()`))
+    .set({ claimedUntil: leaseEnd(now, leaseMs) })
+    .where(and(stillClaimed(claim), gt(outboxEmails.claimedUntil, now)))
     .returning({ id: outboxEmails.id });
   return rows.length > 0;
 }
@@ -68,31 +74,38 @@ export async function renewClaim(db: Db, claim: Claim, leaseMs: number): Promise
 export async function renewClaims<C extends Claim>(
   db: Db,
   claims: readonly C[],
+  now: Date,
   leaseMs: number,
 ): Promise<C[]> {
   if (claims.length === 0) return [];
   const rows = await db
     .update(outboxEmails)
-    .set({ claimedUntil: sql`now() + ${`${leaseMs} milliseconds`}::interval` })
-    .where(and(or(...claims.map(stillClaimed)), sql`${outboxEmails.claimedUntil} > now()`))
+    .set({ claimedUntil: leaseEnd(now, leaseMs) })
+    .where(and(or(...claims.map(stillClaimed)), gt(outboxEmails.claimedUntil, now)))
     .returning({ id: outboxEmails.id, attempts: outboxEmails.attempts });
   const renewed = new Set(rows.map((row) => `${row.id}/${row.attempts}`));
   return claims.filter((claim) => renewed.has(`${claim.id}/${claim.attempts}`));
 }
 
-export async function markSent(db: Db, claim: Claim): Promise<void> {
+export async function markSent(db: Db, claim: Claim, now: Date): Promise<void> {
   await db
     .update(outboxEmails)
-    .set({ status: 'sent', sentAt: new Date(), claimedUntil: null, lastError: null })
+    .set({ status: 'sent', sentAt: now, claimedUntil: null, lastError: null })
     .where(stillClaimed(claim));
 }
 
-export async function markFailed(db: Db, claim: Claim, error: string, retryAt: Date | null): Promise<void> {
+export async function markFailed(
+  db: Db,
+  claim: Claim,
+  now: Date,
+  error: string,
+  retryAt: Date | null,
+): Promise<void> {
   await db
     .update(outboxEmails)
     .set({
       status: retryAt ? 'pending' : 'failed',
-      nextAttemptAt: retryAt ?? new Date(),
+      nextAttemptAt: retryAt ?? now,
       claimedUntil: null,
       lastError: error.slice(0, 2000),
     })

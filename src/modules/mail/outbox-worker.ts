@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../../db/client.js';
 import { isDatabaseUnavailable } from '../../db/outage.js';
+import type { Clock } from '../../lib/clock.js';
 import { PollLoop } from '../../lib/poll-loop.js';
 import { ClaimKeeper } from '../../lib/claim-keeper.js';
 import { claimDue, markFailed, markSent, renewClaim, renewClaims, type ClaimedEmail } from './mail.repo.js';
@@ -29,6 +30,7 @@ export class OutboxWorker {
   constructor(
     private readonly db: Db,
     private readonly send: SendEmail,
+    private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
     options: OutboxWorkerOptions = {},
   ) {
@@ -52,7 +54,7 @@ export class OutboxWorker {
       lastingFailure: (err) => (isDatabaseUnavailable(err) ? 'database unavailable' : null),
     });
     this.claims = new ClaimKeeper(
-      (claims) => renewClaims(this.db, claims, this.options.leaseMs),
+      (claims) => renewClaims(this.db, claims, this.clock.now(), this.options.leaseMs),
       this.options.leaseMs,
       // An outage is the poll's to log, once.
       (err) => {
@@ -79,7 +81,7 @@ export class OutboxWorker {
   /** Delivers what is due now; returns how many messages it handled. */
   async deliverDue(): Promise<number> {
     const since = this.claims.now();
-    const batch = await claimDue(this.db, this.options.batchSize, this.options.leaseMs);
+    const batch = await claimDue(this.db, this.clock.now(), this.options.batchSize, this.options.leaseMs);
     this.claims.hold(batch, since);
     try {
       for (const email of batch) {
@@ -100,7 +102,7 @@ export class OutboxWorker {
   private async deliver(email: ClaimedEmail, lost: AbortSignal): Promise<void> {
     if (lost.aborted) return;
     // Earlier sends of the batch may have taken long: send only while this worker still holds the claim.
-    if (!(await renewClaim(this.db, email, this.options.leaseMs))) return;
+    if (!(await renewClaim(this.db, email, this.clock.now(), this.options.leaseMs))) return;
     let error: string | null = null;
     try {
       await this.send(email);
@@ -109,14 +111,15 @@ export class OutboxWorker {
     }
     if (error === null) {
       // A failure to record the success must not count as a failed send (that would send it again).
-      await markSent(this.db, email).catch((err: unknown) =>
+      await markSent(this.db, email, this.clock.now()).catch((err: unknown) =>
         this.log.error({ err, emailId: email.id }, 'email sent but not marked sent'),
       );
       return;
     }
     const retry = email.attempts < this.options.maxAttempts;
     const delay = Math.min(this.options.retryBaseMs * 2 ** (email.attempts - 1), MAX_BACKOFF_MS);
-    await markFailed(this.db, email, error, retry ? new Date(Date.now() + delay) : null);
+    const now = this.clock.now();
+    await markFailed(this.db, email, now, error, retry ? new Date(now.getTime() + delay) : null);
     this.log.warn({ emailId: email.id, attempts: email.attempts, error, retry }, 'email delivery failed');
   }
 }

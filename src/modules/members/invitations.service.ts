@@ -17,7 +17,11 @@ import {
 import { insertMember, publicOrganization } from '../orgs/index.js';
 
 export class InvitationService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** Wakes the webhook worker; queueWebhookEvent calls it once a delivery it queued has committed. */
+    private readonly webhooksQueued: () => void,
+  ) {}
 
   list(orgId: string, query: PageRequest) {
     return paginate(query, {
@@ -61,11 +65,15 @@ export class InvitationService {
         subject: { type: 'member', id: user.id, label: name },
         summary: `${name} joined as ${invitation.role}`,
       }));
-      await queueWebhookEvent(tx, {
-        orgId: organization.id,
-        type: 'member.joined',
-        data: { userId: user.id, role: invitation.role, invitationId: invitation.id },
-      });
+      await queueWebhookEvent(
+        tx,
+        {
+          orgId: organization.id,
+          type: 'member.joined',
+          data: { userId: user.id, role: invitation.role, invitationId: invitation.id },
+        },
+        this.webhooksQueued,
+      );
       return { organization: publicOrganization(organization), role: invitation.role };
     });
   }

@@ -21,8 +21,8 @@ import { MemberService } from './members.service.js';
 const tags = ['Members and invitations'];
 
 export const memberRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
-  const members = new MemberService(ctx.db, ctx.config, ctx.mailQueued);
-  const invitations = new InvitationService(ctx.db);
+  const members = new MemberService(ctx.db, ctx.config, ctx.mailQueued, ctx.webhooksQueued);
+  const invitations = new InvitationService(ctx.db, ctx.webhooksQueued);
 
   app.get(
     '/orgs/:orgId/members',

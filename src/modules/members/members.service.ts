@@ -29,6 +29,8 @@ export class MemberService {
     private readonly config: Config,
     /** Wakes the outbox worker; called once a transaction that queued email has committed. */
     private readonly mailQueued: () => void,
+    /** Wakes the webhook worker; queueWebhookEvent calls it once a delivery it queued has committed. */
+    private readonly webhooksQueued: () => void,
   ) {}
 
   list(orgId: string, query: PageRequest) {
@@ -83,11 +85,15 @@ export class MemberService {
         summary: `${actor} invited ${input.email} as ${input.role}`,
       }));
       // The invitee's address stays out: ids and the role only.
-      await queueWebhookEvent(tx, {
-        orgId: member.orgId,
-        type: 'member.invited',
-        data: { id: row.id, role: row.role, invitedBy: member.userId, expiresAt: row.expiresAt },
-      });
+      await queueWebhookEvent(
+        tx,
+        {
+          orgId: member.orgId,
+          type: 'member.invited',
+          data: { id: row.id, role: row.role, invitedBy: member.userId, expiresAt: row.expiresAt },
+        },
+        this.webhooksQueued,
+      );
       await queueEmail(tx, {
         recipient: input.email,
         subject: `You are invited to join ${org.name}`,

@@ -89,9 +89,9 @@ function send(reply: FastifyReply, assets: Assets, content: PageContent, status 
 export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
   // Compressed by the app's one @fastify/compress registration (src/http/compression.ts).
   const assets = new Assets();
-  const submissions = new SubmissionService(ctx.db, ctx.storage, ctx.fileQuota);
+  const submissions = new SubmissionService(ctx.db, ctx.storage, ctx.fileQuota, ctx.webhooksQueued);
   const sharing = new SharingService(ctx.db, ctx.config, ctx.storage, ctx.replica);
-  const invitations = new InvitationService(ctx.db);
+  const invitations = new InvitationService(ctx.db, ctx.webhooksQueued);
 
   /** The page `render` builds, or the one that says why there is none (404, 410 from the service). */
   async function pageOr(reply: FastifyReply, kind: string, render: () => Promise<PageContent>) {

@@ -14,7 +14,7 @@ const tags = ['Reporting periods'];
 export const reportingPeriodRoutes: FastifyPluginAsyncTypebox<
   AppContext & { submissionsIn: readonly SubmissionsInPeriod[] }
 > = async (app, ctx) => {
-  const periods = new ReportingPeriodService(ctx.db, ctx.submissionsIn);
+  const periods = new ReportingPeriodService(ctx.db, ctx.submissionsIn, ctx.webhooksQueued);
 
   app.get(
     '/orgs/:orgId/projects/:projectId/reporting-periods',

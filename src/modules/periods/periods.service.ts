@@ -52,6 +52,8 @@ export class ReportingPeriodService {
   constructor(
     private readonly db: Db,
     private readonly submissionsIn: readonly SubmissionsInPeriod[],
+    /** Wakes the webhook worker; queueWebhookEvent calls it once a delivery it queued has committed. */
+    private readonly webhooksQueued: () => void,
   ) {}
 
   async list(member: Member, projectId: string, query: PageRequest) {
@@ -113,7 +115,7 @@ export class ReportingPeriodService {
           lockedAt: null,
           lockedBy: null,
         });
-        await recordLockEvent(tx, member, row ?? period, project.name, 'unlocked');
+        await recordLockEvent(tx, member, row ?? period, project.name, 'unlocked', this.webhooksQueued);
         return row ?? period;
       }
       if (period.isLocked) return period;
@@ -132,7 +134,8 @@ export class ReportingPeriodService {
           : edits;
       if (Object.keys(changes).length === 0) return period;
       const row = (await updatePeriod(tx, member.orgId, id, changes)) ?? period;
-      if (isLocked === true) await recordLockEvent(tx, member, row, project.name, 'locked');
+      if (isLocked === true)
+        await recordLockEvent(tx, member, row, project.name, 'locked', this.webhooksQueued);
       return row;
     });
   }
@@ -169,6 +172,7 @@ async function recordLockEvent(
   period: ReportingPeriodRow,
   projectName: string,
   action: 'locked' | 'unlocked',
+  webhooksQueued: () => void,
 ): Promise<void> {
   await recordFeedEventBy(tx, member, (actor) => ({
     type: action === 'locked' ? 'reporting_period.locked' : 'reporting_period.unlocked',
@@ -176,9 +180,13 @@ async function recordLockEvent(
     subject: { type: 'reporting_period', id: period.id, label: period.label },
     summary: `${actor} ${action} reporting period ${period.label} of ${projectName}`,
   }));
-  await queueWebhookEvent(tx, {
-    orgId: member.orgId,
-    type: action === 'locked' ? 'period.locked' : 'period.unlocked',
-    data: asReturned(ReportingPeriod, period),
-  });
+  await queueWebhookEvent(
+    tx,
+    {
+      orgId: member.orgId,
+      type: action === 'locked' ? 'period.locked' : 'period.unlocked',
+      data: asReturned(ReportingPeriod, period),
+    },
+    webhooksQueued,
+  );
 }

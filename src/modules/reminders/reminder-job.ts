@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Clock } from '../../lib/clock.js';
+import { PollLoop } from '../../lib/poll-loop.js';
 import { recordFeedEvent, type FeedEvent } from '../feed/index.js';
 import { queueEmail } from '../mail/index.js';
 import { plural, reminderDigest, type DigestPeriod } from './reminder-digest.js';
@@ -130,9 +131,7 @@ const utcDate = (at: Date) => at.toISOString().slice(0, 10);
  * fails sends nothing and records nothing (the next hour tries again).
  */
 export class ReminderJob {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
-  private stopped = true;
+  private readonly loop: PollLoop;
 
   constructor(
     readonly db: Db,
@@ -140,20 +139,29 @@ export class ReminderJob {
     readonly clock: Clock,
     readonly log: FastifyBaseLogger,
     readonly options: ReminderJobOptions = {},
-  ) {}
+  ) {
+    // runOnce logs its own failure: a round never throws, and never asks for another at once.
+    this.loop = new PollLoop(
+      async () => {
+        await this.runOnce();
+        return false;
+      },
+      {
+        intervalMs: options.intervalMs ?? 3_600_000,
+        firstRunMs: options.firstRunMs ?? 60_000,
+        keepProcessAlive: options.keepProcessAlive ?? false,
+        onError: (err) => this.log.error({ err }, 'deadline reminders failed'),
+      },
+    );
+  }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.schedule(this.options.firstRunMs ?? 60_000);
+    this.loop.start();
   }
 
   /** Stops the timer and waits for a run in progress. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running;
+    await this.loop.stop();
   }
 
   /** One pass: returns how many reminder emails it queued (0 when another instance holds the lock). */
@@ -168,16 +176,5 @@ export class ReminderJob {
       this.log.error({ err, today }, 'deadline reminders failed');
       return 0;
     }
-  }
-
-  private schedule(delay: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.runOnce().finally(() => {
-        this.running = null;
-        this.schedule(this.options.intervalMs ?? 3_600_000);
-      });
-    }, delay);
-    if (!this.options.keepProcessAlive) this.timer.unref();
   }
 }

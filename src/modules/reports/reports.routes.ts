@@ -31,7 +31,7 @@ const ASSEMBLY =
 const published = { 409: errorResponse(REPORT_PUBLISHED) };
 
 export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
-  const reports = new ReportService(ctx.db, ctx.config, ctx.replica);
+  const reports = new ReportService(ctx.db, ctx.config, ctx.replica, ctx.webhooksQueued);
   const sharing = new SharingService(ctx.db, ctx.config, ctx.storage, ctx.replica);
 
   app.get(

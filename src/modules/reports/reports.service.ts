@@ -148,6 +148,8 @@ export class ReportService {
     private readonly db: Db,
     private readonly config: Config,
     private readonly replica: ReadRouting,
+    /** Wakes the webhook worker; queueWebhookEvent calls it once a delivery it queued has committed. */
+    private readonly webhooksQueued: () => void,
   ) {}
 
   /**
@@ -277,7 +279,11 @@ export class ReportService {
         // without its share link, a capability that travels only when a person shares it.
         const data = asReturned(ReportListItem, { ...updated, projectName: updated.content.project.name });
         for (const link of ['shareToken', 'shareUrl', 'shareExpiresAt']) delete data[link];
-        await queueWebhookEvent(tx, { orgId: member.orgId, type: 'report.published', data });
+        await queueWebhookEvent(
+          tx,
+          { orgId: member.orgId, type: 'report.published', data },
+          this.webhooksQueued,
+        );
       }
       return updated;
     });

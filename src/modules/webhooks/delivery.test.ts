@@ -134,7 +134,7 @@ async function queueEvent(
   type: Exclude<WebhookEventType, 'ping'> = 'indicator_report.submitted',
   data: object = { indicatorReport: { id: 'f0d7c1c6-0000-4000-8000-000000000001', status: 'submitted' } },
 ) {
-  await transaction(db, (tx) => queueWebhookEvent(tx, { orgId, type, data, at }));
+  await transaction(db, (tx) => queueWebhookEvent(tx, { orgId, type, data, at }, () => undefined));
 }
 
 const deliveriesOf = (endpointId: string) =>

@@ -1,7 +1,8 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { afterCommit } from '../../db/after-commit.js';
+import { rowsOf, type Db } from '../../db/client.js';
 import { newId } from '../../lib/ids.js';
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from './webhooks.tables.js';
 
@@ -36,15 +37,17 @@ export function asReturned<T extends TSchema>(schema: T, value: object): Record<
 /**
  * Queues an event in the caller's transaction: one delivery per active endpoint of the organization that
  * subscribes to its type, so it leaves exactly when the change commits, and nothing is written when no
- * endpoint listens. One statement, whatever the number of endpoints.
+ * endpoint listens. One statement, whatever the number of endpoints. When a delivery was queued,
+ * `wake` (the delivery worker's) runs once the transaction commits: it goes out now, not at the next poll.
  */
 export async function queueWebhookEvent(
   tx: Db,
   event: { orgId: string; type: Exclude<WebhookEventType, 'ping'>; data: object; at?: Date },
+  wake: () => void,
 ): Promise<void> {
   const at = event.at ?? new Date();
   const eventId = newId();
-  await tx.execute(sql`
+  const queued = await tx.execute(sql`
     WITH targets AS (
       SELECT id FROM ${webhookEndpoints}
       WHERE org_id = ${event.orgId} AND active AND ${event.type} = ANY(events)
@@ -59,5 +62,7 @@ export async function queueWebhookEvent(
     )
     INSERT INTO ${webhookDeliveries} (id, org_id, endpoint_id, event_id, next_attempt_at, created_at)
     SELECT gen_random_uuid(), ${event.orgId}, targets.id, event.id, ${at.toISOString()}, ${at.toISOString()}
-    FROM targets, event`);
+    FROM targets, event
+    RETURNING 1 AS queued`);
+  if (rowsOf(queued).length > 0) afterCommit(wake);
 }
