@@ -4,8 +4,8 @@
  * checks that they catch a cycle and an upward import.
  *
  * Layers, lowest first. A module may import any module of a lower layer, never one of its own
- * layer or above. Infrastructure (src/lib, src/db, src/http, src/storage, config, context) imports
- * no module at all.
+ * layer or above. Infrastructure (src/lib, src/errors, src/db, src/http, src/storage, config, context)
+ * imports no module at all.
  */
 const LAYERS = [
   ['mail', 'privacy', 'idempotency'],
@@ -66,9 +66,10 @@ module.exports = {
     },
     {
       name: 'infrastructure-imports-no-module',
-      comment: 'src/db, src/http, src/storage, config and context serve every module and know none.',
+      comment:
+        'src/errors, src/db, src/http, src/storage, config and context serve every module and know none.',
       severity: 'error',
-      from: { path: '^src/(db|http|storage)/|^src/(config|context)\\.ts$' },
+      from: { path: '^src/(errors|db|http|storage)/|^src/(config|context)\\.ts$' },
       to: { path: '^src/modules/' },
     },
     {
@@ -79,11 +80,19 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/lib/' },
     },
     {
+      name: 'error-catalogue-knows-no-http',
+      comment:
+        'src/errors is what services throw: it imports src/lib and the reading of database errors (src/db/errors.ts), never HTTP.',
+      severity: 'error',
+      from: { path: '^src/errors/' },
+      to: { path: '^src/', pathNot: '^src/(errors|lib)/|^src/db/errors\\.ts$' },
+    },
+    {
       name: 'only-the-composition-root-imports-entry-points',
       comment:
         'app.ts, server.ts, worker.ts, jobs.ts, migrate.ts, upkeep.ts and rotate-key.ts assemble the service; nothing imports them.',
       severity: 'error',
-      from: { path: '^src/(modules|db|http|lib|storage)/' },
+      from: { path: '^src/(modules|errors|db|http|lib|storage)/' },
       to: { path: '^src/(app|server|worker|jobs|migrate|upkeep|rotate-key)\\.ts$' },
     },
     {
@@ -101,7 +110,7 @@ module.exports = {
     exclude: { path: '\\.test\\.ts$' },
     reporterOptions: {
       archi: {
-        collapsePattern: '^src/(modules/[^/]+|db|http|lib|storage)/|^src/[^/]+\\.ts$',
+        collapsePattern: '^src/(modules/[^/]+|errors|db|http|lib|storage)/|^src/[^/]+\\.ts$',
       },
     },
   },

@@ -6,7 +6,7 @@
 import { randomInt } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codeOfStatus, ERROR_CODES, type ErrorCode } from '../src/http/errors.js';
+import { codeOfStatus, ERROR_CODES, type ErrorCode } from '../src/errors/codes.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { uniqueDonorCode } from './helpers/donors.js';
 import { createProject, createTeam, type Team } from './helpers/factories.js';

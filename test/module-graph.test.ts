@@ -149,6 +149,29 @@ describe('the module graph rules', () => {
     ]);
   });
 
+  it('fail on the error catalogue importing HTTP or a module, and pass on what it may import', async () => {
+    expect(
+      await violationsOf({
+        'src/lib/text.ts': 'export const t = 1;\n',
+        'src/db/errors.ts': 'export const pg = 1;\n',
+        'src/db/client.ts': 'export const d = 1;\n',
+        'src/http/errors.ts': 'export const h = 1;\n',
+        'src/modules/auth/auth.repo.ts': 'export const u = 1;\n',
+        'src/errors/catalogue.ts': "import { t } from '../lib/text.js';\nexport const c = t;\n",
+        'src/errors/refusals.ts':
+          "import { c } from './catalogue.js';\nimport { pg } from '../db/errors.js';\n" +
+          "import { d } from '../db/client.js';\nimport { h } from '../http/errors.js';\n" +
+          "import { u } from '../modules/auth/auth.repo.js';\nexport const r = c + pg + d + h + u;\n",
+      }),
+    ).toEqual([
+      'entry-points-import-public-surfaces: src/errors/refusals.ts -> src/modules/auth/auth.repo.ts',
+      'error-catalogue-knows-no-http: src/errors/refusals.ts -> src/db/client.ts',
+      'error-catalogue-knows-no-http: src/errors/refusals.ts -> src/http/errors.ts',
+      'error-catalogue-knows-no-http: src/errors/refusals.ts -> src/modules/auth/auth.repo.ts',
+      'infrastructure-imports-no-module: src/errors/refusals.ts -> src/modules/auth/auth.repo.ts',
+    ]);
+  });
+
   it('pass on the service itself (what `npm run lint` checks)', async () => {
     const result = await cruiseSrc(projectRoot);
     expect(result.summary.violations).toEqual([]);

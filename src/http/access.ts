@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../db/client.js';
 import { UUID_PATTERN, uuidV7Time } from '../lib/ids.js';
 import type { OrgRole } from './roles.js';
-import { badRequest, forbidden, tokenRefused, unauthorized } from './errors.js';
+import { badRequest, forbidden, tokenRefused, unauthorized } from '../errors/catalogue.js';
 import type { RateLimitBucket } from './rate-limit.js';
 import type { SessionClaims, Sessions } from './session.js';
 

@@ -2,110 +2,17 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { pgErrorCode } from '../db/errors.js';
+import { AppError, type ErrorDetail, methodNotAllowed, type RequestPart } from '../errors/catalogue.js';
+import { codeOfStatus, type ErrorCode, ERROR_CODES } from '../errors/codes.js';
+import { refusalOf } from '../errors/refusals.js';
 import { databaseFailure, type DatabaseOutage } from '../db/outage.js';
 import { refusedMethod } from './allowed-methods.js';
-import { codeOfStatus, type ErrorCode, ERROR_CODES } from './error-codes.js';
-import { capped, type ErrorDetail, type RequestPart, problemOf, violations } from './violations.js';
-
-export type { ErrorDetail, RequestPart } from './violations.js';
-export { MAX_PROBLEMS, validationMessages, violations } from './violations.js';
-export { codeOfStatus, ERROR_CODES, type ErrorCode } from './error-codes.js';
-export { pgErrorCode } from '../db/errors.js';
-
-/** A problem a service names itself; `in` defaults to the body. */
-export type Problem = string | (Omit<ErrorDetail, 'in'> & { in?: RequestPart });
-
-/** Domain code throws these; the error handler turns them into the contract's body. */
-export class AppError extends Error {
-  readonly messages: string | string[];
-  /** For a 400: one per message, in the same order (the handler fills in the ones not given). */
-  readonly details?: readonly Problem[];
-
-  constructor(
-    readonly statusCode: number,
-    message: string | string[],
-    readonly headers: Record<string, string> = {},
-    readonly code: ErrorCode = codeOfStatus(statusCode),
-    details?: readonly Problem[],
-  ) {
-    super(Array.isArray(message) ? message.join('; ') : message);
-    this.messages = message;
-    this.details = details;
-  }
-}
-
-export const FORBIDDEN_MESSAGE = 'You do not have permission to perform this action';
-export const PERIOD_LOCKED = 'Reporting period is locked';
-
-/** The challenge every 401 carries (RFC 6750); a refused token also says why. */
-const BEARER = { 'www-authenticate': 'Bearer' };
-export const BEARER_INVALID_TOKEN = { 'www-authenticate': 'Bearer error="invalid_token"' };
+import { problemOf, violations } from './violations.js';
 
 /**
- * A 400 for rules the schema cannot say. A problem given as a string gets its path from the field it
- * starts with, when the request has that field (see `problemOf`); as an object it says its own.
- * The same message twice is one problem.
+ * The HTTP answer to every error: the domain's (src/errors/catalogue.ts), a validation failure, a
+ * database refusal or failure, and what Fastify and Node refuse before a route runs.
  */
-export const badRequest = (...problems: Problem[]) => {
-  const unique = capped(
-    [...new Map(problems.map((p) => [typeof p === 'string' ? p : p.message, p])).values()].map((p) =>
-      typeof p === 'string' ? { message: p, text: p } : p,
-    ),
-  ).map((p) => ('text' in p ? p.text : p));
-  return new AppError(
-    400,
-    unique.map((p) => (typeof p === 'string' ? p : p.message)),
-    {},
-    'validation_failed',
-    unique,
-  );
-};
-/** A reset or verification token that is unknown, used or expired: a 400 about the `token` field. */
-export const invalidToken = (message: string) =>
-  new AppError(400, [message], {}, 'invalid_token', [{ path: '/token', rule: 'invalid', message }]);
-export const unauthorized = (message = 'Unauthorized') => new AppError(401, message, BEARER, 'unauthorized');
-/** A session token was presented and is invalid, expired or revoked (or its user is gone). */
-export const tokenRefused = () => new AppError(401, 'Unauthorized', BEARER_INVALID_TOKEN, 'unauthorized');
-export const invalidCredentials = () =>
-  new AppError(401, 'Invalid email or password', BEARER, 'invalid_credentials');
-export const forbidden = (message = FORBIDDEN_MESSAGE) => new AppError(403, message, {}, 'forbidden');
-/** A change to a locked reporting period: 403 for its reports (the contract), 409 for the period itself. */
-export const periodLocked = (statusCode: 403 | 409 = 403) =>
-  new AppError(statusCode, PERIOD_LOCKED, {}, 'period_locked');
-export const notFound = (what: string) => new AppError(404, `${what} not found`, {}, 'not_found');
-export const conflict = (message: string, code: ErrorCode = 'conflict') =>
-  new AppError(409, message, {}, code);
-export const duplicate = (message: string) => conflict(message, 'duplicate');
-export const hasDependents = (message: string) => conflict(message, 'has_dependents');
-export const invalidTransition = (message: string) => conflict(message, 'invalid_transition');
-/** The same Idempotency-Key while its first request still runs. */
-export const idempotencyInProgress = (message: string, headers: Record<string, string> = {}) =>
-  new AppError(409, message, headers, 'idempotency_in_progress');
-export const idempotencyConflict = (message: string) =>
-  new AppError(422, message, {}, 'idempotency_conflict');
-export const preconditionFailed = (message: string, headers: Record<string, string> = {}) =>
-  new AppError(412, message, headers, 'precondition_failed');
-export const methodNotAllowed = (message: string, allow: readonly string[]) =>
-  new AppError(405, message, { allow: allow.join(', ') }, 'method_not_allowed');
-export const gone = (message: string) => new AppError(410, message, {}, 'form_closed');
-/** A body that cannot be read at all (multipart that breaks off): `rule` names the format. */
-export const malformedRequest = (message: string, rule: string) =>
-  new AppError(400, [message], {}, 'malformed_request', [{ path: '', rule, message }]);
-export const payloadTooLarge = (message: string) => new AppError(413, message, {}, 'payload_too_large');
-/** Stored files would pass FORM_FILES_QUOTA or ORG_FILES_QUOTA (`message` names which): retrying will not help. */
-export const uploadQuotaExceeded = (message: string) =>
-  new AppError(507, message, {}, 'upload_quota_exceeded');
-export const unsupportedMediaType = (message: string) =>
-  new AppError(415, message, {}, 'unsupported_media_type');
-/** The rate limit's answer (DECISIONS.md section 2), for a limit a service keeps itself. */
-export const rateLimited = (retryAfterSeconds: number) =>
-  new AppError(
-    429,
-    `Too many requests, retry in ${retryAfterSeconds} seconds`,
-    { 'retry-after': String(retryAfterSeconds) },
-    'rate_limited',
-  );
 
 const DetailBody = Type.Object(
   {
@@ -199,53 +106,6 @@ function bodyOf(err: AppError, request: FastifyRequest): Body {
 }
 
 /**
- * Deletes that the database refuses because other rows still point at the one deleted (foreign keys
- * without cascade), by constraint name and what was being deleted: the contract's 409 messages
- * (SPEC.md, "Refusals"). An owner does not look for its dependents before deleting (that would make
- * it import them); it deletes, and the foreign key of the dependent refuses.
- */
-const REFERENCED_BY: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  indicator_reports_project_indicator_fk: {
-    Indicator: 'Indicator has indicator reports',
-    'Project indicator': 'Indicator has indicator reports in this project',
-  },
-  forms_project_indicator_fk: {
-    Indicator: 'Indicator is used by a form',
-    'Project indicator': 'Indicator is used by a form of this project',
-  },
-  indicator_reports_reporting_period_fk: { 'Reporting period': 'Reporting period has submissions' },
-  form_submissions_reporting_period_id_reporting_periods_id_fk: {
-    'Reporting period': 'Reporting period has submissions',
-  },
-  forms_reporting_period_fk: { 'Reporting period': 'Reporting period is used by a form' },
-};
-
-/**
- * For a delete's `.catch`: a foreign key's refusal becomes its 409 `has_dependents` from the table
- * above (or the generic one); any other error passes through. `what` names the deleted resource as `notFound` does.
- */
-export function refusedDelete(what: string): (err: unknown) => never {
-  return (err) => {
-    const { code, constraint } = pgErrorCode(err);
-    if (code !== '23503') throw err;
-    throw hasDependents((constraint && REFERENCED_BY[constraint]?.[what]) ?? REFERENCED_ELSEWHERE);
-  };
-}
-
-const REFERENCED_ELSEWHERE = 'The record is referenced by other data';
-
-/**
- * For a write's `.catch`: a unique index's refusal (a race lost after the service's own check, or
- * the only check) becomes a 409 `duplicate` with `message`; any other error passes through.
- */
-export function refusedDuplicate(message: string): (err: unknown) => never {
-  return (err) => {
-    if (pgErrorCode(err).code === '23505') throw duplicate(message);
-    throw err;
-  };
-}
-
-/**
  * How long a client is told to wait when the database is out of reach or busy: a restart or a failover
  * takes seconds, and retrying sooner only adds load to a server coming back or a table still locked.
  */
@@ -300,9 +160,8 @@ export function registerErrorHandler(app: FastifyInstance, outage?: DatabaseOuta
       );
     }
     // Constraint errors that slipped past the service's own checks: a race between two requests.
-    const { code } = pgErrorCode(err);
-    if (code === '23505') return reply.status(409).send(body(409, 'The record already exists', 'duplicate'));
-    if (code === '23503') return reply.status(409).send(body(409, REFERENCED_ELSEWHERE, 'has_dependents'));
+    const refusal = refusalOf(err);
+    if (refusal) return reply.status(refusal.statusCode).send(bodyOf(refusal, request));
     if (status === 400) {
       const message = clientMessage(err);
       return reply.status(400).send(unreadable(message, 'body', message === NOT_JSON ? 'json' : 'readable'));

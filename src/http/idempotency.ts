@@ -4,7 +4,13 @@ import { stringify } from 'safe-stable-stringify';
 import type { Db } from '../db/client.js';
 import { sessionOf, type Access } from './access.js';
 import { withCommitMark, type CommitMark } from '../db/commit-marks.js';
-import { badRequest, conflict, forbidden, idempotencyConflict, idempotencyInProgress } from './errors.js';
+import {
+  badRequest,
+  conflict,
+  forbidden,
+  idempotencyConflict,
+  idempotencyInProgress,
+} from '../errors/catalogue.js';
 
 /** The public form submission: a field app retrying it after a timeout must not count it twice. */
 const PUBLIC_SUBMISSION = '/forms/public/:token/submit';

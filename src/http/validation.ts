@@ -3,16 +3,8 @@ import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { UUID_PATTERN } from '../lib/ids.js';
 import { hasControl, hasLoneSurrogate, hasNul } from '../lib/text.js';
-import { badRequest, malformedRequest } from './errors.js';
-import {
-  escapePointer,
-  FINITE,
-  MAX_PROBLEMS,
-  MULTI_LINE,
-  NO_NUL,
-  SINGLE_LINE,
-  WELL_FORMED,
-} from './violations.js';
+import { badRequest, malformedRequest, MAX_PROBLEMS } from '../errors/catalogue.js';
+import { escapePointer, FINITE, MULTI_LINE, NO_NUL, SINGLE_LINE, WELL_FORMED } from './violations.js';
 
 const shared: Options = {
   allErrors: true,

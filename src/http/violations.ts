@@ -1,17 +1,11 @@
+import {
+  capped,
+  type ErrorDetail,
+  MAX_PROBLEMS,
+  moreProblems,
+  type RequestPart,
+} from '../errors/catalogue.js';
 import { CONTROL_PROBLEM } from '../lib/text.js';
-
-/**
- * One problem of a 400: `path` is a JSON Pointer (RFC 6901) into the part of the request named by `in`
- * (`''` is the part as a whole), `rule` the rule broken (a JSON Schema keyword, or the service's own).
- */
-export interface ErrorDetail {
-  in: RequestPart;
-  path: string;
-  rule: string;
-  message: string;
-}
-
-export type RequestPart = 'body' | 'query' | 'path' | 'header';
 
 /** Keywords every request string and number gets (validation.ts); their messages are below. */
 export const NO_NUL = 'noNul';
@@ -64,30 +58,8 @@ export function violations(err: { validation?: unknown; validationContext?: stri
   const listed = [...problems.values()];
   return rest === 0
     ? capped(listed, part)
-    : [...listed.slice(0, MAX_PROBLEMS), more(listed.length - MAX_PROBLEMS + rest, part)];
+    : [...listed.slice(0, MAX_PROBLEMS), moreProblems(listed.length - MAX_PROBLEMS + rest, part)];
 }
-
-/** The problems one 400 lists at most; the rest are counted in one last problem. */
-export const MAX_PROBLEMS = 20;
-
-/**
- * The first MAX_PROBLEMS problems, then `and N more problems` (rule `maxProblems`): an answer is never
- * larger than the mistakes worth reading, however many a body holds (issue 36, finding 1).
- */
-export function capped<P extends { message: string }>(
-  problems: P[],
-  part: RequestPart = 'body',
-): (P | ErrorDetail)[] {
-  if (problems.length <= MAX_PROBLEMS) return problems;
-  return [...problems.slice(0, MAX_PROBLEMS), more(problems.length - MAX_PROBLEMS, part)];
-}
-
-const more = (count: number, part: RequestPart): ErrorDetail => ({
-  in: part,
-  path: '',
-  rule: 'maxProblems',
-  message: `and ${count} more ${count === 1 ? 'problem' : 'problems'}`,
-});
 
 export const validationMessages = (err: { validation?: unknown; validationContext?: string }): string[] =>
   violations(err).map((p) => p.message);

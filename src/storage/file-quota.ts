@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
-import { uploadQuotaExceeded } from '../http/errors.js';
+import { uploadQuotaExceeded } from '../errors/catalogue.js';
 import { formatByteSize } from '../lib/byte-size.js';
 
 /**

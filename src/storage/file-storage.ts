@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileTypeFromStream } from 'file-type';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
-import { AppError } from '../http/errors.js';
+import { AppError } from '../errors/catalogue.js';
 import { UUID_PATTERN } from '../lib/ids.js';
 
 /** Where uploaded bytes live. Keys are generated UUIDs (`newStorageKey`), never names a user chose. */

@@ -10,7 +10,7 @@
 import { STATUS_CODES } from 'node:http';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
-import { ERROR_CODES } from '../../src/http/errors.js';
+import { ERROR_CODES } from '../../src/errors/codes.js';
 import { JSON_POINTER } from './http.js';
 import type { TestUser } from './factories.js';
 import { answers } from './forms.js';

@@ -1,6 +1,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import type { ErrorCode, RequestPart } from '../../src/http/errors.js';
+import type { ErrorCode } from '../../src/errors/codes.js';
+import type { RequestPart } from '../../src/errors/catalogue.js';
 
 /** BASE_URL and APP_URL of every test app unless a test sets its own. */
 export const TEST_BASE_URL = 'http://api.test';

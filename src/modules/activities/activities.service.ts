@@ -1,7 +1,8 @@
 import { singleWrite, transaction, type Db } from '../../db/client.js';
 import { optionalText } from '../../lib/text.js';
 import type { Member } from '../../http/access.js';
-import { badRequest, invalidTransition, notFound, pgErrorCode } from '../../http/errors.js';
+import { badRequest, invalidTransition, notFound } from '../../errors/catalogue.js';
+import { refusedWrite } from '../../errors/refusals.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { dateOrderProblem } from '../../lib/dates.js';
 import { canMove, type Transitions } from '../../lib/transitions.js';
@@ -123,11 +124,5 @@ export class ActivityService {
   }
 }
 
-/** A race lost between the checks and the write: the project or the output node went away. */
-function translateConstraint(err: unknown): never {
-  const { code, constraint } = pgErrorCode(err);
-  if (code === '23503') {
-    throw constraint?.includes('output_id') ? notFound('Result node') : notFound('Project');
-  }
-  throw err;
-}
+/** A race lost between the checks and the write: the project or (the refusals' table says) the output node went away. */
+const translateConstraint = refusedWrite({ gone: () => notFound('Project') });

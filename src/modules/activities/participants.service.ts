@@ -13,15 +13,8 @@ import { nationalIdIndexes, sealedContact } from './participant-sealing.js';
 import { registrationsOfParticipant } from './registrations.repo.js';
 import { optionalText } from '../../lib/text.js';
 import type { Member } from '../../http/access.js';
-import {
-  badRequest,
-  conflict,
-  duplicate,
-  forbidden,
-  notFound,
-  pgErrorCode,
-  refusedDuplicate,
-} from '../../http/errors.js';
+import { badRequest, conflict, duplicate, forbidden, notFound } from '../../errors/catalogue.js';
+import { refusedDuplicate, refusedWrite } from '../../errors/refusals.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { ageOn, MAX_AGE, todayUtc } from '../../lib/demographics.js';
 import { presentHouseholdMember, viewParticipants } from './participant-view.js';
@@ -173,10 +166,10 @@ export class ParticipantService {
         sex: input.sex,
         age: input.age,
       });
-    }).catch((err: unknown) => {
+    }).catch(
       // The participant was deleted with their organization in between.
-      throw pgErrorCode(err).code === '23503' ? notFound('Participant') : err;
-    });
+      refusedWrite({ gone: () => notFound('Participant') }),
+    );
     return presentHouseholdMember(row, true);
   }
 

@@ -1,7 +1,7 @@
 import { queueWebhookEvent } from '../webhooks/index.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { badRequest, duplicate, notFound } from '../../http/errors.js';
+import { badRequest, duplicate, notFound } from '../../errors/catalogue.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { newId } from '../../lib/ids.js';
 import { recordFeedEventBy } from '../feed/index.js';

@@ -9,7 +9,7 @@ import {
   invalidToken,
   tokenRefused,
   unauthorized,
-} from '../../http/errors.js';
+} from '../../errors/catalogue.js';
 import type { IssuedToken, Sessions } from '../../http/session.js';
 import { normalizeEmail } from '../../lib/email.js';
 import { hashToken, newSecretToken } from '../../lib/ids.js';

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { AppError, errorResponse } from '../../http/errors.js';
+import { AppError } from '../../errors/catalogue.js';
+import { errorResponse } from '../../http/errors.js';
 import { Redirect } from '../../http/schemas.js';
 import { ExternalSignIn, FLOW_TTL_SECONDS, SignInFailure } from './idp.service.js';
 

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from '../../db/client.js';
-import { rateLimited } from '../../http/errors.js';
+import { rateLimited } from '../../errors/catalogue.js';
 import { clearLoginFailures, nextLoginTurnMs, reserveLoginAttempt, type LoginBackOff } from './auth.repo.js';
 
 /**

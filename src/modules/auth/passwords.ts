@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import bcrypt from 'bcrypt';
 import pLimit from 'p-limit';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../errors/catalogue.js';
 
 /**
  * bcrypt runs on libuv's thread pool (4 threads): a burst of sign-ins at cost 12 would take every core

@@ -1,7 +1,8 @@
 import { singleWrite, type Db } from '../../db/client.js';
 import { optionalText } from '../../lib/text.js';
 import type { Member } from '../../http/access.js';
-import { badRequest, notFound, pgErrorCode } from '../../http/errors.js';
+import { badRequest, notFound } from '../../errors/catalogue.js';
+import { refusedWrite } from '../../errors/refusals.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { ensureProjectAccess, requireProject } from '../projects/index.js';
 import { countLines, deleteLine, findLine, insertLine, listLines, updateLine } from './budget.repo.js';
@@ -43,10 +44,10 @@ export class BudgetLineService {
         plannedAmount: input.plannedAmount ?? 0,
         actualAmount: input.actualAmount ?? 0,
       }),
-    ).catch((err: unknown) => {
+    ).catch(
       // The project was deleted between the check and the insert.
-      throw pgErrorCode(err).code === '23503' ? notFound('Project') : err;
-    });
+      refusedWrite({ gone: () => notFound('Project') }),
+    );
     return this.get(member, id);
   }
 

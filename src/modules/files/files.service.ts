@@ -7,9 +7,9 @@ import {
   malformedRequest,
   notFound,
   payloadTooLarge,
-  pgErrorCode,
   unsupportedMediaType,
-} from '../../http/errors.js';
+} from '../../errors/catalogue.js';
+import { refusedWrite } from '../../errors/refusals.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { textProblem } from '../../lib/text.js';
 import { ensureProjectAccess, requireProject } from '../projects/index.js';
@@ -176,7 +176,7 @@ export class AttachmentService {
     } catch (err) {
       await this.storage.delete(stored.key);
       // The project was deleted while the file arrived.
-      throw pgErrorCode(err).code === '23503' ? notFound('Project') : err;
+      return refusedWrite({ gone: () => notFound('Project') })(err);
     }
   }
 

@@ -1,4 +1,4 @@
-import { MAX_PROBLEMS } from '../../http/errors.js';
+import { MAX_PROBLEMS } from '../../errors/catalogue.js';
 import { textProblem } from '../../lib/text.js';
 import { isShown, PLACE_MAX, TEXT_MAX, type FormField, type Location } from './form-fields.js';
 

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../errors/catalogue.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { findIndicatorReport } from '../indicator-reports/index.js';
 import { requireProject } from '../projects/index.js';

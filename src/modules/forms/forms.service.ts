@@ -5,7 +5,8 @@ import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import { withStatementTimeout } from '../../db/long-statements.js';
 import type { Member } from '../../http/access.js';
-import { badRequest, hasDependents, invalidTransition, notFound, pgErrorCode } from '../../http/errors.js';
+import { badRequest, hasDependents, invalidTransition, notFound } from '../../errors/catalogue.js';
+import { refusedWrite } from '../../errors/refusals.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { optionalText } from '../../lib/text.js';
 import { removeStoredFiles, type FileStorage } from '../../storage/file-storage.js';
@@ -68,12 +69,10 @@ async function checkTargets(tx: Db, orgId: string, projectId: string, links: Lin
   if (refused) throw refused;
 }
 
-const translateConstraint = (err: unknown): never => {
-  // The link or period went away between the checks and the write.
-  if (pgErrorCode(err).code === '23503')
-    throw badRequest('indicatorId must be an indicator linked to the project');
-  throw err;
-};
+// The link or period went away between the checks and the write.
+const translateConstraint = refusedWrite({
+  gone: () => badRequest('indicatorId must be an indicator linked to the project'),
+});
 
 /** Forms of a project, their public link and publication (SPEC.md Form, DECISIONS.md section 10). */
 export class FormService {

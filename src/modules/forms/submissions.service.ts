@@ -2,7 +2,7 @@ import { queueWebhookEvent } from '../webhooks/index.js';
 import type { Multipart } from '@fastify/multipart';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { AppError, badRequest, conflict, gone, notFound } from '../../http/errors.js';
+import { AppError, badRequest, conflict, gone, notFound } from '../../errors/catalogue.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { newId, UUID_PATTERN } from '../../lib/ids.js';
 import { countIntoIndicatorReport } from '../indicator-reports/index.js';

@@ -4,7 +4,7 @@ import { withStatementTimeout } from '../../db/long-statements.js';
 import type { ReadRouting } from '../../db/replica.js';
 import type { Member } from '../../http/access.js';
 import { readAhead } from '../../lib/read-ahead.js';
-import { conflict, notFound } from '../../http/errors.js';
+import { conflict, notFound } from '../../errors/catalogue.js';
 import { requireProject, projectExists } from '../projects/index.js';
 import { activitiesDocument } from './activities-document.js';
 import { activityIdentifier } from './iati-activity.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../errors/catalogue.js';
 import { refusedCountTarget, type CountTargetRefusal } from './count-target.js';
 
 const refusals = new Set<CountTargetRefusal>(['formula-indicator', 'period-of-another-project']);

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client.js';
-import { badRequest, notFound, periodLocked } from '../../http/errors.js';
+import { badRequest, notFound, periodLocked } from '../../errors/catalogue.js';
 import { isLinked, lockIndicatorForShare } from '../indicators/index.js';
 import { lockPeriodForShare } from '../periods/index.js';
 

@@ -2,15 +2,8 @@ import { asReturned, queueWebhookEvent } from '../webhooks/index.js';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import {
-  badRequest,
-  duplicate,
-  invalidTransition,
-  notFound,
-  periodLocked,
-  pgErrorCode,
-  refusedDuplicate,
-} from '../../http/errors.js';
+import { badRequest, invalidTransition, notFound, periodLocked } from '../../errors/catalogue.js';
+import { refusedDuplicate, refusedWrite } from '../../errors/refusals.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { countParticipantGroups } from '../activities/index.js';
 import { findUserName } from '../auth/index.js';
@@ -199,13 +192,13 @@ export class IndicatorReportService {
       });
       await recordHistory(tx, { kind: 'created', actor: member, before: null, after: report });
       return report;
-    }).catch((err: unknown) => {
-      const { code } = pgErrorCode(err);
-      if (code === '23505') throw duplicate(DUPLICATE);
-      // The link, period or project went away between the checks and the insert.
-      if (code === '23503') throw badRequest('indicatorId must be an indicator linked to the project');
-      throw err;
-    });
+    }).catch(
+      refusedWrite({
+        taken: DUPLICATE,
+        // The link, period or project went away between the checks and the insert.
+        gone: () => badRequest('indicatorId must be an indicator linked to the project'),
+      }),
+    );
   }
 
   /**

@@ -1,4 +1,4 @@
-import { badRequest } from '../../http/errors.js';
+import { badRequest } from '../../errors/catalogue.js';
 import { AGE_BANDS, PARTICIPANT_DIMENSIONS, SEXES } from '../../lib/demographics.js';
 import type { ParticipantGroup } from '../activities/index.js';
 import type { Dimension } from './report-values.js';

@@ -33,7 +33,7 @@ import {
   SEX,
   type Scene,
 } from '../../../test/helpers/report-scenes.js';
-import { pgErrorCode } from '../../http/errors.js';
+import { pgErrorCode } from '../../db/errors.js';
 
 let t: TestApp;
 let team: Team;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../errors/catalogue.js';
 import {
   reportValues,
   type Dimension,

@@ -1,4 +1,4 @@
-import { badRequest } from '../../http/errors.js';
+import { badRequest } from '../../errors/catalogue.js';
 import { PARTICIPANT_DIMENSIONS } from '../../lib/demographics.js';
 
 export interface Dimension {

@@ -3,14 +3,8 @@ import { transaction, type Db } from '../../db/client.js';
 import type { ProgressStatus } from '../../lib/scoring.js';
 import type { IndicatorDependents } from './indicator-dependents.js';
 import type { Member } from '../../http/access.js';
-import {
-  badRequest,
-  duplicate,
-  hasDependents,
-  notFound,
-  refusedDelete,
-  refusedDuplicate,
-} from '../../http/errors.js';
+import { badRequest, duplicate, hasDependents, notFound } from '../../errors/catalogue.js';
+import { refusedDelete, refusedDuplicate } from '../../errors/refusals.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { FormulaError, parseFormula } from '../../lib/formula.js';
 import { requireProject } from '../projects/index.js';

@@ -1,6 +1,7 @@
 import { singleWrite, transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { duplicate, notFound, pgErrorCode, refusedDelete } from '../../http/errors.js';
+import { notFound } from '../../errors/catalogue.js';
+import { refusedDelete, refusedWrite } from '../../errors/refusals.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { requireProject } from '../projects/index.js';
 import { findIndicator } from './indicators.repo.js';
@@ -31,13 +32,11 @@ export class ProjectIndicatorService {
     if (!(await findIndicator(this.db, member.orgId, input.indicatorId))) throw notFound('Indicator');
     const { indicatorId, ...values } = input;
     await singleWrite(this.db, (tx) => insertLink(tx, member.orgId, projectId, indicatorId, values)).catch(
-      (err: unknown) => {
-        const { code } = pgErrorCode(err);
-        if (code === '23505') throw duplicate('Indicator is already linked to the project');
+      refusedWrite({
+        taken: 'Indicator is already linked to the project',
         // The project or the indicator was deleted meanwhile.
-        if (code === '23503') throw notFound('Indicator');
-        throw err;
-      },
+        gone: () => notFound('Indicator'),
+      }),
     );
     return this.get(member, projectId, indicatorId);
   }

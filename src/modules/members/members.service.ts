@@ -2,7 +2,7 @@ import { queueWebhookEvent } from '../webhooks/index.js';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { duplicate, hasDependents, notFound } from '../../http/errors.js';
+import { duplicate, hasDependents, notFound } from '../../errors/catalogue.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { newSecretToken } from '../../lib/ids.js';
 import { recordFeedEventBy } from '../feed/index.js';

@@ -1,6 +1,7 @@
 import { transaction, type Db } from '../../db/client.js';
 import type { Session } from '../../http/access.js';
-import { duplicate, notFound, refusedDuplicate } from '../../http/errors.js';
+import { duplicate, notFound } from '../../errors/catalogue.js';
+import { refusedDuplicate } from '../../errors/refusals.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import type { Sessions } from '../../http/session.js';
 import {

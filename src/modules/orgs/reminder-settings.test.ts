@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { createTeam, registerUser, uniqueCode, type Team } from '../../../test/helpers/factories.js';
-import type { RequestPart } from '../../http/errors.js';
+import type { RequestPart } from '../../errors/catalogue.js';
 import { badRequestAt, call, expectError, FORBIDDEN, UNAUTHORIZED } from '../../../test/helpers/http.js';
 import { organizations } from './orgs.tables.js';
 

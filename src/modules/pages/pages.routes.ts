@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, notFound } from '../../errors/catalogue.js';
 import { varyOnAccept } from '../../http/hooks.js';
 import { SubmissionService } from '../forms/index.js';
 import { InvitationService } from '../members/index.js';

@@ -10,8 +10,8 @@ import {
   hasDependents,
   notFound,
   periodLocked,
-  refusedDelete,
-} from '../../http/errors.js';
+} from '../../errors/catalogue.js';
+import { refusedDelete } from '../../errors/refusals.js';
 import type { SubmissionsInPeriod } from './period-dependents.js';
 import { ReportingPeriod } from './periods.schemas.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
@@ -146,7 +146,7 @@ export class ReportingPeriodService {
       if (!period) throw notFound('Reporting period');
       if (period.isLocked) throw periodLocked(409);
       // SPEC.md: a period with submissions (indicator reports, counted form submissions) or used by a
-      // form cannot be deleted: their foreign keys refuse, and src/http/errors.ts says why. Reports and
+      // form cannot be deleted: their foreign keys refuse, and src/errors/refusals.ts says why. Reports and
       // counted submissions share-lock the period as they are written, so the answer below holds.
       for (const holds of this.submissionsIn) {
         if (await holds(tx, member.orgId, id)) throw hasDependents('Reporting period has submissions');

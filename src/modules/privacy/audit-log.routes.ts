@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { ADMINS, memberOf } from '../../http/access.js';
-import { badRequest } from '../../http/errors.js';
+import { badRequest } from '../../errors/catalogue.js';
 import { Collection, paginate } from '../../http/pagination.js';
 import { Params } from '../../http/schemas.js';
 import { countAuditEntries, listAuditEntries } from './audit-log.repo.js';

@@ -19,7 +19,7 @@ import {
   UNAUTHORIZED,
 } from '../../../test/helpers/http.js';
 import { transaction } from '../../db/client.js';
-import { pgErrorCode } from '../../http/errors.js';
+import { pgErrorCode } from '../../db/errors.js';
 import { purgeAuditEntries } from './audit-log.repo.js';
 import { recordAudit, serviceSource } from './audit-log.js';
 import { auditLog } from './privacy.tables.js';

@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { badRequest, hasDependents, invalidTransition, notFound, pgErrorCode } from '../../http/errors.js';
+import { badRequest, hasDependents, invalidTransition, notFound } from '../../errors/catalogue.js';
+import { refusedWrite } from '../../errors/refusals.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import {
   countProgramDonors,
@@ -136,10 +137,10 @@ export class ProgramService {
   private async setDonors(tx: Db, orgId: string, programId: string, donorIds: string[]): Promise<void> {
     const known = new Set((await findDonorsByIds(tx, orgId, donorIds)).map((donor) => donor.id));
     if (donorIds.some((donorId) => !known.has(donorId))) throw notFound('Donor');
-    await replaceProgramDonors(tx, orgId, programId, donorIds).catch((err: unknown) => {
-      // A donor was deleted between the check and the insert.
-      throw pgErrorCode(err).code === '23503' ? notFound('Donor') : err;
-    });
+    // A donor was deleted between the check and the insert.
+    await replaceProgramDonors(tx, orgId, programId, donorIds).catch(
+      refusedWrite({ gone: () => notFound('Donor') }),
+    );
   }
 
   private async detail(db: Db, member: Member, program: ProgramRow) {

@@ -4,7 +4,7 @@
  */
 import { eq, sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Db } from '../../db/client.js';
-import { pgErrorCode } from '../../http/errors.js';
+import { isNumericOverflow } from '../../db/errors.js';
 import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
 import type { IndicatorFilter } from '../indicators/index.js';
 import { indicators, projectIndicators } from '../indicators/indicators.tables.js';
@@ -109,7 +109,7 @@ export async function countedSummaries(
         ${scope ? sql`AND ${scope}` : sql``}
       GROUP BY indicator_reports.project_id, indicator_reports.indicator_id`);
   const result = await read(floatSum).catch((err: unknown) => {
-    if (pgErrorCode(err).code !== '22003') throw err;
+    if (!isNumericOverflow(err)) throw err;
     return read(exactSum);
   });
   // An exact sum too large for a double reads as Infinity.

@@ -1,6 +1,7 @@
 import { singleWrite, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { duplicate, notFound, pgErrorCode } from '../../http/errors.js';
+import { duplicate, notFound } from '../../errors/catalogue.js';
+import { refusedWrite } from '../../errors/refusals.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { findMember } from '../orgs/index.js';
 import {
@@ -33,10 +34,10 @@ export class ProjectMemberService {
     if (!(await findMember(this.db, member.orgId, userId))) throw notFound('Member');
     const inserted = await singleWrite(this.db, (tx) =>
       insertAssignment(tx, member.orgId, projectId, userId),
-    ).catch((err: unknown) => {
+    ).catch(
       // The member (or the project) was removed between the check and the insert.
-      throw pgErrorCode(err).code === '23503' ? notFound('Member') : err;
-    });
+      refusedWrite({ gone: () => notFound('Member') }),
+    );
     if (!inserted) {
       throw duplicate('This member is already assigned to the project');
     }

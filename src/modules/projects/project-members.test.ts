@@ -20,7 +20,7 @@ import {
   badRequestAt,
 } from '../../../test/helpers/http.js';
 import type { Member } from '../../http/access.js';
-import { AppError, FORBIDDEN_MESSAGE } from '../../http/errors.js';
+import { AppError, FORBIDDEN_MESSAGE } from '../../errors/catalogue.js';
 import { ensureProjectAccess } from './project-scope.js';
 import { projectMembers, projects } from './projects.tables.js';
 import { visibilityOf, visibleTo } from './visibility.js';

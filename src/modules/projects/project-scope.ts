@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { forbidden, notFound } from '../../http/errors.js';
+import { forbidden, notFound } from '../../errors/catalogue.js';
 import { isAssigned } from './project-members.repo.js';
 import { projectExists } from './projects.repo.js';
 

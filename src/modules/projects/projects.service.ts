@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { badRequest, duplicate, invalidTransition, notFound, pgErrorCode } from '../../http/errors.js';
+import { badRequest, duplicate, invalidTransition, notFound } from '../../errors/catalogue.js';
+import { refusedWrite } from '../../errors/refusals.js';
 import { paginate, type PageRequest } from '../../http/pagination.js';
 import { lockProgramForShare, programExists } from '../programs/index.js';
 import { ensureProjectAccess } from './project-scope.js';
@@ -157,9 +158,4 @@ function checkFields(
 }
 
 /** A race lost between the service's checks and the write. */
-function translateConstraint(err: unknown): never {
-  const { code } = pgErrorCode(err);
-  if (code === '23505') throw duplicate(CODE_TAKEN);
-  if (code === '23503') throw notFound('Program');
-  throw err;
-}
+const translateConstraint = refusedWrite({ taken: CODE_TAKEN, gone: () => notFound('Program') });

@@ -3,7 +3,8 @@ import type { Config } from '../../config.js';
 import { singleWrite, transaction, type Db } from '../../db/client.js';
 import type { ReadRouting } from '../../db/replica.js';
 import type { Member } from '../../http/access.js';
-import { badRequest, invalidTransition, notFound, pgErrorCode } from '../../http/errors.js';
+import { badRequest, invalidTransition, notFound } from '../../errors/catalogue.js';
+import { refusedWrite } from '../../errors/refusals.js';
 import { paginate } from '../../http/pagination.js';
 import { dateOrderProblem } from '../../lib/dates.js';
 import { recordFeedEventBy } from '../feed/index.js';
@@ -229,8 +230,7 @@ export class ReportService {
       return this.view(row);
     } catch (err) {
       // The project went away while the report was assembled.
-      if (pgErrorCode(err).code === '23503') throw notFound('Project');
-      throw err;
+      return refusedWrite({ gone: () => notFound('Project') })(err);
     }
   }
 

@@ -1,6 +1,7 @@
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/access.js';
-import { badRequest, notFound, pgErrorCode } from '../../http/errors.js';
+import { badRequest, notFound } from '../../errors/catalogue.js';
+import { refusedWrite } from '../../errors/refusals.js';
 import {
   deleteNode,
   existingNodeIds,
@@ -89,10 +90,10 @@ export class ResultNodeService {
         title: input.title.trim(),
         description: input.description ?? null,
         orderIndex: position,
-      }).catch((err: unknown) => {
+      }).catch(
         // The program was deleted after the check above.
-        throw pgErrorCode(err).code === '23503' ? notFound('Program') : err;
-      });
+        refusedWrite({ gone: () => notFound('Program') }),
+      );
       await renumber(tx, orgId, placeAt(siblings, node.id, position));
       return node;
     });
