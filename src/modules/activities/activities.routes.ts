@@ -65,7 +65,11 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
   app.post(
     '/orgs/:orgId/projects/:projectId/activities',
     {
-      config: { access: { roles: CONTRIBUTORS } },
+      config: {
+        access: { roles: CONTRIBUTORS },
+        idempotency: 'user',
+        location: '/orgs/:orgId/activities/:newId',
+      },
       schema: {
         operationId: 'createActivity',
         tags,
@@ -104,7 +108,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
   app.patch(
     '/orgs/:orgId/activities/:id',
     {
-      config: { access: { roles: CONTRIBUTORS } },
+      config: { access: { roles: CONTRIBUTORS }, conditional: '/orgs/:orgId/activities/:id' },
       schema: {
         operationId: 'updateActivity',
         tags,
@@ -124,7 +128,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
   app.delete(
     '/orgs/:orgId/activities/:id',
     {
-      config: { access: { roles: CONTRIBUTORS } },
+      config: { access: { roles: CONTRIBUTORS }, conditional: '/orgs/:orgId/activities/:id' },
       schema: {
         operationId: 'deleteActivity',
         tags,
@@ -170,7 +174,11 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
   app.post(
     '/orgs/:orgId/activities/:id/participants',
     {
-      config: { access: { roles: CONTRIBUTORS } },
+      config: {
+        access: { roles: CONTRIBUTORS },
+        idempotency: 'user',
+        location: '/orgs/:orgId/activities/:id/participants',
+      },
       schema: {
         operationId: 'registerActivityParticipants',
         tags,
@@ -225,7 +233,10 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
   app.patch(
     '/orgs/:orgId/activities/:activityId/participants/:participantId',
     {
-      config: { access: { roles: CONTRIBUTORS } },
+      config: {
+        access: { roles: CONTRIBUTORS },
+        conditional: { none: "a registration has no GET of its own (read in the activity's participants)" },
+      },
       schema: {
         operationId: 'updateActivityParticipant',
         tags,
@@ -252,7 +263,10 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
   app.delete(
     '/orgs/:orgId/activities/:activityId/participants/:participantId',
     {
-      config: { access: { roles: CONTRIBUTORS } },
+      config: {
+        access: { roles: CONTRIBUTORS },
+        conditional: { none: "a registration has no GET of its own (read in the activity's participants)" },
+      },
       schema: {
         operationId: 'removeActivityParticipant',
         tags,
