@@ -5,22 +5,23 @@ import { KeyedLocks, SharedLocks } from './keyed-locks.js';
 import type { RedisLink } from './redis-link.js';
 import { shapeOf } from './route-shapes.js';
 
+/**
+ * The resource a write changes, for `If-Match` and the write's lock: the URL of its GET route, whose
+ * parameters are this route's at the same places of the path (`/things/:id` for `PATCH /things/:id` and
+ * for `POST /things/:thingId/approve`). `{ none: why }`: the write changes no single resource that can be
+ * read back (a creation in a collection, a link without a GET of its own).
+ */
+export type Conditional = string | { none: string };
+
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /**
-     * The resource a write changes, for `If-Match` and the write's lock: the URL of its GET route, whose
-     * parameters are this route's at the same places of the path (`/things/:id` for `PATCH /things/:id`
-     * and for `POST /things/:thingId/approve`). `{ none: why }`: the write changes no single resource
-     * that can be read back (a creation in a collection, a link without a GET of its own).
-     */
-    conditional?: string | { none: string };
+    /** The GET route an `If-Match` is checked against, or none and why (`Conditional`). */
+    conditional?: Conditional;
   }
 }
 
 /** The GET route whose ETag an `If-Match` on a route with this config is compared with; null for none. */
-export function conditionalTargetOf(
-  config: { conditional?: string | { none: string } } | undefined,
-): string | null {
+export function conditionalTargetOf(config: { conditional?: Conditional } | undefined): string | null {
   const declared = config?.conditional;
   return typeof declared === 'string' ? declared : null;
 }
@@ -30,12 +31,11 @@ export function conditionalTargetOf(
  * (`getRoutes`) whose path is, parameter names aside, the write's own or the start of it.
  */
 export function conditionalProblem(
-  declared: string | { none: string },
+  declared: Conditional,
   url: string,
   getRoutes: ReadonlySet<string>,
 ): string | null {
-  if (typeof declared !== 'string')
-    return declared.none.trim() === '' ? 'conditional none gives no reason' : null;
+  if (typeof declared !== 'string') return declared.none.trim() ? null : 'conditional none gives no reason';
   if (!getRoutes.has(declared)) return `conditional ${declared} is no GET route`;
   const target = shapeOf(declared).split('/');
   const own = shapeOf(url).split('/');

@@ -17,6 +17,7 @@ export type Idempotency = 'user' | { scope: string; token: string } | 'none';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
+    /** Whether a POST takes an `Idempotency-Key`, and whose answers it keeps (`Idempotency`). */
     idempotency?: Idempotency;
   }
 }
@@ -284,7 +285,7 @@ class BackgroundRetries {
   }
 }
 
-/** The key's caller: the user, or on a public route the link token of its path (one per form). */
+/** The key's caller: the user, or on a public route the link token of its path. */
 function scopeOf(request: FastifyRequest, declared: Exclude<Idempotency, 'none'>): string {
   if (declared === 'user') return `user:${sessionOf(request).userId}`;
   const token = (request.params as Record<string, string>)[declared.token]!;
