@@ -6,6 +6,7 @@ import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
+  type FastifyContextConfig,
   type FastifyHttpOptions,
   type FastifyInstance,
   type FastifyPluginAsync,
@@ -120,11 +121,13 @@ export interface RouteEntry {
   method: string;
   url: string;
   access: Access | undefined;
+  /** Everything the route declares for the hooks (access, rate limit, idempotency, Location, If-Match). */
+  config: FastifyContextConfig | undefined;
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Every route with its declared access, for the access and tenancy suites. */
+    /** Every route with its declarations, for the access, tenancy and declaration suites. */
     routeTable: RouteEntry[];
     outbox: OutboxWorker;
     webhooks: WebhookWorker;
@@ -228,6 +231,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
           url: route.url,
           get access() {
             return route.config?.access;
+          },
+          get config() {
+            return route.config;
           },
         });
       }

@@ -3,7 +3,7 @@
  * gives 412 when the resource changed, and the check and the write of one resource never interleave.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHANGED, conditionalTarget, MALFORMED, MISSING } from '../src/http/conditional.js';
+import { CHANGED, conditionalTargetOf, MALFORMED, MISSING } from '../src/http/conditional.js';
 import { ifMatchHolds, ifNoneMatchHits, isEntityTagList } from '../src/http/entity-tags.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { postActivity, participantUrl, person, register } from './helpers/activities.js';
@@ -372,10 +372,11 @@ describe('entity tags (RFC 9110 section 8.8.3)', () => {
   });
 });
 
-describe('which writes are conditional', () => {
-  const gets = () =>
-    new Set(t.app.routeTable.filter((route) => route.method === 'GET').map((route) => route.url));
+/** The GET route a write's If-Match is checked against, as the route declares it. */
+const targetOf = (route: Pick<Route, 'method' | 'url'>) =>
+  conditionalTargetOf(t.app.routeTable.find((r) => r.method === route.method && r.url === route.url)?.config);
 
+describe('which writes are conditional', () => {
   it('names the resource a write or an action changes, and nothing for creations in collections', () => {
     const cases: [string, string, string | null][] = [
       ['PATCH', '/orgs/:orgId/projects/:id', '/orgs/:orgId/projects/:id'],
@@ -392,13 +393,12 @@ describe('which writes are conditional', () => {
       ['POST', '/forms/public/:token/submit', null],
       ['GET', '/orgs/:orgId/projects/:id', null],
     ];
-    for (const [method, url, target] of cases)
-      expect(conditionalTarget(method, url, gets()), url).toBe(target);
+    for (const [method, url, target] of cases) expect(targetOf({ method, url }), url).toBe(target);
   });
 
   it('covers the writes and state actions of every resource with a GET', () => {
     const conditional = t.app.routeTable
-      .filter((route) => conditionalTarget(route.method, route.url, gets()) !== null)
+      .filter((route) => targetOf(route) !== null)
       .map((route) => `${route.method} ${route.url}`)
       .sort();
     const resource = (path: string, ...methods: string[]) => methods.map((m) => `${m} /orgs/:orgId${path}`);
@@ -462,18 +462,13 @@ it('refuses every conditional write on a stale ETag with 412 and nothing changed
     team.viewer.id,
     team.reporter.id,
   );
-  const gets = new Set(t.app.routeTable.filter((route) => route.method === 'GET').map((route) => route.url));
   const writes = t.app.routeTable
-    .filter((route) => conditionalTarget(route.method, route.url, gets) !== null)
+    .filter((route) => targetOf(route) !== null)
     .sort((a, b) => deleteRank(a) - deleteRank(b));
   expect(writes.length).toBeGreaterThan(30);
   const wrong: string[] = [];
   for (const route of writes) {
-    const target = pathFor(
-      { method: 'GET', url: conditionalTarget(route.method, route.url, gets)! },
-      team.org.id,
-      ids,
-    );
+    const target = pathFor({ method: 'GET', url: targetOf(route)! }, team.org.id, ids);
     const url = pathFor(route, team.org.id, ids);
     const body = BODIES[routeName(route)]?.(ids) ?? (route.method === 'DELETE' ? undefined : {});
     const send = (etag: string) =>

@@ -3,7 +3,7 @@
  * once, and its Location is an absolute URL under BASE_URL that its creator can read.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createdAt } from '../src/http/location.js';
+import { locationOf, locationProblem } from '../src/http/location.js';
 import { shapeOf } from '../src/http/route-shapes.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { uniqueDonorCode } from './helpers/donors.js';
@@ -164,24 +164,45 @@ it('sets Location on every 201 the API can answer, to a URL its creator can read
   expect(wrong).toEqual([]);
 });
 
-it('points at the created thing’s own GET where there is one, else where it can be read', () => {
-  const gets = new Set(t.app.routeTable.filter((r) => r.method === 'GET').map((r) => shapeOf(r.url)));
-  const org = '/orgs/o1';
+it('fills a declared location from the path as sent and the created id', () => {
+  const org = '/orgs/O1';
   expect(
-    createdAt('/orgs/:orgId/programs/:programId/projects', `${org}/programs/p1/projects`, 'x1', gets),
+    locationOf(
+      '/orgs/:orgId/projects/:newId',
+      '/orgs/:orgId/programs/:programId/projects',
+      `${org}/programs/p1/projects`,
+      'x1',
+    ),
   ).toBe(`${org}/projects/x1`);
-  expect(createdAt('/orgs/:orgId/donors', `${org}/donors`, 'd1', gets)).toBe(`${org}/donors/d1`);
-  expect(createdAt('/orgs', '/orgs', 'o2', gets)).toBe('/orgs/o2');
+  expect(locationOf('/orgs/:newId', '/orgs', '/orgs', 'o2')).toBe('/orgs/o2');
   expect(
-    createdAt(
+    locationOf(
+      '/orgs/:orgId/indicators/:id/disaggregations',
       '/orgs/:orgId/indicators/:id/disaggregations',
       `${org}/indicators/i1/disaggregations`,
       'g1',
-      gets,
     ),
   ).toBe(`${org}/indicators/i1/disaggregations`);
-  expect(createdAt('/orgs/:orgId/members', `${org}/members`, 'v1', gets)).toBe(`${org}/invitations`);
-  expect(createdAt('/orgs/:orgId/unknown', `${org}/unknown`, 'u1', gets)).toBeNull();
+  expect(locationOf('/orgs/:orgId/invitations', '/orgs/:orgId/members', `${org}/members`, undefined)).toBe(
+    `${org}/invitations`,
+  );
+  // An answer without an id (a list) gives no Location where the id is needed.
+  expect(
+    locationOf('/orgs/:orgId/donors/:newId', '/orgs/:orgId/donors', `${org}/donors`, undefined),
+  ).toBeNull();
+});
+
+it('refuses a declared location that names no GET route or a parameter the route has not', () => {
+  const gets = new Set(t.app.routeTable.filter((r) => r.method === 'GET').map((r) => shapeOf(r.url)));
+  expect(
+    locationProblem('/orgs/:orgId/projects/:newId', '/orgs/:orgId/programs/:programId/projects', gets),
+  ).toBeNull();
+  expect(locationProblem('/orgs/:orgId/unknown/:newId', '/orgs/:orgId/unknown', gets)).toMatch(
+    /no GET route/,
+  );
+  expect(locationProblem('/orgs/:orgId/programs/:programId', '/orgs/:orgId/members', gets)).toMatch(
+    /takes :programId/,
+  );
 });
 
 it('leaves other answers without Location', async () => {

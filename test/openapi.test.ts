@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { conditionalTarget } from '../src/http/conditional.js';
+import { conditionalTargetOf } from '../src/http/conditional.js';
 import { takesIdempotencyKey } from '../src/http/idempotency.js';
 import { TEXT_PATTERNS } from '../src/lib/text.js';
 import { FORM_WORKER_PATH } from '../src/modules/pages/form-page.js';
@@ -293,10 +293,10 @@ describe('OpenAPI document', () => {
   });
 
   it('takes an Idempotency-Key where the service keeps answers for it', () => {
-    const access = new Map(t.app.routeTable.map((r) => [`${r.method} ${r.url}`, r.access]));
+    const config = new Map(t.app.routeTable.map((r) => [`${r.method} ${r.url}`, r.config]));
     let keyed = 0;
     for (const { method, path, url, op } of operations()) {
-      const takesKey = takesIdempotencyKey(method, url, access.get(`${method} ${url}`));
+      const takesKey = takesIdempotencyKey(config.get(`${method} ${url}`));
       expect(parameterNames(op).includes('Idempotency-Key'), `${method} ${path}`).toBe(takesKey);
       if (!takesKey) continue;
       keyed += 1;
@@ -324,10 +324,10 @@ describe('OpenAPI document', () => {
   });
 
   it('takes If-None-Match on JSON reads and If-Match on the writes that change a resource', () => {
-    const getUrls = new Set(t.app.routeTable.filter((r) => r.method === 'GET').map((r) => r.url));
+    const config = new Map(t.app.routeTable.map((r) => [`${r.method} ${r.url}`, r.config]));
     let conditional = 0;
     for (const { method, path, url, op } of operations()) {
-      const target = conditionalTarget(method, url, getUrls);
+      const target = conditionalTargetOf(config.get(`${method} ${url}`));
       expect(parameterNames(op).includes('If-Match'), `${method} ${path}`).toBe(target !== null);
       expect(op.responses['412'] !== undefined, `${method} ${path}`).toBe(target !== null);
       if (target) conditional += 1;

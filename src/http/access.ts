@@ -34,7 +34,7 @@ export interface SessionState {
 }
 
 /**
- * Who belongs to which organization. The orgs module owns memberships and answers (src/modules/orgs/
+ * Who belongs to which organization. The orgs module owns memberships and answers (its
  * memberships.repo.ts); `src/http` imports no module, so `buildApp` hands the answer to the access
  * hook and to sign-in.
  */

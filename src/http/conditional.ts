@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, RouteOptions } from 'fastify';
 import { etagOf, ifMatchHolds, ifNoneMatchHits, isEntityTagList } from './entity-tags.js';
 import { AppError, preconditionFailed } from '../errors/catalogue.js';
 import { KeyedLocks, SharedLocks } from './keyed-locks.js';
@@ -6,51 +6,42 @@ import type { RedisLink } from './redis-link.js';
 import { shapeOf } from './route-shapes.js';
 
 /**
- * The segments that name collections: those a GET of the organization lists (`.../reports`) or reads
- * an item of (`.../reports/:id`). `/orgs/:orgId/projects/:projectId/reports` is then a creation in a
- * collection, where `.../reports/:id/share/regenerate` is an action on the report.
+ * The resource a write changes, for `If-Match` and the write's lock: the URL of its GET route, whose
+ * parameters are this route's at the same places of the path (`/things/:id` for `PATCH /things/:id` and
+ * for `POST /things/:thingId/approve`). `{ none: why }`: the write changes no single resource that can be
+ * read back (a creation in a collection, a link without a GET of its own).
  */
-function collectionNames(getRoutes: ReadonlySet<string>): Set<string> {
-  const names = new Set<string>();
-  for (const url of getRoutes) {
-    if (!url.startsWith('/orgs/:orgId/')) continue;
-    const segments = url.split('/');
-    segments.forEach((segment, i) => {
-      const next = segments[i + 1];
-      if (i > 2 && !segment.startsWith(':') && (next === undefined || next.startsWith(':')))
-        names.add(segment);
-    });
+export type Conditional = string | { none: string };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The GET route an `If-Match` is checked against, or none and why (`Conditional`). */
+    conditional?: Conditional;
   }
-  return names;
+}
+
+/** The GET route whose ETag an `If-Match` on a route with this config is compared with; null for none. */
+export function conditionalTargetOf(config: { conditional?: Conditional } | undefined): string | null {
+  const declared = config?.conditional;
+  return typeof declared === 'string' ? declared : null;
 }
 
 /**
- * The GET route whose representation a write changes, for `If-Match` (its ETag is what the client
- * compares against), or null when the route changes no single resource that can be read back.
- * Resources of an organization only (`/orgs/:orgId...`). `PATCH`, `PUT` or `DELETE` of a path that has
- * a GET targets that resource; an action, one or two fixed segments below a resource that are no
- * collection (`.../:id/approve`, `.../:id/share/regenerate`), targets the resource, whatever its method.
- * A `POST` that creates in a collection (`.../:id/disaggregations`, `.../projects/:projectId/reports`)
- * targets nothing. Parameter names need not agree (`/programs/:programId` reads `/programs/:id`).
+ * Why a write's `conditional` cannot be followed, or null when it can: its target must be a GET route
+ * (`getRoutes`) whose path is, parameter names aside, the write's own or the start of it.
  */
-export function conditionalTarget(
-  method: string,
+export function conditionalProblem(
+  declared: Conditional,
   url: string,
   getRoutes: ReadonlySet<string>,
 ): string | null {
-  if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) return null;
-  if (url !== '/orgs/:orgId' && !url.startsWith('/orgs/:orgId/')) return null;
-  const byShape = new Map([...getRoutes].map((route) => [shapeOf(route), route]));
-  const own = byShape.get(shapeOf(url));
-  if (own !== undefined) return method === 'POST' ? null : own;
-
-  const segments = url.split('/');
-  let resourceEnd = segments.length;
-  while (resourceEnd > 0 && !segments[resourceEnd - 1]!.startsWith(':')) resourceEnd -= 1;
-  const action = segments.slice(resourceEnd);
-  if (resourceEnd === 0 || action.length === 0 || action.length > 2) return null;
-  if (collectionNames(getRoutes).has(action[0]!)) return null;
-  return byShape.get(shapeOf(segments.slice(0, resourceEnd).join('/'))) ?? null;
+  if (typeof declared !== 'string') return declared.none.trim() ? null : 'conditional none gives no reason';
+  if (!getRoutes.has(declared)) return `conditional ${declared} is no GET route`;
+  const target = shapeOf(declared).split('/');
+  const own = shapeOf(url).split('/');
+  return target.every((segment, i) => segment === own[i])
+    ? null
+    : `conditional ${declared} is not the start of the route's own path`;
 }
 
 /** A GET route as registered: what a precondition runs to learn the current ETag. */
@@ -86,8 +77,8 @@ export const MALFORMED = 'If-Match must be * or a list of quoted entity tags, as
 
 /**
  * No lost updates (issue 23). Every JSON answer to a GET carries a strong `ETag` (see `etagOf`), and
- * `If-None-Match` that holds answers 304 without a body. Writes to a resource of an organization
- * (`conditionalTarget`) honour `If-Match`: the current ETag is computed exactly as that caller's GET
+ * `If-None-Match` that holds answers 304 without a body. Writes that declare the resource they change
+ * (`conditional`) honour `If-Match`: the current ETag is computed exactly as that caller's GET
  * would (the GET route's own handler and response schema, on this request's session and membership;
  * no second round through the rate limit or the access hook) and 412 refuses the write when it differs.
  * Every write to a resource, conditional or not, holds the resource's lock from before the check until
@@ -96,9 +87,10 @@ export const MALFORMED = 'If-Match must be * or a list of quoted entity tags, as
  */
 export function registerConditionalRequests(app: FastifyInstance, redis: RedisLink | null): void {
   const reads = new Map<string, ReadRoute>();
+  const writes: RouteOptions[] = [];
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (!methods.includes('GET')) return;
+    if (!methods.includes('GET')) return void writes.push(route);
     const schemaHolder = route;
     reads.set(route.url, {
       url: route.url,
@@ -110,14 +102,18 @@ export function registerConditionalRequests(app: FastifyInstance, redis: RedisLi
     });
   });
 
-  const targets = new Map<string, ReadRoute | null>();
-  const targetOf = (request: FastifyRequest): ReadRoute | null => {
-    const key = `${request.method} ${request.routeOptions.url}`;
-    if (!targets.has(key)) {
-      const url = conditionalTarget(request.method, request.routeOptions.url ?? '', new Set(reads.keys()));
-      targets.set(key, url === null ? null : reads.get(url)!);
+  // Read once every route is in: a write may name a GET added after it.
+  app.addHook('onReady', async () => {
+    const getRoutes = new Set(reads.keys());
+    for (const route of writes.splice(0)) {
+      const declared = route.config?.conditional;
+      const problem = declared === undefined ? null : conditionalProblem(declared, route.url, getRoutes);
+      if (problem) throw new Error(`${String(route.method)} ${route.url}: ${problem}`);
     }
-    return targets.get(key)!;
+  });
+  const targetOf = (request: FastifyRequest): ReadRoute | null => {
+    const url = conditionalTargetOf(request.routeOptions.config);
+    return url === null ? null : reads.get(url)!;
   };
 
   const locks = redis ? new SharedLocks(redis, app.log) : new KeyedLocks();

@@ -28,7 +28,7 @@ async function appWith(keys: IdempotencyKeys, takeOverSeconds = 300): Promise<Fa
     request.session = { userId: 'u1' } as Session;
   });
   registerIdempotency(app, {} as Db, keys, { takeOverSeconds });
-  app.post('/things', { config: { access: 'signed-in' } }, async () => {
+  app.post('/things', { config: { access: 'signed-in', idempotency: 'user' } }, async () => {
     throw Object.assign(new Error('Connection terminated unexpectedly'), { statusCode: 503 });
   });
   await app.ready();

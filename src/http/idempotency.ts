@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { stringify } from 'safe-stable-stringify';
 import type { Db } from '../db/client.js';
-import { sessionOf, type Access } from './access.js';
+import { sessionOf } from './access.js';
 import { withCommitMark, type CommitMark } from '../db/commit-marks.js';
 import {
   badRequest,
@@ -12,25 +12,27 @@ import {
   idempotencyInProgress,
 } from '../errors/catalogue.js';
 
-/** The public form submission: a field app retrying it after a timeout must not count it twice. */
-const PUBLIC_SUBMISSION = '/forms/public/:token/submit';
-
 /**
- * The POSTs that take an `Idempotency-Key`: every POST that creates or acts for a signed-in caller,
- * and the public form submission (its caller is the form token). The other public POSTs (sign-in,
- * registration, password reset) have no caller to keep answers for, and ignore the header.
+ * Whether a POST takes an `Idempotency-Key`, and whose answers the key keeps, declared in the route's
+ * config. `user`: the signed-in caller's. `{ scope, token }`: a public route whose caller is the link
+ * token in path parameter `token`, kept as `<scope>:<token>`; anyone holding the link can send it, so
+ * only its success is kept. `none`: the header is ignored (a route with no caller to keep answers for,
+ * or idempotent by nature). The other methods take no key: a retried PATCH or DELETE finds its change made.
  */
-export function takesIdempotencyKey(method: string, url: string, access: Access | undefined): boolean {
-  if (method !== 'POST' || SESSION_ACTIONS.has(url)) return false;
-  if (url === PUBLIC_SUBMISSION) return true;
-  return access !== undefined && access !== 'public';
+export type Idempotency = 'user' | { scope: string; token: string } | 'none';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Whether a POST takes an `Idempotency-Key`, and whose answers it keeps (`Idempotency`). */
+    idempotency?: Idempotency;
+  }
 }
 
-/**
- * Actions on the presented session rather than the user's data: idempotent by nature, and a key kept
- * per user would let signing out one session replay as the sign-out of another, which stays valid.
- */
-const SESSION_ACTIONS = new Set(['/auth/logout']);
+/** Whether a route with this config takes an `Idempotency-Key`. */
+export function takesIdempotencyKey(config: { idempotency?: Idempotency } | undefined): boolean {
+  const declared = config?.idempotency;
+  return declared !== undefined && declared !== 'none';
+}
 
 export const IDEMPOTENCY_KEY_MALFORMED = 'Idempotency-Key must be 1 to 255 visible characters';
 export const IDEMPOTENCY_KEY_REUSED = 'Idempotency-Key was used with another request';
@@ -109,7 +111,7 @@ export interface IdempotencyKeys {
 }
 
 /**
- * `Idempotency-Key` on the POSTs that take one (above): after access and body validation, the first
+ * `Idempotency-Key` on the routes that declare one (above): after access and body validation, the first
  * request with a key runs and its answer is kept; a retry with the same request gets that answer again
  * with `Idempotent-Replayed: true` and runs nothing; another request with the key is 422, and a retry
  * while the first still runs is 409. Without the header nothing changes. A claim left running by a
@@ -127,7 +129,7 @@ export function registerIdempotency(
 ): void {
   const held = new WeakMap<
     FastifyRequest,
-    { request: KeyedRequest; claimId: string; bodyCompared: boolean; commit: CommitMark }
+    { request: KeyedRequest; claimId: string; bodyCompared: boolean; byLink: boolean; commit: CommitMark }
   >();
   const times = { keepSeconds: IDEMPOTENCY_KEEP_SECONDS, takeOverSeconds: options.takeOverSeconds };
   const retries = new BackgroundRetries();
@@ -140,7 +142,8 @@ export function registerIdempotency(
 
   app.addHook('preHandler', async (request, reply) => {
     const route = request.routeOptions;
-    if (!route.url || !takesIdempotencyKey(request.method, route.url, route.config.access)) return;
+    const declared = route.config.idempotency;
+    if (!route.url || declared === undefined || declared === 'none') return;
     const key = request.headers['idempotency-key'];
     // A path its route refuses on its own validation (attachValidation: a malformed form token) claims nothing.
     if (key === undefined || request.validationError?.validationContext === 'params') return;
@@ -155,7 +158,7 @@ export function registerIdempotency(
     const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     const bodyCompared = mediaType !== 'multipart/form-data';
     const keyed: KeyedRequest = {
-      scope: scopeOf(request, route.url),
+      scope: scopeOf(request, declared),
       key,
       digest: digestOf(request, route.url, mediaType, bodyCompared),
       projects: await reporterProjects(request),
@@ -173,7 +176,8 @@ export function registerIdempotency(
             }
           },
         };
-        held.set(request, { request: keyed, claimId, bodyCompared, commit });
+        const byLink = declared !== 'user';
+        held.set(request, { request: keyed, claimId, bodyCompared, byLink, commit });
         return;
       }
       case 'another-request':
@@ -287,10 +291,11 @@ class BackgroundRetries {
   }
 }
 
-/** The key's caller: the user, or for a public submission the form's token (one per form). */
-function scopeOf(request: FastifyRequest, url: string): string {
-  if (url === PUBLIC_SUBMISSION) return `form:${(request.params as { token: string }).token.toLowerCase()}`;
-  return `user:${sessionOf(request).userId}`;
+/** The key's caller: the user, or on a public route the link token of its path. */
+function scopeOf(request: FastifyRequest, declared: Exclude<Idempotency, 'none'>): string {
+  if (declared === 'user') return `user:${sessionOf(request).userId}`;
+  const token = (request.params as Record<string, string>)[declared.token]!;
+  return `${declared.scope}:${token.toLowerCase()}`;
 }
 
 /**
@@ -331,19 +336,20 @@ export const KEPT_ANSWER_MAX_BYTES = 64 * 1024;
  * error (the error handler's 500) releases the key, so a retry runs again (unless its write committed);
  * so does a body that is not text (a stream). Of a multipart request, whose body is not compared, only a
  * success is kept: a refused one changed nothing, and its retry (perhaps with the file made smaller) is
- * checked again. Of a public submission only the 201; of a request that committed nothing, no answer
+ * checked again. Of a request keyed by a link token (a public submission) only the 201; of a request that
+ * committed nothing, no answer
  * over KEPT_ANSWER_MAX_BYTES.
  */
 function keptAnswer(
   reply: FastifyReply,
   payload: unknown,
-  { bodyCompared, request }: { bodyCompared: boolean; request: KeyedRequest },
+  { bodyCompared, byLink }: { bodyCompared: boolean; byLink: boolean },
   committed: boolean,
 ): KeptAnswer | null {
   const status = reply.statusCode;
   if (status >= 500 || NOT_KEPT.has(status) || (!bodyCompared && status >= 400)) return null;
-  // Anyone can send a public submission: only its success is kept, never a refusal (issue 36, finding 2).
-  if (status !== 201 && request.scope.startsWith('form:')) return null;
+  // Anyone holding the link can send it: only its success is kept, never a refusal (issue 36, finding 2).
+  if (status !== 201 && byLink) return null;
   if (payload !== null && payload !== undefined && typeof payload !== 'string') return null;
   if (!committed && typeof payload === 'string' && payload.length > KEPT_ANSWER_MAX_BYTES / 4) {
     if (Buffer.byteLength(payload) > KEPT_ANSWER_MAX_BYTES) return null;

@@ -1,59 +1,86 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { shapeOf } from './route-shapes.js';
 
-/**
- * Created things that have no GET of their own, and where to read them instead (by the concrete path's
- * segments and the created id).
- */
-const READ_ELSEWHERE: Record<string, (path: string[], id: string | undefined) => string> = {
-  // The new user, as the session that registration opened reads it.
-  'POST /auth/register': () => '/auth/me',
-  // An invitation is read in the organization's list of open invitations (its link token is secret).
-  'POST /orgs/:orgId/members': (path) => `/orgs/${path[2]}/invitations`,
-  'POST /orgs/:orgId/projects/:projectId/attachments': (path, id) =>
-    `/orgs/${path[2]}/attachments/${id}/download`,
-  'POST /orgs/:orgId/projects/:projectId/indicator-reports/prefill': (path, id) =>
-    `/orgs/${path[2]}/indicator-reports/${id}`,
-  // A respondent reads nothing of the submission; the form it went to is what they can read.
-  'POST /forms/public/:token/submit': (path) => `/forms/public/${path[3]}`,
-};
-
-/**
- * Where a 201's created thing is read: its own GET when there is one (`POST .../programs/:programId/projects`
- * creates what `GET /orgs/:orgId/projects/:id` reads), else the collection it was created in when that
- * can be read (`POST .../disaggregations`), else READ_ELSEWHERE. Null when none applies (a test fails).
- * `gets`: the shapes of the GET routes (`shapeOf`).
- */
-export function createdAt(
-  route: string,
-  path: string,
-  id: string | undefined,
-  gets: ReadonlySet<string>,
-): string | null {
-  const segments = path.split('/');
-  const collection = route.split('/').at(-1) ?? '';
-  if (id !== undefined && gets.has(shapeOf(`${route}/:id`))) return `${path}/${id}`;
-  if (id !== undefined && route.startsWith('/orgs/:orgId/') && gets.has(`/orgs/:/${collection}/:`)) {
-    return `/orgs/${segments[2]}/${collection}/${id}`;
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Where the thing a 201 created is read: the URL of a GET route, each `:name` taken from this route's
+     * path and `:newId` from the created thing's `id` (`/things/:thingId/parts/:newId`). A thing without a
+     * GET of its own names where it can be read (its collection, or what it belongs to).
+     */
+    location?: string;
   }
-  const elsewhere = READ_ELSEWHERE[`POST ${route}`];
-  if (elsewhere) return elsewhere(segments, id);
-  return gets.has(shapeOf(route)) ? path : null;
 }
 
-/** `Location` on every 201 (RFC 9110 section 10.2.2), as an absolute URL under BASE_URL. */
+/** The parameter of a `location` that the created thing's id fills. */
+export const NEW_ID = ':newId';
+
+/**
+ * A `location` filled for one request: each `:name` is the segment of the path as sent (`path`) where the
+ * route (`routeUrl`) has `:name`, and `:newId` is `id`. Null when it needs an id the answer does not have.
+ */
+export function locationOf(
+  template: string,
+  routeUrl: string,
+  path: string,
+  id: string | undefined,
+): string | null {
+  const sent = path.split('/');
+  const own = new Map(routeUrl.split('/').map((segment, i) => [segment, sent[i]]));
+  const filled = template.split('/').map((segment) => {
+    if (segment === NEW_ID) return id;
+    return segment.startsWith(':') ? own.get(segment) : segment;
+  });
+  return filled.includes(undefined) ? null : filled.join('/');
+}
+
+/** Why a route's `location` cannot be filled, or null when it can. `gets`: the shapes of the GET routes. */
+export function locationProblem(
+  template: string,
+  routeUrl: string,
+  gets: ReadonlySet<string>,
+): string | null {
+  if (!gets.has(shapeOf(template))) return `location ${template} is no GET route`;
+  const own = new Set(routeUrl.split('/'));
+  if (own.has(NEW_ID)) return `${NEW_ID} is the created id, not a parameter of the route`;
+  const unknown = template.split('/').filter((s) => s.startsWith(':') && s !== NEW_ID && !own.has(s));
+  return unknown.length > 0
+    ? `location ${template} takes ${unknown.join(', ')}, which the route has not`
+    : null;
+}
+
+/**
+ * `Location` on every 201 (RFC 9110 section 10.2.2) of a route that declares one, as an absolute URL
+ * under BASE_URL. A declaration that names no GET route, or a parameter the route has not, stops the
+ * app at start-up.
+ */
 export function registerLocations(app: FastifyInstance, baseUrl: string): void {
-  // Shapes of the GET routes, collected as routes are added (not per answer).
   const gets = new Set<string>();
+  const routes: RouteOptions[] = [];
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (methods.includes('GET')) gets.add(shapeOf(route.url));
+    routes.push(route);
+  });
+  // Read once every route is in: a declaration may name a GET added after its route.
+  app.addHook('onReady', async () => {
+    for (const route of routes.splice(0)) {
+      const template = route.config?.location;
+      const problem = template === undefined ? null : locationProblem(template, route.url, gets);
+      if (problem) throw new Error(`${String(route.method)} ${route.url}: ${problem}`);
+    }
   });
   app.addHook('preSerialization', async (request: FastifyRequest, reply, payload: unknown) => {
-    if (reply.statusCode !== 201 || reply.hasHeader('location')) return payload;
+    const template = request.routeOptions.config.location;
+    if (reply.statusCode !== 201 || template === undefined || reply.hasHeader('location')) return payload;
     const id = (payload as { id?: unknown } | null)?.id;
     const path = request.url.split('?')[0] ?? '';
-    const at = createdAt(request.routeOptions.url ?? '', path, typeof id === 'string' ? id : undefined, gets);
+    const at = locationOf(
+      template,
+      request.routeOptions.url ?? '',
+      path,
+      typeof id === 'string' ? id : undefined,
+    );
     if (at !== null) void reply.header('location', new URL(at, baseUrl).href);
     return payload;
   });

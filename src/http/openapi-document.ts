@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import type { RouteOptions } from 'fastify';
 import { TEXT_PATTERNS } from '../lib/text.js';
-import { conditionalTarget } from './conditional.js';
+import { conditionalTargetOf } from './conditional.js';
 import { takesIdempotencyKey } from './idempotency.js';
 import { optionalBody } from './validation.js';
 
@@ -29,7 +29,7 @@ export interface OpenApiDocument extends Json {
   components: Json & { schemas?: Record<string, Json> };
 }
 
-/** Fastify's `/orgs/:orgId` as the document writes it, `/orgs/{orgId}`. */
+/** Fastify's `/things/:thingId` as the document writes it, `/things/{thingId}`. */
 export const openApiPath = (url: string): string => url.replace(/:(\w+)/g, '{$1}');
 
 /** The error answers every route may give, added from its access (openapi.ts), each described once. */
@@ -176,8 +176,6 @@ const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${nam
 interface RouteTable {
   /** The documented routes by `METHOD /path/{param}`. */
   routes: ReadonlyMap<string, RouteOptions>;
-  /** Every GET route by its Fastify URL, for `conditionalTarget`. */
-  getUrls: ReadonlySet<string>;
 }
 
 export function forClients(doc: OpenApiDocument, table: RouteTable): OpenApiDocument {
@@ -189,7 +187,7 @@ export function forClients(doc: OpenApiDocument, table: RouteTable): OpenApiDocu
     for (const [method, operation] of Object.entries(item)) {
       const route = table.routes.get(`${method.toUpperCase()} ${path}`);
       if (!route) throw new Error(`The document has ${method.toUpperCase()} ${path}, which no route serves`);
-      describeOperation(operation, route, method.toUpperCase(), table.getUrls);
+      describeOperation(operation, route, method.toUpperCase());
     }
   }
   doc.components = {
@@ -204,18 +202,13 @@ export function forClients(doc: OpenApiDocument, table: RouteTable): OpenApiDocu
 }
 
 /** Headers, request headers and answers that follow from the route's declarations and kind. */
-function describeOperation(
-  operation: Operation,
-  route: RouteOptions,
-  method: string,
-  getUrls: ReadonlySet<string>,
-) {
+function describeOperation(operation: Operation, route: RouteOptions, method: string) {
   const schema = route.schema ?? {};
   const responses = operation.responses;
-  const idempotent = takesIdempotencyKey(method, route.url, route.config?.access);
+  const idempotent = takesIdempotencyKey(route.config);
   // Every JSON answer to a GET carries an ETag, lists included (src/http/conditional.ts); files do not.
   const tagged = method === 'GET' && jsonSchemaOf(responses['200']) !== undefined;
-  const target = conditionalTarget(method, route.url, getUrls);
+  const target = conditionalTargetOf(route.config);
   const parameters = operation.parameters ?? [];
 
   for (const [status, response] of Object.entries(responses)) {

@@ -75,10 +75,8 @@ export async function registerOpenApi(app: FastifyInstance, version: string, bas
   // Routes by `METHOD /openapi/{path}`, read when the document is built: by then every route is known,
   // and a plugin's own hook (the documentation's) has declared its access.
   const routes = new Map<string, RouteOptions>();
-  const getUrls = new Set<string>();
   app.addHook('onRoute', (route: RouteOptions) => {
     const methods = [route.method].flat();
-    if (methods.includes('GET')) getUrls.add(route.url);
     for (const method of methods) {
       if (method !== 'HEAD' && !route.schema?.hide) routes.set(`${method} ${openApiPath(route.url)}`, route);
     }
@@ -118,7 +116,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string, bas
     },
     transform: ({ schema, url }) => ({ schema: schema && documented(schema), url }),
     transformObject: (documentObject) =>
-      forClients((documentObject as { openapiObject: OpenApiDocument }).openapiObject, { routes, getUrls }),
+      forClients((documentObject as { openapiObject: OpenApiDocument }).openapiObject, { routes }),
   });
   // The documentation pages are public; the rule is declared here, on the plugin that adds them.
   await app.register(async (docs) => {

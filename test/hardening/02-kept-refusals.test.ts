@@ -105,14 +105,14 @@ async function appWith(keys: IdempotencyKeys, db: Db): Promise<FastifyInstance> 
   registerIdempotency(app, db, keys, { takeOverSeconds: 300 });
   const big = 'x'.repeat(KEPT_ANSWER_MAX_BYTES + 1);
   // A refusal that committed nothing, and a success whose write committed, both over the size.
-  app.post('/refused', { config: { access: 'signed-in' } }, async (_request, reply) =>
+  app.post('/refused', { config: { access: 'signed-in', idempotency: 'user' } }, async (_request, reply) =>
     reply.status(409).send({ message: big }),
   );
-  app.post('/created', { config: { access: 'signed-in' } }, async (_request, reply) => {
+  app.post('/created', { config: { access: 'signed-in', idempotency: 'user' } }, async (_request, reply) => {
     await transaction(db, async () => undefined);
     return reply.status(201).send({ message: big });
   });
-  app.post('/small', { config: { access: 'signed-in' } }, async (_request, reply) =>
+  app.post('/small', { config: { access: 'signed-in', idempotency: 'user' } }, async (_request, reply) =>
     reply.status(409).send({ message: 'small' }),
   );
   await app.ready();

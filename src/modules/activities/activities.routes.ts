@@ -67,7 +67,11 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
   app.post(
     '/orgs/:orgId/projects/:projectId/activities',
     {
-      config: { access: { roles: CONTRIBUTORS } },
+      config: {
+        access: { roles: CONTRIBUTORS },
+        idempotency: 'user',
+        location: '/orgs/:orgId/activities/:newId',
+      },
       schema: {
         operationId: 'createActivity',
         tags,
@@ -106,7 +110,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
   app.patch(
     '/orgs/:orgId/activities/:id',
     {
-      config: { access: { roles: CONTRIBUTORS } },
+      config: { access: { roles: CONTRIBUTORS }, conditional: '/orgs/:orgId/activities/:id' },
       schema: {
         operationId: 'updateActivity',
         tags,
@@ -126,7 +130,7 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
   app.delete(
     '/orgs/:orgId/activities/:id',
     {
-      config: { access: { roles: CONTRIBUTORS } },
+      config: { access: { roles: CONTRIBUTORS }, conditional: '/orgs/:orgId/activities/:id' },
       schema: {
         operationId: 'deleteActivity',
         tags,
@@ -172,7 +176,11 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
   app.post(
     '/orgs/:orgId/activities/:id/participants',
     {
-      config: { access: { roles: CONTRIBUTORS } },
+      config: {
+        access: { roles: CONTRIBUTORS },
+        idempotency: 'user',
+        location: '/orgs/:orgId/activities/:id/participants',
+      },
       schema: {
         operationId: 'registerActivityParticipants',
         tags,
@@ -227,7 +235,10 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
   app.patch(
     '/orgs/:orgId/activities/:activityId/participants/:participantId',
     {
-      config: { access: { roles: CONTRIBUTORS } },
+      config: {
+        access: { roles: CONTRIBUTORS },
+        conditional: { none: "a registration has no GET of its own (read in the activity's participants)" },
+      },
       schema: {
         operationId: 'updateActivityParticipant',
         tags,
@@ -254,7 +265,10 @@ export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app,
   app.delete(
     '/orgs/:orgId/activities/:activityId/participants/:participantId',
     {
-      config: { access: { roles: CONTRIBUTORS } },
+      config: {
+        access: { roles: CONTRIBUTORS },
+        conditional: { none: "a registration has no GET of its own (read in the activity's participants)" },
+      },
       schema: {
         operationId: 'removeActivityParticipant',
         tags,

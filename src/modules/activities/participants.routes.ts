@@ -103,7 +103,7 @@ export const participantRoutes: FastifyPluginAsyncTypebox<AppContext> = async (a
   app.patch(
     '/orgs/:orgId/participants/:id',
     {
-      config: { access: { roles: CONTRIBUTORS } },
+      config: { access: { roles: CONTRIBUTORS }, conditional: '/orgs/:orgId/participants/:id' },
       schema: {
         operationId: 'updateParticipant',
         tags,
@@ -151,7 +151,11 @@ export const participantRoutes: FastifyPluginAsyncTypebox<AppContext> = async (a
   app.post(
     '/orgs/:orgId/participants/:id/household-members',
     {
-      config: { access: { roles: CONTRIBUTORS } },
+      config: {
+        access: { roles: CONTRIBUTORS },
+        idempotency: 'user',
+        location: '/orgs/:orgId/participants/:id/household-members',
+      },
       schema: {
         operationId: 'addHouseholdMember',
         tags,
@@ -179,7 +183,11 @@ export const participantRoutes: FastifyPluginAsyncTypebox<AppContext> = async (a
   app.post(
     '/orgs/:orgId/participants/:id/erase',
     {
-      config: { access: { roles: ADMINS } },
+      config: {
+        access: { roles: ADMINS },
+        idempotency: 'user',
+        conditional: '/orgs/:orgId/participants/:id',
+      },
       schema: {
         operationId: 'eraseParticipant',
         tags,

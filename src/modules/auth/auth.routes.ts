@@ -39,7 +39,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     '/auth/register',
     {
       ...limited,
-      config: { access: 'public' },
+      // Public POSTs here have no caller to keep an Idempotency-Key's answers for.
+      config: { access: 'public', idempotency: 'none', location: '/auth/me' },
       schema: {
         operationId: 'registerUser',
         tags,
@@ -64,7 +65,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     '/auth/login',
     {
       ...limited,
-      config: { access: 'public' },
+      config: { access: 'public', idempotency: 'none' },
       schema: {
         operationId: 'signIn',
         tags,
@@ -87,7 +88,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     '/auth/token',
     {
       ...limited,
-      config: { access: 'public' },
+      config: { access: 'public', idempotency: 'none' },
       schema: {
         operationId: 'issueToken',
         tags,
@@ -114,7 +115,9 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
   app.post(
     '/auth/logout',
     {
-      config: { access: 'signed-in' },
+      // Idempotent by nature; and a key kept per user would replay signing out one session as the sign-out
+      // of another, which stays valid.
+      config: { access: 'signed-in', idempotency: 'none' },
       schema: {
         operationId: 'signOut',
         tags,
@@ -148,7 +151,12 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
   app.patch(
     '/auth/me',
     {
-      config: { access: 'signed-in' },
+      config: {
+        access: 'signed-in',
+        conditional: {
+          none: "an account is its owner's alone: If-Match guards what an organization's members share",
+        },
+      },
       schema: {
         operationId: 'updateCurrentUser',
         tags,
@@ -168,7 +176,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     '/auth/forgot-password',
     {
       ...limited,
-      config: { access: 'public' },
+      config: { access: 'public', idempotency: 'none' },
       schema: {
         operationId: 'requestPasswordReset',
         tags,
@@ -191,7 +199,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
   app.post(
     '/auth/reset-password',
     {
-      config: { access: 'public' },
+      config: { access: 'public', idempotency: 'none' },
       schema: {
         operationId: 'resetPassword',
         tags,
@@ -214,7 +222,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     {
       // No session needed: the link may be opened on another device. Per-IP limit like the other auth routes.
       preHandler: ctx.authLimit,
-      config: { access: 'public' },
+      config: { access: 'public', idempotency: 'none' },
       schema: {
         operationId: 'verifyEmail',
         tags,
@@ -239,7 +247,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     '/auth/resend-verification',
     {
       preHandler: ctx.authLimit,
-      config: { access: 'signed-in' },
+      config: { access: 'signed-in', idempotency: 'user' },
       schema: {
         operationId: 'resendVerificationEmail',
         tags,

@@ -52,7 +52,11 @@ export const budgetLineRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
   app.post(
     '/orgs/:orgId/projects/:projectId/budget-lines',
     {
-      config: { access: { roles: MANAGERS } },
+      config: {
+        access: { roles: MANAGERS },
+        idempotency: 'user',
+        location: '/orgs/:orgId/budget-lines/:newId',
+      },
       schema: {
         operationId: 'createBudgetLine',
         tags,
@@ -72,7 +76,7 @@ export const budgetLineRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
   app.patch(
     '/orgs/:orgId/budget-lines/:id',
     {
-      config: { access: { roles: MANAGERS } },
+      config: { access: { roles: MANAGERS }, conditional: '/orgs/:orgId/budget-lines/:id' },
       schema: {
         operationId: 'updateBudgetLine',
         tags,
@@ -90,7 +94,7 @@ export const budgetLineRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
   app.delete(
     '/orgs/:orgId/budget-lines/:id',
     {
-      config: { access: { roles: MANAGERS } },
+      config: { access: { roles: MANAGERS }, conditional: '/orgs/:orgId/budget-lines/:id' },
       schema: {
         operationId: 'deleteBudgetLine',
         tags,

@@ -49,7 +49,7 @@ export const donorRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ct
     '/orgs/:orgId/donors',
     {
       preValidation: normalizeContactEmail,
-      config: { access: { roles: ADMINS } },
+      config: { access: { roles: ADMINS }, idempotency: 'user', location: '/orgs/:orgId/donors/:newId' },
       schema: {
         operationId: 'createDonor',
         tags,
@@ -86,7 +86,7 @@ export const donorRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ct
     '/orgs/:orgId/donors/:id',
     {
       preValidation: normalizeContactEmail,
-      config: { access: { roles: ADMINS } },
+      config: { access: { roles: ADMINS }, conditional: '/orgs/:orgId/donors/:id' },
       schema: {
         operationId: 'updateDonor',
         tags,
@@ -108,7 +108,7 @@ export const donorRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ct
   app.delete(
     '/orgs/:orgId/donors/:id',
     {
-      config: { access: { roles: ADMINS } },
+      config: { access: { roles: ADMINS }, conditional: '/orgs/:orgId/donors/:id' },
       schema: {
         operationId: 'deleteDonor',
         tags,

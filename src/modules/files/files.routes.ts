@@ -39,7 +39,11 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
   app.post(
     '/orgs/:orgId/projects/:projectId/attachments',
     {
-      config: { access: { roles: MANAGERS } },
+      config: {
+        access: { roles: MANAGERS },
+        idempotency: 'user',
+        location: '/orgs/:orgId/attachments/:newId/download',
+      },
       schema: {
         operationId: 'uploadAttachment',
         tags,
@@ -96,7 +100,10 @@ export const attachmentRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
   app.delete(
     '/orgs/:orgId/attachments/:id',
     {
-      config: { access: { roles: MANAGERS } },
+      config: {
+        access: { roles: MANAGERS },
+        conditional: { none: 'an attachment is read as its file, which carries no ETag' },
+      },
       schema: {
         operationId: 'deleteAttachment',
         tags,

@@ -62,7 +62,7 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
   app.post(
     '/orgs/:orgId/forms',
     {
-      config: { access: { roles: MANAGERS } },
+      config: { access: { roles: MANAGERS }, idempotency: 'user', location: '/orgs/:orgId/forms/:newId' },
       schema: {
         operationId: 'createForm',
         tags,
@@ -96,7 +96,7 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
   app.patch(
     '/orgs/:orgId/forms/:id',
     {
-      config: { access: { roles: MANAGERS } },
+      config: { access: { roles: MANAGERS }, conditional: '/orgs/:orgId/forms/:id' },
       schema: {
         operationId: 'updateForm',
         tags,
@@ -118,7 +118,7 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
   app.delete(
     '/orgs/:orgId/forms/:id',
     {
-      config: { access: { roles: MANAGERS } },
+      config: { access: { roles: MANAGERS }, conditional: '/orgs/:orgId/forms/:id' },
       schema: {
         operationId: 'deleteForm',
         tags,
@@ -145,7 +145,7 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     app.post(
       `/orgs/:orgId/forms/:id/${action}`,
       {
-        config: { access: { roles: MANAGERS } },
+        config: { access: { roles: MANAGERS }, idempotency: 'user', conditional: '/orgs/:orgId/forms/:id' },
         schema: {
           operationId: isPublished ? 'publishForm' : 'unpublishForm',
           tags,
@@ -164,7 +164,7 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
   app.post(
     '/orgs/:orgId/forms/:id/regenerate-token',
     {
-      config: { access: { roles: MANAGERS } },
+      config: { access: { roles: MANAGERS }, idempotency: 'user', conditional: '/orgs/:orgId/forms/:id' },
       schema: {
         operationId: 'regenerateFormToken',
         tags,
@@ -278,7 +278,11 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
   app.post(
     '/orgs/:orgId/forms/:formId/submissions/:id/erase',
     {
-      config: { access: { roles: ADMINS } },
+      config: {
+        access: { roles: ADMINS },
+        idempotency: 'user',
+        conditional: { none: 'a submission has no GET of its own' },
+      },
       schema: {
         operationId: 'eraseFormSubmission',
         tags,

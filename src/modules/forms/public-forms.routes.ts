@@ -44,7 +44,12 @@ export const publicFormRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
   app.post(
     '/forms/public/:token/submit',
     {
-      config: { access: 'public', rateLimitBucket: 'public' },
+      config: {
+        access: 'public',
+        rateLimitBucket: 'public',
+        idempotency: { scope: 'form', token: 'token' },
+        location: '/forms/public/:token',
+      },
       // Multipart bodies are what fill the disk: they also spend a lower limit of their own. Known once
       // the content type is parsed, before a byte of the body is read.
       preValidation: async function (request, reply) {

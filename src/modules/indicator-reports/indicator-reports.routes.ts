@@ -58,7 +58,11 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<
   app.post(
     '/orgs/:orgId/projects/:projectId/indicator-reports',
     {
-      config: { access: { roles: CONTRIBUTORS } },
+      config: {
+        access: { roles: CONTRIBUTORS },
+        idempotency: 'user',
+        location: '/orgs/:orgId/indicator-reports/:newId',
+      },
       schema: {
         operationId: 'createIndicatorReport',
         tags,
@@ -84,7 +88,11 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<
   app.post(
     '/orgs/:orgId/projects/:projectId/indicator-reports/prefill',
     {
-      config: { access: { roles: CONTRIBUTORS } },
+      config: {
+        access: { roles: CONTRIBUTORS },
+        idempotency: 'user',
+        location: '/orgs/:orgId/indicator-reports/:newId',
+      },
       schema: {
         operationId: 'prefillIndicatorReport',
         tags,
@@ -138,7 +146,7 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<
   app.patch(
     '/orgs/:orgId/indicator-reports/:id',
     {
-      config: { access: { roles: CONTRIBUTORS } },
+      config: { access: { roles: CONTRIBUTORS }, conditional: '/orgs/:orgId/indicator-reports/:id' },
       schema: {
         operationId: 'updateIndicatorReport',
         tags,
@@ -159,7 +167,7 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<
   app.patch(
     '/orgs/:orgId/indicator-reports/:id/submit',
     {
-      config: { access: { roles: CONTRIBUTORS } },
+      config: { access: { roles: CONTRIBUTORS }, conditional: '/orgs/:orgId/indicator-reports/:id' },
       schema: {
         operationId: 'submitIndicatorReport',
         tags,
@@ -179,7 +187,7 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<
   app.patch(
     '/orgs/:orgId/indicator-reports/:id/approve',
     {
-      config: { access: { roles: MANAGERS } },
+      config: { access: { roles: MANAGERS }, conditional: '/orgs/:orgId/indicator-reports/:id' },
       preValidation: optionalBody,
       schema: {
         operationId: 'approveIndicatorReport',
@@ -200,7 +208,7 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<
   app.patch(
     '/orgs/:orgId/indicator-reports/:id/reject',
     {
-      config: { access: { roles: MANAGERS } },
+      config: { access: { roles: MANAGERS }, conditional: '/orgs/:orgId/indicator-reports/:id' },
       // No body at all gets the same message as a body without a comment.
       preValidation: optionalBody,
       schema: {
@@ -255,7 +263,13 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<
   app.post(
     '/orgs/:orgId/projects/:projectId/indicator-reports/:id/recount',
     {
-      config: { access: { roles: MANAGERS } },
+      config: {
+        access: { roles: MANAGERS },
+        idempotency: 'user',
+        conditional: {
+          none: 'counts the report again from its submissions: nothing a client read is overwritten',
+        },
+      },
       schema: {
         operationId: 'recountIndicatorReport',
         tags,

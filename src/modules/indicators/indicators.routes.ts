@@ -62,7 +62,11 @@ export const indicatorRoutes: FastifyPluginAsyncTypebox<
   app.post(
     '/orgs/:orgId/indicators',
     {
-      config: { access: { roles: MANAGERS } },
+      config: {
+        access: { roles: MANAGERS },
+        idempotency: 'user',
+        location: '/orgs/:orgId/indicators/:newId',
+      },
       schema: {
         operationId: 'createIndicator',
         tags,
@@ -101,7 +105,7 @@ export const indicatorRoutes: FastifyPluginAsyncTypebox<
   app.patch(
     '/orgs/:orgId/indicators/:id',
     {
-      config: { access: { roles: MANAGERS } },
+      config: { access: { roles: MANAGERS }, conditional: '/orgs/:orgId/indicators/:id' },
       schema: {
         operationId: 'updateIndicator',
         tags,
@@ -125,7 +129,7 @@ export const indicatorRoutes: FastifyPluginAsyncTypebox<
   app.delete(
     '/orgs/:orgId/indicators/:id',
     {
-      config: { access: { roles: MANAGERS } },
+      config: { access: { roles: MANAGERS }, conditional: '/orgs/:orgId/indicators/:id' },
       schema: {
         operationId: 'deleteIndicator',
         tags,
@@ -163,7 +167,11 @@ export const indicatorRoutes: FastifyPluginAsyncTypebox<
   app.post(
     '/orgs/:orgId/indicators/:id/disaggregations',
     {
-      config: { access: { roles: MANAGERS } },
+      config: {
+        access: { roles: MANAGERS },
+        idempotency: 'user',
+        location: '/orgs/:orgId/indicators/:id/disaggregations',
+      },
       schema: {
         operationId: 'createDisaggregation',
         tags,
@@ -186,7 +194,10 @@ export const indicatorRoutes: FastifyPluginAsyncTypebox<
   app.delete(
     '/orgs/:orgId/indicators/:id/disaggregations/:disaggregationId',
     {
-      config: { access: { roles: MANAGERS } },
+      config: {
+        access: { roles: MANAGERS },
+        conditional: { none: "a disaggregation has no GET of its own (read in its indicator's list)" },
+      },
       schema: {
         operationId: 'deleteDisaggregation',
         tags,

@@ -35,7 +35,11 @@ export const projectIndicatorRoutes: FastifyPluginAsyncTypebox<AppContext> = asy
   app.post(
     '/orgs/:orgId/projects/:projectId/indicators',
     {
-      config: { access: { roles: MANAGERS } },
+      config: {
+        access: { roles: MANAGERS },
+        idempotency: 'user',
+        location: '/orgs/:orgId/projects/:projectId/indicators',
+      },
       schema: {
         operationId: 'linkProjectIndicator',
         tags,
@@ -55,7 +59,10 @@ export const projectIndicatorRoutes: FastifyPluginAsyncTypebox<AppContext> = asy
   app.patch(
     '/orgs/:orgId/projects/:projectId/indicators/:indicatorId',
     {
-      config: { access: { roles: MANAGERS } },
+      config: {
+        access: { roles: MANAGERS },
+        conditional: { none: "a project's link to an indicator has no GET of its own" },
+      },
       schema: {
         operationId: 'updateProjectIndicator',
         tags,
@@ -73,7 +80,10 @@ export const projectIndicatorRoutes: FastifyPluginAsyncTypebox<AppContext> = asy
   app.delete(
     '/orgs/:orgId/projects/:projectId/indicators/:indicatorId',
     {
-      config: { access: { roles: MANAGERS } },
+      config: {
+        access: { roles: MANAGERS },
+        conditional: { none: "a project's link to an indicator has no GET of its own" },
+      },
       schema: {
         operationId: 'unlinkProjectIndicator',
         tags,

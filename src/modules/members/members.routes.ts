@@ -45,7 +45,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
     '/orgs/:orgId/members',
     {
       preValidation: normalizeEmailField,
-      config: { access: { roles: ADMINS } },
+      config: { access: { roles: ADMINS }, idempotency: 'user', location: '/orgs/:orgId/invitations' },
       schema: {
         operationId: 'inviteMember',
         tags,
@@ -68,7 +68,10 @@ export const memberRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
   app.patch(
     '/orgs/:orgId/members/:userId',
     {
-      config: { access: { roles: ADMINS } },
+      config: {
+        access: { roles: ADMINS },
+        conditional: { none: 'a membership has no GET of its own (read in the list of members)' },
+      },
       schema: {
         operationId: 'changeMemberRole',
         tags,
@@ -85,7 +88,10 @@ export const memberRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
   app.delete(
     '/orgs/:orgId/members/:userId',
     {
-      config: { access: { roles: ADMINS, orSelf: 'userId' } },
+      config: {
+        access: { roles: ADMINS, orSelf: 'userId' },
+        conditional: { none: 'a membership has no GET of its own (read in the list of members)' },
+      },
       schema: {
         operationId: 'removeMember',
         tags,
@@ -124,7 +130,12 @@ export const memberRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
   app.delete(
     '/orgs/:orgId/invitations/:id',
     {
-      config: { access: { roles: ADMINS } },
+      config: {
+        access: { roles: ADMINS },
+        conditional: {
+          none: 'an invitation has no GET of its own here (read in the list of open invitations)',
+        },
+      },
       schema: {
         operationId: 'revokeInvitation',
         tags,
@@ -166,7 +177,11 @@ export const memberRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
   app.post(
     '/invitations/:token/accept',
     {
-      config: { access: 'signed-in' },
+      config: {
+        access: 'signed-in',
+        idempotency: 'user',
+        conditional: { none: 'accepting makes a membership; the invitation its link reads is not edited' },
+      },
       schema: {
         operationId: 'acceptInvitation',
         tags,

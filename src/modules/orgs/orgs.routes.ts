@@ -37,7 +37,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
   app.post(
     '/orgs',
     {
-      config: { access: 'signed-in' },
+      config: { access: 'signed-in', idempotency: 'user', location: '/orgs/:newId' },
       schema: {
         operationId: 'createOrganization',
         tags,
@@ -77,7 +77,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
   app.patch(
     '/orgs/:orgId',
     {
-      config: { access: { roles: ADMINS } },
+      config: { access: { roles: ADMINS }, conditional: '/orgs/:orgId' },
       schema: {
         operationId: 'updateOrganization',
         tags,

@@ -55,7 +55,11 @@ export const reportingPeriodRoutes: FastifyPluginAsyncTypebox<
   app.post(
     '/orgs/:orgId/projects/:projectId/reporting-periods',
     {
-      config: { access: { roles: MANAGERS } },
+      config: {
+        access: { roles: MANAGERS },
+        idempotency: 'user',
+        location: '/orgs/:orgId/reporting-periods/:newId',
+      },
       schema: {
         operationId: 'createReportingPeriod',
         tags,
@@ -77,7 +81,7 @@ export const reportingPeriodRoutes: FastifyPluginAsyncTypebox<
   app.patch(
     '/orgs/:orgId/reporting-periods/:id',
     {
-      config: { access: { roles: MANAGERS } },
+      config: { access: { roles: MANAGERS }, conditional: '/orgs/:orgId/reporting-periods/:id' },
       schema: {
         operationId: 'updateReportingPeriod',
         tags,
@@ -105,7 +109,7 @@ export const reportingPeriodRoutes: FastifyPluginAsyncTypebox<
   app.delete(
     '/orgs/:orgId/reporting-periods/:id',
     {
-      config: { access: { roles: MANAGERS } },
+      config: { access: { roles: MANAGERS }, conditional: '/orgs/:orgId/reporting-periods/:id' },
       schema: {
         operationId: 'deleteReportingPeriod',
         tags,

@@ -40,7 +40,7 @@ export const programRoutes: FastifyPluginAsyncTypebox<AppContext & { projects: P
   app.post(
     '/orgs/:orgId/programs',
     {
-      config: { access: { roles: ADMINS } },
+      config: { access: { roles: ADMINS }, idempotency: 'user', location: '/orgs/:orgId/programs/:newId' },
       schema: {
         operationId: 'createProgram',
         tags,
@@ -75,7 +75,7 @@ export const programRoutes: FastifyPluginAsyncTypebox<AppContext & { projects: P
   app.patch(
     '/orgs/:orgId/programs/:id',
     {
-      config: { access: { roles: ADMINS } },
+      config: { access: { roles: ADMINS }, conditional: '/orgs/:orgId/programs/:id' },
       schema: {
         operationId: 'updateProgram',
         tags,
@@ -96,7 +96,7 @@ export const programRoutes: FastifyPluginAsyncTypebox<AppContext & { projects: P
   app.delete(
     '/orgs/:orgId/programs/:id',
     {
-      config: { access: { roles: ADMINS } },
+      config: { access: { roles: ADMINS }, conditional: '/orgs/:orgId/programs/:id' },
       schema: {
         operationId: 'deleteProgram',
         tags,

@@ -46,7 +46,11 @@ export const projectMemberRoutes: FastifyPluginAsyncTypebox<AppContext> = async 
   app.post(
     '/orgs/:orgId/projects/:projectId/members',
     {
-      config: { access: { roles: ADMINS } },
+      config: {
+        access: { roles: ADMINS },
+        idempotency: 'user',
+        location: '/orgs/:orgId/projects/:projectId/members',
+      },
       schema: {
         operationId: 'assignProjectMember',
         tags,
@@ -68,7 +72,10 @@ export const projectMemberRoutes: FastifyPluginAsyncTypebox<AppContext> = async 
   app.delete(
     '/orgs/:orgId/projects/:projectId/members/:userId',
     {
-      config: { access: { roles: ADMINS } },
+      config: {
+        access: { roles: ADMINS },
+        conditional: { none: "an assignment has no GET of its own (read in the project's members)" },
+      },
       schema: {
         operationId: 'endProjectAssignment',
         tags,

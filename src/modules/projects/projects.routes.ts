@@ -33,7 +33,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, 
   app.post(
     '/orgs/:orgId/programs/:programId/projects',
     {
-      config: { access: { roles: ADMINS } },
+      config: { access: { roles: ADMINS }, idempotency: 'user', location: '/orgs/:orgId/projects/:newId' },
       schema: {
         operationId: 'createProject',
         tags,
@@ -72,7 +72,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, 
   app.patch(
     '/orgs/:orgId/projects/:id',
     {
-      config: { access: { roles: ADMINS } },
+      config: { access: { roles: ADMINS }, conditional: '/orgs/:orgId/projects/:id' },
       schema: {
         operationId: 'updateProject',
         tags,
@@ -93,7 +93,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, 
   app.delete(
     '/orgs/:orgId/projects/:id',
     {
-      config: { access: { roles: ADMINS } },
+      config: { access: { roles: ADMINS }, conditional: '/orgs/:orgId/projects/:id' },
       schema: {
         operationId: 'deleteProject',
         tags,

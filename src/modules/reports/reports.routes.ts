@@ -56,7 +56,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
   app.post(
     '/orgs/:orgId/reports',
     {
-      config: { access: { roles: MANAGERS } },
+      config: { access: { roles: MANAGERS }, idempotency: 'user', location: '/orgs/:orgId/reports/:newId' },
       schema: {
         operationId: 'createReport',
         tags,
@@ -75,7 +75,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
   app.post(
     '/orgs/:orgId/projects/:projectId/reports',
     {
-      config: { access: { roles: MANAGERS } },
+      config: { access: { roles: MANAGERS }, idempotency: 'user', location: '/orgs/:orgId/reports/:newId' },
       schema: {
         operationId: 'createProjectReport',
         tags,
@@ -111,7 +111,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
   app.patch(
     '/orgs/:orgId/reports/:id',
     {
-      config: { access: { roles: MANAGERS } },
+      config: { access: { roles: MANAGERS }, conditional: '/orgs/:orgId/reports/:id' },
       schema: {
         operationId: 'updateReport',
         tags,
@@ -131,7 +131,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
   app.post(
     '/orgs/:orgId/reports/:id/refresh',
     {
-      config: { access: { roles: MANAGERS } },
+      config: { access: { roles: MANAGERS }, idempotency: 'user', conditional: '/orgs/:orgId/reports/:id' },
       schema: {
         operationId: 'refreshReport',
         tags,
@@ -149,7 +149,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
   app.delete(
     '/orgs/:orgId/reports/:id',
     {
-      config: { access: { roles: MANAGERS } },
+      config: { access: { roles: MANAGERS }, conditional: '/orgs/:orgId/reports/:id' },
       schema: {
         operationId: 'deleteReport',
         tags,
@@ -168,7 +168,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
   app.patch(
     '/orgs/:orgId/reports/:id/share',
     {
-      config: { access: { roles: MANAGERS } },
+      config: { access: { roles: MANAGERS }, conditional: '/orgs/:orgId/reports/:id' },
       preValidation: optionalBody,
       schema: {
         operationId: 'shareReport',
@@ -189,7 +189,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
   app.patch(
     '/orgs/:orgId/reports/:id/share/regenerate',
     {
-      config: { access: { roles: MANAGERS } },
+      config: { access: { roles: MANAGERS }, conditional: '/orgs/:orgId/reports/:id' },
       schema: {
         operationId: 'regenerateReportShareLink',
         tags,
@@ -205,7 +205,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
   app.delete(
     '/orgs/:orgId/reports/:id/share',
     {
-      config: { access: { roles: MANAGERS } },
+      config: { access: { roles: MANAGERS }, conditional: '/orgs/:orgId/reports/:id' },
       schema: {
         operationId: 'revokeReportShareLink',
         tags,

@@ -39,7 +39,11 @@ export const resultNodeRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
   app.post(
     '/orgs/:orgId/programs/:programId/result-nodes',
     {
-      config: { access: { roles: MANAGERS } },
+      config: {
+        access: { roles: MANAGERS },
+        idempotency: 'user',
+        location: '/orgs/:orgId/result-nodes/:newId',
+      },
       schema: {
         operationId: 'createResultNode',
         tags,
@@ -80,7 +84,7 @@ export const resultNodeRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
   app.patch(
     '/orgs/:orgId/result-nodes/reorder',
     {
-      config: { access: { roles: MANAGERS } },
+      config: { access: { roles: MANAGERS }, conditional: { none: 'reorders many result nodes at once' } },
       schema: {
         operationId: 'reorderResultNodes',
         tags,
@@ -101,7 +105,7 @@ export const resultNodeRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
   app.patch(
     '/orgs/:orgId/result-nodes/:id',
     {
-      config: { access: { roles: MANAGERS } },
+      config: { access: { roles: MANAGERS }, conditional: '/orgs/:orgId/result-nodes/:id' },
       schema: {
         operationId: 'updateResultNode',
         tags,
@@ -123,7 +127,7 @@ export const resultNodeRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
   app.delete(
     '/orgs/:orgId/result-nodes/:id',
     {
-      config: { access: { roles: MANAGERS } },
+      config: { access: { roles: MANAGERS }, conditional: '/orgs/:orgId/result-nodes/:id' },
       schema: {
         operationId: 'deleteResultNode',
         tags,

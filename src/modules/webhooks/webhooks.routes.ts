@@ -62,7 +62,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, 
   app.post(
     '/orgs/:orgId/webhooks',
     {
-      config: { access },
+      config: { access, idempotency: 'user', location: '/orgs/:orgId/webhooks/:newId' },
       schema: {
         operationId: 'createWebhookEndpoint',
         tags,
@@ -105,7 +105,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, 
   app.patch(
     '/orgs/:orgId/webhooks/:id',
     {
-      config: { access },
+      config: { access, conditional: '/orgs/:orgId/webhooks/:id' },
       schema: {
         operationId: 'updateWebhookEndpoint',
         tags,
@@ -129,7 +129,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, 
   app.delete(
     '/orgs/:orgId/webhooks/:id',
     {
-      config: { access },
+      config: { access, conditional: '/orgs/:orgId/webhooks/:id' },
       schema: {
         operationId: 'deleteWebhookEndpoint',
         tags,
@@ -148,7 +148,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, 
   app.post(
     '/orgs/:orgId/webhooks/:id/rotate-secret',
     {
-      config: { access },
+      config: { access, idempotency: 'user', conditional: '/orgs/:orgId/webhooks/:id' },
       schema: {
         operationId: 'rotateWebhookSecret',
         tags,
@@ -192,7 +192,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, 
   app.post(
     '/orgs/:orgId/webhooks/:id/deliveries/:deliveryId/redeliver',
     {
-      config: { access },
+      config: {
+        access,
+        idempotency: 'user',
+        conditional: { none: 'queues a new delivery; a delivery has no GET of its own' },
+      },
       schema: {
         operationId: 'redeliverWebhookDelivery',
         tags,
@@ -215,7 +219,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, 
   app.post(
     '/orgs/:orgId/webhooks/:id/ping',
     {
-      config: { access },
+      config: { access, idempotency: 'user', conditional: '/orgs/:orgId/webhooks/:id' },
       schema: {
         operationId: 'pingWebhookEndpoint',
         tags,
