@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { locationOf, locationProblem } from '../src/http/location.js';
-import { shapeOf } from '../src/http/route-shapes.js';
+import { shapeOf } from '../src/http/location.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { uniqueDonorCode } from './helpers/donors.js';
 import {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RouteEntry } from '../src/app.js';
 import { registerConditionalRequests } from '../src/http/conditional.js';
 import { registerLocations } from '../src/http/location.js';
-import { shapeOf } from '../src/http/route-shapes.js';
+import { shapeOf } from '../src/http/location.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 
 let t: TestApp;

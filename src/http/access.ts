@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../db/client.js';
 import { UUID_PATTERN, uuidV7Time } from '../lib/ids.js';
-import type { OrgRole } from './roles.js';
 import { badRequest, forbidden, tokenRefused, unauthorized } from '../errors/catalogue.js';
 import type { RateLimitBucket } from './rate-limit.js';
 import type { SessionClaims, Sessions } from './session.js';
@@ -14,7 +13,11 @@ import type { SessionClaims, Sessions } from './session.js';
  */
 export type Access = 'public' | 'signed-in' | { roles: readonly OrgRole[]; orSelf?: string };
 
-export const ALL_ROLES: readonly OrgRole[] = ['org_admin', 'me_officer', 'reporter', 'viewer'];
+/** The roles of a member in an organization (SPEC.md): the access model is written in these words. */
+export const ORG_ROLES = ['org_admin', 'me_officer', 'reporter', 'viewer'] as const;
+export type OrgRole = (typeof ORG_ROLES)[number];
+
+export const ALL_ROLES: readonly OrgRole[] = ORG_ROLES;
 export const ADMINS: readonly OrgRole[] = ['org_admin'];
 export const MANAGERS: readonly OrgRole[] = ['org_admin', 'me_officer'];
 export const CONTRIBUTORS: readonly OrgRole[] = ['org_admin', 'me_officer', 'reporter'];

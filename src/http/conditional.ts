@@ -3,7 +3,7 @@ import { etagOf, ifMatchHolds, ifNoneMatchHits, isEntityTagList } from './entity
 import { AppError, preconditionFailed } from '../errors/catalogue.js';
 import { KeyedLocks, SharedLocks } from './keyed-locks.js';
 import type { RedisLink } from './redis-link.js';
-import { shapeOf } from './route-shapes.js';
+import { shapeOf } from './location.js';
 
 /**
  * The resource a write changes, for `If-Match` and the write's lock: the URL of its GET route, whose

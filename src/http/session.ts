@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createSigner, createVerifier } from 'fast-jwt';
 import type { Config } from '../config.js';
 import { newId } from '../lib/ids.js';
-import type { OrgRole } from './roles.js';
+import type { OrgRole } from './access.js';
 
 export interface SessionClaims {
   sub: string;

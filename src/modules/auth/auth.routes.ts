@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { errorResponse } from '../../http/errors.js';
 import { sessionOf } from '../../http/access.js';
-import { normalizeEmailField } from '../../http/hooks.js';
+import { normalizeEmailField } from '../../http/validation.js';
 import { MessageBody, NoContent } from '../../http/schemas.js';
 import {
   ForgotPasswordBody,

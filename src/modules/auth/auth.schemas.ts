@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Body, Email, Nullable, SINGLE_LINE, Text, Timestamp, Uuid } from '../../http/schemas.js';
-import { ORG_ROLES } from '../../http/roles.js';
+import { ORG_ROLES } from '../../http/access.js';
 
 // `format: password`: a secret, any text (src/http/validation.ts), and a hidden input in generated forms.
 const Password = () =>

@@ -3,7 +3,8 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { errorResponse } from '../../http/errors.js';
 import { ADMINS, ALL_ROLES, memberOf, sessionOf } from '../../http/access.js';
-import { normalizeEmailField, varyOnAccept } from '../../http/hooks.js';
+import { varyOnAccept } from '../../http/caching.js';
+import { normalizeEmailField } from '../../http/validation.js';
 import { Collection, PageQuery } from '../../http/pagination.js';
 import { NoContent, Params } from '../../http/schemas.js';
 import {

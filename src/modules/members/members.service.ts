@@ -18,7 +18,7 @@ import {
   lockAdmins,
   setMemberRole,
 } from '../orgs/index.js';
-import type { OrgRole } from '../../http/roles.js';
+import type { OrgRole } from '../../http/access.js';
 
 const INVITATION_DAYS = 7;
 const LAST_ADMIN = 'The last org_admin of an organization can be neither demoted nor removed';

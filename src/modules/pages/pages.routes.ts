@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError, notFound } from '../../errors/catalogue.js';
-import { varyOnAccept } from '../../http/hooks.js';
+import { varyOnAccept } from '../../http/caching.js';
 import { SubmissionService } from '../forms/index.js';
 import { InvitationService } from '../members/index.js';
 import { SharingService } from '../reports/index.js';
