@@ -1,11 +1,11 @@
 import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
-import { normalizeEmail } from '../lib/email.js';
-import { UUID_PATTERN } from '../lib/ids.js';
-import { hasControl, hasLoneSurrogate, hasNul } from '../lib/text.js';
-import { badRequest, malformedRequest, MAX_PROBLEMS } from '../errors/catalogue.js';
-import { escapePointer, FINITE, MULTI_LINE, NO_NUL, SINGLE_LINE, WELL_FORMED } from './violations.js';
+import { normalizeEmail } from '../../lib/email.js';
+import { UUID_PATTERN } from '../../lib/ids.js';
+import { hasControl, hasLoneSurrogate, hasNul } from '../../lib/text.js';
+import { badRequest, malformedRequest, MAX_PROBLEMS } from '../../errors/catalogue.js';
+import { escapePointer, FINITE, MULTI_LINE, NO_NUL, SINGLE_LINE, WELL_FORMED } from '../errors/violations.js';
 
 const shared: Options = {
   allErrors: true,

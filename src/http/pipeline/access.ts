@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Db } from '../db/client.js';
-import { UUID_PATTERN, uuidV7Time } from '../lib/ids.js';
-import { badRequest, forbidden, tokenRefused, unauthorized } from '../errors/catalogue.js';
+import type { Db } from '../../db/client.js';
+import { UUID_PATTERN, uuidV7Time } from '../../lib/ids.js';
+import { badRequest, forbidden, tokenRefused, unauthorized } from '../../errors/catalogue.js';
 import type { RateLimitBucket } from './rate-limit.js';
-import type { SessionClaims, Sessions } from './session.js';
+import { ORG_ROLES, type OrgRole, type SessionClaims, type Sessions } from './session.js';
 
 /**
  * What a route allows, declared in its config. `public`: anyone (a session is read when present, but a
@@ -13,9 +13,8 @@ import type { SessionClaims, Sessions } from './session.js';
  */
 export type Access = 'public' | 'signed-in' | { roles: readonly OrgRole[]; orSelf?: string };
 
-/** The roles of a member in an organization (SPEC.md): the access model is written in these words. */
-export const ORG_ROLES = ['org_admin', 'me_officer', 'reporter', 'viewer'] as const;
-export type OrgRole = (typeof ORG_ROLES)[number];
+// The roles are the access model's words; they are written where the session that carries one is.
+export { ORG_ROLES, type OrgRole } from './session.js';
 
 export const ALL_ROLES: readonly OrgRole[] = ORG_ROLES;
 export const ADMINS: readonly OrgRole[] = ['org_admin'];

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, RouteOptions } from 'fastify';
 import { etagOf, ifMatchHolds, ifNoneMatchHits, isEntityTagList } from './entity-tags.js';
-import { AppError, preconditionFailed } from '../errors/catalogue.js';
+import { AppError, preconditionFailed } from '../../errors/catalogue.js';
 import { KeyedLocks, SharedLocks } from './keyed-locks.js';
 import type { RedisLink } from './redis-link.js';
 import { shapeOf } from './location.js';

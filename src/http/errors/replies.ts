@@ -2,10 +2,10 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type ErrorDetail, methodNotAllowed, type RequestPart } from '../errors/catalogue.js';
-import { codeOfStatus, type ErrorCode, ERROR_CODES } from '../errors/codes.js';
-import { refusalOf } from '../errors/refusals.js';
-import { databaseFailure, type DatabaseOutage } from '../db/outage.js';
+import { AppError, type ErrorDetail, methodNotAllowed, type RequestPart } from '../../errors/catalogue.js';
+import { codeOfStatus, type ErrorCode, ERROR_CODES } from '../../errors/codes.js';
+import { refusalOf } from '../../errors/refusals.js';
+import { databaseFailure, type DatabaseOutage } from '../../db/outage.js';
 import { problemOf, violations } from './violations.js';
 
 /**
