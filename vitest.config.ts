@@ -6,8 +6,8 @@ import { defineConfig } from 'vitest/config';
  * server.
  */
 const ISOLATED = [
-  'src/http/idempotency-release.test.ts',
-  'src/http/session.test.ts',
+  'src/http/pipeline/idempotency-release.test.ts',
+  'src/http/pipeline/session.test.ts',
   'src/lib/claim-keeper.test.ts',
   'src/modules/iati/iati.test.ts',
   'src/modules/reminders/reminders-once.test.ts',

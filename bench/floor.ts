@@ -14,7 +14,7 @@ import Fastify from 'fastify';
 import pg from 'pg';
 import type { FloorScenario } from './scenarios.js';
 
-/** The quality the service compresses its answers at (src/http/compression.ts). */
+/** The quality the service compresses its answers at (src/http/pipeline/compression.ts). */
 const BROTLI_QUALITY = 5;
 const brotli = promisify(brotliCompress);
 

@@ -14,26 +14,26 @@ import Fastify, {
 } from 'fastify';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
-import { openDatabase, type Database } from './db/client.js';
+import { openDatabase, type Database, type Db } from './db/client.js';
 import { withStatementTimeout } from './db/long-statements.js';
 import { watchOutages } from './db/outage.js';
 import { createReadRouting, type ReadRouting, type ReplicaOptions } from './db/replica.js';
-import { registerAccess, type Access } from './http/access.js';
-import { registerCacheControl } from './http/caching.js';
-import { registerCompression } from './http/compression.js';
-import { registerConditionalRequests } from './http/conditional.js';
-import { registerIdempotency, takeOverSecondsFor } from './http/idempotency.js';
-import { clientError, frameworkError, registerErrorHandler } from './http/errors.js';
-import { registerLocations } from './http/location.js';
-import { loggerOptions } from './http/logging.js';
-import { registerMetrics } from './http/metrics.js';
-import { registerOpenApi } from './http/openapi.js';
-import { registerPagination } from './http/pagination.js';
-import { dedupedSerializers } from './http/serializers.js';
-import { registerRateLimits } from './http/rate-limit.js';
-import { connectRedis } from './http/redis-link.js';
-import { Sessions } from './http/session.js';
-import { registerValidation } from './http/validation.js';
+import { registerAccess, type Access } from './http/pipeline/access.js';
+import { registerCacheControl } from './http/pipeline/caching.js';
+import { registerCompression } from './http/pipeline/compression.js';
+import { registerConditionalRequests } from './http/pipeline/conditional.js';
+import { registerIdempotency, takeOverSecondsFor } from './http/pipeline/idempotency.js';
+import { clientError, frameworkError, registerErrorHandler } from './http/errors/replies.js';
+import { registerLocations } from './http/pipeline/location.js';
+import { loggerOptions } from './http/observability/logging.js';
+import { registerMetrics } from './http/observability/metrics.js';
+import { registerOpenApi } from './http/documentation/openapi.js';
+import { registerPagination } from './http/schemas/pagination.js';
+import { dedupedSerializers } from './http/schemas/serializers.js';
+import { registerRateLimits } from './http/pipeline/rate-limit.js';
+import { connectRedis } from './http/pipeline/redis-link.js';
+import { Sessions } from './http/pipeline/session.js';
+import { registerValidation } from './http/schemas/validation.js';
 import { activityRoutes, participantRoutes } from './modules/activities/index.js';
 import { authRoutes, idpRoutes, hashingLoad } from './modules/auth/index.js';
 import { budgetLineRoutes } from './modules/budget/index.js';
@@ -164,9 +164,52 @@ function clientLimits({ timeouts }: Config): FastifyHttpOptions<Server> {
   };
 }
 
+/**
+ * The service: the server, its database (migrated, personal data checked against PII_KEY), the shared
+ * parts, the plumbing every answer goes through, the request pipeline the routes declare against, then the
+ * modules' routes in the module order. The background jobs start when the app is ready.
+ */
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
-  const app = Fastify({
-    logger: options.logger ?? loggerOptions(config),
+  const app = createServer(config, options.logger);
+  const { database, bulk } = await openData(config, options);
+  const parts = await openParts(app, config, options, database, bulk);
+  recordRoutes(app, parts);
+  const outage = await registerPlumbing(app, config, database, parts);
+  const limits = await registerPipeline(app, config, database, parts);
+  await registerModules(app, database, parts, {
+    config,
+    db: database.db,
+    sessions: parts.sessions,
+    memberships,
+    ...limits,
+    storage: createFileStorage(config),
+    // Attachments and form submissions' files (the modules above projects that keep files).
+    storedFileKeys: [storageKeysUnder, submissionFileKeys],
+    fileQuota: new FileQuota(config.fileQuotas, [attachmentBytes, submissionFileBytes]),
+    mailQueued: parts.jobs.mailQueued,
+    webhooksQueued: parts.jobs.webhooksQueued,
+    clock: parts.clock,
+    replica: parts.replica,
+  });
+
+  app.addHook('onReady', async () => parts.jobs.start());
+  app.addHook('onClose', async () => {
+    await parts.jobs.stop();
+    outage.stop();
+    parts.mail.close();
+    parts.redis?.close();
+    await parts.replica.close();
+    if (!options.database) await database.close();
+  });
+  // Last: a failure above leaves no replica connection open. Measures the lag once before the first request.
+  await parts.replica.start();
+  return app;
+}
+
+/** Fastify with the service's limits, ids, router options, serializers and framework error answers. */
+function createServer(config: Config, logger: AppOptions['logger']) {
+  return Fastify({
+    logger: logger ?? loggerOptions(config),
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
     ...clientLimits(config),
@@ -184,12 +227,17 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
+}
 
+/**
+ * The database, opened and migrated unless handed over, with the personal data checked against PII_KEY
+ * before anything is written with it (a database handed over unmigrated serves only its 503 readiness:
+ * there is nothing to check yet). `bulk`: the handle with the export's statement limit, for the work in
+ * bulk (sealing what is in clear, the daily purges).
+ */
+async function openData(config: Config, options: AppOptions) {
   const database = options.database ?? openDatabase(config);
   if (!options.database) await database.migrate();
-  // Refuses a PII_KEY that cannot open the database's personal data, before anything is written with it.
-  // (A database handed over unmigrated serves only its 503 readiness: there is nothing to check yet.)
-  // Sealing what is in clear and the daily purges work in bulk: the export limit, not a request's.
   const bulk = withStatementTimeout(database.db, config.databaseTimeouts.exportStatementMs);
   if (await database.isReady()) {
     await preparePersonalData(bulk, config).catch(async (err: unknown) => {
@@ -197,10 +245,22 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       throw err;
     });
   }
+  return { database, bulk };
+}
+
+type Parts = Awaited<ReturnType<typeof openParts>>;
+
+/** What the pipeline, the modules and the jobs share: Redis, sessions, mail, the clock, the jobs, the replica. */
+async function openParts(
+  app: FastifyInstance,
+  config: Config,
+  options: AppOptions,
+  database: Database,
+  bulk: Db,
+) {
   const redis = config.redisUrl
     ? await connectRedis(config.redisUrl, config.redisCommandTimeoutMs, app.log)
     : null;
-  const sessions = new Sessions(config);
   const mail = createMailTransport(config, app.log);
   const clock = options.clock ?? systemClock;
   const jobs = new Jobs(
@@ -213,9 +273,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       retention: options.worker === false ? false : {},
     },
   );
-  // Opens nothing until replica.start() below, once closing the app would close it too.
+  // Opens nothing until replica.start() in buildApp, once closing the app would close it too.
   const replica = createReadRouting(database.db, config, { log: app.log, ...options.replica });
+  return { redis, sessions: new Sessions(config), mail, clock, jobs, replica };
+}
 
+/** The app's decorations, and every route recorded with its declarations as it is added. */
+function recordRoutes(app: FastifyInstance, { jobs, replica }: Parts): void {
   app.decorate('routeTable', [] as RouteEntry[]);
   app.decorate('outbox', jobs.outbox);
   app.decorate('webhooks', jobs.webhooks);
@@ -239,10 +303,18 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       }
     }
   });
+}
+
+/**
+ * What every answer goes through, routes or not: the request id, validation, the error handler (and the
+ * outage tracker it feeds, returned), pagination links, metrics, compression, security headers, CORS,
+ * cookies.
+ */
+async function registerPlumbing(app: FastifyInstance, config: Config, database: Database, parts: Parts) {
+  const { redis, replica } = parts;
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
-
   registerValidation(app);
   const outage = watchOutages(database, app.log);
   registerErrorHandler(app, outage);
@@ -295,6 +367,20 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     ],
   });
   await app.register(cookie);
+  return outage;
+}
+
+/**
+ * The hooks that read what each route declares in its config, in their order: rate limits, access,
+ * idempotency keys, If-Match, Location, Cache-Control; then the documentation of them all. Returns the
+ * limits routes add themselves (sign-in, uploads).
+ */
+async function registerPipeline(
+  app: FastifyInstance,
+  config: Config,
+  database: Database,
+  { redis, sessions }: Parts,
+) {
   const { authLimit, uploadLimit } = await registerRateLimits(app, config, redis);
   registerAccess(app, database.db, sessions, memberships);
   // After access (the key's caller) and, as a preHandler, after body validation (its fingerprint).
@@ -307,23 +393,16 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   registerLocations(app, config.baseUrl);
   registerCacheControl(app);
   await registerOpenApi(app, version, config.baseUrl);
+  return { authLimit, uploadLimit };
+}
 
-  const context: AppContext = {
-    config,
-    db: database.db,
-    sessions,
-    memberships,
-    authLimit,
-    uploadLimit,
-    storage: createFileStorage(config),
-    // Attachments and form submissions' files (the modules above projects that keep files).
-    storedFileKeys: [storageKeysUnder, submissionFileKeys],
-    fileQuota: new FileQuota(config.fileQuotas, [attachmentBytes, submissionFileBytes]),
-    mailQueued: jobs.mailQueued,
-    webhooksQueued: jobs.webhooksQueued,
-    clock,
-    replica,
-  };
+/** Health, then every module's routes in the module order, each handed the shared context. */
+async function registerModules(
+  app: FastifyInstance,
+  database: Database,
+  { redis, replica }: Parts,
+  context: AppContext,
+): Promise<void> {
   // Read-your-writes: after a caller's change succeeds, their routed reads stay on the primary a while.
   app.addHook('onSend', async (request, reply) => {
     if (request.session && reply.statusCode < 400 && CHANGES.has(request.method)) {
@@ -371,17 +450,4 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   ]) {
     await app.register(routes, context);
   }
-
-  app.addHook('onReady', async () => jobs.start());
-  app.addHook('onClose', async () => {
-    await jobs.stop();
-    outage.stop();
-    mail.close();
-    redis?.close();
-    await replica.close();
-    if (!options.database) await database.close();
-  });
-  // Last: a failure above leaves no replica connection open. Measures the lag once before the first request.
-  await replica.start();
-  return app;
 }

@@ -3,8 +3,8 @@ import type { Clock } from './lib/clock.js';
 import type { Db } from './db/client.js';
 import type { ReadRouting } from './db/replica.js';
 import type { preHandlerAsyncHookHandler } from 'fastify';
-import type { Memberships } from './http/access.js';
-import type { Sessions } from './http/session.js';
+import type { Memberships } from './http/pipeline/access.js';
+import type { Sessions } from './http/pipeline/session.js';
 import type { FileQuota } from './storage/file-quota.js';
 import type { FileStorage, StoredFileKeys } from './storage/file-storage.js';
 

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { loadConfigOrExit } from './config.js';
 import { bulkLimits, openDatabase } from './db/client.js';
-import { loggerOptions } from './http/logging.js';
+import { loggerOptions } from './http/observability/logging.js';
 import { Jobs } from './jobs.js';
 import { systemClock } from './lib/clock.js';
 import { createMailTransport } from './modules/mail/index.js';

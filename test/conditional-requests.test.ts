@@ -3,8 +3,8 @@
  * gives 412 when the resource changed, and the check and the write of one resource never interleave.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHANGED, conditionalTargetOf, MALFORMED, MISSING } from '../src/http/conditional.js';
-import { ifMatchHolds, ifNoneMatchHits, isEntityTagList } from '../src/http/entity-tags.js';
+import { CHANGED, conditionalTargetOf, MALFORMED, MISSING } from '../src/http/pipeline/conditional.js';
+import { ifMatchHolds, ifNoneMatchHits, isEntityTagList } from '../src/http/pipeline/entity-tags.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { postActivity, participantUrl, person, register } from './helpers/activities.js';
 import { assignProject, createProject, type Team, type TestUser, createTeam } from './helpers/factories.js';

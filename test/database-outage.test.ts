@@ -32,7 +32,7 @@ import {
   poolBusy,
   unavailableCause,
 } from '../src/db/outage.js';
-import { registerErrorHandler } from '../src/http/errors.js';
+import { registerErrorHandler } from '../src/http/errors/replies.js';
 import { donors } from '../src/modules/donors/donors.tables.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { donorsUrl, uniqueDonorCode } from './helpers/donors.js';

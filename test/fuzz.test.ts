@@ -8,7 +8,7 @@
 import { Writable } from 'node:stream';
 import { NO_PROJECTS, SAME_IDENTIFIER } from '../src/modules/iati/iati.service.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { loggerOptions } from '../src/http/logging.js';
+import { loggerOptions } from '../src/http/observability/logging.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import type { Team } from './helpers/factories.js';
 import { publishedForm } from './helpers/forms.js';

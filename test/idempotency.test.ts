@@ -9,7 +9,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activities, participants } from '../src/modules/activities/activities.tables.js';
 import { formSubmissions } from '../src/modules/forms/forms.tables.js';
-import { takeOverSecondsFor } from '../src/http/idempotency.js';
+import { takeOverSecondsFor } from '../src/http/pipeline/idempotency.js';
 import { idempotencyKeys } from '../src/modules/idempotency/idempotency.tables.js';
 import { activitiesUrl, person, registrationsUrl } from './helpers/activities.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';

@@ -3,8 +3,8 @@
  * once, and its Location is an absolute URL under BASE_URL that its creator can read.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { locationOf, locationProblem } from '../src/http/location.js';
-import { shapeOf } from '../src/http/route-shapes.js';
+import { locationOf, locationProblem } from '../src/http/pipeline/location.js';
+import { shapeOf } from '../src/http/pipeline/location.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { uniqueDonorCode } from './helpers/donors.js';
 import {

@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerErrorHandler } from '../src/http/errors.js';
+import { registerErrorHandler } from '../src/http/errors/replies.js';
 import {
   QUEUE_READ_TIMEOUT_MS,
   registerMetrics,
   type MetricsSources,
   type ReplicaStatus,
-} from '../src/http/metrics.js';
+} from '../src/http/observability/metrics.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { createOrg, createProject, registerUser, type TestUser } from './helpers/factories.js';
 import { call, MISSING_ID, UNAUTHORIZED } from './helpers/http.js';

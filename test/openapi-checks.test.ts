@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { registerOpenApi } from '../src/http/openapi.js';
+import { registerOpenApi } from '../src/http/documentation/openapi.js';
 
 type Json = Record<string, any>;
 

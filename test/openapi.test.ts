@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { conditionalTargetOf } from '../src/http/conditional.js';
-import { takesIdempotencyKey } from '../src/http/idempotency.js';
+import { conditionalTargetOf } from '../src/http/pipeline/conditional.js';
+import { takesIdempotencyKey } from '../src/http/pipeline/idempotency.js';
 import { TEXT_PATTERNS } from '../src/lib/text.js';
 import { FORM_WORKER_PATH } from '../src/modules/pages/form-page.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ALL_ROLES } from '../src/http/access.js';
+import { ALL_ROLES } from '../src/http/pipeline/access.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 
 let t: TestApp;
@@ -65,9 +65,9 @@ it('a route that declares no access rule is refused at request time', async () =
   // A built app cannot take new routes, so the access hook is mounted on a bare instance.
   const { default: Fastify } = await import('fastify');
   const app = Fastify();
-  const { registerAccess } = await import('../src/http/access.js');
-  const { registerErrorHandler } = await import('../src/http/errors.js');
-  const { Sessions } = await import('../src/http/session.js');
+  const { registerAccess } = await import('../src/http/pipeline/access.js');
+  const { registerErrorHandler } = await import('../src/http/errors/replies.js');
+  const { Sessions } = await import('../src/http/pipeline/session.js');
   const { memberships } = await import('../src/modules/orgs/memberships.repo.js');
   registerErrorHandler(app);
   await app.register((await import('@fastify/cookie')).default);

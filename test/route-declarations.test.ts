@@ -6,9 +6,9 @@
 import Fastify from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RouteEntry } from '../src/app.js';
-import { registerConditionalRequests } from '../src/http/conditional.js';
-import { registerLocations } from '../src/http/location.js';
-import { shapeOf } from '../src/http/route-shapes.js';
+import { registerConditionalRequests } from '../src/http/pipeline/conditional.js';
+import { registerLocations } from '../src/http/pipeline/location.js';
+import { shapeOf } from '../src/http/pipeline/location.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 
 let t: TestApp;

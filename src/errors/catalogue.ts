@@ -2,7 +2,7 @@ import { codeOfStatus, type ErrorCode } from './codes.js';
 
 /**
  * The domain's errors (DECISIONS.md section 2): what services throw, each a status, a stable `code` and
- * its message. No HTTP here: `src/http/errors.ts` turns them into the contract's body.
+ * its message. No HTTP here: `src/http/errors/replies.ts` turns them into the contract's body.
  */
 
 /**

@@ -7,7 +7,7 @@
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PROBLEMS } from '../../src/errors/catalogue.js';
-import { registerValidation } from '../../src/http/validation.js';
+import { registerValidation } from '../../src/http/schemas/validation.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createProject, createTeam, type Team } from '../helpers/factories.js';
 import { multipart } from '../helpers/files.js';

@@ -9,12 +9,12 @@ import { eq, like } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/client.js';
 import { transaction } from '../../src/db/client.js';
-import type { Session } from '../../src/http/access.js';
+import type { Session } from '../../src/http/pipeline/access.js';
 import {
   KEPT_ANSWER_MAX_BYTES,
   registerIdempotency,
   type IdempotencyKeys,
-} from '../../src/http/idempotency.js';
+} from '../../src/http/pipeline/idempotency.js';
 import { idempotencyKeys } from '../../src/modules/idempotency/idempotency.tables.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createProject, createTeam, type Team } from '../helpers/factories.js';

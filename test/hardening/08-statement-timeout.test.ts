@@ -23,7 +23,7 @@ import {
   poolBusy,
   statementTimedOut,
 } from '../../src/db/outage.js';
-import { registerErrorHandler } from '../../src/http/errors.js';
+import { registerErrorHandler } from '../../src/http/errors/replies.js';
 import { buildTestApp, maintenanceQuery, type TestApp } from '../helpers/app.js';
 import { donorsUrl, uniqueDonorCode } from '../helpers/donors.js';
 import { createOrg, registerUser, type TestUser } from '../helpers/factories.js';

@@ -4,7 +4,7 @@
  * objects more than MAX_DEPTH levels is now refused as it is parsed, with or without a key.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_DEPTH } from '../../src/http/validation.js';
+import { MAX_DEPTH } from '../../src/http/schemas/validation.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createProject, createTeam, type Team } from '../helpers/factories.js';
 import { publishedForm, submitUrl } from '../helpers/forms.js';

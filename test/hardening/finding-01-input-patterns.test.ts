@@ -7,7 +7,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { varyOnAccept } from '../../src/http/hooks.js';
+import { varyOnAccept } from '../../src/http/pipeline/caching.js';
 import { contentDisposition, sanitizeFileName } from '../../src/storage/file-storage.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { createProject, createTeam, type Team } from '../helpers/factories.js';

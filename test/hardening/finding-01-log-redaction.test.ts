@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loggerOptions, redactedUrl } from '../../src/http/logging.js';
+import { loggerOptions, redactedUrl } from '../../src/http/observability/logging.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { call } from '../helpers/http.js';
 

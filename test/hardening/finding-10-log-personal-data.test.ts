@@ -9,7 +9,7 @@ import { sql } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.js';
-import { loggerOptions } from '../../src/http/logging.js';
+import { loggerOptions } from '../../src/http/observability/logging.js';
 import { participants } from '../../src/modules/activities/activities.tables.js';
 import { users } from '../../src/modules/auth/auth.tables.js';
 import { buildTestApp, openTestDatabase, type TestApp } from '../helpers/app.js';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuery } from '../../http/pagination.js';
+import { PageQuery } from '../../http/schemas/pagination.js';
 import {
   Body,
   DateOnly,
@@ -9,7 +9,7 @@ import {
   Text,
   Timestamp,
   Uuid,
-} from '../../http/schemas.js';
+} from '../../http/schemas/schemas.js';
 import { ACTIVITY_STATUSES, type ActivityStatus } from './activities.tables.js';
 
 const Status = (description?: string) =>

@@ -1,9 +1,9 @@
 import { singleWrite, transaction, type Db } from '../../db/client.js';
 import { optionalText } from '../../lib/text.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import { badRequest, invalidTransition, notFound } from '../../errors/catalogue.js';
 import { refusedWrite } from '../../errors/refusals.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import { dateOrderProblem } from '../../lib/dates.js';
 import { canMove, type Transitions } from '../../lib/transitions.js';
 import { ensureProjectAccess, requireProject, findProject } from '../projects/index.js';

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import { ageBandOf, ageOn, todayUtc, type AgeBand } from '../../lib/demographics.js';
 import {
   HOUSEHOLD_PERSONAL_FIELDS,

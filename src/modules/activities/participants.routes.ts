@@ -4,12 +4,12 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { auditSourceOf, recordPersonalRead } from '../privacy/index.js';
 import { recordParticipantsRead, type ParticipantView } from './participant-view.js';
-import { ADMINS, ALL_ROLES, CONTRIBUTORS, MANAGERS, memberOf } from '../../http/access.js';
-import { isPreconditionRead } from '../../http/conditional.js';
-import { errorResponse } from '../../http/errors.js';
-import { keepAnswerAs } from '../../http/idempotency.js';
-import { Collection, itemsOf, type Page } from '../../http/pagination.js';
-import { Params } from '../../http/schemas.js';
+import { ADMINS, ALL_ROLES, CONTRIBUTORS, MANAGERS, memberOf } from '../../http/pipeline/access.js';
+import { isPreconditionRead } from '../../http/pipeline/conditional.js';
+import { errorResponse } from '../../http/errors/replies.js';
+import { keepAnswerAs } from '../../http/pipeline/idempotency.js';
+import { Collection, itemsOf, type Page } from '../../http/schemas/pagination.js';
+import { Params } from '../../http/schemas/schemas.js';
 import { HOUSEHOLD_PERSONAL_FIELDS, withoutFields } from '../../lib/personal-data.js';
 import {
   CreateHouseholdMemberBody,

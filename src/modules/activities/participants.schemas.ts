@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuery } from '../../http/pagination.js';
+import { PageQuery } from '../../http/schemas/pagination.js';
 import { AuditEntry } from '../privacy/index.js';
 import {
   Body,
@@ -11,7 +11,7 @@ import {
   Text,
   Timestamp,
   Uuid,
-} from '../../http/schemas.js';
+} from '../../http/schemas/schemas.js';
 import { AGE_BANDS, MAX_AGE, SEXES, type AgeBand, type Sex } from '../../lib/demographics.js';
 
 /** Most people registered in one request (DECISIONS.md section 9). */

@@ -12,10 +12,10 @@ import {
 import { nationalIdIndexes, sealedContact } from './participant-sealing.js';
 import { registrationsOfParticipant } from './registrations.repo.js';
 import { optionalText } from '../../lib/text.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import { badRequest, conflict, duplicate, forbidden, notFound } from '../../errors/catalogue.js';
 import { refusedDuplicate, refusedWrite } from '../../errors/refusals.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import { ageOn, MAX_AGE, todayUtc } from '../../lib/demographics.js';
 import { presentHouseholdMember, viewParticipants } from './participant-view.js';
 import {

@@ -1,8 +1,8 @@
 import { queueWebhookEvent } from '../webhooks/index.js';
 import { transaction, type Db } from '../../db/client.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import { badRequest, duplicate, notFound } from '../../errors/catalogue.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import { newId } from '../../lib/ids.js';
 import { recordFeedEventBy } from '../feed/index.js';
 import { ensureProjectAccess, visibilityOf } from '../projects/index.js';

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { errorResponse } from '../../http/errors.js';
-import { sessionOf } from '../../http/access.js';
-import { normalizeEmailField } from '../../http/hooks.js';
-import { MessageBody, NoContent } from '../../http/schemas.js';
+import { errorResponse } from '../../http/errors/replies.js';
+import { sessionOf } from '../../http/pipeline/access.js';
+import { normalizeEmailField } from '../../http/schemas/validation.js';
+import { MessageBody, NoContent } from '../../http/schemas/schemas.js';
 import {
   ForgotPasswordBody,
   LoginBody,

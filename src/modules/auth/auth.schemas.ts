@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { Body, Email, Nullable, SINGLE_LINE, Text, Timestamp, Uuid } from '../../http/schemas.js';
-import { ORG_ROLES } from '../../http/roles.js';
+import { Body, Email, Nullable, SINGLE_LINE, Text, Timestamp, Uuid } from '../../http/schemas/schemas.js';
+import { ORG_ROLES } from '../../http/pipeline/access.js';
 
-// `format: password`: a secret, any text (src/http/validation.ts), and a hidden input in generated forms.
+// `format: password`: a secret, any text (src/http/schemas/validation.ts), and a hidden input in generated forms.
 const Password = () =>
   Type.String({
     format: 'password',

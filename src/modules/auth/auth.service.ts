@@ -1,6 +1,6 @@
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
-import type { Memberships, Session } from '../../http/access.js';
+import type { Memberships, Session } from '../../http/pipeline/access.js';
 import {
   badRequest,
   duplicate,
@@ -10,7 +10,7 @@ import {
   tokenRefused,
   unauthorized,
 } from '../../errors/catalogue.js';
-import type { IssuedToken, Sessions } from '../../http/session.js';
+import type { IssuedToken, Sessions } from '../../http/pipeline/session.js';
 import { normalizeEmail } from '../../lib/email.js';
 import { hashToken, newSecretToken } from '../../lib/ids.js';
 import { queueEmail } from '../mail/index.js';

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors/catalogue.js';
-import { errorResponse } from '../../http/errors.js';
-import { Redirect } from '../../http/schemas.js';
+import { errorResponse } from '../../http/errors/replies.js';
+import { Redirect } from '../../http/schemas/schemas.js';
 import { ExternalSignIn, FLOW_TTL_SECONDS, SignInFailure } from './idp.service.js';
 
 const NOT_CONFIGURED = 'External sign-in is not configured';

@@ -3,8 +3,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type * as Oidc from 'openid-client';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
-import type { Memberships } from '../../http/access.js';
-import { hmacKey, type Sessions } from '../../http/session.js';
+import type { Memberships } from '../../http/pipeline/access.js';
+import { hmacKey, type Sessions } from '../../http/pipeline/session.js';
 import { normalizeEmail } from '../../lib/email.js';
 import {
   findUserByEmail,

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
-import { ALL_ROLES, MANAGERS, memberOf } from '../../http/access.js';
-import { Collection, PageQuery } from '../../http/pagination.js';
-import { NoContent, Params } from '../../http/schemas.js';
+import { ALL_ROLES, MANAGERS, memberOf } from '../../http/pipeline/access.js';
+import { Collection, PageQuery } from '../../http/schemas/pagination.js';
+import { NoContent, Params } from '../../http/schemas/schemas.js';
 import { BudgetLine, CreateBudgetLine, UpdateBudgetLine } from './budget.schemas.js';
 import { BudgetLineService } from './budget.service.js';
 

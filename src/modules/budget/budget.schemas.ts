@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Body, MULTILINE, Nullable, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import { Body, MULTILINE, Nullable, Text, Timestamp, Uuid } from '../../http/schemas/schemas.js';
 
 /** numeric(18,2) holds 16 integer digits; a trillion keeps every cent exact in a JSON number. */
 const MAX_AMOUNT = 1_000_000_000_000;

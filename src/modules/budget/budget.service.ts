@@ -1,9 +1,9 @@
 import { singleWrite, type Db } from '../../db/client.js';
 import { optionalText } from '../../lib/text.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import { badRequest, notFound } from '../../errors/catalogue.js';
 import { refusedWrite } from '../../errors/refusals.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import { ensureProjectAccess, requireProject } from '../projects/index.js';
 import { countLines, deleteLine, findLine, insertLine, listLines, updateLine } from './budget.repo.js';
 import type { BudgetLineInput } from './budget.schemas.js';

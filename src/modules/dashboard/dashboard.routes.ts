@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { ALL_ROLES, memberOf } from '../../http/access.js';
-import { Params } from '../../http/schemas.js';
+import { ALL_ROLES, memberOf } from '../../http/pipeline/access.js';
+import { Params } from '../../http/schemas/schemas.js';
 import { DashboardSummary } from './dashboard.schemas.js';
 import { DEADLINE_WINDOW_DAYS, OFF_TRACK_LIMIT, routedDashboard } from './dashboard.service.js';
 

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateOnly, Nullable, Uuid } from '../../http/schemas.js';
+import { DateOnly, Nullable, Uuid } from '../../http/schemas/schemas.js';
 import { IndicatorProgress } from '../indicators/index.js';
 
 const BudgetByCurrency = Type.Array(

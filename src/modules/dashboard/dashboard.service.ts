@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client.js';
 import type { ReadRouting } from '../../db/replica.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import { addDays } from '../../lib/dates.js';
 import { todayUtc } from '../../lib/demographics.js';
 import { percentOf, type ProgressStatus } from '../../lib/scoring.js';

@@ -1,5 +1,14 @@
 import { Type, type Static, type TString } from '@sinclair/typebox';
-import { Body, Email, MULTILINE, Nullable, SINGLE_LINE, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import {
+  Body,
+  Email,
+  MULTILINE,
+  Nullable,
+  SINGLE_LINE,
+  Text,
+  Timestamp,
+  Uuid,
+} from '../../http/schemas/schemas.js';
 import { DONOR_TYPES } from './donors.tables.js';
 
 export type DonorType = (typeof DONOR_TYPES)[number];

@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import { transaction, type Db } from '../../db/client.js';
 import { duplicate, notFound } from '../../errors/catalogue.js';
 import { refusedDuplicate } from '../../errors/refusals.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import {
   countDonors,
   deleteDonor,

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
-import { ALL_ROLES, memberOf } from '../../http/access.js';
-import { Collection, PageQuery } from '../../http/pagination.js';
-import { Params } from '../../http/schemas.js';
+import { ALL_ROLES, memberOf } from '../../http/pipeline/access.js';
+import { Collection, PageQuery } from '../../http/schemas/pagination.js';
+import { Params } from '../../http/schemas/schemas.js';
 import { FeedEntry } from './feed.schemas.js';
 import { listFeed } from './feed.service.js';
 

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable, Timestamp, Uuid } from '../../http/schemas.js';
+import { Nullable, Timestamp, Uuid } from '../../http/schemas/schemas.js';
 import { FEED_EVENT_TYPES } from './feed.service.js';
 
 export const FeedEntry = Type.Object(

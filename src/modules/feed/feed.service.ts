@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import { findUserById } from '../auth/index.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import { visibilityOf } from '../projects/index.js';
 import { countFeedEvents, insertFeedEvent, listFeedEvents } from './feed.repo.js';
 

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { FilePart, SINGLE_LINE, Timestamp, Uuid } from '../../http/schemas.js';
+import { FilePart, SINGLE_LINE, Timestamp, Uuid } from '../../http/schemas/schemas.js';
 
 export const Attachment = Type.Object(
   {

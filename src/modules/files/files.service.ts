@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Multipart } from '@fastify/multipart';
 import { transaction, type Db } from '../../db/client.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import {
   badRequest,
   malformedRequest,
@@ -10,7 +10,7 @@ import {
   unsupportedMediaType,
 } from '../../errors/catalogue.js';
 import { refusedWrite } from '../../errors/refusals.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import { textProblem } from '../../lib/text.js';
 import { ensureProjectAccess, requireProject } from '../projects/index.js';
 import {

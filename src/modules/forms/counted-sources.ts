@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import { notFound } from '../../errors/catalogue.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import { findIndicatorReport } from '../indicator-reports/index.js';
 import { requireProject } from '../projects/index.js';
 import type { AuditSource } from '../privacy/index.js';

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { SINGLE_LINE, Text } from '../../http/schemas.js';
+import { SINGLE_LINE, Text } from '../../http/schemas/schemas.js';
 import { PERSONAL_FIELD_TYPES } from '../../lib/personal-data.js';
 
 /** The field types of SPEC.md FormField. */

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
-import { ADMINS, ALL_ROLES, MANAGERS, memberOf } from '../../http/access.js';
-import { errorResponse } from '../../http/errors.js';
-import { Collection, PageQuery } from '../../http/pagination.js';
-import { CsvDownload, FileDownload, NoContent, Params } from '../../http/schemas.js';
+import { ADMINS, ALL_ROLES, MANAGERS, memberOf } from '../../http/pipeline/access.js';
+import { errorResponse } from '../../http/errors/replies.js';
+import { Collection, PageQuery } from '../../http/schemas/pagination.js';
+import { CsvDownload, FileDownload, NoContent, Params } from '../../http/schemas/schemas.js';
 import { ACCEPTED_TYPES, contentDisposition, downloadHeaders } from '../../storage/file-storage.js';
 import { auditSourceOf } from '../privacy/index.js';
 import { countedSources } from './counted-sources.js';

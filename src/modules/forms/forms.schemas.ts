@@ -1,5 +1,5 @@
 import { CloneType, Type, type Static } from '@sinclair/typebox';
-import { PageQuery } from '../../http/pagination.js';
+import { PageQuery } from '../../http/schemas/pagination.js';
 import {
   Body,
   FilePart,
@@ -10,7 +10,7 @@ import {
   Text,
   Timestamp,
   Uuid,
-} from '../../http/schemas.js';
+} from '../../http/schemas/schemas.js';
 import { Coordinates, FormFieldSchema, KEY_PATTERN, MAX_FIELDS } from './form-fields.js';
 
 /** Named for the OpenAPI document; the same schema as form-fields.ts. */

@@ -2,7 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
-import { errorResponse } from '../../http/errors.js';
+import { errorResponse } from '../../http/errors/replies.js';
 import { MAX_FILE_SIZE } from '../../storage/file-storage.js';
 import { MultipartSubmission, PublicForm, SubmitBody, Submitted } from './forms.schemas.js';
 import { FORM_CLOSED, SubmissionService } from './submissions.service.js';

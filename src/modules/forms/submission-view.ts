@@ -1,4 +1,4 @@
-import type { OrgRole } from '../../http/roles.js';
+import type { OrgRole } from '../../http/pipeline/access.js';
 import { seesPersonalData } from '../../lib/personal-data.js';
 import { personalKeys, type FormField } from './form-fields.js';
 import type { SubmissionFileRow, SubmissionRow } from './submissions.repo.js';

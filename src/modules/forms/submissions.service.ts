@@ -1,9 +1,9 @@
 import { queueWebhookEvent } from '../webhooks/index.js';
 import type { Multipart } from '@fastify/multipart';
 import { transaction, type Db } from '../../db/client.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import { AppError, badRequest, conflict, gone, notFound } from '../../errors/catalogue.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import { newId, UUID_PATTERN } from '../../lib/ids.js';
 import { countIntoIndicatorReport } from '../indicator-reports/index.js';
 import { multipartError } from '../files/index.js';

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { MANAGERS, memberOf } from '../../http/access.js';
-import { errorResponse } from '../../http/errors.js';
-import { Params } from '../../http/schemas.js';
+import { MANAGERS, memberOf } from '../../http/pipeline/access.js';
+import { errorResponse } from '../../http/errors/replies.js';
+import { Params } from '../../http/schemas/schemas.js';
 import { PROJECT_BATCH } from './activities-document.js';
 import { ActivitiesQuery, IatiActivitiesDocument } from './iati.schemas.js';
 import { iatiActivities } from './iati.service.js';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Uuid, type DocumentedAnswer } from '../../http/schemas.js';
+import { Uuid, type DocumentedAnswer } from '../../http/schemas/schemas.js';
 
 export const ActivitiesQuery = Type.Object({
   projectId: Type.Optional(Uuid('Only this project of the organization')),

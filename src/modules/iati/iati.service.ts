@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Db } from '../../db/client.js';
 import { withStatementTimeout } from '../../db/long-statements.js';
 import type { ReadRouting } from '../../db/replica.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import { readAhead } from '../../lib/read-ahead.js';
 import { conflict, notFound } from '../../errors/catalogue.js';
 import { requireProject, projectExists } from '../projects/index.js';

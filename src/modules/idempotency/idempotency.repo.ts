@@ -1,12 +1,12 @@
 import { and, eq, gt, sql } from 'drizzle-orm';
 import { rowsOf, type Db } from '../../db/client.js';
-import type { IdempotencyKeys, KeyedRequest } from '../../http/idempotency.js';
+import type { IdempotencyKeys, KeyedRequest } from '../../http/pipeline/idempotency.js';
 import { newId } from '../../lib/ids.js';
 import { blindIndex, open, seal, type Keyring, type SealingKey } from '../../lib/sealed-values.js';
 import { idempotencyKeys as keys } from './idempotency.tables.js';
 
 /**
- * The idempotency port of `src/http/idempotency.ts`. Fingerprints are keyed hashes and answer bodies
+ * The idempotency port of `src/http/pipeline/idempotency.ts`. Fingerprints are keyed hashes and answer bodies
  * are sealed, both under PII_KEY: a request or answer may carry a name or a phone number, and a plain
  * hash of a small body can be guessed.
  */

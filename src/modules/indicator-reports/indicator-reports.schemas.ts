@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { PageQuery } from '../../http/pagination.js';
+import { PageQuery } from '../../http/schemas/pagination.js';
 import {
   Body,
   MULTILINE,
@@ -9,7 +9,7 @@ import {
   Paragraphs,
   Timestamp,
   Uuid,
-} from '../../http/schemas.js';
+} from '../../http/schemas/schemas.js';
 import {
   HISTORY_KINDS,
   INDICATOR_REPORT_STATUSES,

@@ -1,10 +1,10 @@
 import { asReturned, queueWebhookEvent } from '../webhooks/index.js';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import { badRequest, invalidTransition, notFound, periodLocked } from '../../errors/catalogue.js';
 import { refusedDuplicate, refusedWrite } from '../../errors/refusals.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import { countParticipantGroups } from '../activities/index.js';
 import { findUserName } from '../auth/index.js';
 import { recordFeedEventBy } from '../feed/index.js';

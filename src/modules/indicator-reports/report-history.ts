@@ -1,8 +1,8 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
-import type { Member } from '../../http/access.js';
-import { itemsOf, paginate, type PageRequest } from '../../http/pagination.js';
+import type { Member } from '../../http/pipeline/access.js';
+import { itemsOf, paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import { seesPersonalData } from '../../lib/personal-data.js';
 import { users } from '../auth/auth.tables.js';
 import { recordPersonalRead, type AuditSource } from '../privacy/index.js';

@@ -1,9 +1,9 @@
 import { transaction, type Db } from '../../db/client.js';
 import type { IndicatorDependents } from './indicator-dependents.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import { badRequest, duplicate, hasDependents, notFound } from '../../errors/catalogue.js';
 import { refusedDuplicate } from '../../errors/refusals.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import { findIndicator } from './indicators.repo.js';
 import {
   countDisaggregations,

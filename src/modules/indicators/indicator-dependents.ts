@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { Db } from '../../db/client.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import type { ProgressStatus } from '../../lib/scoring.js';
 import type { IndicatorFilter } from './indicators.repo.js';
 import type { IndicatorProgress } from './indicators.schemas.js';

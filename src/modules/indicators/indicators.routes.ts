@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
-import { ALL_ROLES, MANAGERS, memberOf } from '../../http/access.js';
-import { errorResponse } from '../../http/errors.js';
-import { Collection, CollectionOfEither, PageQuery, paginate } from '../../http/pagination.js';
-import { NoContent, Params } from '../../http/schemas.js';
+import { ALL_ROLES, MANAGERS, memberOf } from '../../http/pipeline/access.js';
+import { errorResponse } from '../../http/errors/replies.js';
+import { Collection, CollectionOfEither, PageQuery, paginate } from '../../http/schemas/pagination.js';
+import { NoContent, Params } from '../../http/schemas/schemas.js';
 import { DisaggregationService } from './disaggregations.service.js';
 import {
   CreateDisaggregationBody,

@@ -9,8 +9,8 @@ import {
   Text,
   Timestamp,
   Uuid,
-} from '../../http/schemas.js';
-import { PageQuery } from '../../http/pagination.js';
+} from '../../http/schemas/schemas.js';
+import { PageQuery } from '../../http/schemas/pagination.js';
 import { AGGREGATION_METHODS, PROGRESS_STATUSES, type AggregationMethod } from '../../lib/scoring.js';
 import { MAX_FORMULA_LENGTH } from '../../lib/formula.js';
 

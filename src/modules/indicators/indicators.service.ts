@@ -2,10 +2,10 @@ import type { Static } from '@sinclair/typebox';
 import { transaction, type Db } from '../../db/client.js';
 import type { ProgressStatus } from '../../lib/scoring.js';
 import type { IndicatorDependents } from './indicator-dependents.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import { badRequest, duplicate, hasDependents, notFound } from '../../errors/catalogue.js';
 import { refusedDelete, refusedDuplicate } from '../../errors/refusals.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import { FormulaError, parseFormula } from '../../lib/formula.js';
 import { requireProject } from '../projects/index.js';
 import {

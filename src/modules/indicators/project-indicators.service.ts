@@ -1,8 +1,8 @@
 import { singleWrite, transaction, type Db } from '../../db/client.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import { notFound } from '../../errors/catalogue.js';
 import { refusedDelete, refusedWrite } from '../../errors/refusals.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import { requireProject } from '../projects/index.js';
 import { findIndicator } from './indicators.repo.js';
 import {

@@ -2,7 +2,7 @@ import { and, count, desc, eq, gt, isNull } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { newId } from '../../lib/ids.js';
-import type { OrgRole } from '../../http/roles.js';
+import type { OrgRole } from '../../http/pipeline/access.js';
 import { organizations } from '../orgs/orgs.tables.js';
 import { invitations } from './members.tables.js';
 

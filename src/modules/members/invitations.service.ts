@@ -1,8 +1,8 @@
 import { queueWebhookEvent } from '../webhooks/index.js';
 import { transaction, type Db } from '../../db/client.js';
-import type { Session } from '../../http/access.js';
+import type { Session } from '../../http/pipeline/access.js';
 import { duplicate, forbidden, notFound } from '../../errors/catalogue.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import { hashToken } from '../../lib/ids.js';
 import { findUserById, recordProvenAddress } from '../auth/index.js';
 import { recordFeedEventBy } from '../feed/index.js';

@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
-import { errorResponse } from '../../http/errors.js';
-import { ADMINS, ALL_ROLES, memberOf, sessionOf } from '../../http/access.js';
-import { normalizeEmailField, varyOnAccept } from '../../http/hooks.js';
-import { Collection, PageQuery } from '../../http/pagination.js';
-import { NoContent, Params } from '../../http/schemas.js';
+import { errorResponse } from '../../http/errors/replies.js';
+import { ADMINS, ALL_ROLES, memberOf, sessionOf } from '../../http/pipeline/access.js';
+import { varyOnAccept } from '../../http/pipeline/caching.js';
+import { normalizeEmailField } from '../../http/schemas/validation.js';
+import { Collection, PageQuery } from '../../http/schemas/pagination.js';
+import { NoContent, Params } from '../../http/schemas/schemas.js';
 import {
   AcceptedInvitation,
   Invitation,

@@ -1,9 +1,9 @@
 import { queueWebhookEvent } from '../webhooks/index.js';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import { duplicate, hasDependents, notFound } from '../../errors/catalogue.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import { newSecretToken } from '../../lib/ids.js';
 import { recordFeedEventBy } from '../feed/index.js';
 import { queueEmail } from '../mail/index.js';
@@ -18,7 +18,7 @@ import {
   lockAdmins,
   setMemberRole,
 } from '../orgs/index.js';
-import type { OrgRole } from '../../http/roles.js';
+import type { OrgRole } from '../../http/pipeline/access.js';
 
 const INVITATION_DAYS = 7;
 const LAST_ADMIN = 'The last org_admin of an organization can be neither demoted nor removed';

@@ -1,12 +1,12 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { prepared } from '../../db/prepared.js';
-import type { Memberships } from '../../http/access.js';
+import type { Memberships } from '../../http/pipeline/access.js';
 import { revokedTokens, users } from '../auth/auth.tables.js';
 import { organizations, orgMembers } from './orgs.tables.js';
 
 /**
- * The memberships port of `src/http/access.ts`, answered by the module that owns `org_members`.
+ * The memberships port of `src/http/pipeline/access.ts`, answered by the module that owns `org_members`.
  * Sign-in (auth, below orgs in the module order) and the access hook receive it from `buildApp`.
  */
 export const memberships: Memberships = {

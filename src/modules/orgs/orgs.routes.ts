@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
-import { errorResponse } from '../../http/errors.js';
-import { ADMINS, ALL_ROLES, memberOf, sessionOf } from '../../http/access.js';
-import { Collection, PageQuery } from '../../http/pagination.js';
-import { Params } from '../../http/schemas.js';
+import { errorResponse } from '../../http/errors/replies.js';
+import { ADMINS, ALL_ROLES, memberOf, sessionOf } from '../../http/pipeline/access.js';
+import { Collection, PageQuery } from '../../http/schemas/pagination.js';
+import { Params } from '../../http/schemas/schemas.js';
 import {
   CreateOrganizationBody,
   MyOrganization,

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Body, Email, Nullable, NullableString, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import { Body, Email, Nullable, NullableString, Text, Timestamp, Uuid } from '../../http/schemas/schemas.js';
 import { IATI_ORGANISATION_TYPES, type IatiOrganisationType } from './iati-organisation-types.js';
 import { ORG_ROLES, type OrgRole } from './orgs.tables.js';
 

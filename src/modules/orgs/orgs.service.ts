@@ -1,9 +1,9 @@
 import { transaction, type Db } from '../../db/client.js';
-import type { Session } from '../../http/access.js';
+import type { Session } from '../../http/pipeline/access.js';
 import { duplicate, notFound } from '../../errors/catalogue.js';
 import { refusedDuplicate } from '../../errors/refusals.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
-import type { Sessions } from '../../http/session.js';
+import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
+import type { Sessions } from '../../http/pipeline/session.js';
 import {
   findOrganization,
   insertMember,

@@ -2,9 +2,9 @@ import { sql } from 'drizzle-orm';
 import { boolean, index, integer, pgEnum, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, id, timestamptz, updatedAt } from '../../db/columns.js';
 import { users } from '../auth/auth.tables.js';
-import { ORG_ROLES } from '../../http/roles.js';
+import { ORG_ROLES } from '../../http/pipeline/access.js';
 
-export { ORG_ROLES, type OrgRole } from '../../http/roles.js';
+export { ORG_ROLES, type OrgRole } from '../../http/pipeline/access.js';
 
 export const orgRole = pgEnum('org_role', ORG_ROLES);
 

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError, notFound } from '../../errors/catalogue.js';
-import { varyOnAccept } from '../../http/hooks.js';
+import { varyOnAccept } from '../../http/pipeline/caching.js';
 import { SubmissionService } from '../forms/index.js';
 import { InvitationService } from '../members/index.js';
 import { SharingService } from '../reports/index.js';
@@ -87,7 +87,7 @@ function send(reply: FastifyReply, assets: Assets, content: PageContent, status 
  * untrusted value escaped; small scripts from ./assets, no framework, no build step.
  */
 export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
-  // Compressed by the app's one @fastify/compress registration (src/http/compression.ts).
+  // Compressed by the app's one @fastify/compress registration (src/http/pipeline/compression.ts).
   const assets = new Assets();
   const submissions = new SubmissionService(ctx.db, ctx.storage, ctx.fileQuota, ctx.webhooksQueued);
   const sharing = new SharingService(ctx.db, ctx.config, ctx.storage, ctx.replica);

@@ -2,10 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import type { SubmissionsInPeriod } from './period-dependents.js';
-import { ALL_ROLES, MANAGERS, memberOf } from '../../http/access.js';
-import { errorResponse } from '../../http/errors.js';
-import { Collection, PageQuery } from '../../http/pagination.js';
-import { NoContent, Params } from '../../http/schemas.js';
+import { ALL_ROLES, MANAGERS, memberOf } from '../../http/pipeline/access.js';
+import { errorResponse } from '../../http/errors/replies.js';
+import { Collection, PageQuery } from '../../http/schemas/pagination.js';
+import { NoContent, Params } from '../../http/schemas/schemas.js';
 import { CreateReportingPeriodBody, ReportingPeriod, UpdateReportingPeriodBody } from './periods.schemas.js';
 import { ReportingPeriodService } from './periods.service.js';
 

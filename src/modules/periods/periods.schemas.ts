@@ -1,5 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { Body, DateOnly, Nullable, NullableString, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import {
+  Body,
+  DateOnly,
+  Nullable,
+  NullableString,
+  Text,
+  Timestamp,
+  Uuid,
+} from '../../http/schemas/schemas.js';
 
 const Label = () => Text(200);
 const NullableDate = (description: string) => NullableString({ format: 'date', description });

@@ -1,6 +1,6 @@
 import { asReturned, queueWebhookEvent } from '../webhooks/index.js';
 import { transaction, type Db } from '../../db/client.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import { dateOrderProblem } from '../../lib/dates.js';
 import {
   PERIOD_LOCKED,
@@ -14,7 +14,7 @@ import {
 import { refusedDelete } from '../../errors/refusals.js';
 import type { SubmissionsInPeriod } from './period-dependents.js';
 import { ReportingPeriod } from './periods.schemas.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import { recordFeedEventBy } from '../feed/index.js';
 import { ensureProjectAccess, requireProject, findProject } from '../projects/index.js';
 import {

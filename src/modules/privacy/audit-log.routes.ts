@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { ADMINS, memberOf } from '../../http/access.js';
+import { ADMINS, memberOf } from '../../http/pipeline/access.js';
 import { badRequest } from '../../errors/catalogue.js';
-import { Collection, paginate } from '../../http/pagination.js';
-import { Params } from '../../http/schemas.js';
+import { Collection, paginate } from '../../http/schemas/pagination.js';
+import { Params } from '../../http/schemas/schemas.js';
 import { countAuditEntries, listAuditEntries } from './audit-log.repo.js';
 import { AuditEntry, AuditQuery } from './audit-log.schemas.js';
 

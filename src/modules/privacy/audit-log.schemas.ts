@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuery } from '../../http/pagination.js';
-import { Nullable, Timestamp, Uuid } from '../../http/schemas.js';
+import { PageQuery } from '../../http/schemas/pagination.js';
+import { Nullable, Timestamp, Uuid } from '../../http/schemas/schemas.js';
 import { AUDIT_ACTIONS, SUBJECT_KINDS } from './privacy.tables.js';
 
 export const AuditEntry = Type.Object(

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../../db/client.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import { seesPersonalData } from '../../lib/personal-data.js';
 import { insertAuditEntries, type NewAuditEntry } from './audit-log.repo.js';
 import type { AuditAction, SubjectKind } from './privacy.tables.js';

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 
 export interface ProgramProject {
   id: string;

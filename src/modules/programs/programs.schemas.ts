@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Body, MULTILINE, Nullable, Text, Timestamp, Uuid, DateOnly } from '../../http/schemas.js';
+import { Body, MULTILINE, Nullable, Text, Timestamp, Uuid, DateOnly } from '../../http/schemas/schemas.js';
 
 export const PROGRAM_STATUSES = ['draft', 'active', 'completed'] as const;
 export type ProgramStatus = (typeof PROGRAM_STATUSES)[number];

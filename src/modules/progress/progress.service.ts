@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import type { ProgressStatus } from '../../lib/scoring.js';
 import { visibilityOf } from '../projects/index.js';
 import type { IndicatorFilter } from '../indicators/index.js';

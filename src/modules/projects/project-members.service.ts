@@ -1,8 +1,8 @@
 import { singleWrite, type Db } from '../../db/client.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import { duplicate, notFound } from '../../errors/catalogue.js';
 import { refusedWrite } from '../../errors/refusals.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import { findMember } from '../orgs/index.js';
 import {
   countAssignments,

@@ -19,7 +19,7 @@ import {
   TIMESTAMP,
   badRequestAt,
 } from '../../../test/helpers/http.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import { AppError, FORBIDDEN_MESSAGE } from '../../errors/catalogue.js';
 import { ensureProjectAccess } from './project-scope.js';
 import { projectMembers, projects } from './projects.tables.js';

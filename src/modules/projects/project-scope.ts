@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import { forbidden, notFound } from '../../errors/catalogue.js';
 import { isAssigned } from './project-members.repo.js';
 import { projectExists } from './projects.repo.js';

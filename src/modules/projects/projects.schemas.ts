@@ -8,7 +8,7 @@ import {
   Timestamp,
   Uuid,
   DateOnly,
-} from '../../http/schemas.js';
+} from '../../http/schemas/schemas.js';
 
 export const PROJECT_STATUSES = ['draft', 'active', 'completed', 'suspended'] as const;
 export type ProjectStatus = (typeof PROJECT_STATUSES)[number];

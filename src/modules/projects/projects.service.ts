@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { transaction, type Db } from '../../db/client.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import { badRequest, duplicate, invalidTransition, notFound } from '../../errors/catalogue.js';
 import { refusedWrite } from '../../errors/refusals.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import { lockProgramForShare, programExists } from '../programs/index.js';
 import { ensureProjectAccess } from './project-scope.js';
 import { visibilityOf } from './visibility.js';

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateOnly, Nullable, NullableNumber, NullableString, Uuid } from '../../http/schemas.js';
+import { DateOnly, Nullable, NullableNumber, NullableString, Uuid } from '../../http/schemas/schemas.js';
 import { AGGREGATION_METHODS, type AggregationMethod } from '../../lib/scoring.js';
 import { ProgressStatusSchema } from '../indicators/index.js';
 

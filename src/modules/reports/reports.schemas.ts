@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PageQuery } from '../../http/pagination.js';
-import { Body, DateOnly, MULTILINE, Nullable, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import { PageQuery } from '../../http/schemas/pagination.js';
+import { Body, DateOnly, MULTILINE, Nullable, Text, Timestamp, Uuid } from '../../http/schemas/schemas.js';
 import {
   ActivityEntry,
   AttachmentEntry,

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
-import { REVALIDATE_EACH_TIME } from '../../http/caching.js';
-import { errorResponse } from '../../http/errors.js';
-import { FileDownload, Uuid } from '../../http/schemas.js';
+import { REVALIDATE_EACH_TIME } from '../../http/pipeline/caching.js';
+import { errorResponse } from '../../http/errors/replies.js';
+import { FileDownload, Uuid } from '../../http/schemas/schemas.js';
 import { ACCEPTED_TYPES, downloadHeaders } from '../../storage/file-storage.js';
 import { Report } from './reports.schemas.js';
 import { SharingService } from './sharing.service.js';

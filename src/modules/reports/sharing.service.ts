@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { ReadRouting } from '../../db/replica.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import { badRequest, invalidTransition, notFound } from '../../errors/catalogue.js';
 import { hashToken, UUID_PATTERN } from '../../lib/ids.js';
 import { findAttachment } from '../files/index.js';

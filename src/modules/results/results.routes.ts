@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
-import { ALL_ROLES, MANAGERS, memberOf } from '../../http/access.js';
-import { NoContent, Params } from '../../http/schemas.js';
+import { ALL_ROLES, MANAGERS, memberOf } from '../../http/pipeline/access.js';
+import { NoContent, Params } from '../../http/schemas/schemas.js';
 import {
   CreateResultNodeBody,
   ImpactTreeNode,

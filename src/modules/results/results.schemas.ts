@@ -1,5 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Body, MULTILINE, Nullable, NullableString, Text, Timestamp, Uuid } from '../../http/schemas.js';
+import {
+  Body,
+  MULTILINE,
+  Nullable,
+  NullableString,
+  Text,
+  Timestamp,
+  Uuid,
+} from '../../http/schemas/schemas.js';
 import { RESULT_LEVELS, type resultNodes } from './results.tables.js';
 
 export type ResultLevel = (typeof RESULT_LEVELS)[number];

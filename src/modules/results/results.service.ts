@@ -1,5 +1,5 @@
 import { transaction, type Db } from '../../db/client.js';
-import type { Member } from '../../http/access.js';
+import type { Member } from '../../http/pipeline/access.js';
 import { badRequest, notFound } from '../../errors/catalogue.js';
 import { refusedWrite } from '../../errors/refusals.js';
 import {

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PageQuery } from '../../http/pagination.js';
-import { Body, Nullable, NullableString, SINGLE_LINE, Timestamp, Uuid } from '../../http/schemas.js';
+import { PageQuery } from '../../http/schemas/pagination.js';
+import { Body, Nullable, NullableString, SINGLE_LINE, Timestamp, Uuid } from '../../http/schemas/schemas.js';
 import { WEBHOOK_EVENT_TYPES } from './events.js';
 import { webhookDeliveryStatus } from './webhooks.tables.js';
 

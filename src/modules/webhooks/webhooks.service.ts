@@ -1,7 +1,7 @@
 import { literalHostRange } from './safe-request.js';
 import { singleWrite, transaction, type Db } from '../../db/client.js';
 import { badRequest, conflict, invalidTransition, notFound } from '../../errors/catalogue.js';
-import { paginate, type PageRequest } from '../../http/pagination.js';
+import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Keyring } from '../../lib/sealed-values.js';
 import { eventBody } from './events.js';

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { COOKIE_NAME } from './session.js';
 
 /** Whether the request came with a session, or tried to (a refused token's 401 is personal too). */
@@ -22,3 +22,11 @@ export function registerCacheControl(app: FastifyInstance): void {
 
 /** A shared report: any cache may keep it for its reader, and must ask again (ETag) before each use. */
 export const REVALIDATE_EACH_TIME = 'private, max-age=0, must-revalidate';
+
+/** The Vary header of an answer that depends on Accept (page or JSON), keeping what CORS put there. */
+export function varyOnAccept(reply: FastifyReply): string {
+  const vary = reply.getHeader('vary');
+  const present = (Array.isArray(vary) ? vary.join(', ') : String(vary ?? '')).trim();
+  if (/(^|,)\s*accept\s*(,|$)/i.test(present)) return present;
+  return present ? `${present}, Accept` : 'Accept';
+}

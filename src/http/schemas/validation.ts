@@ -1,10 +1,11 @@
 import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { UUID_PATTERN } from '../lib/ids.js';
-import { hasControl, hasLoneSurrogate, hasNul } from '../lib/text.js';
-import { badRequest, malformedRequest, MAX_PROBLEMS } from '../errors/catalogue.js';
-import { escapePointer, FINITE, MULTI_LINE, NO_NUL, SINGLE_LINE, WELL_FORMED } from './violations.js';
+import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
+import { normalizeEmail } from '../../lib/email.js';
+import { UUID_PATTERN } from '../../lib/ids.js';
+import { hasControl, hasLoneSurrogate, hasNul } from '../../lib/text.js';
+import { badRequest, malformedRequest, MAX_PROBLEMS } from '../../errors/catalogue.js';
+import { escapePointer, FINITE, MULTI_LINE, NO_NUL, SINGLE_LINE, WELL_FORMED } from '../errors/violations.js';
 
 const shared: Options = {
   allErrors: true,
@@ -292,4 +293,12 @@ function bounded(validate: ValidateFunction, limits: KeyLimits | undefined): Val
  */
 export const optionalBody = async (request: FastifyRequest): Promise<void> => {
   request.body ??= {};
+};
+
+/** Emails are trimmed and lower-cased before they are validated (DECISIONS.md section 3). */
+export const normalizeEmailField: preValidationAsyncHookHandler = async (request) => {
+  const body = request.body as { email?: unknown } | null | undefined;
+  if (body && typeof body === 'object' && typeof body.email === 'string') {
+    body.email = normalizeEmail(body.email);
+  }
 };

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../../config.js';
 import { Sessions } from './session.js';
 
 const config = loadConfig({

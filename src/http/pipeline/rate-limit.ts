@@ -1,9 +1,9 @@
 import { isIPv6 } from 'node:net';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import type { Config } from '../config.js';
-import { normalizeEmail } from '../lib/email.js';
-import { AppError } from '../errors/catalogue.js';
+import type { Config } from '../../config.js';
+import { normalizeEmail } from '../../lib/email.js';
+import { AppError } from '../../errors/catalogue.js';
 import type { RedisLink } from './redis-link.js';
 
 /** Which counter a route spends: the general one, the public one (forms, shared reports) or none (health). */

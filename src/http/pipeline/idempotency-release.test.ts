@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Db } from '../db/client.js';
+import type { Db } from '../../db/client.js';
 import type { Session } from './access.js';
 import { registerIdempotency, RELEASE_RETRY_MS, type IdempotencyKeys } from './idempotency.js';
 

@@ -12,7 +12,7 @@ export const Uuid = (description?: string) => Type.String({ format: 'uuid', desc
 export const Timestamp = (options: { description?: string } = {}) =>
   Type.Unsafe<Date | string>({ type: 'string', format: 'date-time', ...options });
 /**
- * Request text is one line unless its schema says `multiline: true` (src/http/validation.ts): one line
+ * Request text is one line unless its schema says `multiline: true` (src/http/schemas/validation.ts): one line
  * has no control character, several keep tabs and line breaks. One line is the default; saying it
  * publishes its pattern in the OpenAPI document.
  */
@@ -53,7 +53,7 @@ export const MessageBody = Type.Object({ message: Type.String() }, { title: 'Mes
 
 /**
  * An answer no serializer reads (a file, a CSV export, a redirect), declared in a route's
- * `schema.answers` for the OpenAPI document only (src/http/openapi.ts).
+ * `schema.answers` for the OpenAPI document only (src/http/documentation/openapi.ts).
  */
 export interface DocumentedAnswer {
   description: string;

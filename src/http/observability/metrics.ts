@@ -3,9 +3,9 @@ import { statfs } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { PoolStats } from '../db/client.js';
-import type { QueueDepth } from '../db/queue-depth.js';
-import { tokenRefused, unauthorized } from '../errors/catalogue.js';
+import type { PoolStats } from '../../db/client.js';
+import type { QueueDepth } from '../../db/queue-depth.js';
+import { tokenRefused, unauthorized } from '../../errors/catalogue.js';
 
 /** The read replica as its router sees it: lag (null: unknown), whether it is read, fallbacks by reason. */
 export interface ReplicaStatus {

@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Db } from '../db/client.js';
-import { UUID_PATTERN, uuidV7Time } from '../lib/ids.js';
-import type { OrgRole } from './roles.js';
-import { badRequest, forbidden, tokenRefused, unauthorized } from '../errors/catalogue.js';
+import type { Db } from '../../db/client.js';
+import { UUID_PATTERN, uuidV7Time } from '../../lib/ids.js';
+import { badRequest, forbidden, tokenRefused, unauthorized } from '../../errors/catalogue.js';
 import type { RateLimitBucket } from './rate-limit.js';
-import type { SessionClaims, Sessions } from './session.js';
+import { ORG_ROLES, type OrgRole, type SessionClaims, type Sessions } from './session.js';
 
 /**
  * What a route allows, declared in its config. `public`: anyone (a session is read when present, but a
@@ -14,7 +13,10 @@ import type { SessionClaims, Sessions } from './session.js';
  */
 export type Access = 'public' | 'signed-in' | { roles: readonly OrgRole[]; orSelf?: string };
 
-export const ALL_ROLES: readonly OrgRole[] = ['org_admin', 'me_officer', 'reporter', 'viewer'];
+// The roles are the access model's words; they are written where the session that carries one is.
+export { ORG_ROLES, type OrgRole } from './session.js';
+
+export const ALL_ROLES: readonly OrgRole[] = ORG_ROLES;
 export const ADMINS: readonly OrgRole[] = ['org_admin'];
 export const MANAGERS: readonly OrgRole[] = ['org_admin', 'me_officer'];
 export const CONTRIBUTORS: readonly OrgRole[] = ['org_admin', 'me_officer', 'reporter'];

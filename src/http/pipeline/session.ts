@@ -1,8 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createSigner, createVerifier } from 'fast-jwt';
-import type { Config } from '../config.js';
-import { newId } from '../lib/ids.js';
-import type { OrgRole } from './roles.js';
+import type { Config } from '../../config.js';
+import { newId } from '../../lib/ids.js';
+
+/** The roles of a member in an organization (SPEC.md): the access model (access.ts) is written in these words. */
+export const ORG_ROLES = ['org_admin', 'me_officer', 'reporter', 'viewer'] as const;
+export type OrgRole = (typeof ORG_ROLES)[number];
 
 export interface SessionClaims {
   sub: string;

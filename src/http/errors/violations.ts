@@ -4,8 +4,8 @@ import {
   MAX_PROBLEMS,
   moreProblems,
   type RequestPart,
-} from '../errors/catalogue.js';
-import { CONTROL_PROBLEM } from '../lib/text.js';
+} from '../../errors/catalogue.js';
+import { CONTROL_PROBLEM } from '../../lib/text.js';
 
 /** Keywords every request string and number gets (validation.ts); their messages are below. */
 export const NO_NUL = 'noNul';

@@ -1,10 +1,10 @@
 import { STATUS_CODES } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import type { RouteOptions } from 'fastify';
-import { TEXT_PATTERNS } from '../lib/text.js';
-import { conditionalTargetOf } from './conditional.js';
-import { takesIdempotencyKey } from './idempotency.js';
-import { optionalBody } from './validation.js';
+import { TEXT_PATTERNS } from '../../lib/text.js';
+import { conditionalTargetOf } from '../pipeline/conditional.js';
+import { takesIdempotencyKey } from '../pipeline/idempotency.js';
+import { optionalBody } from '../schemas/validation.js';
 
 /**
  * The pass over the finished OpenAPI document that makes it what client generators need: named
@@ -206,7 +206,7 @@ function describeOperation(operation: Operation, route: RouteOptions, method: st
   const schema = route.schema ?? {};
   const responses = operation.responses;
   const idempotent = takesIdempotencyKey(route.config);
-  // Every JSON answer to a GET carries an ETag, lists included (src/http/conditional.ts); files do not.
+  // Every JSON answer to a GET carries an ETag, lists included (src/http/pipeline/conditional.ts); files do not.
   const tagged = method === 'GET' && jsonSchemaOf(responses['200']) !== undefined;
   const target = conditionalTargetOf(route.config);
   const parameters = operation.parameters ?? [];
@@ -286,7 +286,7 @@ function mapTree(node: unknown, visit: (object: Json) => Json): unknown {
 }
 
 /**
- * Validation's own keywords (src/http/validation.ts) as standard JSON Schema: `notBlank` as the pattern it
+ * Validation's own keywords (src/http/schemas/validation.ts) as standard JSON Schema: `notBlank` as the pattern it
  * amounts to, a character that is not white space; `singleLine` and `multiline` as the patterns of the
  * control characters they refuse (with `notBlank`, one pattern says both).
  */

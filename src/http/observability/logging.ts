@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import pino, { type LogFn, type Logger, type LoggerOptions } from 'pino';
-import type { Config } from '../config.js';
+import type { Config } from '../../config.js';
 
 /** Longer URLs are logged cut: enough to tell requests apart, too little to fill the log. */
 export const MAX_LOGGED_URL = 2048;

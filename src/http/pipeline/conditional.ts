@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, RouteOptions } from 'fastify';
 import { etagOf, ifMatchHolds, ifNoneMatchHits, isEntityTagList } from './entity-tags.js';
-import { AppError, preconditionFailed } from '../errors/catalogue.js';
+import { AppError, preconditionFailed } from '../../errors/catalogue.js';
 import { KeyedLocks, SharedLocks } from './keyed-locks.js';
 import type { RedisLink } from './redis-link.js';
-import { shapeOf } from './route-shapes.js';
+import { shapeOf } from './location.js';
 
 /**
  * The resource a write changes, for `If-Match` and the write's lock: the URL of its GET route, whose

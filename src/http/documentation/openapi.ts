@@ -2,9 +2,9 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
-import { ErrorBody } from './errors.js';
+import { ErrorBody } from '../errors/replies.js';
 import { STANDARD_ERRORS, TAGS, forClients, openApiPath, type OpenApiDocument } from './openapi-document.js';
-import type { DocumentedAnswer } from './schemas.js';
+import type { DocumentedAnswer } from '../schemas/schemas.js';
 
 declare module 'fastify' {
   interface FastifySchema {

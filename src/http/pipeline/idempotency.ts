@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { stringify } from 'safe-stable-stringify';
-import type { Db } from '../db/client.js';
+import type { Db } from '../../db/client.js';
 import { sessionOf } from './access.js';
-import { withCommitMark, type CommitMark } from '../db/commit-marks.js';
+import { withCommitMark, type CommitMark } from '../../db/commit-marks.js';
 import {
   badRequest,
   conflict,
   forbidden,
   idempotencyConflict,
   idempotencyInProgress,
-} from '../errors/catalogue.js';
+} from '../../errors/catalogue.js';
 
 /**
  * Whether a POST takes an `Idempotency-Key`, and whose answers the key keeps, declared in the route's

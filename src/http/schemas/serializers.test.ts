@@ -82,7 +82,7 @@ describe('serializable', () => {
   });
 
   it('keeps null values valid inside a real union, which fast-json-stringify checks with Ajv', () => {
-    // A list answers either a bare array or a page envelope (src/http/pagination.ts).
+    // A list answers either a bare array or a page envelope (src/http/schemas/pagination.ts).
     const List = Type.Union([
       Type.Array(Project),
       Type.Object({ items: Type.Array(Project), total: Type.Integer() }),

@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import { shapeOf } from './route-shapes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -85,3 +84,9 @@ export function registerLocations(app: FastifyInstance, baseUrl: string): void {
     return payload;
   });
 }
+
+/**
+ * A route's shape, its parameter names left out (`/things/:/parts/:`): two routes of one shape name the
+ * same resource, whatever they call their ids (`/things/:thingId` and `/things/:id`).
+ */
+export const shapeOf = (url: string) => url.replace(/:[^/]+/g, ':');
