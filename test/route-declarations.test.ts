@@ -3,12 +3,13 @@
  * the GET an `If-Match` is checked against, and whether a POST takes an `Idempotency-Key`. These sweeps
  * walk the route table, as the access sweep does, and fail when a route leaves one out.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RouteEntry } from '../src/app.js';
 import { registerConditionalRequests } from '../src/http/pipeline/conditional.js';
-import { registerLocations } from '../src/http/pipeline/location.js';
-import { shapeOf } from '../src/http/pipeline/location.js';
+import { registerLocations, shapeOf } from '../src/http/pipeline/location.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 
 let t: TestApp;
@@ -112,4 +113,20 @@ it('stops the app at start-up when a declaration names no GET route, or one its 
   expect(await declared({ conditional: '/things' })).toMatch(/conditional \/things is no GET route/);
   expect(await declared({ conditional: '/others/:id' })).toMatch(/is not the start of the route's own path/);
   expect(await declared({ conditional: { none: ' ' } })).toMatch(/gives no reason/);
+});
+
+it('leaves no module URL in src/http: the routes declare what the hooks need', () => {
+  const http = path.resolve(import.meta.dirname, '../src/http');
+  const sources = readdirSync(http, { recursive: true, encoding: 'utf8' }).filter(
+    (file) => file.endsWith('.ts') && !file.endsWith('.test.ts'),
+  );
+  expect(sources.length).toBeGreaterThan(10);
+  const named = sources.flatMap((file) =>
+    readFileSync(path.join(http, file), 'utf8')
+      .split('\n')
+      .flatMap((line, i) =>
+        /\/(orgs|auth|forms|invitations|reports)\//.test(line) ? [`${file}:${i + 1}`] : [],
+      ),
+  );
+  expect(named).toEqual([]);
 });
