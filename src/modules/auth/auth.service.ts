@@ -31,6 +31,7 @@ import {
   setRemindersEnabled,
   type UserRow,
 } from './auth.repo.js';
+import { passwordResetEmail, verificationEmail } from './auth.emails.js';
 import { LoginThrottle } from './login-throttle.js';
 import { hashPassword, passwordMatches } from './passwords.js';
 
@@ -112,14 +113,10 @@ export class AuthService {
       tokenHash: hash,
       expiresAt: new Date(Date.now() + VERIFICATION_TTL_DAYS * 86_400_000),
     });
-    await queueEmail(tx, {
-      recipient: user.email,
-      subject: 'Confirm your email address',
-      body:
-        `Hello ${user.firstName},\n\nTo confirm that this email address is yours, open this link ` +
-        `within ${VERIFICATION_TTL_DAYS} days:\n\n${this.config.appUrl}/verify-email?token=${token}\n\n` +
-        `The link works once. If you did not create an account, ignore this email.\n`,
-    });
+    await queueEmail(
+      tx,
+      verificationEmail(user, { appUrl: this.config.appUrl, token, days: VERIFICATION_TTL_DAYS }),
+    );
   }
 
   async login(input: { email: string; password: string }) {
@@ -191,7 +188,6 @@ export class AuthService {
     const user = await findUserByEmail(this.db, normalizeEmail(rawEmail));
     if (!user) return;
     const { token, hash } = newSecretToken();
-    const link = `${this.config.appUrl}/reset-password?token=${token}`;
     const minutes = Math.round(this.config.resetTokenTtlSeconds / 60);
     await transaction(this.db, async (tx) => {
       await insertPasswordReset(tx, {
@@ -199,14 +195,7 @@ export class AuthService {
         tokenHash: hash,
         expiresAt: new Date(Date.now() + this.config.resetTokenTtlSeconds * 1000),
       });
-      await queueEmail(tx, {
-        recipient: user.email,
-        subject: 'Reset your password',
-        body:
-          `Hello ${user.firstName},\n\nSomeone asked to reset the password of your account. ` +
-          `To choose a new password, open this link within ${minutes} minutes:\n\n${link}\n\n` +
-          `The link works once. If you did not ask for it, ignore this email.\n`,
-      });
+      await queueEmail(tx, passwordResetEmail(user, { appUrl: this.config.appUrl, token, minutes }));
     });
     this.mailQueued();
   }

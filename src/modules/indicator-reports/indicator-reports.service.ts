@@ -35,6 +35,7 @@ import {
 import { INDICATOR_REPORT_STATUSES } from './indicator-reports.tables.js';
 import { breakdownsFor, tally } from './prefill.js';
 import { clean, reportValues, same } from './report-values.js';
+import { reportReturnedEmail, type ReportNames } from './indicator-reports.emails.js';
 import { readHistory, recordHistory, type PersonalAmounts } from './report-history.js';
 import { checkEditable, checkMove, EDITABLE, movableTo } from './report-workflow.js';
 
@@ -394,22 +395,22 @@ export class IndicatorReportService {
     if (action !== 'rejected' || !report.submittedBy) return false;
     const submitter = await findUserName(tx, report.submittedBy);
     if (!submitter) return false;
-    await queueEmail(tx, {
-      recipient: submitter.email,
-      subject: `Indicator report returned: ${context.indicatorName}, ${context.periodLabel}`,
-      body:
-        `Hello ${submitter.firstName},\n\n` +
-        `${actor} returned your report on ${context.indicatorName} (${context.indicatorCode}) ` +
-        `for ${context.projectName}, reporting period ${context.periodLabel}, with this comment:\n\n` +
-        `${report.comment ?? ''}\n\n` +
-        `Edit the report and submit it again:\n` +
-        `${this.config.appUrl}/projects/${report.projectId}/indicator-reports/${report.id}\n`,
-    });
+    await queueEmail(
+      tx,
+      reportReturnedEmail({
+        submitter,
+        reviewerName: actor,
+        names: context,
+        comment: report.comment,
+        appUrl: this.config.appUrl,
+        report,
+      }),
+    );
     return true;
   }
 
   /** Names for feed entries and emails, each read from the module that owns it. */
-  private async context(tx: Db, report: IndicatorReportRow) {
+  private async context(tx: Db, report: IndicatorReportRow): Promise<ReportNames> {
     const indicator = await findIndicator(tx, report.orgId, report.indicatorId);
     const project = await findProject(tx, report.orgId, report.projectId);
     const period = await findPeriod(tx, report.orgId, report.reportingPeriodId);
