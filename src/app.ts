@@ -35,7 +35,7 @@ import { connectRedis } from './http/redis-link.js';
 import { Sessions } from './http/session.js';
 import { registerValidation } from './http/validation.js';
 import { activityRoutes, participantRoutes } from './modules/activities/index.js';
-import { authRoutes, idpRoutes, hashingLoad } from './modules/auth/index.js';
+import { authRoutes, idpRoutes, PasswordHasher } from './modules/auth/index.js';
 import { budgetLineRoutes } from './modules/budget/index.js';
 import { donorRoutes } from './modules/donors/index.js';
 import { attachmentRoutes, attachmentBytes, storageKeysUnder } from './modules/files/index.js';
@@ -252,6 +252,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     const state = replica.state();
     return state.configured ? state : null;
   };
+  // One per process: bcrypt's threads are the process's (its load is a metric, its hashes the auth routes').
+  const passwords = new PasswordHasher(config);
   // Before any route (plugins add some too), so that its onResponse hook counts every one.
   registerMetrics(app, {
     token: config.metricsToken,
@@ -260,7 +262,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       replica: replicaState,
       outbox: () => outboxDepth(database.db),
       webhookDeliveries: () => webhookDeliveryDepth(database.db),
-      hashing: hashingLoad,
+      hashing: () => passwords.load(),
       ...(redis ? { redis: () => redis.check() } : {}),
       dataDir: config.dataDir,
     },
@@ -335,7 +337,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     redisUp: redis ? () => redis.check() : null,
   });
   for (const routes of [
-    authRoutes,
+    withOptions(authRoutes, { passwords }),
     idpRoutes,
     organizationRoutes,
     memberRoutes,

@@ -39,6 +39,11 @@ export interface Config {
   readonly auditRetentionSeconds: number;
   readonly jwtExpirySeconds: number;
   readonly bcryptCost: number;
+  /**
+   * UV_THREADPOOL_SIZE: the threads of libuv's pool (bcrypt, file reads, DNS), which Node reads itself;
+   * password hashing leaves one of them free.
+   */
+  readonly threadPoolSize: number;
   readonly resetTokenTtlSeconds: number;
   readonly smtpUrl: string | null;
   readonly mailFrom: string;
@@ -302,6 +307,8 @@ export function loadConfig(env: Env = process.env): Config {
     auditRetentionSeconds: auditRetention(),
     jwtExpirySeconds: duration('JWT_EXPIRY', '7d'),
     bcryptCost: integer('BCRYPT_COST', 12, 4, 31),
+    // libuv's own bounds: it takes 1 to 1024 threads.
+    threadPoolSize: integer('UV_THREADPOOL_SIZE', 4, 1, 1024),
     resetTokenTtlSeconds: duration('RESET_TOKEN_TTL', '1h'),
     smtpUrl: connection('SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: text('MAIL_FROM') ?? 'MEL <no-reply@localhost>',
