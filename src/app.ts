@@ -35,7 +35,7 @@ import { connectRedis } from './http/pipeline/redis-link.js';
 import { Sessions } from './http/pipeline/session.js';
 import { registerValidation } from './http/schemas/validation.js';
 import { activityRoutes, participantRoutes } from './modules/activities/index.js';
-import { authRoutes, idpRoutes, hashingLoad } from './modules/auth/index.js';
+import { authRoutes, idpRoutes, PasswordHasher } from './modules/auth/index.js';
 import { budgetLineRoutes } from './modules/budget/index.js';
 import { donorRoutes } from './modules/donors/index.js';
 import { attachmentRoutes, attachmentBytes, storageKeysUnder } from './modules/files/index.js';
@@ -250,7 +250,10 @@ async function openData(config: Config, options: AppOptions) {
 
 type Parts = Awaited<ReturnType<typeof openParts>>;
 
-/** What the pipeline, the modules and the jobs share: Redis, sessions, mail, the clock, the jobs, the replica. */
+/**
+ * What the pipeline, the modules and the jobs share: Redis, sessions, the password hasher, mail, the clock,
+ * the jobs, the replica.
+ */
 async function openParts(
   app: FastifyInstance,
   config: Config,
@@ -275,7 +278,9 @@ async function openParts(
   );
   // Opens nothing until replica.start() in buildApp, once closing the app would close it too.
   const replica = createReadRouting(database.db, config, { log: app.log, ...options.replica });
-  return { redis, sessions: new Sessions(config), mail, clock, jobs, replica };
+  // One per process: bcrypt's threads are the process's (its load is a metric, its hashes the auth routes').
+  const passwords = new PasswordHasher(config);
+  return { redis, sessions: new Sessions(config), passwords, mail, clock, jobs, replica };
 }
 
 /** The app's decorations, and every route recorded with its declarations as it is added. */
@@ -332,7 +337,7 @@ async function registerPlumbing(app: FastifyInstance, config: Config, database: 
       replica: replicaState,
       outbox: () => outboxDepth(database.db),
       webhookDeliveries: () => webhookDeliveryDepth(database.db),
-      hashing: hashingLoad,
+      hashing: () => parts.passwords.load(),
       ...(redis ? { redis: () => redis.check() } : {}),
       dataDir: config.dataDir,
     },
@@ -400,7 +405,7 @@ async function registerPipeline(
 async function registerModules(
   app: FastifyInstance,
   database: Database,
-  { redis, replica }: Parts,
+  { redis, replica, passwords }: Parts,
   context: AppContext,
 ): Promise<void> {
   // Read-your-writes: after a caller's change succeeds, their routed reads stay on the primary a while.
@@ -414,7 +419,7 @@ async function registerModules(
     redisUp: redis ? () => redis.check() : null,
   });
   for (const routes of [
-    authRoutes,
+    withOptions(authRoutes, { passwords }),
     idpRoutes,
     organizationRoutes,
     memberRoutes,

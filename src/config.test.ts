@@ -51,6 +51,7 @@ describe('defaults', () => {
       auditRetentionSeconds: 730 * 86_400,
       jwtExpirySeconds: 604_800,
       bcryptCost: 12,
+      threadPoolSize: 4,
       resetTokenTtlSeconds: 3600,
       smtpUrl: null,
       mailFrom: expect.any(String),
@@ -180,6 +181,7 @@ describe('defaults', () => {
       ORG_FILES_QUOTA: '2147483648',
       TRUST_PROXY: '10.0.0.1, 10.0.0.2',
       BCRYPT_COST: '10',
+      UV_THREADPOOL_SIZE: '8',
       RESET_TOKEN_TTL: '30m',
       LOG_LEVEL: 'warn',
       REQUEST_TIMEOUT: '45s',
@@ -198,6 +200,7 @@ describe('defaults', () => {
       fileQuotas: { formBytes: 500 * 2 ** 20, orgBytes: 2 ** 31 },
       trustProxy: ['10.0.0.1', '10.0.0.2'],
       bcryptCost: 10,
+      threadPoolSize: 8,
       resetTokenTtlSeconds: 1800,
       logLevel: 'warn',
       jwtSecret: SECRET,
@@ -303,6 +306,9 @@ describe('bad values', () => {
     ['PORT', '70000'],
     ['BCRYPT_COST', '2'],
     ['BCRYPT_COST', '12.5'],
+    ['UV_THREADPOOL_SIZE', '0'],
+    ['UV_THREADPOOL_SIZE', '1025'],
+    ['UV_THREADPOOL_SIZE', 'many'],
     ['JWT_EXPIRY', 'soon'],
     ['JWT_EXPIRY', '0'],
     ['RESET_TOKEN_TTL', '1 week'],
@@ -340,6 +346,12 @@ describe('bad values', () => {
   ])('%s=%s stops start-up with a message naming the variable', (name, value) => {
     const error = errorOf({ JWT_SECRET: SECRET, [name]: value });
     expect(error.message).toContain(name);
+  });
+
+  it('keeps UV_THREADPOOL_SIZE within what libuv takes', () => {
+    expect(errorOf({ JWT_SECRET: SECRET, UV_THREADPOOL_SIZE: '0' }).message).toContain(
+      'UV_THREADPOOL_SIZE must be a whole number from 1 to 1024 (got "0")',
+    );
   });
 
   it('says what a size looks like', () => {

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseByteSize } from './lib/byte-size.js';
-import { parseDuration, parseDurationMs } from './lib/duration.js';
+import { EnvReader, type Env } from './lib/env-reader.js';
 import { SealedValueError, sealingKey, type Keyring } from './lib/sealed-values.js';
 
 export interface Config {
@@ -39,6 +38,11 @@ export interface Config {
   readonly auditRetentionSeconds: number;
   readonly jwtExpirySeconds: number;
   readonly bcryptCost: number;
+  /**
+   * UV_THREADPOOL_SIZE: the threads of libuv's pool (bcrypt, file reads, DNS), which Node reads itself;
+   * password hashing leaves one of them free.
+   */
+  readonly threadPoolSize: number;
   readonly resetTokenTtlSeconds: number;
   readonly smtpUrl: string | null;
   readonly mailFrom: string;
@@ -87,269 +91,200 @@ export class ConfigError extends Error {}
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 const secureOrLoopback = (url: URL) => url.protocol === 'https:' || LOOPBACK.has(url.hostname);
 
-type Env = Record<string, string | undefined>;
-
-const ONE_DAY = { ms: 86_400_000, text: '1d' };
-
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const POSTGRES = ['postgres:', 'postgresql:'];
+const DAY = 86_400;
+
+type Setting<T> = (read: EnvReader) => T;
+
+/**
+ * The settings read on their own: each line a variable, its parser and its default (the README's
+ * configuration table), in the order their problems are listed. Those read against other settings
+ * (addresses, secrets, external sign-in, request limits) are the functions after it.
+ */
+const SETTINGS = {
+  databaseUrl: (read) => read.connection('DATABASE_URL', POSTGRES),
+  databaseReplicaUrl: replicaUrl,
+  replicaMaxLagSeconds: (read) => read.limit('REPLICA_MAX_LAG', '5s', 3600),
+  databaseTimeouts,
+  // A scrape token is a credential: short ones are guessed.
+  metricsToken: (read) => read.secret('METRICS_TOKEN', 16),
+  auditRetentionSeconds: auditRetention,
+  jwtExpirySeconds: (read) => read.duration('JWT_EXPIRY', '7d'),
+  bcryptCost: (read) => read.integer('BCRYPT_COST', 12, 4, 31),
+  // libuv's own bounds: it takes 1 to 1024 threads.
+  threadPoolSize: (read) => read.integer('UV_THREADPOOL_SIZE', 4, 1, 1024),
+  resetTokenTtlSeconds: (read) => read.duration('RESET_TOKEN_TTL', '1h'),
+  smtpUrl: (read) => read.connection('SMTP_URL', ['smtp:', 'smtps:']),
+  mailFrom: (read) => read.text('MAIL_FROM') ?? 'MEL <no-reply@localhost>',
+  redisUrl: (read) => read.connection('REDIS_URL', ['redis:', 'rediss:']),
+  // A rate-limit count takes about a millisecond; a Redis that has not answered in 250 ms is hung or
+  // gone, and every limited request would wait as long (a bare number is seconds: at most 10 s).
+  redisCommandTimeoutMs: (read) =>
+    read.milliseconds('REDIS_COMMAND_TIMEOUT', '250ms', { ms: 10_000, text: '10s' }),
+  rateLimit: (read) => ({
+    max: read.integer('RATE_LIMIT_MAX', 100, 1, 1_000_000),
+    windowSeconds: read.duration('RATE_LIMIT_WINDOW', '60s'),
+    publicMax: read.integer('PUBLIC_RATE_LIMIT_MAX', 300, 1, 1_000_000),
+    // A tenth of the public bucket: multipart bodies (up to 10 MiB per file field) are what fill the disk.
+    publicUploadMax: read.integer('PUBLIC_UPLOAD_RATE_LIMIT_MAX', 30, 1, 1_000_000),
+    authMax: read.integer('AUTH_RATE_LIMIT_MAX', 10, 1, 1_000_000),
+  }),
+  fileQuotas: (read) => ({
+    formBytes: read.byteSize('FORM_FILES_QUOTA', '1GiB'),
+    orgBytes: read.byteSize('ORG_FILES_QUOTA', '10GiB'),
+  }),
+  webhookAllowPrivate: (read) => read.flag('WEBHOOK_ALLOW_PRIVATE'),
+} satisfies { [K in keyof Config]?: Setting<Config[K]> };
+
+type Read<T> = { [K in keyof T]: T[K] extends Setting<infer V> ? V : never };
+
+/** Reads every setting of a table, in its order. */
+const readAll = <T extends Record<string, Setting<unknown>>>(table: T, read: EnvReader): Read<T> =>
+  Object.fromEntries(Object.entries(table).map(([key, setting]) => [key, setting(read)])) as Read<T>;
 
 /** Reads and validates every variable at once, so one start-up names every bad value. */
 export function loadConfig(env: Env = process.env): Config {
-  const problems: string[] = [];
-  const text = (name: string): string | undefined => {
-    const value = env[name]?.trim();
-    return value ? value : undefined;
-  };
-  const integer = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = text(name);
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (!/^\d+$/.test(raw) || value < min || value > max) {
-      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
-      return fallback;
-    }
-    return value;
-  };
-  const duration = (name: string, fallback: string): number => {
-    const raw = text(name) ?? fallback;
-    const seconds = parseDuration(raw);
-    if (seconds === null) {
-      problems.push(`${name} must be a duration such as 3600, 30m, 12h or 7d (got "${raw}")`);
-      return 1;
-    }
-    return seconds;
-  };
-  const byteSize = (name: string, fallback: string): number => {
-    const raw = text(name) ?? fallback;
-    const bytes = parseByteSize(raw);
-    if (bytes !== null) return bytes;
-    problems.push(`${name} must be a size such as 1073741824, 500MiB or 10GiB (got "${raw}")`);
-    return 1;
-  };
-  const limit = (name: string, fallback: string, maxSeconds: number): number => {
-    const seconds = duration(name, fallback);
-    if (seconds <= maxSeconds) return seconds;
-    problems.push(`${name} must be at most ${maxSeconds} seconds (got "${text(name)}")`);
-    return maxSeconds;
-  };
-  // PostgreSQL takes up to about 24 days; a day is already far past any statement a request should wait for.
-  const milliseconds = (
-    name: string,
-    fallback: string,
-    max: { ms: number; text: string } = ONE_DAY,
-  ): number => {
-    const raw = text(name) ?? fallback;
-    const ms = parseDurationMs(raw);
-    if (ms === null || ms > max.ms) {
-      problems.push(
-        `${name} must be a duration from 1ms to ${max.text}, such as 500ms, 10s or 5min (got "${raw}")`,
-      );
-      return parseDurationMs(fallback)!;
-    }
-    return ms;
-  };
-  const flag = (name: string): boolean => {
-    const raw = text(name);
-    if (raw === undefined || raw === 'false') return false;
-    if (raw === 'true') return true;
-    problems.push(`${name} must be true or false (got "${raw}")`);
-    return false;
-  };
-  const url = (name: string, fallback: string | undefined): string | undefined => {
-    const raw = text(name) ?? fallback;
-    if (raw === undefined) return undefined;
-    try {
-      const parsed = new URL(raw);
-      if (!['http:', 'https:'].includes(parsed.protocol)) throw new Error('protocol');
-      return raw.replace(/\/+$/, '');
-    } catch {
-      problems.push(`${name} must be an http(s) URL (got "${raw}")`);
-      return fallback;
-    }
-  };
-  const connection = (name: string, protocols: string[]): string | null => {
-    const raw = text(name);
-    if (raw === undefined) return null;
-    try {
-      if (!protocols.includes(new URL(raw).protocol)) throw new Error('protocol');
-    } catch {
-      problems.push(`${name} must be a ${protocols.map((p) => p.replace(':', '://')).join(' or ')} URL`);
-    }
-    return raw;
-  };
+  const read = new EnvReader(env);
+  const mode = read.text('NODE_ENV') ?? 'development';
+  const addresses = addressesOf(read);
+  const dataDir = path.resolve(read.text('DATA_DIR') ?? './data');
+  const logLevel = read.text('LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) read.refuse(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const jwtSecret = read.secret('JWT_SECRET', 32);
+  if (jwtSecret === null && mode === 'production')
+    read.refuse('JWT_SECRET is required when NODE_ENV=production');
+  const piiKeys = piiKeysOf(read, mode);
+  const oidc = oidcOf(read);
+  const timeouts = timeoutsOf(read);
+  const settings = readAll(SETTINGS, read);
 
-  const env_ = text('NODE_ENV') ?? 'development';
-  const port = integer('PORT', 3000, 0, 65535);
-  const host = text('HOST') ?? '0.0.0.0';
-  const baseUrl = url('BASE_URL', `http://localhost:${port}`) ?? `http://localhost:${port}`;
-  const appUrl = url('APP_URL', baseUrl) ?? baseUrl;
-  const frontendUrl = url('FRONTEND_URL', appUrl) ?? appUrl;
-  const dataDir = path.resolve(text('DATA_DIR') ?? './data');
+  if (read.problems.length > 0)
+    throw new ConfigError(`Invalid configuration:\n- ${read.problems.join('\n- ')}`);
+  const trustProxy = read.text('TRUST_PROXY') ?? 'false';
+  return Object.freeze({
+    env: mode,
+    ...addresses,
+    host: read.text('HOST') ?? '0.0.0.0',
+    dataDir,
+    logLevel,
+    trustProxy: trustProxy === 'false' ? false : trustProxy === 'true' ? true : list(trustProxy),
+    corsOrigins: list(read.text('CORS_ORIGINS') ?? addresses.appUrl).map((o) => o.replace(/\/+$/, '')),
+    oidc,
+    timeouts,
+    ...settings,
+    jwtSecret:
+      jwtSecret ?? developmentSecret(dataDir, 'jwt-secret', () => randomBytes(48).toString('base64url')),
+    piiKeyring: {
+      current: piiKeys.current ?? developmentKey(dataDir),
+      ...(piiKeys.previous ? { previous: piiKeys.previous } : {}),
+    },
+  });
+}
 
-  const logLevel = text('LOG_LEVEL') ?? 'info';
-  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+const list = (text: string) => text.split(',').map((item) => item.trim());
 
-  const trustProxyRaw = text('TRUST_PROXY') ?? 'false';
-  const trustProxy =
-    trustProxyRaw === 'false'
-      ? false
-      : trustProxyRaw === 'true'
-        ? true
-        : trustProxyRaw.split(',').map((p) => p.trim());
+/** PORT, and the URLs each defaulting to the one before: BASE_URL from PORT, APP_URL, FRONTEND_URL. */
+function addressesOf(read: EnvReader) {
+  const port = read.integer('PORT', 3000, 0, 65535);
+  const baseUrl = read.url('BASE_URL', `http://localhost:${port}`);
+  const appUrl = read.url('APP_URL', baseUrl);
+  return { port, baseUrl, appUrl, frontendUrl: read.url('FRONTEND_URL', appUrl) };
+}
 
-  let jwtSecret = text('JWT_SECRET');
-  if (jwtSecret !== undefined && jwtSecret.length < 32)
-    problems.push('JWT_SECRET must be at least 32 characters');
-  if (jwtSecret === undefined && env_ === 'production')
-    problems.push('JWT_SECRET is required when NODE_ENV=production');
-
-  // At least 30 days: a short retention would let the daily purge empty the record of processing.
-  const auditRetention = () => {
-    const known = problems.length;
-    const seconds = duration('AUDIT_RETENTION', '730d');
-    if (seconds >= 30 * 86_400 || problems.length > known) return seconds;
-    problems.push(`AUDIT_RETENTION must be at least 30 days (got "${text('AUDIT_RETENTION')}")`);
-    return 30 * 86_400;
-  };
-
-  const piiKeyText = text('PII_KEY');
-  if (piiKeyText === undefined && env_ === 'production')
-    problems.push(
-      'PII_KEY is required when NODE_ENV=production (32 bytes in base64: openssl rand -base64 32)',
-    );
+/** PII_KEY, required in production, and during a rotation PII_KEY_PREVIOUS, which must differ. */
+function piiKeysOf(read: EnvReader, mode: string) {
+  const currentText = read.text('PII_KEY');
+  if (currentText === undefined && mode === 'production')
+    read.refuse('PII_KEY is required when NODE_ENV=production (32 bytes in base64: openssl rand -base64 32)');
   const key = (name: string, value: string | undefined) => {
     if (value === undefined) return undefined;
     try {
       return sealingKey(value, name);
     } catch (err) {
       if (!(err instanceof SealedValueError)) throw err;
-      problems.push(err.message);
+      read.refuse(err.message);
       return undefined;
     }
   };
-  const piiKey = key('PII_KEY', piiKeyText);
-  const previousPiiKey = key('PII_KEY_PREVIOUS', text('PII_KEY_PREVIOUS'));
-  if (previousPiiKey && piiKeyText === undefined) problems.push('PII_KEY_PREVIOUS is set without PII_KEY');
-  if (previousPiiKey && piiKey && previousPiiKey.id === piiKey.id)
-    problems.push('PII_KEY_PREVIOUS must differ from PII_KEY');
+  const current = key('PII_KEY', currentText);
+  const previous = key('PII_KEY_PREVIOUS', read.text('PII_KEY_PREVIOUS'));
+  if (previous && currentText === undefined) read.refuse('PII_KEY_PREVIOUS is set without PII_KEY');
+  if (previous && current && previous.id === current.id)
+    read.refuse('PII_KEY_PREVIOUS must differ from PII_KEY');
+  return { current, previous };
+}
 
-  const oidcNames = ['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_REDIRECT_URI'] as const;
-  const oidcSet = oidcNames.filter((name) => text(name) !== undefined);
-  if (oidcSet.length > 0 && oidcSet.length < oidcNames.length) {
-    problems.push(
-      `${oidcNames.filter((n) => !oidcSet.includes(n)).join(', ')} must be set with ${oidcSet.join(', ')}`,
-    );
+/** External sign-in: all four OIDC variables or none. */
+function oidcOf(read: EnvReader): Config['oidc'] {
+  const names = ['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_REDIRECT_URI'] as const;
+  const set = names.filter((name) => read.text(name) !== undefined);
+  if (set.length > 0 && set.length < names.length) {
+    read.refuse(`${names.filter((n) => !set.includes(n)).join(', ')} must be set with ${set.join(', ')}`);
   }
   // The issuer is kept exactly as given: discovery compares it with the provider's own, trailing slash included.
-  const oidcIssuer = url('OIDC_ISSUER', undefined) && text('OIDC_ISSUER');
-  if (oidcIssuer && !secureOrLoopback(new URL(oidcIssuer))) {
-    problems.push(`OIDC_ISSUER must be an https URL; http only on localhost (got "${oidcIssuer}")`);
+  const issuer = read.url('OIDC_ISSUER', undefined) && read.text('OIDC_ISSUER');
+  if (issuer && !secureOrLoopback(new URL(issuer))) {
+    read.refuse(`OIDC_ISSUER must be an https URL; http only on localhost (got "${issuer}")`);
   }
   // Providers compare redirect URIs exactly: kept as written too.
-  const oidcRedirect = url('OIDC_REDIRECT_URI', undefined) && text('OIDC_REDIRECT_URI');
+  const redirectUri = read.url('OIDC_REDIRECT_URI', undefined) && read.text('OIDC_REDIRECT_URI');
+  if (set.length < names.length || !issuer || !redirectUri) return null;
+  return {
+    issuer,
+    clientId: read.text('OIDC_CLIENT_ID') ?? '',
+    clientSecret: read.text('OIDC_CLIENT_SECRET') ?? '',
+    redirectUri,
+  };
+}
 
+/** Limits on slow or idle clients. */
+function timeoutsOf(read: EnvReader): Config['timeouts'] {
   // 50 s: a slow body is cut within a minute (checked every 2.5 s), while a 10 MiB field upload at
   // 1.7 Mbit/s still arrives; a buffering proxy in front takes slow uploads off the service altogether.
-  const requestSeconds = limit('REQUEST_TIMEOUT', '50s', 3600);
+  const requestSeconds = read.limit('REQUEST_TIMEOUT', '50s', 3600);
   // Node ignores a request limit shorter than its headers limit (60 s unless set): never longer.
-  const headersSeconds = limit('HEADERS_TIMEOUT', `${Math.min(10, requestSeconds)}s`, 3600);
-  if (text('HEADERS_TIMEOUT') !== undefined && headersSeconds > requestSeconds) {
-    problems.push(
+  const headersSeconds = read.limit('HEADERS_TIMEOUT', `${Math.min(10, requestSeconds)}s`, 3600);
+  if (read.text('HEADERS_TIMEOUT') !== undefined && headersSeconds > requestSeconds) {
+    read.refuse(
       `HEADERS_TIMEOUT must not be longer than REQUEST_TIMEOUT (got ${headersSeconds} s and ${requestSeconds} s)`,
     );
   }
+  return {
+    requestSeconds,
+    headersSeconds,
+    // Longer than the idle timeout of the proxy in front (60 s for most), so that the proxy closes first.
+    keepAliveSeconds: read.limit('KEEP_ALIVE_TIMEOUT', '72s', 3600),
+    connectionSeconds: read.limit('CONNECTION_TIMEOUT', '120s', 3600),
+  };
+}
 
-  // A replica only makes sense beside a PostgreSQL primary: the embedded database has none.
-  const replicaUrl = () => {
-    const replica = connection('DATABASE_REPLICA_URL', ['postgres:', 'postgresql:']);
-    if (replica !== null && text('DATABASE_URL') === undefined)
-      problems.push('DATABASE_REPLICA_URL is set without DATABASE_URL');
-    return replica;
-  };
-  // Exports and the worker run the statements that read or purge in bulk: never a shorter limit than requests'.
-  const databaseTimeouts = () => {
-    const statementMs = milliseconds('DATABASE_STATEMENT_TIMEOUT', '10s');
-    const exportStatementMs = milliseconds('EXPORT_STATEMENT_TIMEOUT', '5min');
-    if (exportStatementMs < statementMs)
-      problems.push(
-        `EXPORT_STATEMENT_TIMEOUT must not be shorter than DATABASE_STATEMENT_TIMEOUT (got ${exportStatementMs} ms and ${statementMs} ms)`,
-      );
-    return { statementMs, lockMs: milliseconds('DATABASE_LOCK_TIMEOUT', '5s'), exportStatementMs };
-  };
-  // A scrape token is a credential: short ones are guessed.
-  const metricsToken = () => {
-    const token = text('METRICS_TOKEN');
-    if (token !== undefined && token.length < 16)
-      problems.push('METRICS_TOKEN must be at least 16 characters');
-    return token ?? null;
-  };
+/** A replica only makes sense beside a PostgreSQL primary: the embedded database has none. */
+function replicaUrl(read: EnvReader): string | null {
+  const replica = read.connection('DATABASE_REPLICA_URL', POSTGRES);
+  if (replica !== null && read.text('DATABASE_URL') === undefined)
+    read.refuse('DATABASE_REPLICA_URL is set without DATABASE_URL');
+  return replica;
+}
 
-  const config: Config = {
-    env: env_,
-    port,
-    host,
-    baseUrl,
-    appUrl,
-    frontendUrl,
-    databaseUrl: connection('DATABASE_URL', ['postgres:', 'postgresql:']),
-    databaseReplicaUrl: replicaUrl(),
-    replicaMaxLagSeconds: limit('REPLICA_MAX_LAG', '5s', 3600),
-    databaseTimeouts: databaseTimeouts(),
-    metricsToken: metricsToken(),
-    dataDir,
-    jwtSecret: '',
-    piiKeyring: { current: { id: '', secret: Buffer.alloc(0) } },
-    auditRetentionSeconds: auditRetention(),
-    jwtExpirySeconds: duration('JWT_EXPIRY', '7d'),
-    bcryptCost: integer('BCRYPT_COST', 12, 4, 31),
-    resetTokenTtlSeconds: duration('RESET_TOKEN_TTL', '1h'),
-    smtpUrl: connection('SMTP_URL', ['smtp:', 'smtps:']),
-    mailFrom: text('MAIL_FROM') ?? 'MEL <no-reply@localhost>',
-    redisUrl: connection('REDIS_URL', ['redis:', 'rediss:']),
-    // A rate-limit count takes about a millisecond; a Redis that has not answered in 250 ms is hung or
-    // gone, and every limited request would wait as long (a bare number is seconds: at most 10 s).
-    redisCommandTimeoutMs: milliseconds('REDIS_COMMAND_TIMEOUT', '250ms', { ms: 10_000, text: '10s' }),
-    rateLimit: {
-      max: integer('RATE_LIMIT_MAX', 100, 1, 1_000_000),
-      windowSeconds: duration('RATE_LIMIT_WINDOW', '60s'),
-      publicMax: integer('PUBLIC_RATE_LIMIT_MAX', 300, 1, 1_000_000),
-      // A tenth of the public bucket: multipart bodies (up to 10 MiB per file field) are what fill the disk.
-      publicUploadMax: integer('PUBLIC_UPLOAD_RATE_LIMIT_MAX', 30, 1, 1_000_000),
-      authMax: integer('AUTH_RATE_LIMIT_MAX', 10, 1, 1_000_000),
-    },
-    fileQuotas: {
-      formBytes: byteSize('FORM_FILES_QUOTA', '1GiB'),
-      orgBytes: byteSize('ORG_FILES_QUOTA', '10GiB'),
-    },
-    trustProxy,
-    corsOrigins: (text('CORS_ORIGINS') ?? appUrl).split(',').map((o) => o.trim().replace(/\/+$/, '')),
-    oidc:
-      oidcSet.length === oidcNames.length && oidcIssuer && oidcRedirect
-        ? {
-            issuer: oidcIssuer,
-            clientId: text('OIDC_CLIENT_ID') ?? '',
-            clientSecret: text('OIDC_CLIENT_SECRET') ?? '',
-            redirectUri: oidcRedirect,
-          }
-        : null,
-    logLevel,
-    webhookAllowPrivate: flag('WEBHOOK_ALLOW_PRIVATE'),
-    timeouts: {
-      requestSeconds,
-      headersSeconds,
-      // Longer than the idle timeout of the proxy in front (60 s for most), so that the proxy closes first.
-      keepAliveSeconds: limit('KEEP_ALIVE_TIMEOUT', '72s', 3600),
-      connectionSeconds: limit('CONNECTION_TIMEOUT', '120s', 3600),
-    },
-  };
+/** Exports and the worker run the statements that read or purge in bulk: never a shorter limit than requests'. */
+function databaseTimeouts(read: EnvReader): Config['databaseTimeouts'] {
+  const statementMs = read.milliseconds('DATABASE_STATEMENT_TIMEOUT', '10s');
+  const exportStatementMs = read.milliseconds('EXPORT_STATEMENT_TIMEOUT', '5min');
+  if (exportStatementMs < statementMs)
+    read.refuse(
+      `EXPORT_STATEMENT_TIMEOUT must not be shorter than DATABASE_STATEMENT_TIMEOUT (got ${exportStatementMs} ms and ${statementMs} ms)`,
+    );
+  return { statementMs, lockMs: read.milliseconds('DATABASE_LOCK_TIMEOUT', '5s'), exportStatementMs };
+}
 
-  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n- ${problems.join('\n- ')}`);
-  jwtSecret ??= developmentSecret(dataDir, 'jwt-secret', () => randomBytes(48).toString('base64url'));
-  const piiKeyring: Keyring = {
-    current: piiKey ?? developmentKey(dataDir),
-    ...(previousPiiKey ? { previous: previousPiiKey } : {}),
-  };
-  return Object.freeze({ ...config, jwtSecret, piiKeyring });
+/** At least 30 days: a short retention would let the daily purge empty the record of processing. */
+function auditRetention(read: EnvReader): number {
+  const known = read.problems.length;
+  const seconds = read.duration('AUDIT_RETENTION', '730d');
+  if (seconds >= 30 * DAY || read.problems.length > known) return seconds;
+  read.refuse(`AUDIT_RETENTION must be at least 30 days (got "${read.text('AUDIT_RETENTION')}")`);
+  return 30 * DAY;
 }
 
 /** The development PII key kept in DATA_DIR; a file damaged by hand or by a crash is named, not stacked. */

@@ -17,6 +17,7 @@ import {
   VerifyEmailBody,
 } from './auth.schemas.js';
 import { AuthService } from './auth.service.js';
+import type { PasswordHasher } from './passwords.js';
 
 const tags = ['Authentication'];
 /** Routes that hash a password: refused at once when too many hashes already wait (issue 20, finding 9). */
@@ -31,8 +32,19 @@ const SLOWED =
   'after the wait signs in and clears the count, as does a password reset. An unknown email is counted and ' +
   'slowed alike.';
 
-export const authRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
-  const auth = new AuthService(ctx.db, ctx.config, ctx.sessions, ctx.memberships, ctx.mailQueued);
+/** The account routes; `passwords` is the process's one hasher (made in `buildApp`, which reads its load). */
+export const authRoutes: FastifyPluginAsyncTypebox<AppContext & { passwords: PasswordHasher }> = async (
+  app,
+  ctx,
+) => {
+  const auth = new AuthService(
+    ctx.db,
+    ctx.config,
+    ctx.sessions,
+    ctx.memberships,
+    ctx.mailQueued,
+    ctx.passwords,
+  );
   const limited = { preValidation: normalizeEmailField, preHandler: ctx.authLimit };
 
   app.post(

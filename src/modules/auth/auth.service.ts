@@ -31,8 +31,9 @@ import {
   setRemindersEnabled,
   type UserRow,
 } from './auth.repo.js';
+import { passwordResetEmail, verificationEmail } from './auth.emails.js';
 import { LoginThrottle } from './login-throttle.js';
-import { hashPassword, passwordMatches } from './passwords.js';
+import type { PasswordHasher } from './passwords.js';
 
 const INVALID_RESET = 'Invalid or expired reset token';
 const INVALID_VERIFICATION = 'Invalid or expired verification token';
@@ -51,6 +52,7 @@ export class AuthService {
     private readonly memberships: Memberships,
     /** Wakes the outbox worker; called once a transaction that queued email has committed. */
     private readonly mailQueued: () => void,
+    private readonly passwords: PasswordHasher,
   ) {
     this.throttle = new LoginThrottle(db);
     // Made now, so that the first unknown email costs no more than a wrong password.
@@ -59,7 +61,7 @@ export class AuthService {
 
   /** Made again by the next login if it could not be (the hashing queue was full). */
   private decoyHash(): Promise<string> {
-    this.decoy ??= hashPassword('decoy-password-for-timing', this.config.bcryptCost).catch((err: unknown) => {
+    this.decoy ??= this.passwords.hash('decoy-password-for-timing').catch((err: unknown) => {
       this.decoy = undefined;
       throw err;
     });
@@ -69,7 +71,7 @@ export class AuthService {
   async register(input: { email: string; password: string; firstName: string; lastName: string }) {
     const email = normalizeEmail(input.email);
     checkPassword(input.password, email);
-    const passwordHash = await hashPassword(input.password, this.config.bcryptCost);
+    const passwordHash = await this.passwords.hash(input.password);
     // The verification email commits with the user, or neither does.
     const user = await transaction(this.db, async (tx) => {
       const created = await insertUser(tx, {
@@ -112,14 +114,10 @@ export class AuthService {
       tokenHash: hash,
       expiresAt: new Date(Date.now() + VERIFICATION_TTL_DAYS * 86_400_000),
     });
-    await queueEmail(tx, {
-      recipient: user.email,
-      subject: 'Confirm your email address',
-      body:
-        `Hello ${user.firstName},\n\nTo confirm that this email address is yours, open this link ` +
-        `within ${VERIFICATION_TTL_DAYS} days:\n\n${this.config.appUrl}/verify-email?token=${token}\n\n` +
-        `The link works once. If you did not create an account, ignore this email.\n`,
-    });
+    await queueEmail(
+      tx,
+      verificationEmail(user, { appUrl: this.config.appUrl, token, days: VERIFICATION_TTL_DAYS }),
+    );
   }
 
   async login(input: { email: string; password: string }) {
@@ -129,7 +127,7 @@ export class AuthService {
     await this.throttle.reserve(email);
     const user = await findUserByEmail(this.db, email);
     const hash = user?.passwordHash ?? (await this.decoyHash());
-    const matches = await passwordMatches(input.password, hash);
+    const matches = await this.passwords.matches(input.password, hash);
     if (!user?.passwordHash || !matches) throw invalidCredentials();
     await this.throttle.succeeded(email);
     return { user: publicUser(user), token: await this.tokenFor(user) };
@@ -191,7 +189,6 @@ export class AuthService {
     const user = await findUserByEmail(this.db, normalizeEmail(rawEmail));
     if (!user) return;
     const { token, hash } = newSecretToken();
-    const link = `${this.config.appUrl}/reset-password?token=${token}`;
     const minutes = Math.round(this.config.resetTokenTtlSeconds / 60);
     await transaction(this.db, async (tx) => {
       await insertPasswordReset(tx, {
@@ -199,14 +196,7 @@ export class AuthService {
         tokenHash: hash,
         expiresAt: new Date(Date.now() + this.config.resetTokenTtlSeconds * 1000),
       });
-      await queueEmail(tx, {
-        recipient: user.email,
-        subject: 'Reset your password',
-        body:
-          `Hello ${user.firstName},\n\nSomeone asked to reset the password of your account. ` +
-          `To choose a new password, open this link within ${minutes} minutes:\n\n${link}\n\n` +
-          `The link works once. If you did not ask for it, ignore this email.\n`,
-      });
+      await queueEmail(tx, passwordResetEmail(user, { appUrl: this.config.appUrl, token, minutes }));
     });
     this.mailQueued();
   }
@@ -218,7 +208,7 @@ export class AuthService {
     const user = userId ? await findUserById(this.db, userId) : undefined;
     if (!user) throw invalidToken(INVALID_RESET);
     checkPassword(input.password, user.email);
-    const passwordHash = await hashPassword(input.password, this.config.bcryptCost);
+    const passwordHash = await this.passwords.hash(input.password);
     // Taken after hashing, so a session minted while the hash was computed is cut off too.
     const now = new Date();
     await transaction(this.db, async (tx) => {

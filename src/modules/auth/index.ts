@@ -3,4 +3,4 @@ export { findUserById, findUserName } from './auth.repo.js';
 export { authRoutes } from './auth.routes.js';
 export { recordProvenAddress } from './auth.service.js';
 export { idpRoutes } from './idp.routes.js';
-export { hashingLoad } from './passwords.js';
+export { PasswordHasher } from './passwords.js';

@@ -1,16 +1,8 @@
 import { availableParallelism } from 'node:os';
 import bcrypt from 'bcrypt';
-import pLimit from 'p-limit';
+import pLimit, { type LimitFunction } from 'p-limit';
+import type { Config } from '../../config.js';
 import { AppError } from '../../errors/catalogue.js';
-
-/**
- * bcrypt runs on libuv's thread pool (4 threads): a burst of sign-ins at cost 12 would take every core
- * and starve requests that need only the event loop and the database (measured by the login-storm
- * bench: reads' p99 x24). Hashes run one fewer at a time than there are cores (at least one), and
- * leave a pool thread for file and DNS work; the rest wait their turn.
- */
-const threadPool = Number(process.env.UV_THREADPOOL_SIZE) || 4;
-const hashing = pLimit(Math.max(1, Math.min(availableParallelism() - 1, threadPool - 1)));
 
 /**
  * How many hashes may wait for a thread. Beyond it a sign-in is refused at once (503) instead of
@@ -20,25 +12,44 @@ const hashing = pLimit(Math.max(1, Math.min(availableParallelism() - 1, threadPo
 export const hashQueue = { maxWaiting: 100 };
 export const BUSY_RETRY_SECONDS = 5;
 
-/** Hashes running now and waiting for a thread, process-wide (GET /metrics). */
-export const hashingLoad = (): { active: number; pending: number } => ({
-  active: hashing.activeCount,
-  pending: hashing.pendingCount,
-});
+/**
+ * Hashes and checks passwords with bcrypt at BCRYPT_COST. bcrypt runs on libuv's thread pool
+ * (UV_THREADPOOL_SIZE threads, 4 unless set): a burst of sign-ins at cost 12 would take every core and
+ * starve requests that need only the event loop and the database (measured by the login-storm bench:
+ * reads' p99 x24). Hashes run one fewer at a time than there are cores (at least one), and leave a pool
+ * thread for file and DNS work; the rest wait their turn. The pool is the process's: `buildApp` makes
+ * one hasher.
+ */
+export class PasswordHasher {
+  private readonly hashing: LimitFunction;
+  private readonly cost: number;
 
-function queued<T>(work: () => Promise<T>): Promise<T> {
-  if (hashing.pendingCount >= hashQueue.maxWaiting) {
-    return Promise.reject(
-      new AppError(503, `The service is busy, retry in ${BUSY_RETRY_SECONDS} seconds`, {
-        'retry-after': String(BUSY_RETRY_SECONDS),
-      }),
-    );
+  constructor(config: Pick<Config, 'bcryptCost' | 'threadPoolSize'>, cores = availableParallelism()) {
+    this.cost = config.bcryptCost;
+    this.hashing = pLimit(Math.max(1, Math.min(cores - 1, config.threadPoolSize - 1)));
   }
-  return hashing(work);
+
+  hash(password: string): Promise<string> {
+    return this.queued(() => bcrypt.hash(password, this.cost));
+  }
+
+  matches(password: string, hash: string): Promise<boolean> {
+    return this.queued(() => bcrypt.compare(password, hash));
+  }
+
+  /** Hashes running now and waiting for a thread (GET /metrics). */
+  load(): { active: number; pending: number } {
+    return { active: this.hashing.activeCount, pending: this.hashing.pendingCount };
+  }
+
+  private queued<T>(work: () => Promise<T>): Promise<T> {
+    if (this.hashing.pendingCount >= hashQueue.maxWaiting) {
+      return Promise.reject(
+        new AppError(503, `The service is busy, retry in ${BUSY_RETRY_SECONDS} seconds`, {
+          'retry-after': String(BUSY_RETRY_SECONDS),
+        }),
+      );
+    }
+    return this.hashing(work);
+  }
 }
-
-export const hashPassword = (password: string, cost: number): Promise<string> =>
-  queued(() => bcrypt.hash(password, cost));
-
-export const passwordMatches = (password: string, hash: string): Promise<boolean> =>
-  queued(() => bcrypt.compare(password, hash));

@@ -4,7 +4,8 @@ import { inWindow, type Window } from '../../db/window.js';
 import { byCode } from '../indicators/index.js';
 import { indicators } from '../indicators/indicators.tables.js';
 import { reportingPeriods } from '../periods/periods.tables.js';
-import { EDITABLE, indicatorReports, type IndicatorReportStatus } from './indicator-reports.tables.js';
+import { indicatorReports, type IndicatorReportStatus } from './indicator-reports.tables.js';
+import { EDITABLE } from './report-workflow.js';
 
 export type IndicatorReportRow = typeof indicatorReports.$inferSelect;
 export type IndicatorReportChanges = Partial<

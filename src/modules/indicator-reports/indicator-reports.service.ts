@@ -2,7 +2,7 @@ import { asReturned, queueWebhookEvent } from '../webhooks/index.js';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/pipeline/access.js';
-import { badRequest, invalidTransition, notFound, periodLocked } from '../../errors/catalogue.js';
+import { badRequest, notFound, periodLocked } from '../../errors/catalogue.js';
 import { refusedDuplicate, refusedWrite } from '../../errors/refusals.js';
 import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import { countParticipantGroups } from '../activities/index.js';
@@ -32,14 +32,12 @@ import {
   type NewIndicatorReport,
   type PrefillInput,
 } from './indicator-reports.schemas.js';
-import {
-  EDITABLE,
-  INDICATOR_REPORT_STATUSES,
-  type IndicatorReportStatus,
-} from './indicator-reports.tables.js';
+import { INDICATOR_REPORT_STATUSES } from './indicator-reports.tables.js';
 import { breakdownsFor, tally } from './prefill.js';
 import { clean, reportValues, same } from './report-values.js';
+import { reportReturnedEmail, type ReportNames } from './indicator-reports.emails.js';
 import { readHistory, recordHistory, type PersonalAmounts } from './report-history.js';
+import { checkEditable, checkMove, EDITABLE, movableTo } from './report-workflow.js';
 
 /**
  * What the submissions counted into a report add up to now (the forms module, which keeps the link of
@@ -213,11 +211,7 @@ export class IndicatorReportService {
       const breakdowns = breakdownsFor(await dimensionsOf(tx, member.orgId, indicator.id));
       const key = { projectId, indicatorId: indicator.id, reportingPeriodId: period.id };
       const existing = await lockIndicatorReportFor(tx, member.orgId, key);
-      if (existing && !EDITABLE.includes(existing.status)) {
-        throw invalidTransition(
-          `Only draft or rejected indicator reports can be pre-filled; this one is ${existing.status}`,
-        );
-      }
+      if (existing) checkEditable(existing.status, 'pre-filled');
       const groups = await countParticipantGroups(tx, member.orgId, {
         projectId,
         startDate: period.startDate,
@@ -256,7 +250,7 @@ export class IndicatorReportService {
     return transaction(this.db, async (tx) => {
       const report = await this.editable(tx, member, id, 'submitted');
       if (report.value === null) throw badRequest('value is required to submit the report');
-      const submitted = await updateIndicatorReport(tx, member.orgId, id, EDITABLE, {
+      const submitted = await updateIndicatorReport(tx, member.orgId, id, movableTo('submitted'), {
         status: 'submitted',
         submittedAt: new Date(),
         submittedBy: member.userId,
@@ -282,12 +276,8 @@ export class IndicatorReportService {
       const report = await findIndicatorReport(tx, member.orgId, id, { lock: true });
       if (!report) throw notFound('Indicator report');
       await ensureProjectAccess(tx, member, report.projectId);
-      if (report.status !== 'submitted') {
-        throw invalidTransition(
-          `Only submitted indicator reports can be ${decision}; this one is ${report.status}`,
-        );
-      }
-      const reviewed = (await updateIndicatorReport(tx, member.orgId, id, ['submitted'], {
+      checkMove(report.status, decision);
+      const reviewed = (await updateIndicatorReport(tx, member.orgId, id, movableTo(decision), {
         status: decision,
         comment: comment?.trim() || null,
         reviewedAt: new Date(),
@@ -355,25 +345,23 @@ export class IndicatorReportService {
     return report;
   }
 
-  /** The report, row-locked, if it may still change: draft or rejected, in an unlocked period. */
+  /**
+   * The report, row-locked, if it may still change (draft or rejected, in an unlocked period): to be
+   * edited, recounted, or submitted.
+   */
   private async editable(
     tx: Db,
     member: Member,
     id: string,
-    to?: IndicatorReportStatus | 'recounted',
+    change?: 'submitted' | 'recounted',
     projectId?: string,
   ) {
     if (projectId) await requireProject(tx, member, projectId);
     const report = await findIndicatorReport(tx, member.orgId, id, { lock: true });
     if (!report || (projectId && report.projectId !== projectId)) throw notFound('Indicator report');
     await ensureProjectAccess(tx, member, report.projectId);
-    if (!EDITABLE.includes(report.status)) {
-      throw invalidTransition(
-        to
-          ? `Only draft or rejected indicator reports can be ${to}; this one is ${report.status}`
-          : `Indicator report can only be edited while draft or rejected; this one is ${report.status}`,
-      );
-    }
+    if (change === 'submitted') checkMove(report.status, change);
+    else checkEditable(report.status, change);
     const period = await lockPeriodForShare(tx, member.orgId, report.reportingPeriodId);
     if (period?.isLocked) throw periodLocked();
     await lockIndicatorForShare(tx, member.orgId, report.indicatorId);
@@ -407,22 +395,22 @@ export class IndicatorReportService {
     if (action !== 'rejected' || !report.submittedBy) return false;
     const submitter = await findUserName(tx, report.submittedBy);
     if (!submitter) return false;
-    await queueEmail(tx, {
-      recipient: submitter.email,
-      subject: `Indicator report returned: ${context.indicatorName}, ${context.periodLabel}`,
-      body:
-        `Hello ${submitter.firstName},\n\n` +
-        `${actor} returned your report on ${context.indicatorName} (${context.indicatorCode}) ` +
-        `for ${context.projectName}, reporting period ${context.periodLabel}, with this comment:\n\n` +
-        `${report.comment ?? ''}\n\n` +
-        `Edit the report and submit it again:\n` +
-        `${this.config.appUrl}/projects/${report.projectId}/indicator-reports/${report.id}\n`,
-    });
+    await queueEmail(
+      tx,
+      reportReturnedEmail({
+        submitter,
+        reviewerName: actor,
+        names: context,
+        comment: report.comment,
+        appUrl: this.config.appUrl,
+        report,
+      }),
+    );
     return true;
   }
 
   /** Names for feed entries and emails, each read from the module that owns it. */
-  private async context(tx: Db, report: IndicatorReportRow) {
+  private async context(tx: Db, report: IndicatorReportRow): Promise<ReportNames> {
     const indicator = await findIndicator(tx, report.orgId, report.indicatorId);
     const project = await findProject(tx, report.orgId, report.projectId);
     const period = await findPeriod(tx, report.orgId, report.reportingPeriodId);

@@ -23,8 +23,6 @@ import { projects } from '../projects/projects.tables.js';
 export const INDICATOR_REPORT_STATUSES = ['draft', 'submitted', 'approved', 'rejected'] as const;
 export type IndicatorReportStatus = (typeof INDICATOR_REPORT_STATUSES)[number];
 export const indicatorReportStatus = pgEnum('indicator_report_status', INDICATOR_REPORT_STATUSES);
-/** The statuses in which a report's value may still change. */
-export const EDITABLE: readonly IndicatorReportStatus[] = ['draft', 'rejected'];
 
 /**
  * The value of one indicator for one project and reporting period. The link and the period are

@@ -8,6 +8,7 @@ import { newSecretToken } from '../../lib/ids.js';
 import { recordFeedEventBy } from '../feed/index.js';
 import { queueEmail } from '../mail/index.js';
 import { publicInvitation, replaceInvitation } from './invitations.repo.js';
+import { invitationEmail } from './members.emails.js';
 import {
   countMembers,
   deleteMember,
@@ -67,7 +68,6 @@ export class MemberService {
     const org = await findOrganization(this.db, member.orgId);
     if (!org) throw notFound('Organization');
     const { token, hash } = newSecretToken();
-    const link = `${this.config.appUrl}/invitations/${token}`;
     const invitation = await transaction(this.db, async (tx) => {
       if (await isMemberByEmail(tx, member.orgId, input.email)) {
         throw duplicate('This user is already a member of the organization');
@@ -94,14 +94,18 @@ export class MemberService {
         },
         this.webhooksQueued,
       );
-      await queueEmail(tx, {
-        recipient: input.email,
-        subject: `You are invited to join ${org.name}`,
-        body:
-          `Hello,\n\n${inviterName} invited you to join ${org.name} as ${input.role}.\n\n` +
-          `To accept, open this link within ${INVITATION_DAYS} days and sign in or create an account ` +
-          `with this email address:\n\n${link}\n`,
-      });
+      await queueEmail(
+        tx,
+        invitationEmail({
+          email: input.email,
+          role: input.role,
+          orgName: org.name,
+          inviterName,
+          appUrl: this.config.appUrl,
+          token,
+          days: INVITATION_DAYS,
+        }),
+      );
       return row;
     });
     this.mailQueued();

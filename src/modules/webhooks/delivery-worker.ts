@@ -22,6 +22,7 @@ import {
 } from './deliveries.repo.js';
 import { ABANDONED, safePost, systemResolve, type Resolve } from './safe-request.js';
 import { signedHeaders, signingSecrets } from './secrets.js';
+import { endpointTurnedOffEmail } from './webhooks.emails.js';
 import { failEndpointDeliveries } from './webhooks.repo.js';
 
 export type { Resolve } from './safe-request.js';
@@ -233,22 +234,18 @@ export class WebhookWorker {
     if (!endpoint) return false;
     await failDelivery(tx, claim);
     await failEndpointDeliveries(tx, claim.orgId, claim.endpointId);
-    const settings = `${this.config.appUrl}/orgs/${claim.orgId}/settings/webhooks`;
     for (const admin of await findOrgAdmins(tx, claim.orgId)) {
-      await queueEmail(tx, {
-        recipient: admin.email,
-        subject: `Webhook endpoint turned off: ${hostOf(endpoint.url)}`,
-        body:
-          `Hello ${admin.firstName},\n\n` +
-          `The webhook endpoint at ${hostOf(endpoint.url)} (${endpoint.id}) of ${admin.orgName} has been turned off, because every ` +
-          `delivery to it has failed since ${endpoint.failingSince?.toISOString() ?? attempt.at.toISOString()}.\n` +
-          `The last attempt failed with: ${attempt.error ?? 'unknown error'}\n\n` +
-          `Events are no longer sent to it, and the deliveries it still had waiting were marked failed. ` +
-          `Once the receiver works again, an organization admin can turn it back on in the settings:\n` +
-          `${settings}\n` +
-          `or through the API: PATCH /orgs/${claim.orgId}/webhooks/${endpoint.id} with {"active": true}. ` +
-          `Failed deliveries can then be sent again with their redeliver action.\n`,
-      });
+      await queueEmail(
+        tx,
+        endpointTurnedOffEmail({
+          admin,
+          orgId: claim.orgId,
+          endpoint: { id: endpoint.id, host: hostOf(endpoint.url) },
+          failingSince: endpoint.failingSince ?? attempt.at,
+          lastError: attempt.error,
+          appUrl: this.config.appUrl,
+        }),
+      );
     }
     return true;
   }
