@@ -26,9 +26,9 @@ const ISOLATED = [
 
 /**
  * Faults (private PostgreSQL clusters and Redis servers stopped, hung and killed; several instances),
- * the browser, and the fuzz: slow by nature, isolated, and skipped by `npm run test:fast`.
+ * the browser, and the fuzz: heavy by nature, isolated, and skipped by `npm run test:fast`.
  */
-const SLOW = [
+const HEAVY = [
   'test/browser/**/*.test.ts',
   'test/conditional-instances.test.ts',
   'test/database-outage.test.ts',
@@ -42,6 +42,10 @@ const SLOW = [
 ];
 
 /**
+ * Vitest runs the projects' files in the order of the projects' names (then the larger files first, on a
+ * run with no cache): heavy, isolated, shared. The long files start first and the many short ones fill
+ * the end, so both workers finish close together.
+ *
  * Two workers on these 2-core machines (Vitest's default is one fewer than the cores). The rest of the
  * files share one module graph per worker (isolate: false): each file is then spared loading the service
  * again, and `buildTestApp()` without overrides hands it the worker's app (test/helpers/app.ts).
@@ -59,7 +63,7 @@ export default defineConfig({
         test: {
           name: 'shared',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-          exclude: [...ISOLATED, ...SLOW],
+          exclude: [...ISOLATED, ...HEAVY],
           isolate: false,
           env: { MEL_TEST_SHARED: '1' },
         },
@@ -70,7 +74,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'slow', include: SLOW },
+        test: { name: 'heavy', include: HEAVY },
       },
     ],
   },
