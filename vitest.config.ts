@@ -46,7 +46,8 @@ const HEAVY = [
  * run with no cache): heavy, isolated, shared. The long files start first and the many short ones fill
  * the end, so both workers finish close together.
  *
- * Two workers on these 2-core machines (Vitest's default is one fewer than the cores). The rest of the
+ * Two workers on these 2-core machines (Vitest's default is one fewer than the cores; three measured
+ * slower, 354 s against 331 s on PGlite: the run is CPU-bound). The rest of the
  * files share one module graph per worker (isolate: false): each file is then spared loading the service
  * again, and `buildTestApp()` without overrides hands it the worker's app (test/helpers/app.ts).
  */
