@@ -37,6 +37,7 @@ export class Jobs {
   readonly mailQueued = outsideCommitMarks(() => this.outbox.wake());
   /** Wakes the webhook worker after a commit that queued a delivery. */
   readonly webhooksQueued = outsideCommitMarks(() => this.webhooks.wake());
+  private readonly all: Job[];
   private readonly enabled: Job[];
 
   constructor(
@@ -53,23 +54,18 @@ export class Jobs {
   ) {
     const { db, bulk, config, send, clock, log } = parts;
     const keepProcessAlive = options.keepProcessAlive ?? false;
-    this.outbox = new OutboxWorker(db, send, clock, log, { keepProcessAlive, ...(options.outbox || {}) });
-    this.webhooks = new WebhookWorker(db, config, clock, log, {
+    /** A job's own options (none when another process runs it), with the process's keep-alive. */
+    const own = <T extends object>(chosen: T | false | undefined) => ({
       keepProcessAlive,
-      ...(options.webhooks || {}),
+      ...(chosen || {}),
     });
-    this.reminders = new ReminderJob(db, config, clock, log, {
-      keepProcessAlive,
-      ...(options.reminders || {}),
-    });
-    this.retention = new RetentionJobs(bulk, config, log, { keepProcessAlive, ...(options.retention || {}) });
-    const chosen: [Job, unknown][] = [
-      [this.outbox, options.outbox],
-      [this.webhooks, options.webhooks],
-      [this.reminders, options.reminders],
-      [this.retention, options.retention],
-    ];
-    this.enabled = chosen.filter(([, option]) => option !== false).map(([job]) => job);
+    this.outbox = new OutboxWorker(db, send, clock, log, own(options.outbox));
+    this.webhooks = new WebhookWorker(db, config, clock, log, own(options.webhooks));
+    this.reminders = new ReminderJob(db, config, clock, log, own(options.reminders));
+    this.retention = new RetentionJobs(bulk, config, log, own(options.retention));
+    this.all = [this.outbox, this.webhooks, this.reminders, this.retention];
+    const chosen = [options.outbox, options.webhooks, options.reminders, options.retention];
+    this.enabled = this.all.filter((_, i) => chosen[i] !== false);
   }
 
   start(): void {
@@ -81,6 +77,6 @@ export class Jobs {
    * commits its own work, and what one queues for another (a reminder's email) waits in its table.
    */
   async stop(): Promise<void> {
-    await Promise.all([this.outbox, this.webhooks, this.reminders, this.retention].map((job) => job.stop()));
+    await Promise.all(this.all.map((job) => job.stop()));
   }
 }
