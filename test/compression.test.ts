@@ -4,22 +4,15 @@
  */
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/app.js';
-import { createTeam, type Team, type TestUser } from './helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { type TestUser } from './helpers/factories.js';
 import { answers, formTargets, publishedForm, submissionsCsvUrl, submitUrl } from './helpers/forms.js';
 import { call } from './helpers/http.js';
 import { postIndicator } from './helpers/indicators.js';
 import { pdf } from './helpers/route-calls.js';
+import { useSuite } from './helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
-
+const { t, team } = useSuite();
 function get(url: string, encoding?: string, as?: TestUser, headers: Record<string, string> = {}) {
   return t.app.inject({
     method: 'GET',

@@ -1,22 +1,16 @@
 import { PGlite } from '@electric-sql/pglite';
 import Fastify from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client.js';
 import { periodLocked } from '../src/errors/catalogue.js';
 import { registerErrorHandler } from '../src/http/errors/replies.js';
 import { redactedUrl } from '../src/http/observability/logging.js';
-import { buildTestApp, type TestApp } from './helpers/app.js';
-import { createTeam, registerUser, uniqueEmail, type Team } from './helpers/factories.js';
+import { buildTestApp } from './helpers/app.js';
+import { registerUser, uniqueEmail } from './helpers/factories.js';
 import { call, badRequestAt } from './helpers/http.js';
+import { useSuite } from './helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
-
+const { t, team } = useSuite();
 describe('error bodies', () => {
   it('answers an unknown route with a JSON 404', async () => {
     const res = await call(t.app, 'GET', '/no/such/route?x=1');

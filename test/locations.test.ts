@@ -2,33 +2,19 @@
  * `Location` on every 201 (issue 23): each route the OpenAPI document says can answer 201 is called
  * once, and its Location is an absolute URL under BASE_URL that its creator can read.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { locationOf, locationProblem } from '../src/http/pipeline/location.js';
 import { shapeOf } from '../src/http/pipeline/location.js';
-import { buildTestApp, type TestApp } from './helpers/app.js';
 import { uniqueDonorCode } from './helpers/donors.js';
-import {
-  createTeam,
-  registerUser,
-  uniqueCode,
-  uniqueEmail,
-  type Team,
-  type TestUser,
-} from './helpers/factories.js';
+import { registerUser, uniqueCode, uniqueEmail, type TestUser } from './helpers/factories.js';
 import { answers, SURVEY_FIELDS } from './helpers/forms.js';
 import { call, TEST_BASE_URL, type Call } from './helpers/http.js';
 import { indicatorCode, linkIndicator, postIndicator } from './helpers/indicators.js';
 import { createPeriod } from './helpers/periods.js';
 import { BODIES, pathFor, pdf, resourcesIn, type Ids } from './helpers/route-calls.js';
+import { useSuite } from './helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
-
+const { t, team } = useSuite();
 /** A body that creates something new next to the fixtures of `resourcesIn`. */
 type Creation = (
   ids: Ids,

@@ -5,22 +5,15 @@
  * MAX_PROBLEMS problems (then `and N more problems`).
  */
 import Fastify from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PROBLEMS } from '../../src/errors/catalogue.js';
 import { registerValidation } from '../../src/http/schemas/validation.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { createProject, createTeam, type Team } from '../helpers/factories.js';
+import { createProject } from '../helpers/factories.js';
 import { multipart } from '../helpers/files.js';
 import { formsUrl, publishedForm, submitUrl } from '../helpers/forms.js';
+import { useSuite } from '../helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 /** `base` and then unknown keys (`"2s9x":0,`) until the JSON text is just under 1 MiB: about 110,000. */
 function bloated(base: Record<string, unknown>, into?: string): Record<string, unknown> {

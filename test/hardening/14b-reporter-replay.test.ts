@@ -4,20 +4,13 @@
  * no longer has one of them is refused (403), as the request itself would be.
  */
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { projectMembers } from '../../src/modules/projects/projects.tables.js';
 import { activitiesUrl } from '../helpers/activities.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { assignProject, createProject, createTeam, type Team } from '../helpers/factories.js';
+import { assignProject, createProject } from '../helpers/factories.js';
+import { useSuite } from '../helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 const create = (projectId: string, key: string) =>
   t.app.inject({

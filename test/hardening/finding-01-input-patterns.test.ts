@@ -6,14 +6,14 @@
  * over its field's maxLength.
  */
 import type { FastifyReply } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { varyOnAccept } from '../../src/http/pipeline/caching.js';
 import { contentDisposition, sanitizeFileName } from '../../src/storage/file-storage.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { createProject, createTeam, type Team } from '../helpers/factories.js';
+import { createProject } from '../helpers/factories.js';
 import { multipart, PNG } from '../helpers/files.js';
 import { call, MISSING_ID } from '../helpers/http.js';
 import { donorReportScene } from '../helpers/reports.js';
+import { useSuite } from '../helpers/suite.js';
 
 const KB = 1024;
 /** `unit` repeated to at least 100 KB, after `head` and before `tail`. */
@@ -51,14 +51,7 @@ const ADVERSARIAL = {
   uuid: [big('a'), big('0-')],
 };
 
-let t: TestApp;
-let team: Team;
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
-
+const { t, team } = useSuite();
 /** One request with a 100 KB adversarial value: refused or answered, and in time. */
 async function timed(
   method: 'GET' | 'POST',

@@ -1,20 +1,13 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { createProject, createTeam, type Team } from '../helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { createProject } from '../helpers/factories.js';
 import { call, expectViolations } from '../helpers/http.js';
 import { linkIndicator, linksUrl, postIndicator, reportsUrl } from '../helpers/indicators.js';
 import { createPeriod } from '../helpers/periods.js';
 import { publishedForm, submissionsUrl, submitUrl } from '../helpers/forms.js';
+import { useSuite } from '../helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 /** JSON text as an attacker types it: `1e309` is a valid JSON number that no double can hold. */
 const raw = (text: string) => ({ body: text, headers: { 'content-type': 'application/json' } });

@@ -1,23 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/lib/ids.js';
 import { activities } from '../../src/modules/activities/activities.tables.js';
 import { feedEvents } from '../../src/modules/feed/feed.tables.js';
 import { attachments } from '../../src/modules/files/files.tables.js';
 import { formSubmissions, forms } from '../../src/modules/forms/forms.tables.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { createOrg, createProject, createTeam, registerUser, type Team } from '../helpers/factories.js';
+import { createOrg, createProject, registerUser } from '../helpers/factories.js';
 import { publishedForm } from '../helpers/forms.js';
 import { call, type Call } from '../helpers/http.js';
+import { useSuite } from '../helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 const BASE = 'http://api.test';
 const next = (pathAndQuery: string) => `<${BASE}${pathAndQuery}>; rel="next"`;

@@ -1,18 +1,11 @@
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { createProject, createTeam, type Team } from '../helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { createProject } from '../helpers/factories.js';
 import { publishedForm, submitUrl } from '../helpers/forms.js';
 import { call } from '../helpers/http.js';
+import { useSuite } from '../helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 const FIELDS = [
   { type: 'text', label: 'Name', key: 'name' },

@@ -1,17 +1,9 @@
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
-import { createTeam, type Team } from '../helpers/factories.js';
+import { describe, it } from 'vitest';
 import { call, expectViolations } from '../helpers/http.js';
 import { indicatorCode, indicatorsUrl } from '../helpers/indicators.js';
+import { useSuite } from '../helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 const create = (body: unknown) => call(t.app, 'POST', indicatorsUrl(team.org.id), { as: team.officer, body });
 

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   activitiesUrl,
   activityUrl,
@@ -10,14 +10,7 @@ import {
   registrationsUrl,
   type ActivityJson,
 } from '../../../test/helpers/activities.js';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import {
-  assignProject,
-  createProject,
-  createTeam,
-  type Team,
-  type TestUser,
-} from '../../../test/helpers/factories.js';
+import { assignProject, createProject, type TestUser } from '../../../test/helpers/factories.js';
 import {
   MISSING_ID,
   badRequest,
@@ -32,15 +25,9 @@ import {
 import { conflictBody } from '../../../test/helpers/indicator-scenes.js';
 import { projects } from '../projects/projects.tables.js';
 import { ACTIVITY_STATUSES, activityParticipants, type ActivityStatus } from './activities.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 const plan = async (body: Record<string, unknown> = {}, projectId?: string) =>
   postActivity(

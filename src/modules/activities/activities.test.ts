@@ -1,18 +1,15 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   activitiesUrl,
   activityUrl,
   postActivity,
   type ActivityJson,
 } from '../../../test/helpers/activities.js';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
 import {
   assignProject,
   createProgram,
   createProject,
-  createTeam,
-  type Team,
   type TestUser,
 } from '../../../test/helpers/factories.js';
 import {
@@ -27,15 +24,9 @@ import {
   UNAUTHORIZED,
 } from '../../../test/helpers/http.js';
 import { projects } from '../projects/projects.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 /** A project of the org with its program's id, which owns the results framework. */
 async function projectWithProgram(orgId = team.org.id) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   erasureUrl,
   householdUrl,
@@ -9,8 +9,7 @@ import {
   prefillUrl,
   register,
 } from '../../../test/helpers/activities.js';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { createProject, createTeam, type Team } from '../../../test/helpers/factories.js';
+import { createProject } from '../../../test/helpers/factories.js';
 import { call } from '../../../test/helpers/http.js';
 import {
   linkIndicator,
@@ -22,15 +21,9 @@ import { createPeriod } from '../../../test/helpers/periods.js';
 import { donorReportUrl, projectReportsUrl } from '../../../test/helpers/reports.js';
 import { rowsOf } from '../../db/client.js';
 import { feedEvents } from '../feed/feed.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 // Birth dates in the middle of their bands, at the end of Q1 2026 and for years after: erasure keeps
 // the band of the day it happens, which the pre-fill then counts for every period.

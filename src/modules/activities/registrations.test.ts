@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   householdUrl,
   participantUrl,
@@ -11,14 +11,7 @@ import {
   withoutPersonalData,
   type RegistrationJson,
 } from '../../../test/helpers/activities.js';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import {
-  assignProject,
-  createProject,
-  createTeam,
-  type Team,
-  type TestUser,
-} from '../../../test/helpers/factories.js';
+import { assignProject, createProject, type TestUser } from '../../../test/helpers/factories.js';
 import {
   badRequest,
   call,
@@ -31,15 +24,9 @@ import {
   UNAUTHORIZED,
 } from '../../../test/helpers/http.js';
 import { activityParticipants } from './activities.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 /** Born on 1 January thirty years ago: 30 whatever today is. */
 const thirtyYearsAgo = () => `${new Date().getUTCFullYear() - 30}-01-01`;

@@ -1,7 +1,6 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { assignProject, createProject, createTeam, type Team } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { assignProject, createProject } from '../../../test/helpers/factories.js';
 import {
   MISSING_ID,
   badRequest,
@@ -14,15 +13,9 @@ import {
 } from '../../../test/helpers/http.js';
 import { projects } from '../projects/projects.tables.js';
 import { budgetLines } from './budget.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 const linesUrl = (projectId: string, orgId = team.org.id) =>
   `/orgs/${orgId}/projects/${projectId}/budget-lines`;

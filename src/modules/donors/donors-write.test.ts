@@ -1,8 +1,7 @@
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
+import { describe, expect, it } from 'vitest';
 import { createDonor as newDonor, donorUrl as urlOfDonor } from '../../../test/helpers/donors.js';
-import { createTeam, type Team, type TestUser } from '../../../test/helpers/factories.js';
+import { type TestUser } from '../../../test/helpers/factories.js';
 import {
   MISSING_ID,
   badRequest,
@@ -16,9 +15,9 @@ import {
 } from '../../../test/helpers/http.js';
 import { programDonors, programs } from '../programs/programs.tables.js';
 import { donors } from './donors.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
+const { t, team } = useSuite();
 
 const CODE_TAKEN = {
   statusCode: 409,
@@ -26,12 +25,6 @@ const CODE_TAKEN = {
   error: 'Conflict',
   code: 'duplicate' as const,
 };
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
 
 const donorUrl = (id: string, orgId = team.org.id) => urlOfDonor(orgId, id);
 const createDonor = (fields: Record<string, unknown> = {}, orgId = team.org.id, as: TestUser = team.admin) =>

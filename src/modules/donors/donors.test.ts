@@ -1,13 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import {
-  createOrg,
-  createTeam,
-  registerUser,
-  type Team,
-  type TestUser,
-} from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { createOrg, registerUser, type TestUser } from '../../../test/helpers/factories.js';
 import {
   MISSING_ID,
   badRequest,
@@ -26,9 +19,9 @@ import {
   uniqueDonorCode,
 } from '../../../test/helpers/donors.js';
 import { findDonorsByIds } from './donors.repo.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
+const { t, team } = useSuite();
 
 const CODE_TAKEN = {
   statusCode: 409,
@@ -36,12 +29,6 @@ const CODE_TAKEN = {
   error: 'Conflict',
   code: 'duplicate' as const,
 };
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
 
 const donorsUrl = (orgId = team.org.id) => urlOfDonors(orgId);
 const donorUrl = (id: string, orgId = team.org.id) => urlOfDonor(orgId, id);

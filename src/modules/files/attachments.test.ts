@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { assignProject, createProject, createTeam, type Team } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { assignProject, createProject } from '../../../test/helpers/factories.js';
 import { multipart, PDF, PNG } from '../../../test/helpers/files.js';
 import {
   MISSING_ID,
@@ -16,15 +15,9 @@ import {
 import { projects } from '../projects/projects.tables.js';
 import { attachments } from './files.tables.js';
 import { contentDisposition, createFileStorage, sanitizeFileName } from '../../storage/file-storage.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 const listUrl = (projectId: string, orgId = team.org.id) =>
   `/orgs/${orgId}/projects/${projectId}/attachments`;

@@ -2,15 +2,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import {
-  assignProject,
-  createProject,
-  createTeam,
-  type Team,
-  type TestUser,
-} from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { assignProject, createProject, type TestUser } from '../../../test/helpers/factories.js';
 import {
   MISSING_ID,
   badRequest,
@@ -22,15 +15,9 @@ import {
 } from '../../../test/helpers/http.js';
 import { multipart, PDF, PNG, type Part } from '../../../test/helpers/files.js';
 import { attachments } from './files.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 const listUrl = (projectId: string, orgId = team.org.id) =>
   `/orgs/${orgId}/projects/${projectId}/attachments`;

@@ -1,23 +1,15 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { createTeam, type Team } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
 import { call } from '../../../test/helpers/http.js';
 import { countingForm, historyOf, recountUrl, submitAmount } from '../../../test/helpers/report-history.js';
 import { reportScene } from '../../../test/helpers/report-scenes.js';
 import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
 import { projects } from '../projects/projects.tables.js';
 import { formSubmissions } from './forms.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
+const { t, team } = useSuite();
 const { scene, reportsOf } = reportScene(() => ({ t, team }));
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
 
 const storedReport = async (id: string) =>
   (await t.database.db.select().from(indicatorReports).where(eq(indicatorReports.id, id)))[0];

@@ -1,8 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { assignProject, createProject, createTeam, type Team } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { assignProject, createProject } from '../../../test/helpers/factories.js';
 import {
   auditEntriesOf,
   eraseUrl,
@@ -22,15 +21,9 @@ import type { FileStorage } from '../../storage/file-storage.js';
 import { fieldProblems, type FormField } from './form-fields.js';
 import { FormService } from './forms.service.js';
 import { formSubmissions } from './forms.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 const newProject = () => createProject(t.database.db, team.org.id);
 const post = async (body: Record<string, unknown>) =>

@@ -1,15 +1,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import {
-  createOrg,
-  createProject,
-  createTeam,
-  registerUser,
-  type Team,
-} from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { buildTestApp } from '../../../test/helpers/app.js';
+import { createOrg, createProject, registerUser } from '../../../test/helpers/factories.js';
 import { multipart, PNG, type Part } from '../../../test/helpers/files.js';
 import {
   answers,
@@ -33,15 +27,9 @@ import {
   TIMESTAMP,
 } from '../../../test/helpers/http.js';
 import { forms, formSubmissions } from './forms.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 const CLOSED = {
   statusCode: 410,

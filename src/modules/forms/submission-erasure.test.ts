@@ -1,7 +1,6 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { assignProject, createProject, createTeam, type Team } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { assignProject, createProject } from '../../../test/helpers/factories.js';
 import {
   auditEntriesOf,
   eraseUrl,
@@ -30,15 +29,9 @@ import { reportsUrl } from '../../../test/helpers/indicators.js';
 import { formSubmissions } from './forms.tables.js';
 import { ALREADY_ERASED } from '../privacy/index.js';
 import { NOTHING_PERSONAL } from './submissions.service.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 const REASON = 'The respondent asked for her answers to be erased';
 const HIDDEN = { name: null, age: null, born: null, home: null, story: null };

@@ -1,8 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { assignProject, createProject, createTeam, type Team } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { assignProject, createProject } from '../../../test/helpers/factories.js';
 import { multipart, PDF } from '../../../test/helpers/files.js';
 import { publishedForm, submitUrl, type FormJson } from '../../../test/helpers/forms.js';
 import {
@@ -16,15 +15,9 @@ import {
 } from '../../../test/helpers/http.js';
 import { newId } from '../../lib/ids.js';
 import { formSubmissions } from './forms.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 const csvUrl = (orgId: string, formId: string) => `/orgs/${orgId}/forms/${formId}/submissions.csv`;
 

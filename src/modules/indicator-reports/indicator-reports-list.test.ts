@@ -1,12 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import {
-  assignProject,
-  createProject,
-  createTeam,
-  type Team,
-  type TestUser,
-} from '../../../test/helpers/factories.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { assignProject, createProject, type TestUser } from '../../../test/helpers/factories.js';
 import {
   MISSING_ID,
   call,
@@ -27,16 +20,10 @@ import {
 } from '../../../test/helpers/indicators.js';
 import { createPeriod } from '../../../test/helpers/periods.js';
 import { reportScene } from '../../../test/helpers/report-scenes.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
+const { t, team } = useSuite();
 const { get } = reportScene(() => ({ t, team }));
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
 
 describe('GET /orgs/:orgId/projects/:projectId/indicator-reports', () => {
   /** Four reports in two periods and two indicators, each in another state, created out of order. */

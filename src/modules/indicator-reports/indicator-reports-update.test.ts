@@ -1,7 +1,6 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { assignProject, createTeam, type Team, type TestUser } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { assignProject, type TestUser } from '../../../test/helpers/factories.js';
 import {
   MISSING_ID,
   call,
@@ -25,16 +24,10 @@ import {
 } from '../../../test/helpers/report-scenes.js';
 import { projectIndicators } from '../indicators/indicators.tables.js';
 import { reportingPeriods } from '../periods/periods.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
+const { t, team } = useSuite();
 const { scene, newReport, patch, get, reportsOf, stored } = reportScene(() => ({ t, team }));
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
 
 describe('PATCH /orgs/:orgId/indicator-reports/:id', () => {
   it('edits any subset of a draft; it stays draft', async () => {

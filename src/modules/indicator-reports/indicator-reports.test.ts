@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { assignProject, createProject, createTeam, type Team } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { assignProject, createProject } from '../../../test/helpers/factories.js';
 import {
   MISSING_ID,
   badRequest,
@@ -30,16 +29,10 @@ import {
   UNEQUAL,
   UNKNOWN,
 } from '../../../test/helpers/report-scenes.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
+const { t, team } = useSuite();
 const { scene, create, newReport, get, reportsOf, stored } = reportScene(() => ({ t, team }));
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
 
 describe('POST /orgs/:orgId/projects/:projectId/indicator-reports', () => {
   it('creates a draft (201) with nulls and no disaggregated values by default', async () => {

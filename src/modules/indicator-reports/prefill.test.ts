@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { activityUrl, postActivity, person, prefillUrl, register } from '../../../test/helpers/activities.js';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { createProject, createTeam, type Team } from '../../../test/helpers/factories.js';
+import { createProject } from '../../../test/helpers/factories.js';
 import { call, expectError, TIMESTAMP, badRequest } from '../../../test/helpers/http.js';
 import {
   act,
@@ -13,16 +12,10 @@ import {
 } from '../../../test/helpers/indicators.js';
 import { createPeriod } from '../../../test/helpers/periods.js';
 import { DIFFERS, reportScene, type Scene } from '../../../test/helpers/report-scenes.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
+const { t, team } = useSuite();
 const { scene, newReport, get, reportsOf, stored } = reportScene(() => ({ t, team }));
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
 
 const SEXES = ['female', 'male', 'other'];
 const AGE_BANDS = ['0-17', '18-35', '36-59', '60+', 'unknown'];

@@ -1,7 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { createTeam, type Team } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
 import { answers, submitUrl, type FormJson } from '../../../test/helpers/forms.js';
 import { call, type Call } from '../../../test/helpers/http.js';
 import {
@@ -13,16 +11,10 @@ import {
 import { reportScene, type Scene } from '../../../test/helpers/report-scenes.js';
 import { formSubmissions } from '../forms/forms.tables.js';
 import { indicatorReports } from './indicator-reports.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
+const { t, team } = useSuite();
 const { scene, newReport, patch, reportsOf, stored } = reportScene(() => ({ t, team }));
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
 
 const SUBMISSIONS = 30;
 const EDITS = [1000, 2000, 3000, 4000, 5000];

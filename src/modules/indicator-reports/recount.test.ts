@@ -1,7 +1,6 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { assignProject, createTeam, type Team, type TestUser } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { assignProject, type TestUser } from '../../../test/helpers/factories.js';
 import {
   call,
   conflictBody,
@@ -16,16 +15,10 @@ import { act, postReport } from '../../../test/helpers/indicators.js';
 import { countingForm, historyOf, recountUrl, submitAmount } from '../../../test/helpers/report-history.js';
 import { LOCKED, reportScene, type Scene } from '../../../test/helpers/report-scenes.js';
 import { indicatorReports } from './indicator-reports.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
+const { t, team } = useSuite();
 const { scene, newReport, patch, get, reportsOf, stored } = reportScene(() => ({ t, team }));
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
 
 const recount = (s: Scene, id: string, as: TestUser | null = team.officer) =>
   call(t.app, 'POST', recountUrl(s, id), { as });

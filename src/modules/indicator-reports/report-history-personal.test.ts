@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { createTeam, type Team, type TestUser } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { type TestUser } from '../../../test/helpers/factories.js';
 import {
   auditEntriesIn,
   eraseUrl,
@@ -20,19 +19,13 @@ import {
   type HistoryEntryJson,
 } from '../../../test/helpers/report-history.js';
 import { reportScene, SEX, type Scene } from '../../../test/helpers/report-scenes.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
 // A report counting a number field marked personal (`age`): each counted amount is a person's answer,
 // and the history's values give it away (DECISIONS.md section 5, issue 24).
 
-let t: TestApp;
-let team: Team;
+const { t, team } = useSuite();
 const { scene, patch, reportsOf } = reportScene(() => ({ t, team }));
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
 
 const ROUTE = 'GET /orgs/:orgId/projects/:projectId/indicator-reports/:id/history';
 

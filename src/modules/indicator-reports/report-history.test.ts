@@ -1,8 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { person, postActivity, prefillUrl, register } from '../../../test/helpers/activities.js';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { assignProject, createTeam, type Team, type TestUser } from '../../../test/helpers/factories.js';
+import { assignProject, type TestUser } from '../../../test/helpers/factories.js';
 import {
   badRequest,
   call,
@@ -34,16 +33,10 @@ import {
   type Scene,
 } from '../../../test/helpers/report-scenes.js';
 import { pgErrorCode } from '../../db/errors.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
+const { t, team } = useSuite();
 const { scene, newReport, patch, reportsOf, stored } = reportScene(() => ({ t, team }));
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
 
 const history = (s: Scene, id: string, as: TestUser = team.admin) => historyOf(t.app, as, s, id);
 

@@ -1,7 +1,6 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { createProject, createTeam, type Team, type TestUser } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { createProject, type TestUser } from '../../../test/helpers/factories.js';
 import {
   MISSING_ID,
   badRequest,
@@ -23,15 +22,9 @@ import {
 } from '../../../test/helpers/indicators.js';
 import { createPeriod } from '../../../test/helpers/periods.js';
 import { disaggregations } from './indicators.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 const dimsUrl = (indicatorId: string, orgId = team.org.id) =>
   `${indicatorUrl(orgId, indicatorId)}/disaggregations`;

@@ -1,22 +1,14 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { createTeam, type Team } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
 import { expectError, expectViolations, TIMESTAMP } from '../../../test/helpers/http.js';
 import { conflictBody, indicatorScene } from '../../../test/helpers/indicator-scenes.js';
 import { indicatorCode, type IndicatorJson } from '../../../test/helpers/indicators.js';
 import { formulaInputs } from './indicators.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
+const { t, team } = useSuite();
 const scene = indicatorScene(() => ({ t, team }));
 const { create, patch, remove, list, indicator, formulaIndicator, stored, reportOn } = scene;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
 
 describe('formula indicators', () => {
   it('sending a formula makes a formula indicator; aggregationMethod is optional', async () => {

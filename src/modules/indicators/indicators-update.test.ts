@@ -1,7 +1,6 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { createProject, createTeam, type Team } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { createProject } from '../../../test/helpers/factories.js';
 import {
   MISSING_ID,
   badRequest,
@@ -22,17 +21,11 @@ import {
   postIndicator,
 } from '../../../test/helpers/indicators.js';
 import { disaggregations, formulaInputs, projectIndicators } from './indicators.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
+const { t, team } = useSuite();
 const scene = indicatorScene(() => ({ t, team }));
 const { patch, remove, indicator, formulaIndicator, newNode, stored, reportOn } = scene;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
 
 /** The project links and disaggregations stored for an indicator. */
 async function linksAndDimensions(indicatorId: string) {

@@ -1,13 +1,6 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import {
-  assignProject,
-  createOrg,
-  createProject,
-  createTeam,
-  type Team,
-} from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { assignProject, createOrg, createProject } from '../../../test/helpers/factories.js';
 import {
   MISSING_ID,
   badRequest,
@@ -29,16 +22,10 @@ import {
   type IndicatorJson,
 } from '../../../test/helpers/indicators.js';
 import { indicators } from './indicators.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
+const { t, team } = useSuite();
 const { create, list, indicator, newNode } = indicatorScene(() => ({ t, team }));
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
 
 describe('POST /orgs/:orgId/indicators', () => {
   it('creates an indicator (201) with trimmed names and null defaults', async () => {

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { assignProject, createProject, createTeam, type Team } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { assignProject, createProject } from '../../../test/helpers/factories.js';
 import {
   MISSING_ID,
   TIMESTAMP,
@@ -15,16 +14,10 @@ import {
 import { linkJson, projectIndicatorScene } from '../../../test/helpers/indicator-scenes.js';
 import { act, linkIndicator, linksUrl, postIndicator, postReport } from '../../../test/helpers/indicators.js';
 import { createPeriod } from '../../../test/helpers/periods.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
+const { t, team } = useSuite();
 const { linkUrl, storedLinks, newProject, newIndicator } = projectIndicatorScene(() => ({ t, team }));
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
 
 describe('PATCH /orgs/:orgId/projects/:projectId/indicators/:indicatorId', () => {
   async function linked(values: Record<string, unknown> = { target: 100, baseline: 10, baselineYear: 2024 }) {

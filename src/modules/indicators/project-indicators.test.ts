@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { assignProject, createProject, createTeam, type Team } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { assignProject, createProject } from '../../../test/helpers/factories.js';
 import {
   MISSING_ID,
   UNAUTHORIZED,
@@ -13,16 +12,10 @@ import {
 } from '../../../test/helpers/http.js';
 import { linkJson, projectIndicatorScene } from '../../../test/helpers/indicator-scenes.js';
 import { indicatorCode, linkIndicator, linksUrl, postIndicator } from '../../../test/helpers/indicators.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
+const { t, team } = useSuite();
 const { storedLinks, newProject, newIndicator } = projectIndicatorScene(() => ({ t, team }));
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
 
 describe('POST /orgs/:orgId/projects/:projectId/indicators', () => {
   it('links an indicator (201) with its target and baseline and the whole indicator', async () => {

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
+import { describe, expect, it } from 'vitest';
 import {
   addMember,
   assignProject,
@@ -9,7 +8,6 @@ import {
   createProject,
   createTeam,
   registerUser,
-  type Team,
   type TestUser,
 } from '../../../test/helpers/factories.js';
 import {
@@ -22,9 +20,9 @@ import {
 } from '../../../test/helpers/http.js';
 import { projectMembers } from '../projects/projects.tables.js';
 import { orgMembers } from '../orgs/orgs.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
+const { t, team } = useSuite();
 
 const LAST_ADMIN = {
   statusCode: 409,
@@ -32,12 +30,6 @@ const LAST_ADMIN = {
   error: 'Conflict',
   code: 'has_dependents' as const,
 };
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
 
 const membersUrl = (orgId: string) => `/orgs/${orgId}/members`;
 const memberUrl = (orgId: string, userId: string) => `/orgs/${orgId}/members/${userId}`;

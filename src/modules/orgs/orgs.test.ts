@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { createTeam, registerUser, uniqueCode, type Team } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { registerUser, uniqueCode } from '../../../test/helpers/factories.js';
 import { call, FORBIDDEN, sessionCookie, UNAUTHORIZED } from '../../../test/helpers/http.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 describe('POST /orgs', () => {
   it('creates the organization, makes the caller org_admin and re-issues the cookie', async () => {

@@ -1,19 +1,12 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { createTeam, registerUser, uniqueCode, type Team } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { registerUser, uniqueCode } from '../../../test/helpers/factories.js';
 import type { RequestPart } from '../../errors/catalogue.js';
 import { badRequestAt, call, expectError, FORBIDDEN, UNAUTHORIZED } from '../../../test/helpers/http.js';
 import { organizations } from './orgs.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 const orgUrl = () => `/orgs/${team.org.id}`;
 const patchOrg = (body: unknown, as = team.admin) => call(t.app, 'PATCH', orgUrl(), { as, body });

@@ -1,7 +1,6 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { assignProject, createProject, createTeam, type Team } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { assignProject, createProject } from '../../../test/helpers/factories.js';
 import {
   MISSING_ID,
   badRequest,
@@ -16,15 +15,9 @@ import {
 } from '../../../test/helpers/http.js';
 import { createPeriod, periodJson, type PeriodRow } from '../../../test/helpers/periods.js';
 import { reportingPeriods } from './periods.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 const periodUrl = (id: string, orgId = team.org.id) => `/orgs/${orgId}/reporting-periods/${id}`;
 

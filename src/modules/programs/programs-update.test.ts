@@ -1,7 +1,6 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { createTeam, insertDonor, type Team } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { insertDonor } from '../../../test/helpers/factories.js';
 import {
   MISSING_ID,
   badRequest,
@@ -18,15 +17,9 @@ import { postProgram, postProject, programsUrl } from '../../../test/helpers/pro
 import { donors } from '../donors/donors.tables.js';
 import { projects } from '../projects/projects.tables.js';
 import { programDonors, programs } from './programs.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 const programUrl = (id: string, orgId = team.org.id) => `${programsUrl(orgId)}/${id}`;
 const summary = (d: { id: string; name: string; code: string }) => ({ id: d.id, name: d.name, code: d.code });

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { assignProject, createTeam, insertDonor, type Team } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { assignProject, createTeam, insertDonor } from '../../../test/helpers/factories.js';
 import {
   MISSING_ID,
   badRequest,
@@ -14,15 +13,9 @@ import {
 } from '../../../test/helpers/http.js';
 import { postProgram, postProject, programsUrl } from '../../../test/helpers/programs.js';
 import { programs } from './programs.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 const url = (orgId = team.org.id) => programsUrl(orgId);
 const summary = (d: { id: string; name: string; code: string }) => ({ id: d.id, name: d.name, code: d.code });

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { assignProject, createProgram, createTeam, type Team } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { assignProject, createProgram } from '../../../test/helpers/factories.js';
 import {
   MISSING_ID,
   FORBIDDEN,
@@ -21,17 +20,11 @@ import {
   type Project,
 } from '../../../test/helpers/progress-scenes.js';
 import { insertResultNode } from '../../../test/helpers/results.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
+const { t, team } = useSuite();
 const scene = progressScene(() => ({ t, team }));
 const { newProject, newIndicator, newFormula, quarter, report, bandUrl, band, allBands } = scene;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
 
 describe('GET /orgs/:orgId/indicators?status=: pairs, order, filters and access', () => {
   const newNode = async () => {

@@ -1,20 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { createTeam, type Team } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
 import { call } from '../../../test/helpers/http.js';
 import { act, indicatorCode, linkIndicator } from '../../../test/helpers/indicators.js';
 import { entry, only, progress, progressScene } from '../../../test/helpers/progress-scenes.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
+const { t, team } = useSuite();
 const scene = progressScene(() => ({ t, team }));
 const { newProject, newIndicator, newFormula, quarter, report, scenario, band, allBands } = scene;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
 
 describe('GET /orgs/:orgId/indicators?status=: which reports count', () => {
   it('scores a sum past the largest double as no value, never a broken answer (the database sums it again exactly)', async () => {

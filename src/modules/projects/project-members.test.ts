@@ -1,15 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import {
-  addMember,
-  assignProject,
-  createProject,
-  createTeam,
-  registerUser,
-  type Team,
-} from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { addMember, assignProject, createProject, registerUser } from '../../../test/helpers/factories.js';
 import {
   MISSING_ID,
   call,
@@ -24,18 +16,12 @@ import { AppError, FORBIDDEN_MESSAGE } from '../../errors/catalogue.js';
 import { ensureProjectAccess } from './project-scope.js';
 import { projectMembers, projects } from './projects.tables.js';
 import { visibilityOf, visibleTo } from './visibility.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
 /** The condition a repo adds to a project query for this member. */
 const visibleProjects = (member: Member) => visibleTo(member.orgId, visibilityOf(member), projects.id);
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 const membersUrl = (projectId: string, orgId = team.org.id) => `/orgs/${orgId}/projects/${projectId}/members`;
 

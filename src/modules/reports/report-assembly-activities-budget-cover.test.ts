@@ -1,24 +1,17 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { postActivity, person, register, type ActivityJson } from '../../../test/helpers/activities.js';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { createTeam, insertDonor, type Team } from '../../../test/helpers/factories.js';
+import { insertDonor } from '../../../test/helpers/factories.js';
 import { multipart, PDF, PNG } from '../../../test/helpers/files.js';
 import { TIMESTAMP, call } from '../../../test/helpers/http.js';
 import { reportData } from '../../../test/helpers/report-data.js';
 import { programDonors } from '../programs/programs.tables.js';
 import { projects } from '../projects/projects.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
+const { t, team } = useSuite();
 const data = reportData(() => ({ t, team }));
 const { newProject, assembleRange } = data;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
 
 const activityEntry = (a: ActivityJson, participantCount: number, attendedCount: number) => ({
   id: a.id,

@@ -1,20 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { createTeam, type Team } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
 import { indicatorCode } from '../../../test/helpers/indicators.js';
 import { at, indicatorEntry, reportData } from '../../../test/helpers/report-data.js';
 import type { AggregationMethod } from '../../lib/scoring.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
+const { t, team } = useSuite();
 const data = reportData(() => ({ t, team }));
 const { newProject, linked, value, quarters, assembleRange } = data;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
 
 const YEAR = ['2026-01-01', '2026-12-31'] as const;
 

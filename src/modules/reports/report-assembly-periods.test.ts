@@ -1,7 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { createTeam, type Team } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
 import {
   MISSING_ID,
   badRequest,
@@ -15,17 +13,11 @@ import { at, indicatorEntry, reportData } from '../../../test/helpers/report-dat
 import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
 import { reportingPeriods } from '../periods/periods.tables.js';
 import { reports } from './reports.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
+const { t, team } = useSuite();
 const data = reportData(() => ({ t, team }));
 const { newProject, linked, value, quarters, postOrg, assembleRange, assemblePeriods } = data;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
 
 const YEAR = ['2026-01-01', '2026-12-31'] as const;
 

@@ -1,14 +1,7 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { person, postActivity, prefillUrl, register } from '../../../test/helpers/activities.js';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import {
-  addMember,
-  createTeam,
-  registerUser,
-  type TestUser,
-  type Team,
-} from '../../../test/helpers/factories.js';
+import { addMember, registerUser, type TestUser } from '../../../test/helpers/factories.js';
 import { call } from '../../../test/helpers/http.js';
 import {
   act,
@@ -27,17 +20,11 @@ import type { Scene } from '../../../test/helpers/report-scenes.js';
 import { donorReportUrl, publicReportUrl } from '../../../test/helpers/reports.js';
 import { users } from '../auth/auth.tables.js';
 import { reports } from './reports.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
+const { t, team } = useSuite();
 const data = reportData(() => ({ t, team }));
 const { newProject, linked, quarters, assembleRange } = data;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
 
 const nameOf = (user: TestUser) => `${user.firstName} ${user.lastName}`;
 const YEAR = ['2026-01-01', '2026-12-31'] as const;

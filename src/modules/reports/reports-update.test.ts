@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { assignProject, createTeam, type Team, type TestUser } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { assignProject, type TestUser } from '../../../test/helpers/factories.js';
 import {
   badRequest,
   call,
@@ -20,15 +19,9 @@ import {
   REPORT_PUBLISHED,
   type DonorReportJson,
 } from '../../../test/helpers/reports.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 const scene = donorReportScene(() => ({ t, team }));
 

@@ -1,12 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import {
-  createOrg,
-  createProject,
-  createTeam,
-  registerUser,
-  type Team,
-} from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { buildTestApp } from '../../../test/helpers/app.js';
+import { createOrg, createProject, registerUser } from '../../../test/helpers/factories.js';
 import { PNG } from '../../../test/helpers/files.js';
 import { badRequest, call, expectError, MISSING_ID, notFoundBody } from '../../../test/helpers/http.js';
 import {
@@ -17,15 +11,9 @@ import {
   publicAttachmentUrl,
   publicReportUrl,
 } from '../../../test/helpers/reports.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 const scene = donorReportScene(() => ({ t, team }));
 const publicRead = (token: string) => call(t.app, 'GET', publicReportUrl(token));

@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { assignProject, createTeam, type Team, type TestUser } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
+import { assignProject, type TestUser } from '../../../test/helpers/factories.js';
 import {
   badRequest,
   call,
@@ -15,15 +14,9 @@ import {
 } from '../../../test/helpers/http.js';
 import { donorReportScene, donorReportUrl, publicReportUrl, UUID_V4 } from '../../../test/helpers/reports.js';
 import { reports } from './reports.tables.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 const scene = donorReportScene(() => ({ t, team }));
 

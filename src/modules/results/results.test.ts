@@ -1,6 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import { createTeam, type Team } from '../../../test/helpers/factories.js';
+import { describe, expect, it } from 'vitest';
 import {
   MISSING_ID,
   badRequest,
@@ -13,15 +11,9 @@ import {
   UNAUTHORIZED,
 } from '../../../test/helpers/http.js';
 import { createProgram, insertResultNode, storedChildren } from '../../../test/helpers/results.js';
+import { useSuite } from '../../../test/helpers/suite.js';
 
-let t: TestApp;
-let team: Team;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-});
-afterAll(() => t.close());
+const { t, team } = useSuite();
 
 const nodesUrl = (programId: string, orgId = team.org.id) =>
   `/orgs/${orgId}/programs/${programId}/result-nodes`;
