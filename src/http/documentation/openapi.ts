@@ -98,7 +98,12 @@ export async function registerOpenApi(app: FastifyInstance, version: string, bas
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'MEL service API', version, description: INTRODUCTION },
+      info: {
+        title: 'MEL service API',
+        version,
+        description: INTRODUCTION,
+        license: { name: 'Apache 2.0', identifier: 'Apache-2.0' },
+      },
       servers: [{ url: baseUrl, description: 'This service (BASE_URL)' }],
       tags: TAGS,
       components: {
