@@ -1,5 +1,5 @@
 /**
- * The module graph (README, "Module order"): a module imports only modules below it, so a change
+ * The module graph (docs/architecture.md, "Module order"): a module imports only modules below it, so a change
  * can break only what sits above it. `npm run lint` runs these rules; test/module-graph.test.ts
  * checks that they catch a cycle and an upward import.
  *
@@ -29,7 +29,7 @@ const SURFACE = '^src/modules/[^/]+/(index|[^/]+\\.tables)\\.ts$';
 
 const upward = LAYERS.map((layer, index) => ({
   name: `layer-${index}-imports-upward`,
-  comment: `${layer.join(', ')} may import only modules of lower layers (README, "Module order")`,
+  comment: `${layer.join(', ')} may import only modules of lower layers (docs/architecture.md, "Module order")`,
   severity: 'error',
   from: { path: modulePath(layer) },
   to: {

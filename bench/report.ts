@@ -39,7 +39,7 @@ const number = (value: number | null, digits = 0) =>
     ? ''
     : value.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-/** The results as a Markdown table (the README shows the same). */
+/** The results as a Markdown table (docs/performance.md shows the same). */
 export function table(rows: Row[]): string {
   const lines = [
     '| scenario | conn. | req/s | p50 ms | p99 ms | floor req/s | ratio | notes |',

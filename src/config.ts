@@ -98,8 +98,8 @@ const DAY = 86_400;
 type Setting<T> = (read: EnvReader) => T;
 
 /**
- * The settings read on their own: each line a variable, its parser and its default (the README's
- * configuration table), in the order their problems are listed. Those read against other settings
+ * The settings read on their own: each line a variable, its parser and its default (the configuration
+ * table of docs/operations.md), in the order their problems are listed. Those read against other settings
  * (addresses, secrets, external sign-in, request limits) are the functions after it.
  */
 const SETTINGS = {

@@ -7,7 +7,7 @@ import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
 import { afterAll, describe, expect, it } from 'vitest';
 
 /**
- * The module order of .dependency-cruiser.cjs (README, "Module order") is only worth something if its
+ * The module order of .dependency-cruiser.cjs (docs/architecture.md, "Module order") is only worth something if its
  * rules fail on what they forbid: these tests cruise small source trees written here, with the real
  * configuration, and expect exactly the violations each tree holds.
  */

@@ -1,7 +1,7 @@
 /**
  * The stable `code` of every error body, with what it means (issue 23). Clients branch on `code`, never
- * on `message`; a code once published keeps its meaning. The `Error` schema's enum and the README read
- * this object.
+ * on `message`; a code once published keeps its meaning. The `Error` schema's enum reads this object, and
+ * docs/api.md lists it.
  */
 export const ERROR_CODES = {
   validation_failed: 'The request breaks the schema or a rule; `details` names each field and rule.',

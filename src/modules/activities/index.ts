@@ -1,4 +1,4 @@
-/** What other modules and the entry points may use of the activities module (README, "Module order"). */
+/** What other modules and the entry points may use of the activities module (docs/architecture.md, "Module order"). */
 export { activityRoutes } from './activities.routes.js';
 export { participantsNotSealed, sealParticipants } from './participant-sealing.js';
 export { participantRoutes } from './participants.routes.js';

@@ -1,4 +1,4 @@
-/** What other modules and the entry points may use of the auth module (README, "Module order"). */
+/** What other modules and the entry points may use of the auth module (docs/architecture.md, "Module order"). */
 export { findUserById, findUserName } from './auth.repo.js';
 export { authRoutes } from './auth.routes.js';
 export { recordProvenAddress } from './auth.service.js';

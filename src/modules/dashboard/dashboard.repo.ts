@@ -1,5 +1,5 @@
 /**
- * A read model (README, "Module order"): the dashboard reads across programs, projects, periods and
+ * A read model (docs/architecture.md, "Module order"): the dashboard reads across programs, projects, periods and
  * progress in set-based queries, and writes no table.
  */
 import { and, asc, between, eq, inArray, sql } from 'drizzle-orm';

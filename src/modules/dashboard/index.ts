@@ -1,2 +1,2 @@
-/** What other modules and the entry points may use of the dashboard module (README, "Module order"). */
+/** What other modules and the entry points may use of the dashboard module (docs/architecture.md, "Module order"). */
 export { dashboardRoutes } from './dashboard.routes.js';

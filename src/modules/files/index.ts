@@ -1,4 +1,4 @@
-/** What other modules and the entry points may use of the files module (README, "Module order"). */
+/** What other modules and the entry points may use of the files module (docs/architecture.md, "Module order"). */
 export { attachmentBytes, findAttachment, storageKeysUnder } from './files.repo.js';
 export { attachmentRoutes } from './files.routes.js';
 export { multipartError } from './files.service.js';

@@ -1,4 +1,4 @@
-/** What other modules and the entry points may use of the forms module (README, "Module order"). */
+/** What other modules and the entry points may use of the forms module (docs/architecture.md, "Module order"). */
 export { eraseExpiredPersonalAnswers } from './answer-retention.js';
 export { PLACE_MAX, TEXT_MAX } from './answers.js';
 export { personalAmounts } from './counted-sources.js';

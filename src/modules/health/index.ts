@@ -1,2 +1,2 @@
-/** What other modules and the entry points may use of the health module (README, "Module order"). */
+/** What other modules and the entry points may use of the health module (docs/architecture.md, "Module order"). */
 export { healthRoutes } from './health.routes.js';

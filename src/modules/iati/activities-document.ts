@@ -17,7 +17,7 @@ import { endTag, startTag, XML_DECLARATION } from './xml.js';
 
 /**
  * Projects read and written per batch. Memory holds one batch's rows and one activity's markup at a
- * time, whatever the number of projects (measured in the README, "Publishing to IATI").
+ * time, whatever the number of projects (measured in docs/provenance-and-iati.md, "Publishing to IATI").
  */
 export const PROJECT_BATCH = 50;
 

@@ -1,5 +1,5 @@
 /**
- * A read model (README, "Module order"): the IATI export reads the organization, its projects and what
+ * A read model (docs/architecture.md, "Module order"): the IATI export reads the organization, its projects and what
  * hangs under them (donors, budget lines, indicators, result nodes, periods, approved reports), a batch
  * of projects at a time, each read set-based for the whole batch. It writes no table.
  */

@@ -1,2 +1,2 @@
-/** What other modules and the entry points may use of the iati module (README, "Module order"). */
+/** What other modules and the entry points may use of the iati module (docs/architecture.md, "Module order"). */
 export { iatiRoutes } from './iati.routes.js';

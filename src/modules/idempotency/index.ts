@@ -1,2 +1,2 @@
-/** What other modules and the entry points may use of the idempotency module (README, "Module order"). */
+/** What other modules and the entry points may use of the idempotency module (docs/architecture.md, "Module order"). */
 export { idempotencyKeys, purgeExpiredIdempotencyKeys } from './idempotency.repo.js';

@@ -1,4 +1,4 @@
-/** What other modules and the entry points may use of the indicator-reports module (README, "Module order"). */
+/** What other modules and the entry points may use of the indicator-reports module (docs/architecture.md, "Module order"). */
 export { countTarget, refusedCountTarget, type CountTargetRefusal } from './count-target.js';
 export { findIndicatorReport } from './indicator-reports.repo.js';
 export { indicatorReportRoutes } from './indicator-reports.routes.js';

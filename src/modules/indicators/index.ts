@@ -1,4 +1,4 @@
-/** What other modules and the entry points may use of the indicators module (README, "Module order"). */
+/** What other modules and the entry points may use of the indicators module (docs/architecture.md, "Module order"). */
 export type { IndicatorDependents } from './indicator-dependents.js';
 export {
   byCode,

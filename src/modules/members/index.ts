@@ -1,3 +1,3 @@
-/** What other modules and the entry points may use of the members module (README, "Module order"). */
+/** What other modules and the entry points may use of the members module (docs/architecture.md, "Module order"). */
 export { InvitationService } from './invitations.service.js';
 export { memberRoutes } from './members.routes.js';

@@ -1,4 +1,4 @@
-/** What other modules and the entry points may use of the orgs module (README, "Module order"). */
+/** What other modules and the entry points may use of the orgs module (docs/architecture.md, "Module order"). */
 export type { IatiOrganisationType } from './iati-organisation-types.js';
 export { memberships } from './memberships.repo.js';
 export {

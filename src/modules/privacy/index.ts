@@ -1,4 +1,4 @@
-/** What other modules and the entry points may use of the privacy module (README, "Module order"). */
+/** What other modules and the entry points may use of the privacy module (docs/architecture.md, "Module order"). */
 export {
   ALREADY_ERASED,
   type AuditSource,

@@ -1,5 +1,5 @@
 /**
- * A read model (README, "Module order"): progress scores indicators from their submitted and approved
+ * A read model (docs/architecture.md, "Module order"): progress scores indicators from their submitted and approved
  * indicator reports, reading both modules' tables in set-based queries; it writes no table.
  */
 import { eq, sql, type SQL } from 'drizzle-orm';

@@ -1,4 +1,4 @@
-/** What other modules and the entry points may use of the projects module (README, "Module order"). */
+/** What other modules and the entry points may use of the projects module (docs/architecture.md, "Module order"). */
 export { programProjects } from './program-projects.js';
 export { assignedProjectIds } from './project-members.repo.js';
 export { projectMemberRoutes } from './project-members.routes.js';

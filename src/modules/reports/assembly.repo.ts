@@ -1,5 +1,5 @@
 /**
- * A read model (README, "Module order"): report assembly reads across the modules below it (projects,
+ * A read model (docs/architecture.md, "Module order"): report assembly reads across the modules below it (projects,
  * indicators, indicator reports, periods, activities, budget, files) in a handful of set-based queries,
  * and writes none of their tables.
  */

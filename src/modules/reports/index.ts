@@ -1,4 +1,4 @@
-/** What other modules and the entry points may use of the reports module (README, "Module order"). */
+/** What other modules and the entry points may use of the reports module (docs/architecture.md, "Module order"). */
 export type { reportView } from './report-view.js';
 export { reportRoutes } from './reports.routes.js';
 export { sharedReportRoutes } from './shared-reports.routes.js';

@@ -1,3 +1,3 @@
-/** What other modules and the entry points may use of the results module (README, "Module order"). */
+/** What other modules and the entry points may use of the results module (docs/architecture.md, "Module order"). */
 export { findNode } from './results.repo.js';
 export { resultNodeRoutes } from './results.routes.js';

@@ -1,4 +1,4 @@
-/** What other modules and the entry points may use of the webhooks module (README, "Module order"). */
+/** What other modules and the entry points may use of the webhooks module (docs/architecture.md, "Module order"). */
 export { webhookDeliveryDepth } from './delivery-depth.js';
 export { WebhookWorker, type WebhookWorkerOptions } from './delivery-worker.js';
 export { asReturned, queueWebhookEvent } from './events.js';
