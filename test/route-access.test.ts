@@ -35,6 +35,8 @@ const PUBLIC_PAGES = new Set([
   'GET /assets/:name',
   // The form pages' service worker (issue 23: the form page works offline).
   'GET /f/form-worker.js',
+  // Where the member pages send a signed-out visitor (issue 38), and where they return after it.
+  'GET /sign-in',
 ]);
 
 it('every registered route declares its access rule', () => {
