@@ -191,9 +191,10 @@ export function verifyEmailPage(hasToken: boolean): PageContent {
 
 /**
  * Signing in, then on to `next` (a path of this service, already checked). account.js sends the
- * address and password to POST /auth/login, which sets the session cookie.
+ * address and password to POST /auth/login, which sets the session cookie. With `externalSignIn`, a
+ * link to the identity provider's sign-in too.
  */
-export function signInPage(next: string): PageContent {
+export function signInPage(next: string, externalSignIn: string | null): PageContent {
   return {
     title: 'Sign in',
     scripts: ['common.js', 'account.js'],
@@ -211,6 +212,11 @@ export function signInPage(next: string): PageContent {
         <button type="button" class="link" data-forgot disabled data-ready>Email me a reset link</button>
       </p>
       <p class="hint" data-forgot-sent aria-live="polite"></p>
+      ${
+        externalSignIn
+          ? html`<p><a class="button" href="${externalSignIn}">Sign in with your organization’s account</a></p>`
+          : null
+      }
       <p class="hint">
         Accounts come with an invitation from an administrator of your organization: open the link in its
         email to create yours.

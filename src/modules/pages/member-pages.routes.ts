@@ -9,6 +9,7 @@ import { itemsOf } from '../../http/schemas/pagination.js';
 import { findUserById } from '../auth/index.js';
 import { WebhookService } from '../webhooks/index.js';
 import { signInPage } from './account-pages.js';
+import { externalSignInPage } from './external-sign-in-page.js';
 import type { Assets } from './assets.js';
 import { indicatorReportPage } from './indicator-report-page.js';
 import { layout, type PageContent } from './layout.js';
@@ -65,7 +66,10 @@ export const memberPageRoutes: FastifyPluginAsyncTypebox<AppContext & { assets: 
     if (refusal === 403) return send(reply, forbiddenPage(emailOf(request), request.url), 403);
     // A sign-in link whose query is malformed (a control character, past 2,048) is an ignored `next`.
     if (refusal === 404 && request.routeOptions.url === '/sign-in') {
-      return send(reply, signInPage(AFTER_SIGN_IN));
+      return send(
+        reply,
+        signInPage(AFTER_SIGN_IN, ctx.config.oidc ? `${ctx.config.baseUrl}/auth/idp` : null),
+      );
     }
     if (refusal === 404) return send(reply, notFoundPage(emailOf(request)), 404);
     throw err;
@@ -92,7 +96,8 @@ export const memberPageRoutes: FastifyPluginAsyncTypebox<AppContext & { assets: 
           'with one `/` (not `//` nor `/\\`) and holds no backslash, space or control character, and is not ' +
           `the sign-in page; anything else (another site, an absolute URL) is ignored for ${AFTER_SIGN_IN}, ` +
           'the settings page. Already signed in: 303 straight to `next`. The page also sends a reset ' +
-          'link (POST /auth/forgot-password) to the address typed in.',
+          'link (POST /auth/forgot-password) to the address typed in, and, when external sign-in is ' +
+          'configured (OIDC_*), links to GET /auth/idp (which ends at the settings page).',
         querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 2048 })) }),
         produces,
         response: htmlAnswers({ 200: 'The sign-in page (a malformed `next` is ignored too)' }),
@@ -102,7 +107,37 @@ export const memberPageRoutes: FastifyPluginAsyncTypebox<AppContext & { assets: 
     async (request, reply) => {
       const next = sameOriginPath(request.query.next) ?? AFTER_SIGN_IN;
       if (request.session) return reply.header('cache-control', 'no-store').redirect(next, 303);
-      return send(reply, signInPage(next));
+      return send(reply, signInPage(next, ctx.config.oidc ? `${ctx.config.baseUrl}/auth/idp` : null));
+    },
+  );
+
+  app.get(
+    '/auth/callback',
+    {
+      config: { access: 'public', rateLimitBucket: 'public' },
+      schema: {
+        operationId: 'getExternalSignInPage',
+        tags,
+        summary: 'Where sign-in with the identity provider ends ({FRONTEND_URL}/auth/callback)',
+        description:
+          'For when FRONTEND_URL is this service (its default is APP_URL). With the session the callback ' +
+          `set: 303 to ${AFTER_SIGN_IN}, the settings page. Otherwise (an \`error\` code, or no session): ` +
+          'a page saying why the sign-in failed, in words for the code, with a link back to the sign-in ' +
+          'page. `user` is not read: the session cookie says who signed in.',
+        querystring: Type.Object({
+          error: Type.Optional(Type.String({ maxLength: 200 })),
+          user: Type.Optional(Type.String({ maxLength: 2048 })),
+        }),
+        produces,
+        response: htmlAnswers({ 200: 'The sign-in failed: why' }),
+        answers: { 303: Redirect('Signed in: to the settings page') },
+      },
+    },
+    async (request, reply) => {
+      if (request.session && !request.query.error) {
+        return reply.header('cache-control', 'no-store').redirect(AFTER_SIGN_IN, 303);
+      }
+      return send(reply, externalSignInPage(request.query.error));
     },
   );
 

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../../../test/helpers/http.js';
+import { buildTestApp } from '../../../test/helpers/app.js';
+import { call, TEST_BASE_URL } from '../../../test/helpers/http.js';
 import {
   browserGet,
   periodPagePath,
@@ -106,6 +107,25 @@ describe('signed out', () => {
     expect(tooLong.body).toContain('data-next="/settings"');
   });
 
+  it('offers the identity provider’s sign-in when one is configured', async () => {
+    expect((await get('/sign-in')).body).not.toContain('/auth/idp');
+    const withProvider = await buildTestApp({
+      OIDC_ISSUER: 'http://127.0.0.1:9/issuer',
+      OIDC_CLIENT_ID: 'mel',
+      OIDC_CLIENT_SECRET: 'secret',
+      OIDC_REDIRECT_URI: `${TEST_BASE_URL}/auth/idp/callback`,
+    });
+    try {
+      const page = await browserGet(withProvider.app, '/sign-in');
+      expectPage(page, 200);
+      expect(page.body).toContain(
+        `<a class="button" href="${TEST_BASE_URL}/auth/idp">Sign in with your organization’s account</a>`,
+      );
+    } finally {
+      await withProvider.close();
+    }
+  });
+
   it('a signed-in visitor of the sign-in page goes straight on', async () => {
     const path = reportPagePath(scene.project.id, scene.returned.id);
     const res = await get(`/sign-in?next=${encodeURIComponent(path)}`, team.reporter);
@@ -113,6 +133,29 @@ describe('signed out', () => {
     expect(res.headers.location).toBe(path);
     const elsewhere = await get('/sign-in?next=//evil.example', team.reporter);
     expect(elsewhere.headers.location).toBe('/settings');
+  });
+});
+
+describe('the end of a sign-in with the identity provider', () => {
+  it('sends a signed-in browser on to the settings page, and says why a failed one failed', async () => {
+    const user = encodeURIComponent(JSON.stringify({ id: team.viewer.id, createdAt: '2026-01-01' }));
+    const signedIn = await get(`/auth/callback?user=${user}`, team.viewer);
+    expect(signedIn.statusCode).toBe(303);
+    expect(signedIn.headers.location).toBe('/settings');
+
+    const denied = await get('/auth/callback?error=access_denied');
+    expectPage(denied, 200);
+    expect(heading(denied.body)).toBe('You are not signed in');
+    expect(text(denied.body)).toContain(
+      'The sign-in was cancelled at your organization’s identity provider.',
+    );
+    expect(denied.body).toContain('href="/sign-in"');
+    const other = await get(`/auth/callback?error=${encodeURIComponent(XSS)}`, team.viewer);
+    expectPage(other, 200);
+    expect(other.body).not.toContain(XSS);
+    expect(text(other.body)).toContain('The identity provider refused the sign-in (&lt;script&gt;');
+    const none = await get(`/auth/callback?user=${user}`);
+    expect(text(none.body)).toContain('The sign-in did not complete: no session was started.');
   });
 });
 
