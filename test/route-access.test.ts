@@ -35,6 +35,10 @@ const PUBLIC_PAGES = new Set([
   'GET /assets/:name',
   // The form pages' service worker (issue 23: the form page works offline).
   'GET /f/form-worker.js',
+  // Where the member pages send a signed-out visitor (issue 38), and where they return after it.
+  'GET /sign-in',
+  // Where sign-in with the identity provider ends when FRONTEND_URL is the service (its default).
+  'GET /auth/callback',
 ]);
 
 it('every registered route declares its access rule', () => {

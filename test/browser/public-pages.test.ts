@@ -499,6 +499,8 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
       expect(await page.locator('[data-done-message]').innerText()).toBe(
         `You are now a member of ${suite.team.org.name} as reporter.`,
       );
+      // What to do next: the settings page lists the organization and its pages.
+      expect(await page.locator('[data-step="done"] a').getAttribute('href')).toBe('/settings');
       expect(await memberRole(email)).toBe('reporter');
       // The session's current organization is now the one joined (the cookie was re-issued).
       const cookie = (await page.context().cookies()).find((c) => c.name === 'jwt')!;
@@ -563,12 +565,14 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
       });
       expect(login.status).toBe(200);
 
-      // The link works once: the server's refusal is shown.
-      await page.goto(link);
-      await page.fill('#newPassword', 'yet another password');
-      await page.fill('#confirmPassword', 'yet another password');
-      await page.click('button[type="submit"]');
-      await page.locator('[data-summary] li', { hasText: 'Invalid or expired reset token' }).waitFor();
+      // Then on to sign in with it.
+      expect(await page.locator('[data-step="done"] a').getAttribute('href')).toBe('/sign-in');
+
+      // The link works once: opened again, the page says so before asking for a password.
+      const used = await page.goto(link);
+      expect(used?.status()).toBe(404);
+      expect(await page.locator('h1').innerText()).toBe('This link no longer works');
+      expect(await page.locator('input[type="password"]').count()).toBe(0);
     });
   });
 
@@ -588,6 +592,7 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
       await page.click('button[data-confirm]:enabled');
       await page.locator('[data-step="done"] h1', { hasText: 'Email address confirmed' }).waitFor();
       expect(await verified()).toBe(true);
+      expect(await page.locator('[data-step="done"] a').getAttribute('href')).toBe('/settings');
 
       // The link works once: the server's refusal is shown.
       await page.goto(link);

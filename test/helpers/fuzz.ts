@@ -361,7 +361,8 @@ export function problemWith(status: number, text: string, contentType = ''): str
   if (status >= 500) return `${status} ${text.slice(0, 200)}`;
   if (status < 400) return null;
   if (contentType.startsWith('text/html')) {
-    return [404, 410].includes(status) && text.startsWith('<!doctype html>')
+    // The pages answer their refusals as pages: no access (403), nothing there (404), closed (410).
+    return [403, 404, 410].includes(status) && text.startsWith('<!doctype html>')
       ? null
       : `${status} page: ${text.slice(0, 100)}`;
   }

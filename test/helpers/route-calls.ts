@@ -18,7 +18,7 @@ import {
 } from './factories.js';
 import { multipart, PDF } from './files.js';
 import { answers, publishedForm, submitUrl } from './forms.js';
-import { call } from './http.js';
+import { call, FORBIDDEN, type Call } from './http.js';
 import { linkIndicator, postDisaggregation, postIndicator, postReport } from './indicators.js';
 import { createPeriod } from './periods.js';
 import { insertResultNode } from './results.js';
@@ -171,6 +171,18 @@ export function callRoute(app: FastifyInstance, route: Route, orgId: string, ids
           ? {}
           : { body: {} }),
   });
+}
+
+/**
+ * A refusal as the contract words it: the error body of a 403; a page of the service (HTML, the
+ * webhooks settings page) answers its 403 page instead, which says the same to a person.
+ */
+export function isForbidden(res: Call): boolean {
+  if (res.status !== 403) return false;
+  if (String(res.headers['content-type']).startsWith('text/html')) {
+    return String(res.body).includes('<h1>You do not have access to this page</h1>');
+  }
+  return JSON.stringify(res.body) === JSON.stringify(FORBIDDEN);
 }
 
 /**

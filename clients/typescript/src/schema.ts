@@ -2087,7 +2087,7 @@ export interface paths {
         };
         /**
          * The password reset page ({APP_URL}/reset-password?token=<token>)
-         * @description HTML: a new password, checked as the API checks it, sent to POST /auth/reset-password. Whether the token is valid is known only when it is used.
+         * @description HTML. The token is checked when the page is made (it is not spent): a token that can still be used gets a new password, checked as the API checks it, sent to POST /auth/reset-password, and then a link to the sign-in page; an unknown, used or expired token gets a 404 page saying the link no longer works, before any password is asked for. Without a token, a page saying the link is incomplete.
          */
         get: operations["getResetPasswordPage"];
         put?: never;
@@ -2107,9 +2107,129 @@ export interface paths {
         };
         /**
          * The email verification page ({APP_URL}/verify-email?token=<token>)
-         * @description HTML: a button that sends the token to POST /auth/verify-email, then says the address is confirmed or shows the refusal. Nothing is sent until the button is pressed, so a mail scanner opening the link proves nothing. Whether the token is valid is known only when it is used.
+         * @description HTML: a button that sends the token to POST /auth/verify-email, then says the address is confirmed or shows the refusal. Nothing is sent until the button is pressed, so a mail scanner opening the link proves nothing. Whether the token is valid is known only when it is used. Once confirmed, the page links to the settings page (through the sign-in page when signed out).
          */
         get: operations["getVerifyEmailPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The sign-in page ({APP_URL}/sign-in?next=<path>)
+         * @description HTML: email and password, sent by the page script to POST /auth/login (which sets the `jwt` cookie), then on to `next`. `next` is taken only when it is a path of this service: it starts with one `/` (not `//` nor `/\`) and holds no backslash, space or control character, and is not the sign-in page; anything else (another site, an absolute URL) is ignored for /settings, the settings page. Already signed in: 303 straight to `next`. The page also sends a reset link (POST /auth/forgot-password) to the address typed in, and, when external sign-in is configured (OIDC_*), links to GET /auth/idp (which ends at the settings page).
+         */
+        get: operations["getSignInPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where sign-in with the identity provider ends ({FRONTEND_URL}/auth/callback)
+         * @description For when FRONTEND_URL is this service (its default is APP_URL). With the session the callback set: 303 to /settings, the settings page. Otherwise (an `error` code, or no session): a page saying why the sign-in failed, in words for the code, with a link back to the sign-in page. `user` is not read: the session cookie says who signed in.
+         */
+        get: operations["getExternalSignInPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/indicator-reports/{reportId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The indicator report page ({APP_URL}/projects/<projectId>/indicator-reports/<reportId>)
+         * @description HTML of GET /orgs/:orgId/indicator-reports/:id, found in whichever of the user’s organizations holds the project: project, indicator, period, value and breakdown, status, narrative, who submitted it, and who returned it and their comment. While it is draft or returned and its period open, reporters of the project, M&E officers and admins get a form that corrects it (PATCH /orgs/:orgId/indicator-reports/:id, with If-Match) and submits it (PATCH …/submit); viewers read only. A reporter sees only reports of projects assigned to them (403). Signed out (or with an expired session): 303 to /sign-in?next=<this path>. A page for a signed-in user is never JSON: 403 page when the API would refuse the user, 404 page for an id that is unknown, malformed, or another organization's.
+         */
+        get: operations["getIndicatorReportPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/reporting-periods/{periodId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The reporting period page ({APP_URL}/projects/<projectId>/reporting-periods/<periodId>)
+         * @description HTML: the period’s dates and deadline, and each indicator reported in it (linked to the project, not a formula) with its report’s state: still to do (not started, draft, returned) first, then submitted or approved, each with a link to its report page. While the period is open, reporters of the project, M&E officers and admins can start a missing report (POST /orgs/:orgId/projects/:projectId/indicator-reports), which opens its page. A reporter sees only projects assigned to them (403). Signed out (or with an expired session): 303 to /sign-in?next=<this path>. A page for a signed-in user is never JSON: 403 page when the API would refuse the user, 404 page for an id that is unknown, malformed, or another organization's.
+         */
+        get: operations["getReportingPeriodPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The notification settings page ({APP_URL}/settings)
+         * @description HTML: deadline reminders on or off (PATCH /auth/me with `notifications.reminders`), the user’s organizations with their role (and, for admins, a link to the webhooks page), and signing out (POST /auth/logout). Where signing in leads when no other page was asked for. Signed out (or with an expired session): 303 to /sign-in?next=<this path>. A page for a signed-in user is never JSON: 403 page when the API would refuse the user, 404 page for an id that is unknown, malformed, or another organization's.
+         */
+        get: operations["getSettingsPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/settings/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The webhooks settings page ({APP_URL}/orgs/<orgId>/settings/webhooks)
+         * @description HTML for the organization’s admins, as GET /orgs/:orgId/webhooks: each endpoint’s address, events and state (active, failing since when, turned off by the service or by an admin), and for one turned off a button that turns it back on (PATCH /orgs/:orgId/webhooks/:id with `{"active": true}`). As in the API, a member who is not an admin, and a user who is not a member of the organization (an unknown organization too), get the 403 page. Signed out (or with an expired session): 303 to /sign-in?next=<this path>. A page for a signed-in user is never JSON: 403 page when the API would refuse the user, 404 page for an id that is unknown, malformed, or another organization's.
+         */
+        get: operations["getWebhooksPage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -10969,7 +11089,16 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
+            /** @description The link is unknown, used or expired */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -11000,6 +11129,320 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getSignInPage: {
+        parameters: {
+            query?: {
+                next?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sign-in page (a malformed `next` is ignored too) */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Already signed in: to `next` */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getExternalSignInPage: {
+        parameters: {
+            query?: {
+                error?: string;
+                user?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sign-in failed: why */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Signed in: to the settings page */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getIndicatorReportPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                reportId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Signed out: to /sign-in?next=<this path> */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The signed-in user may not see it */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such page for this user */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getReportingPeriodPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                periodId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reporting period */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Signed out: to /sign-in?next=<this path> */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The signed-in user may not see it */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such page for this user */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getSettingsPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Signed out: to /sign-in?next=<this path> */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getWebhooksPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook endpoints */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Signed out: to /sign-in?next=<this path> */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The signed-in user may not see it */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such page for this user */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };

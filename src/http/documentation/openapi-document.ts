@@ -73,6 +73,11 @@ export const TAGS = [
     "Signed event notifications to the organization's systems (Standard Webhooks), and their deliveries",
   ],
   ['Public pages', 'The HTML pages behind the links the service hands out (forms, shared reports, accounts)'],
+  [
+    'Member pages',
+    'The HTML pages behind the links in emails to members (indicator reports, reporting periods, settings, ' +
+      'webhooks) and the sign-in page they go through',
+  ],
 ].map(([name, description]) => ({ name: name!, description: description! }));
 
 const header = (description: string, schema: Json = { type: 'string' }) => ({ description, schema });

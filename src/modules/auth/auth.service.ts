@@ -226,6 +226,14 @@ export class AuthService {
   }
 }
 
+/**
+ * Whether a password reset link's token would still be taken (known, unused, unexpired): the reset page
+ * says so before asking for a password. It reads only; the token is spent by `resetPassword`.
+ */
+export async function passwordResetUsable(db: Db, token: string): Promise<boolean> {
+  return (await findUsablePasswordReset(db, hashToken(token), new Date())) !== undefined;
+}
+
 /** A session for the user, in their first organization by join date (DECISIONS.md section 3). */
 export async function sessionFor(
   db: Db,

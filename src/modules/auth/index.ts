@@ -1,6 +1,6 @@
 /** What other modules and the entry points may use of the auth module (docs/architecture.md, "Module order"). */
 export { findUserById, findUserName } from './auth.repo.js';
 export { authRoutes } from './auth.routes.js';
-export { recordProvenAddress } from './auth.service.js';
+export { passwordResetUsable, recordProvenAddress } from './auth.service.js';
 export { idpRoutes } from './idp.routes.js';
 export { PasswordHasher } from './passwords.js';

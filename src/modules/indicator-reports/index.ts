@@ -3,4 +3,6 @@ export { countTarget, refusedCountTarget, type CountTargetRefusal } from './coun
 export { findIndicatorReport } from './indicator-reports.repo.js';
 export { indicatorReportRoutes } from './indicator-reports.routes.js';
 export { countIntoIndicatorReport, uncountFromIndicatorReport } from './indicator-reports.service.js';
-export { indicatorReportUse, reportsInPeriod } from './indicator-use.js';
+export { indicatorReportsOfPeriod, indicatorReportUse, reportsInPeriod } from './indicator-use.js';
+/** The statuses in which a report's value may still change (draft, rejected). */
+export { EDITABLE as EDITABLE_REPORT_STATUSES } from './report-workflow.js';

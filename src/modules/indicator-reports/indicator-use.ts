@@ -35,3 +35,26 @@ export const indicatorReportUse: Pick<IndicatorDependents, 'hasReports' | 'holdC
 /** Whether the period holds an indicator report (the periods module asks before a delete). */
 export const reportsInPeriod = (db: Db, orgId: string, reportingPeriodId: string): Promise<boolean> =>
   reportExists(db, orgId, eq(indicatorReports.reportingPeriodId, reportingPeriodId));
+
+/** The reports of one reporting period of a project (one per indicator at most): what its page lists. */
+export const indicatorReportsOfPeriod = (
+  db: Db,
+  orgId: string,
+  projectId: string,
+  reportingPeriodId: string,
+) =>
+  db
+    .select({
+      id: indicatorReports.id,
+      indicatorId: indicatorReports.indicatorId,
+      status: indicatorReports.status,
+      value: indicatorReports.value,
+    })
+    .from(indicatorReports)
+    .where(
+      and(
+        eq(indicatorReports.orgId, orgId),
+        eq(indicatorReports.projectId, projectId),
+        eq(indicatorReports.reportingPeriodId, reportingPeriodId),
+      ),
+    );

@@ -1,5 +1,6 @@
 import { html, type Html } from './html.js';
-import { moment, type PageContent } from './layout.js';
+import { moment, notice, type PageContent } from './layout.js';
+import { AFTER_SIGN_IN } from './next-path.js';
 
 export interface InvitationView {
   organizationName: string;
@@ -8,7 +9,7 @@ export interface InvitationView {
   expiresAt: Date | string;
 }
 
-const ROLE_NAMES: Record<string, string> = {
+export const ROLE_NAMES: Record<string, string> = {
   org_admin: 'administrator',
   me_officer: 'M&E officer',
   reporter: 'reporter',
@@ -96,19 +97,40 @@ export function invitationPage(invitation: InvitationView, token: string): PageC
       <div data-step="done" hidden tabindex="-1">
         <h2>Welcome</h2>
         <p data-done-message></p>
+        <p>
+          Links in the emails the service sends you (reporting deadlines, returned reports) now open your
+          organization's pages.
+        </p>
+        <p><a class="button" href="${AFTER_SIGN_IN}">Go to your settings</a></p>
       </div>
     </section>`,
   };
 }
 
+/** Whether a reset link can still set a password: checked when the page is made, before it asks for one. */
+export type ResetLink = 'incomplete' | 'unusable' | 'usable';
+
 /** Setting a new password with the link from the email; the token goes to the API, never elsewhere. */
-export function resetPasswordPage(hasToken: boolean): PageContent {
-  if (!hasToken) {
+export function resetPasswordPage(link: ResetLink): PageContent {
+  if (link === 'incomplete') {
+    return {
+      title: 'Reset your password',
+      main: notice(
+        'This link is incomplete',
+        'Open the link from the password reset email again, or ask for a new one.',
+      ),
+    };
+  }
+  if (link === 'unusable') {
     return {
       title: 'Reset your password',
       main: html`<section class="notice">
-        <h1>This link is incomplete</h1>
-        <p>Open the link from the password reset email again, or ask for a new one.</p>
+        <h1>This link no longer works</h1>
+        <p>
+          A password reset link works once and for a limited time, and setting a password ends the other
+          links sent before: this one was already used, has expired, or is mistyped.
+        </p>
+        <p><a class="button" href="/sign-in">Sign in, or ask for a new link</a></p>
       </section>`,
     };
   }
@@ -127,6 +149,7 @@ export function resetPasswordPage(hasToken: boolean): PageContent {
       <div data-step="done" hidden tabindex="-1">
         <h1>Password changed</h1>
         <p>Your new password works from now on; every earlier sign-in has ended.</p>
+        <p><a class="button" href="/sign-in">Sign in with your new password</a></p>
       </div>
     </section>`,
   };
@@ -159,8 +182,45 @@ export function verifyEmailPage(hasToken: boolean): PageContent {
       </div>
       <div data-step="done" hidden tabindex="-1">
         <h1>Email address confirmed</h1>
-        <p>Thank you. You can close this page.</p>
+        <p>Thank you. Your account and its organizations are on your settings page.</p>
+        <p><a class="button" href="${AFTER_SIGN_IN}">Go to your settings</a></p>
       </div>
+    </section>`,
+  };
+}
+
+/**
+ * Signing in, then on to `next` (a path of this service, already checked). account.js sends the
+ * address and password to POST /auth/login, which sets the session cookie. With `externalSignIn`, a
+ * link to the identity provider's sign-in too.
+ */
+export function signInPage(next: string, externalSignIn: string | null): PageContent {
+  return {
+    title: 'Sign in',
+    scripts: ['common.js', 'account.js'],
+    main: html`<section class="account">
+      <form data-sign-in data-next="${next}" novalidate>
+        <h1>Sign in</h1>
+        <div class="summary" role="alert" tabindex="-1" data-summary hidden></div>
+        ${field({ id: 'email', label: 'Email address', autocomplete: 'username', type: 'email', limits: html`maxlength="254"` })}
+        ${field({ id: 'password', label: 'Password', autocomplete: 'current-password', type: 'password', limits: html`maxlength="1024"` })}
+        <noscript><p class="error">Signing in needs JavaScript.</p></noscript>
+        <button type="submit" disabled data-ready>Sign in</button>
+      </form>
+      <p>
+        Forgot your password?
+        <button type="button" class="link" data-forgot disabled data-ready>Email me a reset link</button>
+      </p>
+      <p class="hint" data-forgot-sent aria-live="polite"></p>
+      ${
+        externalSignIn
+          ? html`<p><a class="button" href="${externalSignIn}">Sign in with your organization’s account</a></p>`
+          : null
+      }
+      <p class="hint">
+        Accounts come with an invitation from an administrator of your organization: open the link in its
+        email to create yours.
+      </p>
     </section>`,
   };
 }

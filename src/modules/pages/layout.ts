@@ -21,10 +21,12 @@ export interface PageContent {
   main: Html;
   /** Script files of ./assets the page needs. */
   scripts?: string[];
+  /** The signed-in user's email, on the pages of members: shown above the page with their settings. */
+  signedInAs?: string;
 }
 
 /** A whole document: one stylesheet, deferred scripts, readable without either. */
-export function layout(assets: Assets, { title, main, scripts = [] }: PageContent): string {
+export function layout(assets: Assets, { title, main, scripts = [], signedInAs }: PageContent): string {
   return html`<!doctype html>
     <html lang="en">
       <head>
@@ -36,6 +38,13 @@ export function layout(assets: Assets, { title, main, scripts = [] }: PageConten
         ${scripts.map((file) => html`<script src="${assets.url(file)}" defer></script> `)}
       </head>
       <body>
+        ${
+          signedInAs
+            ? html`<header class="account-bar">
+              <p>Signed in as <strong>${signedInAs}</strong> · <a href="/settings">Your settings</a></p>
+            </header>`
+            : null
+        }
         <main id="main">${main}</main>
       </body>
     </html> `.text;

@@ -3,26 +3,21 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError, notFound } from '../../errors/catalogue.js';
-import { varyOnAccept } from '../../http/pipeline/caching.js';
+import { passwordResetUsable } from '../auth/index.js';
 import { SubmissionService } from '../forms/index.js';
 import { InvitationService } from '../members/index.js';
 import { SharingService } from '../reports/index.js';
 import { invitationPage, resetPasswordPage, verifyEmailPage } from './account-pages.js';
 import { Assets } from './assets.js';
 import { FORM_WORKER_PATH, formPage } from './form-page.js';
-import { layout, notice, PAGE_POLICY, type PageContent } from './layout.js';
+import { notice, type PageContent } from './layout.js';
+import { memberPageRoutes } from './member-pages.routes.js';
+import { htmlAnswers, sendPage } from './page-replies.js';
 import { reportPage } from './report-page.js';
 
 const tags = ['Public pages'];
 const produces = ['text/html'];
-/** The page's answers for the OpenAPI document: HTML, whatever the status. */
-const answers = (pages: Record<number, string>) =>
-  Object.fromEntries(
-    Object.entries(pages).map(([status, description]) => [
-      status,
-      { description, content: { 'text/html': { schema: { type: 'string' } } } },
-    ]),
-  );
+const answers = htmlAnswers;
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 2048 }) }, { additionalProperties: false });
 const page = { access: 'public', rateLimitBucket: 'public' } as const;
 
@@ -67,23 +62,12 @@ const UNAVAILABLE: Record<string, Record<number, PageContent>> = {
   },
 };
 
-function send(reply: FastifyReply, assets: Assets, content: PageContent, status = 200) {
-  return reply
-    .status(status)
-    .headers({
-      'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': PAGE_POLICY,
-      // Links are tokens: a closed form or a revoked report must not come back from a cache.
-      'cache-control': 'no-store',
-      'x-robots-tag': 'noindex, nofollow',
-    })
-    .header('vary', varyOnAccept(reply))
-    .send(layout(assets, content));
-}
+const send = sendPage;
 
 /**
  * The pages behind the links the service hands out with the default APP_URL: a form for respondents,
- * a shared report for donors, an invitation and a password reset. Server-rendered HTML with every
+ * a shared report for donors, an invitation and a password reset; and the pages of members
+ * (member-pages.routes.ts). Server-rendered HTML with every
  * untrusted value escaped; small scripts from ./assets, no framework, no build step.
  */
 export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
@@ -232,14 +216,27 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
         tags,
         summary: 'The password reset page ({APP_URL}/reset-password?token=<token>)',
         description:
-          'HTML: a new password, checked as the API checks it, sent to POST /auth/reset-password. ' +
-          'Whether the token is valid is known only when it is used.',
+          'HTML. The token is checked when the page is made (it is not spent): a token that can still be ' +
+          'used gets a new password, checked as the API checks it, sent to POST /auth/reset-password, and ' +
+          'then a link to the sign-in page; an unknown, used or expired token gets a 404 page saying the ' +
+          'link no longer works, before any password is asked for. Without a token, a page saying the link ' +
+          'is incomplete.',
         querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 2048 })) }),
         produces,
-        response: answers({ 200: 'The page; without a token, a page saying the link is incomplete' }),
+        response: answers({
+          200: 'The page; without a token, a page saying the link is incomplete',
+          404: 'The link is unknown, used or expired',
+        }),
       },
     },
-    (request, reply) => send(reply, assets, resetPasswordPage(Boolean(request.query.token))),
+    async (request, reply) => {
+      const { token } = request.query;
+      if (!token) return send(reply, assets, resetPasswordPage('incomplete'));
+      if (!(await passwordResetUsable(ctx.db, token))) {
+        return send(reply, assets, resetPasswordPage('unusable'), 404);
+      }
+      return send(reply, assets, resetPasswordPage('usable'));
+    },
   );
 
   app.get(
@@ -253,7 +250,8 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
         description:
           'HTML: a button that sends the token to POST /auth/verify-email, then says the address is ' +
           'confirmed or shows the refusal. Nothing is sent until the button is pressed, so a mail scanner ' +
-          'opening the link proves nothing. Whether the token is valid is known only when it is used.',
+          'opening the link proves nothing. Whether the token is valid is known only when it is used. ' +
+          'Once confirmed, the page links to the settings page (through the sign-in page when signed out).',
         querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 2048 })) }),
         produces,
         response: answers({ 200: 'The page; without a token, a page saying the link is incomplete' }),
@@ -261,4 +259,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     },
     (request, reply) => send(reply, assets, verifyEmailPage(Boolean(request.query.token))),
   );
+
+  // In a scope of their own: their refusals become pages (a sign-in redirect, 403 and 404 pages).
+  await app.register(memberPageRoutes, { ...ctx, assets });
 };

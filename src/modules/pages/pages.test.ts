@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestAppWithMail, type MailTestApp } from '../../../test/helpers/app.js';
 import { createProject, createTeam, type Team } from '../../../test/helpers/factories.js';
 import { answers, postForm, publishedForm, submitUrl } from '../../../test/helpers/forms.js';
-import { call } from '../../../test/helpers/http.js';
+import { call, TEST_APP_URL } from '../../../test/helpers/http.js';
 import {
   act,
   indicatorCode,
@@ -11,7 +11,8 @@ import {
   reportsUrl,
   type ReportJson,
 } from '../../../test/helpers/indicators.js';
-import { invitedToken } from '../../../test/helpers/invitations.js';
+import { emailsTo, invitedToken } from '../../../test/helpers/invitations.js';
+import { linkIn } from '../../../test/helpers/smtp.js';
 import { donorReportScene } from '../../../test/helpers/reports.js';
 import { forms } from '../forms/forms.tables.js';
 import { organizations } from '../orgs/orgs.tables.js';
@@ -268,13 +269,28 @@ describe('the invitation page', () => {
 });
 
 describe('the password reset page', () => {
-  it('asks for the new password when the link has its token, and says the link is incomplete otherwise', async () => {
-    const page = await get('/reset-password?token=abc');
+  it('asks for the new password while the link can be used, says so when it cannot, and when it is incomplete', async () => {
+    const forgot = await call(t.app, 'POST', '/auth/forgot-password', { body: { email: team.viewer.email } });
+    expect(forgot.status).toBe(202);
+    const [email] = await emailsTo(t.smtp, team.viewer.email, 1, `${TEST_APP_URL}/reset-password?token=`);
+    const link = linkIn(email!, `${TEST_APP_URL}/reset-password?token=`);
+    const page = await get(link.slice(TEST_APP_URL.length));
     expectPage(page, 200);
     expect(heading(page.body)).toBe('Choose a new password');
     expect(page.body).toMatch(
       /<input\s+type="password"\s+id="newPassword"[^>]*minlength="8"\s+maxlength="128"/,
     );
+    // Opening the page spends nothing: the link still sets a password, once.
+    const token = new URL(link).searchParams.get('token')!;
+    const reset = await call(t.app, 'POST', '/auth/reset-password', {
+      body: { token, password: 'a brand new password' },
+    });
+    expect(reset.status).toBe(204);
+    const used = await get(link.slice(TEST_APP_URL.length));
+    expectPage(used, 404);
+    expect(heading(used.body)).toBe('This link no longer works');
+    expect(used.body).not.toContain('type="password"');
+
     const incomplete = await get('/reset-password');
     expectPage(incomplete, 200);
     expect(heading(incomplete.body)).toBe('This link is incomplete');
@@ -303,12 +319,7 @@ describe('the pages’ scripts and stylesheet', () => {
   it('serves what each page links, cached for good, under 50 KB per page before compression', async () => {
     const project = await createProject(t.database.db, team.org.id);
     const form = await publishedForm(t.app, team.admin, team.org.id, { projectId: project.id });
-    for (const url of [
-      `/f/${form.publicToken}`,
-      '/reset-password?token=x',
-      '/verify-email?token=x',
-      '/f/missing',
-    ]) {
+    for (const url of [`/f/${form.publicToken}`, '/sign-in', '/verify-email?token=x', '/f/missing']) {
       const assets = scriptsOf((await get(url)).body);
       expect(assets.length, url).toBeGreaterThan(0);
       let bytes = 0;
@@ -332,12 +343,10 @@ describe('the pages’ scripts and stylesheet', () => {
   });
 
   it('compresses pages and scripts for clients that take it, and counts them in the public rate limit', async () => {
-    const res = await get('/reset-password?token=x', { 'accept-encoding': 'gzip' });
+    const res = await get('/sign-in', { 'accept-encoding': 'gzip' });
     expect(res.headers['content-encoding']).toBe('gzip');
     expect(res.headers['x-ratelimit-limit']).toBe('5000');
-    const script = scriptsOf((await get('/reset-password?token=x')).body).find((a) =>
-      a.includes('account.'),
-    )!;
+    const script = scriptsOf((await get('/sign-in')).body).find((a) => a.includes('account.'))!;
     const compressed = await get(script, { 'accept-encoding': 'br' });
     expect(compressed.headers['content-encoding']).toBe('br');
     // Scripts and the stylesheet do not spend the respondents' public limit.

@@ -1,4 +1,5 @@
 import type { reportView } from '../reports/index.js';
+import { day, number, numbers, prose, range } from './formats.js';
 import { html, type Html } from './html.js';
 import type { PageContent } from './layout.js';
 
@@ -17,28 +18,6 @@ const NARRATIVES = [
   ['recommendations', 'Recommendations'],
 ] as const;
 
-// Made at the first page: the first Intl formatter loads ICU's locale data (about 7 MB resident,
-// measured), which a process that serves only the API never needs.
-let numberFormat: Intl.NumberFormat | undefined;
-let dateFormat: Intl.DateTimeFormat | undefined;
-const numbers = {
-  format: (value: number) =>
-    (numberFormat ??= new Intl.NumberFormat('en', { maximumFractionDigits: 2 })).format(value),
-};
-const dates = {
-  format: (value: Date) =>
-    (dateFormat ??= new Intl.DateTimeFormat('en-GB', {
-      day: 'numeric',
-      month: 'short',
-      year: 'numeric',
-      timeZone: 'UTC',
-    })).format(value),
-};
-
-const number = (value: number | null) => (value === null ? '—' : numbers.format(value));
-const day = (value: string | Date) =>
-  dates.format(typeof value === 'string' ? new Date(`${value}T00:00:00Z`) : value);
-const range = (start: string, end: string) => html`${day(start)} – ${day(end)}`;
 const humanize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1).replaceAll('_', ' ');
 
 function money(currency: string) {
@@ -56,13 +35,6 @@ function size(bytes: number) {
   if (bytes < 1024 * 1024) return `${numbers.format(Math.round(bytes / 102.4) / 10)} KB`;
   return `${numbers.format(Math.round(bytes / (1024 * 102.4)) / 10)} MB`;
 }
-
-/** Paragraphs at blank lines; single line breaks are kept by the stylesheet. */
-const prose = (text: string) =>
-  text
-    .split(/\n\s*\n/)
-    .filter((paragraph) => paragraph.trim() !== '')
-    .map((paragraph) => html`<p class="prose">${paragraph.trim()}</p> `);
 
 /** A bar coloured by the band, with its number and the band in words (colour is never the only sign). */
 function progress(entry: IndicatorEntry): Html {

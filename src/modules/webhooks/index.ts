@@ -5,3 +5,4 @@ export { asReturned, queueWebhookEvent } from './events.js';
 export { purgeWebhookHistory } from './retention.js';
 export { resealWebhookSecrets } from './secret-sealing.js';
 export { webhookRoutes } from './webhooks.routes.js';
+export { WebhookService } from './webhooks.service.js';

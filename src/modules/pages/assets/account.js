@@ -1,5 +1,5 @@
-// The invitation page (sign in or create the account, then accept), the password reset page and the
-// email verification page, all through the API. Field names of the API map to the page's fields for its messages.
+// The sign-in page, the invitation page (sign in or create the account, then accept), the password reset
+// page and the email verification page, all through the API. Field names of the API map to the page's fields for its messages.
 'use strict';
 (() => {
   const { api, messagesOf, clearProblems, showProblems, problemsFrom } = window.melPages;
@@ -145,6 +145,48 @@
     });
 
     void start();
+  }
+
+  const signIn = document.querySelector('form[data-sign-in]');
+  if (signIn) {
+    const section = signIn.closest('.account');
+    const fields = {
+      email: { key: 'email', label: 'Email address' },
+      password: { key: 'password', label: 'Password' },
+    };
+    signIn.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const missing = blanks(signIn);
+      if (missing.length > 0) return showProblems(signIn, missing);
+      return busy(signIn, async () => {
+        const result = await api('POST', '/auth/login', {
+          email: signIn.elements.email.value.trim(),
+          password: signIn.elements.password.value,
+        });
+        if (result.status !== 200) return showProblems(signIn, problemsFrom(messagesOf(result), fields));
+        // The session cookie is set: on to the page the link pointed to (a path of this service).
+        window.location.assign(signIn.dataset.next);
+        return undefined;
+      });
+    });
+    const forgot = section.querySelector('[data-forgot]');
+    forgot.addEventListener('click', async () => {
+      clearProblems(signIn);
+      const email = signIn.elements.email.value.trim();
+      if (email === '') {
+        return showProblems(signIn, [
+          { key: 'email', message: 'Type your email address first, then ask for the link' },
+        ]);
+      }
+      forgot.disabled = true;
+      const result = await api('POST', '/auth/forgot-password', { email });
+      forgot.disabled = false;
+      if (result.status !== 202) return showProblems(signIn, problemsFrom(messagesOf(result), fields));
+      section.querySelector('[data-forgot-sent]').textContent = `${result.body.message}.`;
+      return undefined;
+    });
+    // Disabled until now: without this script the browser would put the password in the URL.
+    for (const ready of section.querySelectorAll('[data-ready]')) ready.disabled = false;
   }
 
   const reset = document.querySelector('form[data-reset]');
