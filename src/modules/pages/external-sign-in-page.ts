@@ -17,9 +17,12 @@ const FAILURES: Record<string, string> = {
  * why it failed and how to try again. A sign-in that worked is sent on to the settings page instead.
  */
 export function externalSignInPage(error: string | undefined): PageContent {
+  // Only a known code is explained, and an unknown one shown only when it looks like a code: the query
+  // is anyone's to write, and this page is on the service's own origin.
+  const known = error !== undefined && Object.hasOwn(FAILURES, error) ? FAILURES[error] : undefined;
   const reason =
-    (error && FAILURES[error]) ??
-    (error
+    known ??
+    (error && /^[a-z0-9_.-]{1,64}$/.test(error)
       ? `The identity provider refused the sign-in (${error}). Try again, or ask your administrator.`
       : 'The sign-in did not complete: no session was started. Try again.');
   return {

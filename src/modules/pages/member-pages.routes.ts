@@ -15,7 +15,7 @@ import { indicatorReportPage } from './indicator-report-page.js';
 import { layout, type PageContent } from './layout.js';
 import { indicatorReportView, memberForProject, reportingPeriodView } from './member-views.js';
 import { AFTER_SIGN_IN, sameOriginPath, signInFor } from './next-path.js';
-import { htmlAnswers, sendPage } from './page-replies.js';
+import { htmlAnswers, PAGE_HEADERS, sendPage } from './page-replies.js';
 import { forbiddenPage, notFoundPage, troublePage } from './refusal-pages.js';
 import { reportingPeriodPage } from './reporting-period-page.js';
 import { settingsPage, webhooksPage } from './settings-pages.js';
@@ -78,7 +78,7 @@ export const memberPageRoutes: FastifyPluginAsyncTypebox<AppContext & { assets: 
   app.addHook('onSend', async (_request, reply, payload) => {
     const type = String(reply.getHeader('content-type') ?? '');
     if (reply.statusCode < 400 || !type.startsWith('application/json')) return payload;
-    void reply.header('content-type', 'text/html; charset=utf-8');
+    void reply.headers(PAGE_HEADERS);
     return layout(assets, troublePage(reply.statusCode));
   });
 

@@ -95,6 +95,10 @@ describe('signed out', () => {
       '/\t/evil.example',
       '/sign-in?next=//evil.example',
       '',
+      // Outside printable ASCII: a Location header cannot carry it (it was a 500), and no link we make has it.
+      '/\u3002evil.example',
+      '/\uff0f/evil.example',
+      '/caf\u00e9',
     ];
     for (const next of refused) {
       const res = await get(`/sign-in?next=${encodeURIComponent(next)}`);
@@ -133,6 +137,8 @@ describe('signed out', () => {
     expect(res.headers.location).toBe(path);
     const elsewhere = await get('/sign-in?next=//evil.example', team.reporter);
     expect(elsewhere.headers.location).toBe('/settings');
+    const unicode = await get(`/sign-in?next=${encodeURIComponent('/\u3002evil.example')}`, team.reporter);
+    expect([unicode.statusCode, unicode.headers.location]).toEqual([303, '/settings']);
   });
 });
 
@@ -150,10 +156,23 @@ describe('the end of a sign-in with the identity provider', () => {
       'The sign-in was cancelled at your organization’s identity provider.',
     );
     expect(denied.body).toContain('href="/sign-in"');
-    const other = await get(`/auth/callback?error=${encodeURIComponent(XSS)}`, team.viewer);
-    expectPage(other, 200);
-    expect(other.body).not.toContain(XSS);
-    expect(text(other.body)).toContain('The identity provider refused the sign-in (&lt;script&gt;');
+    const unknown = await get('/auth/callback?error=temporarily_unavailable');
+    expect(text(unknown.body)).toContain(
+      'The identity provider refused the sign-in (temporarily_unavailable). Try again, or ask your administrator.',
+    );
+    // Anyone can write the query: text that is not a code (a phishing sentence, markup) is not shown,
+    // and a name of Object.prototype is a code like any unknown one, not the prototype's function.
+    for (const error of [XSS, 'Your account is locked. Call +1-555-0100']) {
+      const other = await get(`/auth/callback?error=${encodeURIComponent(error)}`, team.viewer);
+      expectPage(other, 200);
+      expect(text(other.body), error).toContain('The sign-in did not complete: no session was started.');
+      expect(other.body, error).not.toContain('refused the sign-in');
+    }
+    for (const error of ['constructor', '__proto__']) {
+      const other = await get(`/auth/callback?error=${error}`, team.viewer);
+      expect(text(other.body), error).toContain(`The identity provider refused the sign-in (${error}).`);
+      expect(other.body, error).not.toContain('native code');
+    }
     const none = await get(`/auth/callback?user=${user}`);
     expect(text(none.body)).toContain('The sign-in did not complete: no session was started.');
   });
@@ -268,6 +287,21 @@ describe('the reporting period page', () => {
     );
     expectNotFound(await get(periodPagePath(scene.project.id, elsewhere.id), team.admin));
     expectNotFound(await get(periodPagePath('x', scene.period.id), team.admin));
+  });
+});
+
+describe('a refusal of the whole service on a member page', () => {
+  it('is a page with the pages’ headers: too many requests (429)', async () => {
+    const limited = await buildTestApp({ RATE_LIMIT_MAX: '1' });
+    try {
+      expectSignIn(await browserGet(limited.app, '/settings'), '/settings');
+      const refused = await browserGet(limited.app, '/settings');
+      expectPage(refused, 429);
+      expect(refused.headers['x-robots-tag']).toBe('noindex, nofollow');
+      expect(refused.headers['retry-after']).toBeDefined();
+    } finally {
+      await limited.close();
+    }
   });
 });
 
