@@ -11,8 +11,10 @@ export {
   listMembers,
   lockAdmins,
   publicOrganization,
+  requiresSeparateApproval,
   setMemberRole,
 } from './orgs.repo.js';
+export { createOrganization, type NewOrganization } from './orgs.service.js';
 export { organizationRoutes } from './orgs.routes.js';
 export {
   AcceptedInvitation,
