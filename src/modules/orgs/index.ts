@@ -1,4 +1,5 @@
 /** What other modules and the entry points may use of the orgs module (docs/architecture.md, "Module order"). */
+export { createAdministrator, type AdministratorOutcome, type AdministratorRequest } from './first-admin.js';
 export type { IatiOrganisationType } from './iati-organisation-types.js';
 export { memberships } from './memberships.repo.js';
 export {

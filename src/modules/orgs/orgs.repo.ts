@@ -77,6 +77,22 @@ export async function requiresSeparateApproval(db: Db, orgId: string): Promise<b
   return row?.separateApproval ?? false;
 }
 
+export async function findOrganizationByCode(db: Db, code: string): Promise<OrganizationRow | undefined> {
+  const [org] = await db.select().from(organizations).where(eq(organizations.code, code)).limit(1);
+  return org;
+}
+
+/** The org_admin of the organization with this (normalized) email, and whether they have a password. */
+export async function findAdminByEmail(db: Db, orgId: string, email: string) {
+  const [row] = await db
+    .select({ userId: orgMembers.userId, hasPassword: sql<boolean>`${users.passwordHash} IS NOT NULL` })
+    .from(orgMembers)
+    .innerJoin(users, eq(users.id, orgMembers.userId))
+    .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.role, 'org_admin'), eq(users.email, email)))
+    .limit(1);
+  return row;
+}
+
 export async function findOrganization(db: Db, orgId: string): Promise<OrganizationRow | undefined> {
   const [org] = await db.select().from(organizations).where(eq(organizations.id, orgId)).limit(1);
   return org;
