@@ -35,11 +35,12 @@ const SLOWED =
 
 const REGISTRATION_RULE =
   'Who may register is the deployment’s choice (REGISTRATION): `open` (the default) takes anyone; ' +
-  '`invite` only an address holding an open invitation (sent by an org admin, neither accepted nor ' +
-  'expired; the invitation page registers this way); `domains` only an address whose domain, after ' +
-  'the `@`, is exactly one of REGISTRATION_DOMAINS (subdomains are not included), or an invited one. ' +
-  'Any other address: 403 `registration_closed`, whose message says what to do, and no account is made, ' +
-  'whether or not the address has one already (409 is only for addresses that may register).';
+  '`invite` only an address holding an open invitation to any organization (neither accepted nor ' +
+  'expired: the invitation page makes the invited person’s account so); `domains` only an address whose ' +
+  'part after the `@` is one of REGISTRATION_DOMAINS, in any case (subdomains are not included), or an ' +
+  'invited one. Any other address, once the body is valid: 403 `registration_closed`, whose message says ' +
+  'what to do, and no account is made, whether or not the address has one already (409 is only for ' +
+  'addresses that may register).';
 const REGISTRATION_CLOSED =
   'REGISTRATION is `invite` or `domains` and this address is neither invited nor at an allowed domain ' +
   '(`registration_closed`)';
