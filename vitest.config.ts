@@ -6,6 +6,7 @@ import { defineConfig } from 'vitest/config';
  * server.
  */
 const ISOLATED = [
+  'test/admin-create.test.ts',
   'src/http/pipeline/idempotency-release.test.ts',
   'src/http/pipeline/session.test.ts',
   'src/lib/claim-keeper.test.ts',

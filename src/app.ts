@@ -77,7 +77,7 @@ import {
   type OutboxWorkerOptions,
   outboxDepth,
 } from './modules/mail/index.js';
-import { memberRoutes } from './modules/members/index.js';
+import { hasOpenInvitation, memberRoutes } from './modules/members/index.js';
 import { idempotencyKeys } from './modules/idempotency/index.js';
 import { memberships, organizationRoutes } from './modules/orgs/index.js';
 import { pageConstraint, pageRoutes } from './modules/pages/index.js';
@@ -419,8 +419,9 @@ async function registerModules(
     redisUp: redis ? () => redis.check() : null,
   });
   for (const routes of [
-    withOptions(authRoutes, { passwords }),
-    idpRoutes,
+    // Members sit above auth: they answer whether an address is invited (REGISTRATION=invite).
+    withOptions(authRoutes, { passwords, invited: hasOpenInvitation }),
+    withOptions(idpRoutes, { invited: hasOpenInvitation }),
     organizationRoutes,
     memberRoutes,
     donorRoutes,

@@ -64,6 +64,8 @@ describe('defaults', () => {
       oidc: null,
       logLevel: 'info',
       webhookAllowPrivate: false,
+      registration: { mode: 'open', domains: [] },
+      orgCreation: 'anyone',
       timeouts: { requestSeconds: 50, headersSeconds: 10, keepAliveSeconds: 72, connectionSeconds: 120 },
     });
     expect(Object.isFrozen(config)).toBe(true);
@@ -378,6 +380,65 @@ describe('bad values', () => {
     errorOf({ PORT: 'abc' });
     expect(() => statSync(path.join(dataDir, 'jwt-secret'))).toThrow();
     expect(() => statSync(path.join(dataDir, 'pii-key'))).toThrow();
+  });
+});
+
+describe('REGISTRATION, REGISTRATION_DOMAINS and ORG_CREATION', () => {
+  it('read each mode, domains trimmed, lower-cased and listed once', () => {
+    expect(load({ JWT_SECRET: SECRET, REGISTRATION: 'invite' }).registration).toEqual({
+      mode: 'invite',
+      domains: [],
+    });
+    expect(
+      load({
+        JWT_SECRET: SECRET,
+        REGISTRATION: 'domains',
+        REGISTRATION_DOMAINS: ' NGO.org, partner.org ,ngo.org,xn--bcher-kva.example',
+      }).registration,
+    ).toEqual({ mode: 'domains', domains: ['ngo.org', 'partner.org', 'xn--bcher-kva.example'] });
+    expect(load({ JWT_SECRET: SECRET, REGISTRATION: 'open' }).registration.mode).toBe('open');
+    expect(load({ JWT_SECRET: SECRET, ORG_CREATION: 'admins' }).orgCreation).toBe('admins');
+    expect(load({ JWT_SECRET: SECRET, ORG_CREATION: 'anyone' }).orgCreation).toBe('anyone');
+  });
+
+  it('refuse other modes, written exactly', () => {
+    expect(errorOf({ JWT_SECRET: SECRET, REGISTRATION: 'closed' }).message).toBe(
+      'Invalid configuration:\n- REGISTRATION must be one of open, invite, domains (got "closed")',
+    );
+    expect(errorOf({ JWT_SECRET: SECRET, REGISTRATION: 'Invite' }).message).toContain(
+      'REGISTRATION must be one of open, invite, domains (got "Invite")',
+    );
+    expect(errorOf({ JWT_SECRET: SECRET, ORG_CREATION: 'nobody' }).message).toBe(
+      'Invalid configuration:\n- ORG_CREATION must be one of anyone, admins (got "nobody")',
+    );
+  });
+
+  it('require domains with REGISTRATION=domains, and only there', () => {
+    expect(errorOf({ JWT_SECRET: SECRET, REGISTRATION: 'domains' }).message).toBe(
+      'Invalid configuration:\n- REGISTRATION_DOMAINS is required with REGISTRATION=domains (e.g. ngo.org,partner.org)',
+    );
+    expect(errorOf({ JWT_SECRET: SECRET, REGISTRATION_DOMAINS: 'ngo.org' }).message).toBe(
+      'Invalid configuration:\n- REGISTRATION_DOMAINS is set, but REGISTRATION is open, not domains',
+    );
+    expect(
+      errorOf({ JWT_SECRET: SECRET, REGISTRATION: 'invite', REGISTRATION_DOMAINS: 'ngo.org' }).message,
+    ).toBe('Invalid configuration:\n- REGISTRATION_DOMAINS is set, but REGISTRATION is invite, not domains');
+    // A bad mode is named once, not again as a mode that ignores the domains.
+    expect(
+      errorOf({ JWT_SECRET: SECRET, REGISTRATION: 'domain', REGISTRATION_DOMAINS: 'ngo.org' }).message,
+    ).toBe('Invalid configuration:\n- REGISTRATION must be one of open, invite, domains (got "domain")');
+  });
+
+  it('refuse what is no domain name, naming each', () => {
+    const error = errorOf({
+      JWT_SECRET: SECRET,
+      REGISTRATION: 'domains',
+      REGISTRATION_DOMAINS: 'ngo.org,@partner.org,localhost,,*.ngo.org,ngo.org.,-ngo.org,ngo_org.com',
+    });
+    expect(error.message).toBe(
+      'Invalid configuration:\n- REGISTRATION_DOMAINS must be domain names separated by commas, such as ' +
+        'ngo.org,partner.org (got "@partner.org", "localhost", "", "*.ngo.org", "ngo.org.", "-ngo.org", "ngo_org.com")',
+    );
   });
 });
 

@@ -73,6 +73,13 @@ export interface Config {
   readonly logLevel: string;
   /** WEBHOOK_ALLOW_PRIVATE: webhooks may go to private and loopback addresses, and over http to loopback. */
   readonly webhookAllowPrivate: boolean;
+  /**
+   * REGISTRATION and REGISTRATION_DOMAINS: for whom an account may be created (POST /auth/register, a
+   * first sign-in through the identity provider). `domains` lists lower-case domains, matched exactly.
+   */
+  readonly registration: { readonly mode: RegistrationMode; readonly domains: readonly string[] };
+  /** ORG_CREATION: who may create an organization with POST /orgs (`admins`: org_admins of one already). */
+  readonly orgCreation: OrgCreation;
   /** Limits on slow or idle clients, in seconds (REQUEST_TIMEOUT and the others). */
   readonly timeouts: {
     /** The whole request, headers and body, must arrive within this. */
@@ -87,6 +94,11 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+export const REGISTRATION_MODES = ['open', 'invite', 'domains'] as const;
+export type RegistrationMode = (typeof REGISTRATION_MODES)[number];
+export const ORG_CREATION = ['anyone', 'admins'] as const;
+export type OrgCreation = (typeof ORG_CREATION)[number];
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 const secureOrLoopback = (url: URL) => url.protocol === 'https:' || LOOPBACK.has(url.hostname);
@@ -135,6 +147,8 @@ const SETTINGS = {
     orgBytes: read.byteSize('ORG_FILES_QUOTA', '10GiB'),
   }),
   webhookAllowPrivate: (read) => read.flag('WEBHOOK_ALLOW_PRIVATE'),
+  registration: registrationOf,
+  orgCreation: (read) => oneOf(read, 'ORG_CREATION', ORG_CREATION),
 } satisfies { [K in keyof Config]?: Setting<Config[K]> };
 
 type Read<T> = { [K in keyof T]: T[K] extends Setting<infer V> ? V : never };
@@ -276,6 +290,45 @@ function databaseTimeouts(read: EnvReader): Config['databaseTimeouts'] {
       `EXPORT_STATEMENT_TIMEOUT must not be shorter than DATABASE_STATEMENT_TIMEOUT (got ${exportStatementMs} ms and ${statementMs} ms)`,
     );
   return { statementMs, lockMs: read.milliseconds('DATABASE_LOCK_TIMEOUT', '5s'), exportStatementMs };
+}
+
+/** One of `values`, written exactly; unset is the first. */
+function oneOf<T extends string>(read: EnvReader, name: string, values: readonly [T, ...T[]]): T {
+  const raw = read.text(name);
+  if (raw === undefined) return values[0];
+  if ((values as readonly string[]).includes(raw)) return raw as T;
+  read.refuse(`${name} must be one of ${values.join(', ')} (got "${raw}")`);
+  return values[0];
+}
+
+/**
+ * A domain name as an email address ends: labels of letters, digits and inner dashes (IDNs in their
+ * `xn--` form), at least two, lower-cased.
+ */
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** REGISTRATION, and REGISTRATION_DOMAINS, required with `domains` and only there. */
+function registrationOf(read: EnvReader): Config['registration'] {
+  const mode = oneOf(read, 'REGISTRATION', REGISTRATION_MODES);
+  const raw = read.text('REGISTRATION_DOMAINS');
+  if (raw === undefined) {
+    if (mode === 'domains')
+      read.refuse('REGISTRATION_DOMAINS is required with REGISTRATION=domains (e.g. ngo.org,partner.org)');
+    return { mode, domains: [] };
+  }
+  // A bad REGISTRATION is named already; else domains given to a mode that ignores them are a mistake.
+  const given = read.text('REGISTRATION');
+  if (mode !== 'domains' && (given === undefined || given === mode))
+    read.refuse(`REGISTRATION_DOMAINS is set, but REGISTRATION is ${mode}, not domains`);
+  const domains = list(raw).map((domain) => domain.toLowerCase());
+  const bad = domains.filter((domain) => !DOMAIN.test(domain));
+  if (bad.length > 0)
+    read.refuse(
+      `REGISTRATION_DOMAINS must be domain names separated by commas, such as ngo.org,partner.org (got ${bad
+        .map((domain) => `"${domain}"`)
+        .join(', ')})`,
+    );
+  return { mode, domains: [...new Set(domains)] };
 }
 
 /** At least 30 days: a short retention would let the daily purge empty the record of processing. */

@@ -98,6 +98,13 @@ export const tokenRefused = () => new AppError(401, 'Unauthorized', BEARER_INVAL
 export const invalidCredentials = () =>
   new AppError(401, 'Invalid email or password', BEARER, 'invalid_credentials');
 export const forbidden = (message = FORBIDDEN_MESSAGE) => new AppError(403, message, {}, 'forbidden');
+/** An account refused by REGISTRATION (`invite`, `domains`); `message` says what the person can do. */
+export const registrationClosed = (message: string) => new AppError(403, message, {}, 'registration_closed');
+/** POST /orgs by someone who is no org_admin anywhere, under ORG_CREATION=admins. */
+export const orgCreationClosed = (message: string) => new AppError(403, message, {}, 'org_creation_closed');
+/** A review by the person who last submitted the report, in an organization with separateApproval on. */
+export const separateApprovalRequired = (message: string) =>
+  new AppError(403, message, {}, 'separate_approval_required');
 /** A change to a locked reporting period: 403 for its reports (the contract), 409 for the period itself. */
 export const periodLocked = (statusCode: 403 | 409 = 403) =>
   new AppError(statusCode, PERIOD_LOCKED, {}, 'period_locked');

@@ -10,6 +10,12 @@ export const ERROR_CODES = {
   unauthorized: 'No session, or its token is invalid, expired or revoked.',
   invalid_credentials: 'Failed login: unknown email or wrong password (one answer for both).',
   forbidden: 'Not a member of the organization, or the role may not do this.',
+  registration_closed:
+    'No account is created for this address: the service takes invited addresses or chosen email domains only (REGISTRATION).',
+  org_creation_closed:
+    'Only org_admins of an organization may create another one on this service (ORG_CREATION=admins).',
+  separate_approval_required:
+    'The organization requires another person to review an indicator report than the one who submitted it (separateApproval).',
   period_locked: 'The reporting period is locked: its reports and dates cannot change.',
   not_found: 'The resource (or the route) does not exist, or not in this organization.',
   method_not_allowed: 'The path exists, not with this method; `Allow` lists the methods it has.',

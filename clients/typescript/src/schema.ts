@@ -45,7 +45,7 @@ export interface paths {
         put?: never;
         /**
          * Create an account
-         * @description Sets the `jwt` cookie. The new session has no organization until one is created or joined. Emails a link proving the address, `{APP_URL}/verify-email?token=<token>` (7 days, works once), queued in the same transaction as the user.
+         * @description Sets the `jwt` cookie. The new session has no organization until one is created or joined. Emails a link proving the address, `{APP_URL}/verify-email?token=<token>` (7 days, works once), queued in the same transaction as the user. Who may register is the deployment’s choice (REGISTRATION): `open` (the default) takes anyone; `invite` only an address holding an open invitation to any organization (neither accepted nor expired: the invitation page makes the invited person’s account so); `domains` only an address whose part after the `@` is one of REGISTRATION_DOMAINS, in any case (subdomains are not included), or an invited one. Any other address, once the body is valid: 403 `registration_closed`, whose message says what to do, and no account is made, whether or not the address has one already (409 is only for addresses that may register).
          */
         post: operations["registerUser"];
         delete?: never;
@@ -244,7 +244,7 @@ export interface paths {
         };
         /**
          * The identity provider's redirect back
-         * @description Checks `state` against the flow cookie, exchanges the code (PKCE), validates the ID token (issuer, audience, nonce, expiry) and requires `email_verified`. The user is found by provider and subject, else the user with that email is linked (a password that user had is removed and their sessions end: registration never proved the email; forgot-password sets a new one), else a user without a password is created (names from given_name/family_name or name). Success: the `jwt` cookie is set and the browser is sent to `{FRONTEND_URL}/auth/callback?user=<URL-encoded JSON {id, createdAt}>`: no email or names, which would stay in browser history and proxy logs; the front end reads them from `GET /auth/me`. Any failure creates no session and redirects to `{FRONTEND_URL}/auth/callback?error=<code>`: the provider’s own code (e.g. `access_denied`, `invalid_grant` for a used code), `invalid_state` (missing, expired or mismatched flow), `invalid_token`, `email_not_verified`, `provider_unavailable`. The flow cookie is cleared either way. 404 `External sign-in is not configured` while OIDC_* are unset.
+         * @description Checks `state` against the flow cookie, exchanges the code (PKCE), validates the ID token (issuer, audience, nonce, expiry) and requires `email_verified`. The user is found by provider and subject, else the user with that email is linked (a password that user had is removed and their sessions end: registration never proved the email; forgot-password sets a new one), else a user without a password is created (names from given_name/family_name or name). Success: the `jwt` cookie is set and the browser is sent to `{FRONTEND_URL}/auth/callback?user=<URL-encoded JSON {id, createdAt}>`: no email or names, which would stay in browser history and proxy logs; the front end reads them from `GET /auth/me`. Any failure creates no session and redirects to `{FRONTEND_URL}/auth/callback?error=<code>`: the provider’s own code (e.g. `access_denied`, `invalid_grant` for a used code), `invalid_state` (missing, expired or mismatched flow), `invalid_token`, `email_not_verified`, `provider_unavailable`, `registration_closed` (no account has this email, and REGISTRATION allows none to be made for it: `invite` without an open invitation to the address, `domains` outside REGISTRATION_DOMAINS and not invited; as `POST /auth/register` refuses it). The flow cookie is cleared either way. 404 `External sign-in is not configured` while OIDC_* are unset.
          */
         get: operations["finishExternalSignIn"];
         put?: never;
@@ -270,7 +270,7 @@ export interface paths {
         put?: never;
         /**
          * Create an organization
-         * @description The caller becomes its org_admin. The `jwt` cookie is re-issued with the new organizationId; bearer clients call `POST /auth/token` with `organizationId` for a matching token. Taken code: 409. `iatiRef` (the IATI organisation identifier) and `iatiOrgType` (IATI OrganisationType, default 21) are what `GET /orgs/:orgId/iati/activities.xml` publishes the organization as.
+         * @description The caller becomes its org_admin. The `jwt` cookie is re-issued with the new organizationId; bearer clients call `POST /auth/token` with `organizationId` for a matching token. Taken code: 409. `iatiRef` (the IATI organisation identifier) and `iatiOrgType` (IATI OrganisationType, default 21) are what `GET /orgs/:orgId/iati/activities.xml` publishes the organization as. Who may create one is the deployment’s choice (ORG_CREATION): `anyone` signed in (the default), or `admins`: only a user who is org_admin of an organization already (the first one is made with `npm run admin:create`); anyone else gets 403 `org_creation_closed`, and nothing is created.
          */
         post: operations["createOrganization"];
         delete?: never;
@@ -294,8 +294,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change name, code, logo, IATI identity or deadline reminders
-         * @description Any subset of the fields; `logoUrl: null` removes the logo, `iatiRef: null` the IATI identifier (the IATI export then answers 409). Taken code: 409. `reminderDaysBefore` (up to 10 different days from 1 to 90, stored from the most days to the fewest; `[]` for none) and `overdueReminder` decide when deadline reminders are emailed: on each of those days before a reporting period is due, and the day after it was due.
+         * Change name, code, logo, IATI identity, deadline reminders or four eyes
+         * @description Any subset of the fields; `logoUrl: null` removes the logo, `iatiRef: null` the IATI identifier (the IATI export then answers 409). Taken code: 409. `reminderDaysBefore` (up to 10 different days from 1 to 90, stored from the most days to the fewest; `[]` for none) and `overdueReminder` decide when deadline reminders are emailed: on each of those days before a reporting period is due, and the day after it was due. `separateApproval: true` makes the review of indicator reports four-eyes: whoever last submitted a report may no longer approve or reject it (403 `separate_approval_required`); `false` (the default) lets them again. Reports submitted before the change follow the setting at the time of their review.
          */
         patch: operations["updateOrganization"];
         trace?: never;
@@ -1007,7 +1007,7 @@ export interface paths {
         head?: never;
         /**
          * Approve a submitted report
-         * @description Submitted → approved (other states: 409); approved reports are immutable. Stores the optional comment (the body may be omitted), reviewedAt and reviewedBy, and records `indicator_report.approved`. Works in locked periods. Of two reviewers deciding at once, one wins and the other gets 409.
+         * @description Submitted → approved (other states: 409); approved reports are immutable. Stores the optional comment (the body may be omitted), reviewedAt and reviewedBy, and records `indicator_report.approved`. Works in locked periods. Of two reviewers deciding at once, one wins and the other gets 409. When the organization has `separateApproval` on, the person who last submitted the report may not review it: 403 `separate_approval_required` (checked after the status), and another M&E officer or org admin reviews it; off (the default), anyone of those roles may, the submitter included.
          */
         patch: operations["approveIndicatorReport"];
         trace?: never;
@@ -1027,7 +1027,7 @@ export interface paths {
         head?: never;
         /**
          * Return a submitted report with a comment
-         * @description Submitted → rejected (other states: 409); the comment is required (400). The submitter is emailed the comment with the indicator, project and period, and `indicator_report.rejected` is recorded. The report may then be edited and submitted again. Works in locked periods.
+         * @description Submitted → rejected (other states: 409); the comment is required (400). The submitter is emailed the comment with the indicator, project and period, and `indicator_report.rejected` is recorded. The report may then be edited and submitted again. Works in locked periods. When the organization has `separateApproval` on, the person who last submitted the report may not review it: 403 `separate_approval_required` (checked after the status), and another M&E officer or org admin reviews it; off (the default), anyone of those roles may, the submitter included.
          */
         patch: operations["rejectIndicatorReport"];
         trace?: never;
@@ -2684,7 +2684,7 @@ export interface components {
              * @description Stable identifier of the kind of error; branch on this, not on `message`.
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_request" | "invalid_token" | "unauthorized" | "invalid_credentials" | "forbidden" | "period_locked" | "not_found" | "method_not_allowed" | "duplicate" | "has_dependents" | "invalid_transition" | "overlap" | "personal_data_erased" | "idempotency_in_progress" | "idempotency_answer_lost" | "conflict" | "form_closed" | "request_timeout" | "precondition_failed" | "payload_too_large" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "idempotency_conflict" | "precondition_required" | "rate_limited" | "client_error" | "internal_error" | "unavailable" | "database_unavailable" | "database_busy" | "upload_quota_exceeded";
+            code: "validation_failed" | "malformed_request" | "invalid_token" | "unauthorized" | "invalid_credentials" | "forbidden" | "registration_closed" | "org_creation_closed" | "separate_approval_required" | "period_locked" | "not_found" | "method_not_allowed" | "duplicate" | "has_dependents" | "invalid_transition" | "overlap" | "personal_data_erased" | "idempotency_in_progress" | "idempotency_answer_lost" | "conflict" | "form_closed" | "request_timeout" | "precondition_failed" | "payload_too_large" | "uri_too_long" | "headers_too_large" | "unsupported_media_type" | "idempotency_conflict" | "precondition_required" | "rate_limited" | "client_error" | "internal_error" | "unavailable" | "database_unavailable" | "database_busy" | "upload_quota_exceeded";
             /** @description On a 400: one entry per `message` entry, in the same order. */
             details?: {
                 /** @description The part of the request `path` points into. */
@@ -3340,6 +3340,8 @@ export interface components {
             reminderDaysBefore: number[];
             /** @description Whether they are also reminded the day after the due date of what is still outstanding (default true). */
             overdueReminder: boolean;
+            /** @description Four eyes (default false): when true, the person who last submitted an indicator report may not approve or reject it (403 `separate_approval_required`); another M&E officer or org admin reviews it. */
+            separateApproval: boolean;
             /** Format: date-time */
             createdAt: string;
             /** @enum {string} */
@@ -3374,6 +3376,8 @@ export interface components {
             reminderDaysBefore: number[];
             /** @description Whether they are also reminded the day after the due date of what is still outstanding (default true). */
             overdueReminder: boolean;
+            /** @description Four eyes (default false): when true, the person who last submitted an indicator report may not approve or reject it (403 `separate_approval_required`); another M&E officer or org admin reviews it. */
+            separateApproval: boolean;
             /** Format: date-time */
             createdAt: string;
         };
@@ -3407,6 +3411,8 @@ export interface components {
             reminderDaysBefore?: number[];
             /** @description Whether they are also reminded the day after the due date of what is still outstanding (default true). */
             overdueReminder?: boolean;
+            /** @description Four eyes (default false): when true, the person who last submitted an indicator report may not approve or reject it (403 `separate_approval_required`); another M&E officer or org admin reviews it. */
+            separateApproval?: boolean;
         };
         /** @description An outcome node with its outputs */
         OutcomeNode: {
@@ -4659,6 +4665,16 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            /** @description REGISTRATION is `invite` or `domains` and this address is neither invited nor at an allowed domain (`registration_closed`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             404: components["responses"]["NotFound"];
             /** @description A user with this email already exists */
             409: {
@@ -5179,6 +5195,16 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description ORG_CREATION is `admins` and the caller is no org_admin (`org_creation_closed`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             404: components["responses"]["NotFound"];
             /** @description The code is taken; or the same Idempotency-Key is still running (with Retry-After) */
             409: {
@@ -7865,7 +7891,16 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /** @description Not a member, or the role is not allowed (`forbidden`); or the caller submitted the report and the organization has separateApproval on (`separate_approval_required`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             404: components["responses"]["NotFound"];
             /** @description The report is not submitted */
             409: {
@@ -7918,7 +7953,16 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /** @description Not a member, or the role is not allowed (`forbidden`); or the caller submitted the report and the organization has separateApproval on (`separate_approval_required`) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             404: components["responses"]["NotFound"];
             /** @description The report is not submitted */
             409: {

@@ -18,6 +18,7 @@ import {
 } from './auth.schemas.js';
 import { AuthService } from './auth.service.js';
 import type { PasswordHasher } from './passwords.js';
+import { RegistrationPolicy, type InvitedAddress } from './registration-policy.js';
 
 const tags = ['Authentication'];
 /** Routes that hash a password: refused at once when too many hashes already wait (issue 20, finding 9). */
@@ -32,11 +33,25 @@ const SLOWED =
   'after the wait signs in and clears the count, as does a password reset. An unknown email is counted and ' +
   'slowed alike.';
 
-/** The account routes; `passwords` is the process's one hasher (made in `buildApp`, which reads its load). */
-export const authRoutes: FastifyPluginAsyncTypebox<AppContext & { passwords: PasswordHasher }> = async (
-  app,
-  ctx,
-) => {
+const REGISTRATION_RULE =
+  'Who may register is the deployment’s choice (REGISTRATION): `open` (the default) takes anyone; ' +
+  '`invite` only an address holding an open invitation to any organization (neither accepted nor ' +
+  'expired: the invitation page makes the invited person’s account so); `domains` only an address whose ' +
+  'part after the `@` is one of REGISTRATION_DOMAINS, in any case (subdomains are not included), or an ' +
+  'invited one. Any other address, once the body is valid: 403 `registration_closed`, whose message says ' +
+  'what to do, and no account is made, whether or not the address has one already (409 is only for ' +
+  'addresses that may register).';
+const REGISTRATION_CLOSED =
+  'REGISTRATION is `invite` or `domains` and this address is neither invited nor at an allowed domain ' +
+  '(`registration_closed`)';
+
+/**
+ * The account routes; `passwords` is the process's one hasher (made in `buildApp`, which reads its load),
+ * `invited` answers whether an address holds an open invitation (the members module).
+ */
+export const authRoutes: FastifyPluginAsyncTypebox<
+  AppContext & { passwords: PasswordHasher; invited: InvitedAddress }
+> = async (app, ctx) => {
   const auth = new AuthService(
     ctx.db,
     ctx.config,
@@ -44,6 +59,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext & { passwords: Pas
     ctx.memberships,
     ctx.mailQueued,
     ctx.passwords,
+    new RegistrationPolicy(ctx.config.registration, ctx.invited),
   );
   const limited = { preValidation: normalizeEmailField, preHandler: ctx.authLimit };
 
@@ -60,10 +76,16 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext & { passwords: Pas
         description:
           'Sets the `jwt` cookie. The new session has no organization until one is created or joined. ' +
           'Emails a link proving the address, `{APP_URL}/verify-email?token=<token>` (7 days, works once), ' +
-          'queued in the same transaction as the user.',
+          'queued in the same transaction as the user. ' +
+          REGISTRATION_RULE,
         body: RegisterBody,
         setsCookie: true,
-        response: { 201: User, 409: errorResponse('A user with this email already exists'), 503: BUSY },
+        response: {
+          201: User,
+          403: errorResponse(REGISTRATION_CLOSED),
+          409: errorResponse('A user with this email already exists'),
+          503: BUSY,
+        },
       },
     },
     async (request, reply) => {

@@ -34,6 +34,7 @@ import {
 import { passwordResetEmail, verificationEmail } from './auth.emails.js';
 import { LoginThrottle } from './login-throttle.js';
 import type { PasswordHasher } from './passwords.js';
+import type { RegistrationPolicy } from './registration-policy.js';
 
 const INVALID_RESET = 'Invalid or expired reset token';
 const INVALID_VERIFICATION = 'Invalid or expired verification token';
@@ -53,6 +54,8 @@ export class AuthService {
     /** Wakes the outbox worker; called once a transaction that queued email has committed. */
     private readonly mailQueued: () => void,
     private readonly passwords: PasswordHasher,
+    /** REGISTRATION: for whom an account may be created. */
+    private readonly registration: RegistrationPolicy,
   ) {
     this.throttle = new LoginThrottle(db);
     // Made now, so that the first unknown email costs no more than a wrong password.
@@ -71,6 +74,9 @@ export class AuthService {
   async register(input: { email: string; password: string; firstName: string; lastName: string }) {
     const email = normalizeEmail(input.email);
     checkPassword(input.password, email);
+    // Before the duplicate check: under `invite` or `domains`, an address refused learns nothing of
+    // whether it has an account. Before hashing: a refusal costs no bcrypt.
+    await this.registration.check(this.db, email);
     const passwordHash = await this.passwords.hash(input.password);
     // The verification email commits with the user, or neither does.
     const user = await transaction(this.db, async (tx) => {

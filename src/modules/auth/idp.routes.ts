@@ -5,6 +5,7 @@ import { AppError } from '../../errors/catalogue.js';
 import { errorResponse } from '../../http/errors/replies.js';
 import { Redirect } from '../../http/schemas/schemas.js';
 import { ExternalSignIn, FLOW_TTL_SECONDS, SignInFailure } from './idp.service.js';
+import { RegistrationPolicy, type InvitedAddress } from './registration-policy.js';
 
 const NOT_CONFIGURED = 'External sign-in is not configured';
 const FLOW_COOKIE = 'idp_flow';
@@ -14,12 +15,20 @@ const FLOW_COOKIE = 'idp_flow';
  * routes answer 404. Both legs end in a redirect: to the provider, then to the front end's
  * `/auth/callback` with the user's id or an error code.
  */
-export const idpRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
+export const idpRoutes: FastifyPluginAsyncTypebox<AppContext & { invited: InvitedAddress }> = async (
   app,
-  { config, db, sessions, memberships },
+  { config, db, sessions, memberships, invited },
 ) => {
   const signIn = config.oidc
-    ? new ExternalSignIn(db, sessions, memberships, config.oidc, config.jwtSecret, app.log)
+    ? new ExternalSignIn(
+        db,
+        sessions,
+        memberships,
+        config.oidc,
+        config.jwtSecret,
+        app.log,
+        new RegistrationPolicy(config.registration, invited),
+      )
     : null;
   const secure = sessions.secureCookie;
   // Sent back only to the callback, wherever the service is mounted (BASE_URL may have a path prefix).
@@ -97,7 +106,10 @@ export const idpRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
           'Any failure creates no session and ' +
           'redirects to `{FRONTEND_URL}/auth/callback?error=<code>`: the provider’s own code (e.g. ' +
           '`access_denied`, `invalid_grant` for a used code), `invalid_state` (missing, expired or mismatched ' +
-          'flow), `invalid_token`, `email_not_verified`, `provider_unavailable`. The flow cookie is cleared ' +
+          'flow), `invalid_token`, `email_not_verified`, `provider_unavailable`, `registration_closed` (no ' +
+          'account has this email, and REGISTRATION allows none to be made for it: `invite` without an open ' +
+          'invitation to the address, `domains` outside REGISTRATION_DOMAINS and not invited; as ' +
+          '`POST /auth/register` refuses it). The flow cookie is cleared ' +
           `either way. 404 \`${NOT_CONFIGURED}\` while OIDC_* are unset.`,
         response: { 404: errorResponse(NOT_CONFIGURED) },
         answers: {

@@ -17,6 +17,7 @@ import {
   type UserRow,
 } from './auth.repo.js';
 import { sessionFor } from './auth.service.js';
+import type { RegistrationPolicy } from './registration-policy.js';
 
 type OidcConfig = NonNullable<Config['oidc']>;
 
@@ -80,6 +81,8 @@ export class ExternalSignIn {
     private readonly settings: OidcConfig,
     jwtSecret: string,
     private readonly log: FastifyBaseLogger,
+    /** REGISTRATION: whether a first sign-in may create an account for its address. */
+    private readonly registration: RegistrationPolicy,
   ) {
     // A key of its own, so a flow cookie can never pass for a session token.
     this.flowKey = hmacKey(createHash('sha256').update(`${jwtSecret}:idp-flow`).digest());
@@ -204,9 +207,14 @@ export class ExternalSignIn {
       const known = await findUserByIdentity(tx, issuer, subject);
       if (known) return known;
       const now = new Date();
+      const existing = await findUserByEmail(tx, email);
+      // A new account is REGISTRATION's to allow, as at registration; existing accounts always sign in.
+      if (!existing && (await this.registration.refusal(tx, email)) !== null) {
+        throw new SignInFailure('registration_closed');
+      }
       // The provider verified the address (the callback requires it): a user it creates has proven it.
       const user =
-        (await findUserByEmail(tx, email)) ??
+        existing ??
         (await insertUser(tx, { email, passwordHash: null, emailVerifiedAt: now, ...names })) ??
         // Created by a concurrent sign-in or registration since the look-up.
         (await findUserByEmail(tx, email));

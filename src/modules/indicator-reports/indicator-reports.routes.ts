@@ -23,6 +23,14 @@ import type { PersonalAmounts } from './report-history.js';
 
 const tags = ['Indicator reports'];
 const LOCKED = '`Reporting period is locked` (403)';
+const FOUR_EYES =
+  ' When the organization has `separateApproval` on, the person who last submitted the report may not ' +
+  'review it: 403 `separate_approval_required` (checked after the status), and another M&E officer or org ' +
+  'admin reviews it; off (the default), anyone of those roles may, the submitter included.';
+const REVIEW_REFUSED = errorResponse(
+  'Not a member, or the role is not allowed (`forbidden`); or the caller submitted the report and the ' +
+    'organization has separateApproval on (`separate_approval_required`)',
+);
 
 export const indicatorReportRoutes: FastifyPluginAsyncTypebox<
   AppContext & { countedSources: CountedSources; personalAmounts: PersonalAmounts }
@@ -196,10 +204,15 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<
         description:
           'Submitted → approved (other states: 409); approved reports are immutable. Stores the optional ' +
           'comment (the body may be omitted), reviewedAt and reviewedBy, and records `indicator_report.approved`. Works in locked ' +
-          'periods. Of two reviewers deciding at once, one wins and the other gets 409.',
+          'periods. Of two reviewers deciding at once, one wins and the other gets 409.' +
+          FOUR_EYES,
         params: Params('orgId', 'id'),
         body: ApproveBody,
-        response: { 200: IndicatorReport, 409: errorResponse('The report is not submitted') },
+        response: {
+          200: IndicatorReport,
+          403: REVIEW_REFUSED,
+          409: errorResponse('The report is not submitted'),
+        },
       },
     },
     (request) => reports.review(memberOf(request), request.params.id, 'approved', request.body.comment),
@@ -218,10 +231,15 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<
         description:
           'Submitted → rejected (other states: 409); the comment is required (400). The submitter is ' +
           'emailed the comment with the indicator, project and period, and `indicator_report.rejected` is ' +
-          'recorded. The report may then be edited and submitted again. Works in locked periods.',
+          'recorded. The report may then be edited and submitted again. Works in locked periods.' +
+          FOUR_EYES,
         params: Params('orgId', 'id'),
         body: RejectBody,
-        response: { 200: IndicatorReport, 409: errorResponse('The report is not submitted') },
+        response: {
+          200: IndicatorReport,
+          403: REVIEW_REFUSED,
+          409: errorResponse('The report is not submitted'),
+        },
       },
     },
     (request) => reports.review(memberOf(request), request.params.id, 'rejected', request.body.comment),

@@ -2,7 +2,7 @@ import { asReturned, queueWebhookEvent } from '../webhooks/index.js';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/pipeline/access.js';
-import { badRequest, notFound, periodLocked } from '../../errors/catalogue.js';
+import { badRequest, notFound, periodLocked, separateApprovalRequired } from '../../errors/catalogue.js';
 import { refusedDuplicate, refusedWrite } from '../../errors/refusals.js';
 import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import { countParticipantGroups } from '../activities/index.js';
@@ -10,6 +10,7 @@ import { findUserName } from '../auth/index.js';
 import { recordFeedEventBy } from '../feed/index.js';
 import { dimensionsOf, findIndicator, lockIndicatorForShare } from '../indicators/index.js';
 import { queueEmail } from '../mail/index.js';
+import { requiresSeparateApproval } from '../orgs/index.js';
 import { findPeriod, lockPeriodForShare } from '../periods/index.js';
 import type { AuditSource } from '../privacy/index.js';
 import { countTarget, refusedCountTarget, type CountTargetRefusal } from './count-target.js';
@@ -57,6 +58,10 @@ export interface Recount {
 }
 
 export const DUPLICATE = 'An indicator report already exists for this indicator and reporting period';
+/** The four-eyes refusal: what the reviewer who submitted the report can do about it. */
+export const SUBMITTED_IT =
+  'You submitted this indicator report, and this organization requires someone else to review it ' +
+  '(separateApproval): ask another M&E officer or org admin to approve or reject it.';
 
 const cleanNarrative = (text: string | null | undefined) =>
   text === undefined ? undefined : text?.trim() ? text : null;
@@ -262,8 +267,9 @@ export class IndicatorReportService {
   }
 
   /**
-   * Approve or reject a submitted report. Locked periods do not stop a review. A rejection emails the
-   * submitter: the outbox worker is woken once that is committed.
+   * Approve or reject a submitted report. Locked periods do not stop a review; the organization's four
+   * eyes (separateApproval) stop its last submitter. A rejection emails the submitter: the outbox worker
+   * is woken once that is committed.
    */
   async review(
     member: Member,
@@ -277,6 +283,10 @@ export class IndicatorReportService {
       if (!report) throw notFound('Indicator report');
       await ensureProjectAccess(tx, member, report.projectId);
       checkMove(report.status, decision);
+      // submittedBy is set by every submission: it names the last submitter of a submitted report.
+      if (report.submittedBy === member.userId && (await requiresSeparateApproval(tx, member.orgId))) {
+        throw separateApprovalRequired(SUBMITTED_IT);
+      }
       const reviewed = (await updateIndicatorReport(tx, member.orgId, id, movableTo(decision), {
         status: decision,
         comment: comment?.trim() || null,

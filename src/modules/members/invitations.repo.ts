@@ -97,6 +97,25 @@ export async function findUsableInvitation(db: Db, tokenHash: string, options: {
   return row;
 }
 
+/**
+ * Whether the (normalized) address holds an invitation still open, to any organization: what lets an
+ * account be created for it under REGISTRATION=invite.
+ */
+export async function hasOpenInvitation(db: Db, email: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: invitations.id })
+    .from(invitations)
+    .where(
+      and(
+        eq(invitations.email, email),
+        isNull(invitations.acceptedAt),
+        gt(invitations.expiresAt, new Date()),
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
+}
+
 export async function markInvitationAccepted(db: Db, orgId: string, id: string): Promise<void> {
   await db
     .update(invitations)

@@ -98,6 +98,7 @@ describe('invitation flow, end to end through SMTP', () => {
         iatiOrgType: '21',
         reminderDaysBefore: [7, 1],
         overdueReminder: true,
+        separateApproval: false,
         createdAt: expect.stringMatching(TIMESTAMP),
       },
       role: 'reporter',

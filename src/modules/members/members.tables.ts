@@ -25,5 +25,9 @@ export const invitations = pgTable(
     uniqueIndex('invitations_open_email_idx')
       .on(t.orgId, t.email)
       .where(sql`accepted_at IS NULL`),
+    // Whether an address is invited anywhere, asked when an account is made under REGISTRATION=invite.
+    index('invitations_open_by_email_idx')
+      .on(t.email)
+      .where(sql`accepted_at IS NULL`),
   ],
 );

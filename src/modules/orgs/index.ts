@@ -1,4 +1,5 @@
 /** What other modules and the entry points may use of the orgs module (docs/architecture.md, "Module order"). */
+export { createAdministrator, type AdministratorOutcome, type AdministratorRequest } from './first-admin.js';
 export type { IatiOrganisationType } from './iati-organisation-types.js';
 export { memberships } from './memberships.repo.js';
 export {
@@ -11,8 +12,10 @@ export {
   listMembers,
   lockAdmins,
   publicOrganization,
+  requiresSeparateApproval,
   setMemberRole,
 } from './orgs.repo.js';
+export { createOrganization, type NewOrganization } from './orgs.service.js';
 export { organizationRoutes } from './orgs.routes.js';
 export {
   AcceptedInvitation,

@@ -16,6 +16,7 @@ export const publicOrganization = (org: OrganizationRow) => ({
   iatiOrgType: org.iatiOrgType,
   reminderDaysBefore: org.reminderDaysBefore,
   overdueReminder: org.overdueReminder,
+  separateApproval: org.separateApproval,
   createdAt: org.createdAt,
 });
 
@@ -29,6 +30,7 @@ export interface OrganizationValues {
   /** Stored sorted from the most days to the fewest. */
   reminderDaysBefore?: number[];
   overdueReminder?: boolean;
+  separateApproval?: boolean;
 }
 
 const organizationColumns = {
@@ -40,6 +42,7 @@ const organizationColumns = {
   iatiOrgType: organizations.iatiOrgType,
   reminderDaysBefore: organizations.reminderDaysBefore,
   overdueReminder: organizations.overdueReminder,
+  separateApproval: organizations.separateApproval,
   createdAt: organizations.createdAt,
 };
 
@@ -59,6 +62,35 @@ export function listOrganizationsOf(db: Db, userId: string, window: Window) {
       .$dynamic(),
     window,
   );
+}
+
+/**
+ * Whether the organization requires the person who submitted an indicator report to be another than the
+ * one who reviews it (four eyes); false for an unknown organization.
+ */
+export async function requiresSeparateApproval(db: Db, orgId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ separateApproval: organizations.separateApproval })
+    .from(organizations)
+    .where(eq(organizations.id, orgId))
+    .limit(1);
+  return row?.separateApproval ?? false;
+}
+
+export async function findOrganizationByCode(db: Db, code: string): Promise<OrganizationRow | undefined> {
+  const [org] = await db.select().from(organizations).where(eq(organizations.code, code)).limit(1);
+  return org;
+}
+
+/** The org_admin of the organization with this (normalized) email, and whether they have a password. */
+export async function findAdminByEmail(db: Db, orgId: string, email: string) {
+  const [row] = await db
+    .select({ userId: orgMembers.userId, hasPassword: sql<boolean>`${users.passwordHash} IS NOT NULL` })
+    .from(orgMembers)
+    .innerJoin(users, eq(users.id, orgMembers.userId))
+    .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.role, 'org_admin'), eq(users.email, email)))
+    .limit(1);
+  return row;
 }
 
 export async function findOrganization(db: Db, orgId: string): Promise<OrganizationRow | undefined> {
@@ -134,6 +166,16 @@ export async function findMember(db: Db, orgId: string, userId: string) {
     .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.userId, userId)))
     .limit(1);
   return row;
+}
+
+/** Whether the user is org_admin of at least one organization (ORG_CREATION=admins). */
+export async function isAdminAnywhere(db: Db, userId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ orgId: orgMembers.orgId })
+    .from(orgMembers)
+    .where(and(eq(orgMembers.userId, userId), eq(orgMembers.role, 'org_admin')))
+    .limit(1);
+  return row !== undefined;
 }
 
 export async function isMemberByEmail(db: Db, orgId: string, email: string): Promise<boolean> {

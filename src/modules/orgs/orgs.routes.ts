@@ -16,7 +16,7 @@ import { OrganizationService } from './orgs.service.js';
 const tags = ['Organizations'];
 
 export const organizationRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
-  const organizations = new OrganizationService(ctx.db, ctx.sessions);
+  const organizations = new OrganizationService(ctx.db, ctx.sessions, ctx.config.orgCreation);
 
   app.get(
     '/orgs',
@@ -46,10 +46,19 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
           'The caller becomes its org_admin. The `jwt` cookie is re-issued with the new organizationId; ' +
           'bearer clients call `POST /auth/token` with `organizationId` for a matching token. Taken code: 409. ' +
           '`iatiRef` (the IATI organisation identifier) and `iatiOrgType` (IATI OrganisationType, default 21) ' +
-          'are what `GET /orgs/:orgId/iati/activities.xml` publishes the organization as.',
+          'are what `GET /orgs/:orgId/iati/activities.xml` publishes the organization as. ' +
+          'Who may create one is the deployment’s choice (ORG_CREATION): `anyone` signed in (the default), ' +
+          'or `admins`: only a user who is org_admin of an organization already (the first one is made ' +
+          'with `npm run admin:create`); anyone else gets 403 `org_creation_closed`, and nothing is created.',
         body: CreateOrganizationBody,
         setsCookie: true,
-        response: { 201: Organization, 409: errorResponse('The code is taken') },
+        response: {
+          201: Organization,
+          403: errorResponse(
+            'ORG_CREATION is `admins` and the caller is no org_admin (`org_creation_closed`)',
+          ),
+          409: errorResponse('The code is taken'),
+        },
       },
     },
     async (request, reply) => {
@@ -81,13 +90,16 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
       schema: {
         operationId: 'updateOrganization',
         tags,
-        summary: 'Change name, code, logo, IATI identity or deadline reminders',
+        summary: 'Change name, code, logo, IATI identity, deadline reminders or four eyes',
         description:
           'Any subset of the fields; `logoUrl: null` removes the logo, `iatiRef: null` the IATI identifier ' +
           '(the IATI export then answers 409). Taken code: 409. `reminderDaysBefore` (up to 10 different ' +
           'days from 1 to 90, stored from the most days to the fewest; `[]` for none) and `overdueReminder` ' +
           'decide when deadline reminders are emailed: on each of those days before a reporting period is ' +
-          'due, and the day after it was due.',
+          'due, and the day after it was due. `separateApproval: true` makes the review of indicator reports ' +
+          'four-eyes: whoever last submitted a report may no longer approve or reject it (403 ' +
+          '`separate_approval_required`); `false` (the default) lets them again. Reports submitted before ' +
+          'the change follow the setting at the time of their review.',
         params: Params('orgId'),
         body: UpdateOrganizationBody,
         response: { 200: Organization, 409: errorResponse('The code is taken') },

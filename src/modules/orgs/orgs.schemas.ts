@@ -41,6 +41,9 @@ const REMINDER_DAYS_BEFORE =
   '`[]`: no reminders before the due date.';
 const OVERDUE_REMINDER =
   'Whether they are also reminded the day after the due date of what is still outstanding (default true).';
+const SEPARATE_APPROVAL =
+  'Four eyes (default false): when true, the person who last submitted an indicator report may not approve ' +
+  'or reject it (403 `separate_approval_required`); another M&E officer or org admin reviews it.';
 const ReminderDaysBefore = () =>
   Type.Array(Type.Integer({ minimum: 1, maximum: 90 }), {
     uniqueItems: true,
@@ -58,6 +61,7 @@ export const Organization = Type.Object(
     iatiOrgType: Type.Unsafe<string>(IATI_ORG_TYPE),
     reminderDaysBefore: Type.Array(Type.Integer(), { description: REMINDER_DAYS_BEFORE }),
     overdueReminder: Type.Boolean({ description: OVERDUE_REMINDER }),
+    separateApproval: Type.Boolean({ description: SEPARATE_APPROVAL }),
     createdAt: Timestamp(),
   },
   { title: 'Organization' },
@@ -87,6 +91,7 @@ export const UpdateOrganizationBody = Body(
     iatiOrgType: Type.Optional(IatiOrgType()),
     reminderDaysBefore: Type.Optional(ReminderDaysBefore()),
     overdueReminder: Type.Optional(Type.Boolean({ description: OVERDUE_REMINDER })),
+    separateApproval: Type.Optional(Type.Boolean({ description: SEPARATE_APPROVAL })),
   },
   { title: 'OrganizationUpdate' },
 );

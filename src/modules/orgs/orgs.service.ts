@@ -1,6 +1,7 @@
 import { transaction, type Db } from '../../db/client.js';
 import type { Session } from '../../http/pipeline/access.js';
-import { duplicate, notFound } from '../../errors/catalogue.js';
+import type { Config } from '../../config.js';
+import { duplicate, notFound, orgCreationClosed } from '../../errors/catalogue.js';
 import { refusedDuplicate } from '../../errors/refusals.js';
 import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import type { Sessions } from '../../http/pipeline/session.js';
@@ -9,6 +10,7 @@ import {
   insertMember,
   insertOrganization,
   countOrganizationsOf,
+  isAdminAnywhere,
   listOrganizationsOf,
   organizationCodeTaken,
   publicOrganization,
@@ -17,11 +19,16 @@ import {
 } from './orgs.repo.js';
 
 const CODE_TAKEN = 'An organization with this code already exists';
+export const ADMINS_CREATE_ORGANIZATIONS =
+  'On this service, new organizations are created by administrators only: ask an org admin of your ' +
+  'organization to invite you to it, or whoever runs the service to create your organization.';
 
 export class OrganizationService {
   constructor(
     private readonly db: Db,
     private readonly sessions: Sessions,
+    /** ORG_CREATION: `admins` leaves POST /orgs to org_admins of an organization. */
+    private readonly orgCreation: Config['orgCreation'],
   ) {}
 
   listMine(userId: string, query: PageRequest) {
@@ -32,17 +39,13 @@ export class OrganizationService {
   }
 
   /** The creator becomes its org_admin and gets a session in it. */
-  async create(session: Session, input: OrganizationValues & { name: string; code: string }) {
+  async create(session: Session, input: NewOrganization) {
+    if (this.orgCreation === 'admins' && !(await isAdminAnywhere(this.db, session.userId))) {
+      throw orgCreationClosed(ADMINS_CREATE_ORGANIZATIONS);
+    }
     const org = await transaction(this.db, async (tx) => {
-      const created = await insertOrganization(tx, {
-        name: input.name.trim(),
-        code: input.code,
-        logoUrl: input.logoUrl,
-        iatiRef: input.iatiRef,
-        iatiOrgType: input.iatiOrgType,
-      });
+      const created = await createOrganization(tx, session.userId, input);
       if (!created) throw duplicate(CODE_TAKEN);
-      await insertMember(tx, created.id, { userId: session.userId, role: 'org_admin' });
       return created;
     });
     const token = await this.sessions.issue({
@@ -74,6 +77,7 @@ export class OrganizationService {
         reminderDaysBefore: [...changes.reminderDaysBefore].sort((a, b) => b - a),
       }),
       ...(changes.overdueReminder !== undefined && { overdueReminder: changes.overdueReminder }),
+      ...(changes.separateApproval !== undefined && { separateApproval: changes.separateApproval }),
     };
     // refusedDuplicate: another organization took the code between the check and the update.
     const org =
@@ -83,4 +87,22 @@ export class OrganizationService {
     if (!org) throw notFound('Organization');
     return publicOrganization(org);
   }
+}
+
+export type NewOrganization = OrganizationValues & { name: string; code: string };
+
+/**
+ * In the caller's transaction: the organization with `adminId` as its org_admin (POST /orgs, and
+ * `npm run admin:create`); undefined when the code is taken.
+ */
+export async function createOrganization(tx: Db, adminId: string, input: NewOrganization) {
+  const created = await insertOrganization(tx, {
+    name: input.name.trim(),
+    code: input.code,
+    logoUrl: input.logoUrl,
+    iatiRef: input.iatiRef,
+    iatiOrgType: input.iatiOrgType,
+  });
+  if (created) await insertMember(tx, created.id, { userId: adminId, role: 'org_admin' });
+  return created;
 }

@@ -24,6 +24,8 @@ export const organizations = pgTable('organizations', {
     .default(sql`'{7,1}'::integer[]`),
   /** Whether reporters are reminded the day after a due date of what is still missing. */
   overdueReminder: boolean('overdue_reminder').notNull().default(true),
+  /** Four eyes: whoever last submitted an indicator report may not approve or reject it. */
+  separateApproval: boolean('separate_approval').notNull().default(false),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });

@@ -20,6 +20,7 @@ describe('POST /orgs', () => {
       iatiOrgType: '21',
       reminderDaysBefore: [7, 1],
       overdueReminder: true,
+      separateApproval: false,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
     const cookie = sessionCookie(res);
