@@ -38,7 +38,7 @@ export const indicatorRoutes: FastifyPluginAsyncTypebox<
           'Without `status`: indicator definitions sorted by code (whatever the case), then id; `resultNodeId` ' +
           'and `projectId` filter (an unknown one is 404; a reporter filtering by an unassigned project, 403). ' +
           'With `status`: one entry per indicator+project link whose org-level progress score (all submitted ' +
-          'and approved reports of the project; DECISIONS.md section 8) is in that band, each the indicator ' +
+          'and approved reports of the project, against the cumulative target) is in that band, each the indicator ' +
           'plus `project { id, name }` and `progress { value, target, progressPct, status, gap }`, largest gap ' +
           '(target − value) first, no gap last, ties by code then project name. `no_target` and `no_data` ' +
           'are accepted too. Reporters get only the projects assigned to them.',

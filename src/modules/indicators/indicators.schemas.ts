@@ -118,7 +118,13 @@ export const Progress = Type.Object(
     status: ProgressStatusSchema,
     gap: Nullable(Type.Number({ description: 'target − value' })),
   },
-  { title: 'Progress', description: 'Progress score (DECISIONS.md section 8)' },
+  {
+    title: 'Progress',
+    description:
+      'Progress score: `progressPct` is value / cumulative target × 100, one decimal; `status` is ' +
+      '`on_track` from 90, `at_risk` from 70 to under 90, `off_track` under 70, `no_target` when the ' +
+      'target is null or 0, `no_data` when there is no value.',
+  },
 );
 
 export const IndicatorProgress = Type.Object(

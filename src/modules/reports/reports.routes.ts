@@ -21,7 +21,7 @@ import { SharingService } from './sharing.service.js';
 const tags = ['Reports'];
 const READ = 'Reporters only for projects assigned to them.';
 const ASSEMBLY =
-  'Assembly (SPEC.md "Assembly rules", DECISIONS.md section 11): the periods chosen, or the periods of the ' +
+  'Assembly: the periods chosen, or the periods of the ' +
   'project overlapping the range; only submitted and approved values, aggregated per indicator by its method ' +
   'against the cumulative target, formula indicators evaluated on the aggregated inputs. When no period ' +
   'overlaps the range, the values submitted (submittedAt, UTC date) within the range are used, with their ' +
