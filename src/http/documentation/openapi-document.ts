@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import type { RouteOptions } from 'fastify';
+import { IDEMPOTENCY_KEY } from '../../lib/patterns.js';
 import { TEXT_PATTERNS } from '../../lib/text.js';
 import { conditionalTargetOf } from '../pipeline/conditional.js';
 import { takesIdempotencyKey } from '../pipeline/idempotency.js';
@@ -124,7 +125,7 @@ const PARAMETERS: Record<string, Json> = {
       'that carried personal data (participant registrations, household members) is replayed as a viewer ' +
       'reads it, its personal fields null: read the resource again for them. A multipart body is not ' +
       'compared. A request still running after its process died holds its key 5 minutes (409).',
-    { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
+    { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY.pattern },
   ),
   IfNoneMatch: headerParameter(
     'If-None-Match',

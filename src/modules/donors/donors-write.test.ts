@@ -131,7 +131,7 @@ describe('PATCH /orgs/:orgId/donors/:id', () => {
       }),
       'name should not be empty',
       'type must be one of bilateral, multilateral, private, ngo, government, other',
-      'website has an invalid format',
+      'website must be an http or https URL',
       'contactEmail must be an email',
       'country should not be empty',
       'notes must be at most 10000 characters',

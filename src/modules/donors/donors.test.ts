@@ -143,7 +143,7 @@ describe('POST /orgs/:orgId/donors', () => {
       'code should not be empty',
       'type must be one of bilateral, multilateral, private, ngo, government, other',
       'country must be a string',
-      'website has an invalid format',
+      'website must be an http or https URL',
       'contactName should not be empty',
       'contactEmail must be an email',
       'notes must be a string',
@@ -159,7 +159,7 @@ describe('POST /orgs/:orgId/donors', () => {
       res,
       'name must be at most 200 characters',
       'code must be at most 32 characters',
-      'website has an invalid format',
+      'website must be an http or https URL',
       'website must be a valid URL',
     );
   });

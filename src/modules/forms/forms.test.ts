@@ -25,6 +25,8 @@ import { createPeriod } from '../../../test/helpers/periods.js';
 import { useSuite } from '../../../test/helpers/suite.js';
 
 const { t, team } = useSuite();
+const KEY_RULE =
+  'fields.0.key must be 1 to 64 lower-case letters, digits or underscores, starting with a letter';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const survey = (projectId: string, extra: Record<string, unknown> = {}) => ({
@@ -106,10 +108,10 @@ describe('POST /orgs/:orgId/forms', () => {
         }),
         ['fields must contain at most 200 items'],
       ],
-      [one({ ...text, key: 'Name' }), ['fields.0.key has an invalid format']],
-      [one({ ...text, key: '1st' }), ['fields.0.key has an invalid format']],
-      [one({ ...text, key: 'household-size' }), ['fields.0.key has an invalid format']],
-      [one({ ...text, key: `a${'b'.repeat(64)}` }), ['fields.0.key has an invalid format']],
+      [one({ ...text, key: 'Name' }), [KEY_RULE]],
+      [one({ ...text, key: '1st' }), [KEY_RULE]],
+      [one({ ...text, key: 'household-size' }), [KEY_RULE]],
+      [one({ ...text, key: `a${'b'.repeat(64)}` }), [KEY_RULE]],
       [one({ ...text, type: 'select', options: [] }), ['fields.0.options must contain at least 1 items']],
       [
         one({ ...text, type: 'select', options: ['a', 'a'] }),
@@ -127,7 +129,10 @@ describe('POST /orgs/:orgId/forms', () => {
       [one({ ...text, showIf: { field: 'name' } }), ['fields.0.showIf.equals is required']],
       [survey(project.id, { title: ' ' }), ['title should not be empty']],
       [survey('p-1'), ['projectId must be a UUID']],
-      [survey(project.id, { valueFieldKey: 'Size' }), ['valueFieldKey has an invalid format']],
+      [
+        survey(project.id, { valueFieldKey: 'Size' }),
+        ['valueFieldKey must be 1 to 64 lower-case letters, digits or underscores, starting with a letter'],
+      ],
       [survey(project.id, { closesAt: 'tomorrow' }), ['closesAt must be a valid ISO 8601 timestamp']],
       [survey(project.id, { isPublished: true }), ['property isPublished should not exist']],
     ];

@@ -76,7 +76,12 @@ describe('PATCH /orgs/:orgId/indicators/:id', () => {
   it('rejects body violations (400) and leaves the indicator unchanged', async () => {
     const created = await indicator();
     const cases: [unknown, string[]][] = [
-      [{ code: '9lives' }, ['code has an invalid format']],
+      [
+        { code: '9lives' },
+        [
+          'code must be 1 to 64 letters, digits or underscores, starting with a letter or underscore, as formulas name indicators by code',
+        ],
+      ],
       [{ name: '' }, ['name should not be empty']],
       [
         { aggregationMethod: null },

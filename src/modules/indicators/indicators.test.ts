@@ -26,6 +26,8 @@ import { useSuite } from '../../../test/helpers/suite.js';
 
 const { t, team } = useSuite();
 const { create, list, indicator, newNode } = indicatorScene(() => ({ t, team }));
+const INVALID_CODE =
+  'code must be 1 to 64 letters, digits or underscores, starting with a letter or underscore, as formulas name indicators by code';
 
 describe('POST /orgs/:orgId/indicators', () => {
   it('creates an indicator (201) with trimmed names and null defaults', async () => {
@@ -99,10 +101,10 @@ describe('POST /orgs/:orgId/indicators', () => {
     const cases: [unknown, string[]][] = [
       [{}, ['name is required', 'code is required', 'unit is required', 'aggregationMethod is required']],
       [{ name: 'x', code: indicatorCode(), unit: 'x' }, ['aggregationMethod is required']],
-      [{ ...base, code: '1ABC' }, ['code has an invalid format']],
-      [{ ...base, code: 'ABC-1' }, ['code has an invalid format']],
-      [{ ...base, code: `A${'b'.repeat(64)}` }, ['code has an invalid format']],
-      [{ ...base, code: '' }, ['code has an invalid format']],
+      [{ ...base, code: '1ABC' }, [INVALID_CODE]],
+      [{ ...base, code: 'ABC-1' }, [INVALID_CODE]],
+      [{ ...base, code: `A${'b'.repeat(64)}` }, [INVALID_CODE]],
+      [{ ...base, code: '' }, [INVALID_CODE]],
       [
         { ...base, code: 'A', name: '  ', unit: '' },
         ['name should not be empty', 'unit should not be empty'],

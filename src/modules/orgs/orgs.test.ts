@@ -74,7 +74,7 @@ describe('POST /orgs', () => {
     expect(res.body.message).toEqual(
       expect.arrayContaining([
         'name is required',
-        'code has an invalid format',
+        'code must be 2 to 32 lower-case letters, digits or dashes, starting with a letter or digit',
         'logoUrl must be a valid URL',
         'property extra should not exist',
       ]),
@@ -219,7 +219,9 @@ describe('IATI identity of an organization', () => {
       const res = await call(t.app, 'PATCH', `/orgs/${team.org.id}`, { as: team.admin, body: { iatiRef } });
       expect(res.status).toBe(400);
       expect(res.body.message).toEqual([
-        iatiRef.length < 2 ? 'iatiRef must be at least 2 characters' : 'iatiRef has an invalid format',
+        iatiRef.length < 2
+          ? 'iatiRef must be at least 2 characters'
+          : 'iatiRef must be letters, digits, dots, underscores, colons or dashes, starting and ending with a letter or digit',
       ]);
     }
     const long = await call(t.app, 'PATCH', `/orgs/${team.org.id}`, {

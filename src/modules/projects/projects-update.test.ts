@@ -148,7 +148,7 @@ describe('PATCH /orgs/:orgId/projects/:id', () => {
       'property createdAt should not exist',
       'name should not be empty',
       'budget must not be less than 0',
-      'currency has an invalid format',
+      'currency must be 3 upper-case letters, an ISO 4217 currency code such as USD or KES',
       'endDate must be a valid date (YYYY-MM-DD)',
       'status must be one of draft, active, completed, suspended',
     );

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { CURRENCY_CODE } from '../../lib/patterns.js';
 import {
   Body,
   MULTILINE,
@@ -27,7 +28,7 @@ const Code = () =>
     description: 'Unique in the organization',
   });
 const Currency = () =>
-  Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code in upper case, e.g. USD' });
+  Type.String({ pattern: CURRENCY_CODE.pattern, description: 'ISO 4217 code in upper case, e.g. USD' });
 const Budget = () =>
   Type.Number({ minimum: 0, maximum: MAX_BUDGET, description: 'Stored with two decimals' });
 const OptionalLine = (maxLength: number) => Nullable(Type.String({ maxLength, ...SINGLE_LINE }));

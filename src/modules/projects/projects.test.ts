@@ -116,7 +116,10 @@ describe('POST /orgs/:orgId/programs/:programId/projects', () => {
           'currency is required',
         ],
       ],
-      [{ ...required(), currency: 'usd' }, ['currency has an invalid format']],
+      [
+        { ...required(), currency: 'usd' },
+        ['currency must be 3 upper-case letters, an ISO 4217 currency code such as USD or KES'],
+      ],
       [{ ...required(), currency: 'ABC' }, ['currency must be an ISO 4217 currency code']],
       [
         { ...required(), currency: 'ZZZ', startDate: '2026-05-01', endDate: '2026-04-01' },
