@@ -8,10 +8,11 @@
  *   - on A's lists: none of B's ids.
  * A route with a path parameter this file does not know fails the suite: new routes must be added here.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { createProject, createTeam, type Team } from './helpers/factories.js';
-import { call, FORBIDDEN, type Call } from './helpers/http.js';
+import { call, notAMember, type Call } from './helpers/http.js';
 import {
   callRoute,
   orgRoutes,
@@ -54,7 +55,10 @@ beforeAll(async () => {
   routes = orgRoutes(t.app);
   // A publishes to IATI: its export is one of the lists (it needs an IATI identifier and a project).
   await createProject(t.database.db, a.org.id, 'Our project');
-  const iati = await call(t.app, 'PATCH', `/orgs/${a.org.id}`, { as: a.admin, body: { iatiRef: 'XM-OUR-1' } });
+  const iati = await call(t.app, 'PATCH', `/orgs/${a.org.id}`, {
+    as: a.admin,
+    body: { iatiRef: 'XM-OUR-1' },
+  });
   expect(iati.status).toBe(200);
 });
 afterAll(() => t.close());
@@ -65,11 +69,13 @@ describe('tenant isolation over every /orgs/:orgId route', () => {
     for (const route of routes) expect(() => pathFor(route, a.org.id, theirs)).not.toThrow();
   });
 
-  it("refuses A's admin every route on B's paths with 403", async () => {
+  it("refuses A's admin every route on B's paths with 403, not a member, naming the route's roles", async () => {
     const wrong: string[] = [];
     for (const route of routes) {
       const res = await request(route, b.org.id);
-      if (res.status !== 403 || JSON.stringify(res.body) !== JSON.stringify(FORBIDDEN)) {
+      const access = t.app.routeTable.find((r) => r.method === route.method && r.url === route.url)?.access;
+      const roles = typeof access === 'object' ? access.roles : [];
+      if (res.status !== 403 || !isDeepStrictEqual(res.body, notAMember(roles))) {
         wrong.push(`${route.method} ${route.url}: ${res.status} ${JSON.stringify(res.body).slice(0, 120)}`);
       }
     }

@@ -14,11 +14,15 @@ import {
   type Caller,
   expectError,
   expectViolations,
-  FORBIDDEN,
   MISSING_ID,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  ALL_ROLES,
+  MANAGERS,
+  notAMember,
+  notAssigned,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { linkIndicator, postIndicator } from '../../../test/helpers/indicators.js';
 import { createPeriod } from '../../../test/helpers/periods.js';
@@ -233,7 +237,7 @@ describe('POST /orgs/:orgId/forms', () => {
     const project = await newProject();
     await assignProject(t.database.db, team.org.id, project.id, team.reporter.id);
     for (const user of [team.reporter, team.viewer, team.outsider]) {
-      expectError(await post(survey(project.id), user), FORBIDDEN);
+      expectError(await post(survey(project.id), user), refusedTo(team, user, MANAGERS));
     }
     expectError(await post(survey(project.id), null), UNAUTHORIZED);
     expectError(await post(survey(project.id), team.outsider, team.outsiderOrg.id), notFoundBody('Project'));
@@ -284,7 +288,7 @@ describe('GET /orgs/:orgId/forms', () => {
       meta: { total: 1, page: 1, limit: 5, totalPages: 1 },
     });
     expect((await list(own.reporter, `?projectId=${assigned.id}`)).body).toEqual([mine]);
-    expectError(await list(own.reporter, `?projectId=${unassigned.id}`), FORBIDDEN);
+    expectError(await list(own.reporter, `?projectId=${unassigned.id}`), notAssigned(ALL_ROLES));
     for (const user of [own.viewer, own.officer, own.admin]) {
       expect((await list(user)).body).toEqual([theirs, mine]);
     }
@@ -293,7 +297,10 @@ describe('GET /orgs/:orgId/forms', () => {
   it('answers 401 without a session, 403 to an outsider, 404 for a foreign or unknown project', async () => {
     const project = await newProject();
     expectError(await call(t.app, 'GET', formsUrl(team.org.id)), UNAUTHORIZED);
-    expectError(await call(t.app, 'GET', formsUrl(team.org.id), { as: team.outsider }), FORBIDDEN);
+    expectError(
+      await call(t.app, 'GET', formsUrl(team.org.id), { as: team.outsider }),
+      notAMember(ALL_ROLES),
+    );
     const byProject = (orgId: string, projectId: string, as: Team['admin']) =>
       call(t.app, 'GET', `${formsUrl(orgId)}?projectId=${projectId}`, { as });
     expectError(await byProject(team.outsiderOrg.id, project.id, team.outsider), notFoundBody('Project'));
@@ -319,7 +326,10 @@ describe('GET /orgs/:orgId/forms/:id', () => {
   it('answers 403 to a reporter not assigned and an outsider, 401 without a session', async () => {
     const form = await postForm(t.app, team.officer, team.org.id, { projectId: (await newProject()).id });
     for (const user of [team.reporter, team.outsider]) {
-      expectError(await call(t.app, 'GET', formUrl(team.org.id, form.id), { as: user }), FORBIDDEN);
+      expectError(
+        await call(t.app, 'GET', formUrl(team.org.id, form.id), { as: user }),
+        refusedTo(team, user, ALL_ROLES),
+      );
     }
     expectError(await call(t.app, 'GET', formUrl(team.org.id, form.id)), UNAUTHORIZED);
   });
@@ -358,7 +368,7 @@ describe('writes on a form: PATCH, DELETE, publish, unpublish, regenerate-token'
       const form = await postForm(t.app, team.officer, team.org.id, { projectId: project.id });
       const url = formUrl(team.org.id, form.id, action);
       for (const user of [team.viewer, team.reporter, team.outsider]) {
-        expectError(await call(t.app, method, url, { as: user, body }), FORBIDDEN);
+        expectError(await call(t.app, method, url, { as: user, body }), refusedTo(team, user, MANAGERS));
       }
       expectError(await call(t.app, method, url, { body }), UNAUTHORIZED);
       expectError(
