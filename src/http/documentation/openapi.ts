@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { ErrorBody } from '../errors/replies.js';
+import { API_PAGE_THEME, API_TITLE } from './api-page.js';
 import { STANDARD_ERRORS, TAGS, forClients, openApiPath, type OpenApiDocument } from './openapi-document.js';
 import type { DocumentedAnswer } from '../schemas/schemas.js';
 
@@ -99,7 +100,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string, bas
     openapi: {
       openapi: '3.1.0',
       info: {
-        title: 'MEL service API',
+        title: API_TITLE,
         version,
         description: INTRODUCTION,
         license: { name: 'Apache 2.0', identifier: 'Apache-2.0' },
@@ -130,7 +131,13 @@ export async function registerOpenApi(app: FastifyInstance, version: string, bas
     });
     await docs.register(swaggerUi, {
       routePrefix: '/api',
+      // Swagger UI's own CSP (`style-src 'self'`, no inline style): its stock logo is replaced rather
+      // than the CSP opened (api-page.ts).
       staticCSP: true,
+      theme: API_PAGE_THEME,
+      // Not the plugin's own logo either (an image swapped in after the top bar is drawn): the name alone.
+      // The plugin reads null as "no logo" (undefined gets its default); its types do not say so.
+      logo: null as unknown as undefined,
       uiConfig: { withCredentials: true },
     });
   });
