@@ -4,6 +4,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { ErrorBody } from '../errors/replies.js';
 import { API_PAGE_THEME, API_TITLE } from './api-page.js';
+import { ERROR_EXAMPLES } from './error-examples.js';
 import { STANDARD_ERRORS, TAGS, forClients, openApiPath, type OpenApiDocument } from './openapi-document.js';
 import type { DocumentedAnswer } from '../schemas/schemas.js';
 
@@ -72,7 +73,8 @@ const mapValues = <T, U>(record: Readonly<Record<string, T>>, map: (value: T) =>
  * headers, retries, conditional requests) is added by one pass over the finished document.
  */
 export async function registerOpenApi(app: FastifyInstance, version: string, baseUrl: string): Promise<void> {
-  app.addSchema(ErrorBody);
+  // With one example of every error code: the catalogue, in the document (error-examples.ts).
+  app.addSchema({ ...ErrorBody, examples: Object.values(ERROR_EXAMPLES) });
   // Routes by `METHOD /openapi/{path}`, read when the document is built: by then every route is known,
   // and a plugin's own hook (the documentation's) has declared its access.
   const routes = new Map<string, RouteOptions>();

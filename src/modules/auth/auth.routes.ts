@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { errorResponse } from '../../http/errors/replies.js';
 import { sessionOf } from '../../http/pipeline/access.js';
 import { normalizeEmailField } from '../../http/schemas/validation.js';
-import { MessageBody, NoContent } from '../../http/schemas/schemas.js';
+import { MessageBody, NoContent, withExample } from '../../http/schemas/schemas.js';
 import {
   ForgotPasswordBody,
   LoginBody,
@@ -18,6 +18,7 @@ import {
 } from './auth.schemas.js';
 import { AuthService } from './auth.service.js';
 import type { PasswordHasher } from './passwords.js';
+import { CREDENTIALS, REGISTRATION, TOKEN, TOKEN_REQUEST, USER } from './auth.examples.js';
 
 const tags = ['Authentication'];
 /** Routes that hash a password: refused at once when too many hashes already wait (issue 20, finding 9). */
@@ -61,9 +62,13 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext & { passwords: Pas
           'Sets the `jwt` cookie. The new session has no organization until one is created or joined. ' +
           'Emails a link proving the address, `{APP_URL}/verify-email?token=<token>` (7 days, works once), ' +
           'queued in the same transaction as the user.',
-        body: RegisterBody,
+        body: withExample(RegisterBody, REGISTRATION),
         setsCookie: true,
-        response: { 201: User, 409: errorResponse('A user with this email already exists'), 503: BUSY },
+        response: {
+          201: withExample(User, USER),
+          409: errorResponse('A user with this email already exists'),
+          503: BUSY,
+        },
       },
     },
     async (request, reply) => {
@@ -84,9 +89,9 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext & { passwords: Pas
         summary: 'Sign in with email and password',
         description:
           "Sets the `jwt` cookie; the session's organization is the user's first by join date." + SLOWED,
-        body: LoginBody,
+        body: withExample(LoginBody, CREDENTIALS),
         setsCookie: true,
-        response: { 200: User, 503: BUSY },
+        response: { 200: withExample(User, USER), 503: BUSY },
       },
     },
     async (request, reply) => {
@@ -112,9 +117,9 @@ export const authRoutes: FastifyPluginAsyncTypebox<AppContext & { passwords: Pas
           "from BASE_URL's, APP_URL's or a CORS_ORIGINS origin (its Origin, else its Referer): from anywhere " +
           'else it is ignored and a switch without a bearer token answers 401.' +
           SLOWED,
-        body: TokenBody,
+        body: withExample(TokenBody, TOKEN_REQUEST),
         setsCookie: true,
-        response: { 200: TokenResponse, 503: BUSY },
+        response: { 200: withExample(TokenResponse, TOKEN), 503: BUSY },
       },
     },
     async (request, reply) => {

@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { errorResponse } from '../../http/errors/replies.js';
 import { ADMINS, ALL_ROLES, memberOf, sessionOf } from '../../http/pipeline/access.js';
 import { Collection, PageQuery } from '../../http/schemas/pagination.js';
-import { Params } from '../../http/schemas/schemas.js';
+import { Params, withExample } from '../../http/schemas/schemas.js';
 import {
   CreateOrganizationBody,
   MyOrganization,
@@ -12,6 +12,7 @@ import {
   UpdateOrganizationBody,
 } from './orgs.schemas.js';
 import { OrganizationService } from './orgs.service.js';
+import { ORGANIZATION, ORGANIZATION_CREATE } from './orgs.examples.js';
 
 const tags = ['Organizations'];
 
@@ -47,9 +48,9 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
           'bearer clients call `POST /auth/token` with `organizationId` for a matching token. Taken code: 409. ' +
           '`iatiRef` (the IATI organisation identifier) and `iatiOrgType` (IATI OrganisationType, default 21) ' +
           'are what `GET /orgs/:orgId/iati/activities.xml` publishes the organization as.',
-        body: CreateOrganizationBody,
+        body: withExample(CreateOrganizationBody, ORGANIZATION_CREATE),
         setsCookie: true,
-        response: { 201: Organization, 409: errorResponse('The code is taken') },
+        response: { 201: withExample(Organization, ORGANIZATION), 409: errorResponse('The code is taken') },
       },
     },
     async (request, reply) => {
