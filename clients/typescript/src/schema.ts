@@ -2648,7 +2648,7 @@ export interface components {
          *     }
          * @example {
          *       "statusCode": 405,
-         *       "message": "Method PUT is not allowed on /orgs/0194a3c1-0a10-7c3d-8e4f-5a6b7c8d9e01/programs/0194a3c1-2c30-7d5f-a061-7c8d9e0f1a03",
+         *       "message": "Method DELETE is not allowed on /api/openapi.json",
          *       "error": "Method Not Allowed",
          *       "code": "method_not_allowed"
          *     }
@@ -2696,7 +2696,7 @@ export interface components {
          *     }
          * @example {
          *       "statusCode": 409,
-         *       "message": "The organization has no iatiRef: set its IATI organisation identifier (PATCH /orgs/:orgId) before publishing to IATI",
+         *       "message": "An organization can have at most 20 webhook endpoints",
          *       "error": "Conflict",
          *       "code": "conflict"
          *     }
