@@ -4546,7 +4546,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Not a member of the organization, or the role is not allowed */
+        /** @description Not a member of the organization, or the role is not allowed: `allowedRoles` names the roles that may, `reason` why else (not a member, a project not assigned to a reporter) */
         Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

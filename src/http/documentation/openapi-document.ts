@@ -38,7 +38,12 @@ export const openApiPath = (url: string): string => url.replace(/:(\w+)/g, '{$1}
 export const STANDARD_ERRORS: Readonly<Record<number, { name: string; description: string }>> = {
   400: { name: 'BadRequest', description: 'Invalid input: one message per violation' },
   401: { name: 'Unauthorized', description: 'No valid session' },
-  403: { name: 'Forbidden', description: 'Not a member of the organization, or the role is not allowed' },
+  403: {
+    name: 'Forbidden',
+    description:
+      'Not a member of the organization, or the role is not allowed: `allowedRoles` names the roles that ' +
+      'may, `reason` why else (not a member, a project not assigned to a reporter)',
+  },
   404: { name: 'NotFound', description: 'Not found in this organization' },
   413: { name: 'PayloadTooLarge', description: 'Body larger than 1 MiB' },
   415: { name: 'UnsupportedMediaType', description: 'Unsupported content type' },
