@@ -3841,7 +3841,7 @@ export interface components {
         };
         ProjectCreate: {
             name: string;
-            /** @description Unique in the organization */
+            /** @description The project’s reference as the organization writes it (e.g. KSM-WASH-01): 1 to 50 characters on one line, letters in either case; unique in the organization as written. Not a slug like an organization’s code, nor a formula name like an indicator’s. */
             code: string;
             /**
              * Format: date
@@ -3934,7 +3934,7 @@ export interface components {
         };
         ProjectUpdate: {
             name?: string;
-            /** @description Unique in the organization */
+            /** @description The project’s reference as the organization writes it (e.g. KSM-WASH-01): 1 to 50 characters on one line, letters in either case; unique in the organization as written. Not a slug like an organization’s code, nor a formula name like an indicator’s. */
             code?: string;
             /**
              * Format: date

@@ -25,7 +25,10 @@ const Code = () =>
     maxLength: 50,
     notBlank: true,
     ...SINGLE_LINE,
-    description: 'Unique in the organization',
+    description:
+      'The project’s reference as the organization writes it (e.g. KSM-WASH-01): 1 to 50 characters on ' +
+      'one line, letters in either case; unique in the organization as written. Not a slug like an ' +
+      'organization’s code, nor a formula name like an indicator’s.',
   });
 const Currency = () =>
   Type.String({ pattern: CURRENCY_CODE.pattern, description: 'ISO 4217 code in upper case, e.g. USD' });
