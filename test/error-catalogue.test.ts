@@ -20,8 +20,11 @@ import { openTestDatabase } from './helpers/app.js';
  */
 
 const SRC = path.resolve(import.meta.dirname, '..', 'src');
-/** A quoted five-character SQLSTATE: two digits of class, three of condition ('23503', '40P01'). */
-const SQLSTATE = /['"`]\d{2}[0-9A-Z]{3}['"`]/;
+/**
+ * A quoted five-character SQLSTATE: two digits of class, three of condition ('23503', '40P01'); not an
+ * HTML attribute's value (`maxlength="20000"`).
+ */
+const SQLSTATE = /(?<!=)['"`]\d{2}[0-9A-Z]{3}['"`]/;
 
 /** The lines of `source` that hold a SQLSTATE literal. */
 const sqlstateLines = (source: string) => source.split('\n').filter((line) => SQLSTATE.test(line));
@@ -63,6 +66,7 @@ describe('SQLSTATE codes', () => {
 
   it('are found by the scan in the shapes a service would write them', () => {
     expect(sqlstateLines("if (code === '23503') throw notFound('Project');")).toHaveLength(1);
+    expect(sqlstateLines('<textarea id="narrative" maxlength="20000"></textarea>')).toHaveLength(0);
     expect(sqlstateLines('const LOCKED = "55P03";')).toHaveLength(1);
     expect(sqlstateLines("throw notFound('Project');\nconst year = '2025';")).toEqual([]);
   });

@@ -11,7 +11,17 @@ import { buildTestApp, type TestApp } from './helpers/app.js';
 import { uniqueDonorCode } from './helpers/donors.js';
 import { createProject, createTeam, type Team } from './helpers/factories.js';
 import { formTargets, publicFormUrl, publishedForm } from './helpers/forms.js';
-import { call, FORBIDDEN, MISSING_ID, notFoundBody, UNAUTHORIZED, type Call } from './helpers/http.js';
+import {
+  ADMINS,
+  ALL_ROLES,
+  call,
+  MISSING_ID,
+  notAMember,
+  notFoundBody,
+  roleRefused,
+  UNAUTHORIZED,
+  type Call,
+} from './helpers/http.js';
 import { postIndicator } from './helpers/indicators.js';
 import { createPeriod } from './helpers/periods.js';
 import { postProgram, postProject, programsUrl } from './helpers/programs.js';
@@ -264,13 +274,13 @@ describe('403', () => {
       as: team.viewer,
       body: { name: 'Not mine to make', startDate: '2026-01-01', endDate: '2026-12-31' },
     });
-    expect([res.status, res.body]).toEqual([403, FORBIDDEN]);
-    expect(FORBIDDEN.code).toBe('forbidden');
+    expect([res.status, res.body]).toEqual([403, roleRefused(ADMINS)]);
+    expect(roleRefused(ADMINS).code).toBe('forbidden');
   });
 
   it("answers another organization's path with forbidden", async () => {
     const res = await answer(t.app, 'GET', orgUrl('/programs', other.org.id), { as: team.admin });
-    expect([res.status, res.body]).toEqual([403, FORBIDDEN]);
+    expect([res.status, res.body]).toEqual([403, notAMember(ALL_ROLES)]);
   });
 
   it('answers a report in a locked period with period_locked', async () => {

@@ -336,8 +336,8 @@ it('reports one message for a bad value of a nullable field', async () => {
   expect(res.status).toBe(400);
   // Two rules (URL format, http(s) scheme) each name the field once; no "must be null" from the nullable branch.
   expect([...res.body.message].sort()).toEqual([
-    'logoUrl has an invalid format',
     'logoUrl must be a valid URL',
+    'logoUrl must be an http or https URL',
   ]);
 });
 

@@ -3,6 +3,7 @@ import { validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conditionalTargetOf } from '../src/http/pipeline/conditional.js';
 import { takesIdempotencyKey } from '../src/http/pipeline/idempotency.js';
+import { ruleOfPattern } from '../src/lib/patterns.js';
 import { TEXT_PATTERNS } from '../src/lib/text.js';
 import { FORM_WORKER_PATH } from '../src/modules/pages/form-page.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
@@ -350,6 +351,23 @@ describe('OpenAPI document', () => {
     expect(response('updateProject', 412).content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/Error',
     });
+  });
+
+  it('states the rule of every pattern in words, as a 400 says it', () => {
+    const patterns = new Set<string>();
+    const visit = (node: unknown): void => {
+      if (Array.isArray(node)) return node.forEach(visit);
+      if (typeof node !== 'object' || node === null) return;
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'pattern' && typeof value === 'string') patterns.add(value);
+        else if (key !== 'example' && key !== 'examples') visit(value);
+      }
+    };
+    visit(doc);
+    expect(patterns.size).toBeGreaterThan(5);
+    const unworded = [...patterns].filter((pattern) => ruleOfPattern(pattern) === undefined);
+    expect(unworded).toEqual([]);
+    for (const pattern of patterns) expect(ruleOfPattern(pattern)).toMatch(/^(must|should) /);
   });
 
   it('serves the interactive documentation at /api', async () => {

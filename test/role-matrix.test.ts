@@ -2,7 +2,8 @@
  * The role matrix (issue 10, suite 2): DECISIONS.md section 5 written out route by route, and every
  * `/orgs/:orgId/...` route called by every persona: viewer, reporter on a project they are not
  * assigned to, the same reporter on their assigned project, me_officer and org_admin. A denial is 403
- * with the contract's body; an allowance is anything else (the call may still be a 400, 404 or 409:
+ * with the contract's body, naming the roles the route allows (and, for the reporter outside the
+ * project, `reason: "project_not_assigned"`); an allowance is anything else (the call may still be a 400, 404 or 409:
  * what matters here is that the role was let through). A route missing from the table fails the suite.
  *
  * Rows of DECISIONS.md section 5, as rules:
@@ -17,7 +18,9 @@
  * webhook endpoints and their deliveries are `admin` (issue 25).
  * Unlocking a period (org_admin only) is a body-level rule, tested in periods-lock.test.ts.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OrgRole } from '../src/http/pipeline/access.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import {
   addMember,
@@ -27,6 +30,7 @@ import {
   type Team,
   type TestUser,
 } from './helpers/factories.js';
+import { ADMINS, ALL_ROLES, CONTRIBUTORS, MANAGERS, notAssigned, roleRefused } from './helpers/http.js';
 import {
   callRoute,
   isForbidden,
@@ -165,6 +169,16 @@ const MATRIX: Record<string, Rule> = {
   'GET /orgs/:orgId/settings/webhooks': 'admin',
 };
 
+/** The roles each rule lets in: what a route of that rule declares, and what its 403s name. */
+const ROLES_OF_RULE: Record<Rule, readonly OrgRole[]> = {
+  'read-org': ALL_ROLES,
+  'read-project': ALL_ROLES,
+  admin: ADMINS,
+  manage: MANAGERS,
+  review: MANAGERS,
+  contribute: CONTRIBUTORS,
+};
+
 type Persona = 'viewer' | 'reporterOut' | 'reporterIn' | 'officer' | 'admin';
 /** Least privileged first: a denial is checked before anyone allowed may have changed or deleted the thing. */
 const PERSONAS: Persona[] = ['viewer', 'reporterOut', 'reporterIn', 'officer', 'admin'];
@@ -258,6 +272,17 @@ describe('the role matrix of DECISIONS.md section 5, over every /orgs/:orgId rou
     expect(Object.keys(MATRIX).filter((name) => !names.includes(name))).toEqual([]);
   });
 
+  it('finds the roles of its rule declared on every route', () => {
+    const wrong = t.app.routeTable
+      .filter((route) => MATRIX[routeName(route)] !== undefined)
+      .filter((route) => {
+        const declared = typeof route.access === 'object' ? [...route.access.roles].sort() : route.access;
+        return !isDeepStrictEqual(declared, [...ROLES_OF_RULE[MATRIX[routeName(route)]!]].sort());
+      })
+      .map(routeName);
+    expect(wrong).toEqual([]);
+  });
+
   it('lets every persona through exactly where the matrix says, and answers 403 elsewhere', async () => {
     const wrong: string[] = [];
     let calls = 0;
@@ -274,7 +299,11 @@ describe('the role matrix of DECISIONS.md section 5, over every /orgs/:orgId rou
         );
         calls += 1;
         const denied = res.status === 403;
-        if (denied && !isForbidden(res)) {
+        // The roles the route declares; a reporter those let in is refused for the project alone.
+        const roles = ROLES_OF_RULE[rule];
+        const refusal =
+          persona === 'reporterOut' && roles.includes('reporter') ? notAssigned(roles) : roleRefused(roles);
+        if (denied && !isForbidden(res, refusal)) {
           wrong.push(`${routeName(route)} as ${persona}: 403 with ${JSON.stringify(res.body)}`);
         } else if (denied === allowed(rule, persona, route)) {
           wrong.push(

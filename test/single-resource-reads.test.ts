@@ -9,7 +9,9 @@ import { assignProject, createProject, createTeam, type Team, type TestUser } fr
 import {
   badRequest,
   call,
-  FORBIDDEN,
+  ALL_ROLES,
+  notAMember,
+  notAssigned,
   MISSING_ID,
   notFoundBody,
   TIMESTAMP,
@@ -58,11 +60,11 @@ describe('GET /orgs/:orgId/reporting-periods/:id', () => {
 
   it('refuses a reporter a period of a project not assigned to them (403), and strangers', async () => {
     const period = await createPeriod(t.database.db, team.org.id, unassigned.id);
-    expect((await get(url(period.id), team.reporter)).body).toEqual(FORBIDDEN);
+    expect((await get(url(period.id), team.reporter)).body).toEqual(notAssigned(ALL_ROLES));
     expect((await get(url(period.id), team.officer)).status).toBe(200);
     expect((await get(url(period.id), null)).body).toEqual(UNAUTHORIZED);
     const foreign = await get(url(period.id), team.outsider);
-    expect([foreign.status, foreign.body]).toEqual([403, FORBIDDEN]);
+    expect([foreign.status, foreign.body]).toEqual([403, notAMember(ALL_ROLES)]);
   });
 
   it('answers 404 for an unknown id and for another organization’s period, 400 for no UUID', async () => {
@@ -109,10 +111,10 @@ describe('GET /orgs/:orgId/budget-lines/:id', () => {
 
   it('refuses a reporter a line of a project not assigned to them (403), and strangers', async () => {
     const line = await addLine(unassigned.id);
-    expect((await get(url(line.id), team.reporter)).body).toEqual(FORBIDDEN);
+    expect((await get(url(line.id), team.reporter)).body).toEqual(notAssigned(ALL_ROLES));
     expect((await get(url(line.id), team.viewer)).status).toBe(200);
     expect((await get(url(line.id), null)).body).toEqual(UNAUTHORIZED);
-    expect((await get(url(line.id), team.outsider)).body).toEqual(FORBIDDEN);
+    expect((await get(url(line.id), team.outsider)).body).toEqual(notAMember(ALL_ROLES));
   });
 
   it('answers 404 for an unknown id and for another organization’s line', async () => {
@@ -161,7 +163,7 @@ describe('GET /orgs/:orgId/result-nodes/:id', () => {
       0,
     );
     expect((await get(url(ours.id), null)).body).toEqual(UNAUTHORIZED);
-    expect((await get(url(ours.id), team.outsider)).body).toEqual(FORBIDDEN);
+    expect((await get(url(ours.id), team.outsider)).body).toEqual(notAMember(ALL_ROLES));
     expect((await get(url(MISSING_ID), team.admin)).body).toEqual(notFoundBody('Result node'));
     expect((await get(url(other.id), team.admin)).body).toEqual(notFoundBody('Result node'));
     expect((await get(url(other.id, team.outsiderOrg.id), team.outsider)).status).toBe(200);

@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { createProject, createTeam, type Team } from './helpers/factories.js';
-import { call, type Call } from './helpers/http.js';
+import { call, notAMember, type Call } from './helpers/http.js';
 import {
   callRoute,
   isForbidden,
@@ -69,11 +69,13 @@ describe('tenant isolation over every /orgs/:orgId route', () => {
     for (const route of routes) expect(() => pathFor(route, a.org.id, theirs)).not.toThrow();
   });
 
-  it("refuses A's admin every route on B's paths with 403", async () => {
+  it("refuses A's admin every route on B's paths with 403, not a member, naming the route's roles", async () => {
     const wrong: string[] = [];
     for (const route of routes) {
       const res = await request(route, b.org.id);
-      if (!isForbidden(res)) {
+      const access = t.app.routeTable.find((r) => r.method === route.method && r.url === route.url)?.access;
+      const roles = typeof access === 'object' ? access.roles : [];
+      if (!isForbidden(res, notAMember(roles))) {
         wrong.push(`${route.method} ${route.url}: ${res.status} ${JSON.stringify(res.body).slice(0, 120)}`);
       }
     }

@@ -21,6 +21,31 @@ export type RequestPart = 'body' | 'query' | 'path' | 'header';
 /** A problem a service names itself; `in` defaults to the body. */
 export type Problem = string | (Omit<ErrorDetail, 'in'> & { in?: RequestPart });
 
+/**
+ * Why a 403 `forbidden` refused, besides a role the route does not allow (which has no reason): the
+ * body's `reason`, so that a client can tell the caller what would succeed.
+ */
+export const FORBIDDEN_REASONS = {
+  not_a_member:
+    'The caller is not a member of the organization: the same answer whether or not the organization exists.',
+  project_not_assigned: 'The caller is a reporter, and the project is not assigned to them.',
+  origin_not_allowed:
+    'A cookie-authenticated change came from an origin the service does not know (send Origin, or a bearer token).',
+  invitation_for_another_email: 'The invitation was sent to another email address than the signed-in user’s.',
+} as const satisfies Record<string, string>;
+
+export type ForbiddenReason = keyof typeof FORBIDDEN_REASONS;
+
+/** What a 403 `forbidden` adds to the body: the roles that may do the action there, and why it refused. */
+export interface Refusal {
+  /**
+   * The organization roles that may do this: given by the refusal, or else, for a refusal on a route that
+   * declares roles (and is not about the request's origin or an invitation), the route's own.
+   */
+  allowedRoles?: readonly string[];
+  reason?: ForbiddenReason;
+}
+
 /** Domain code throws these; the error handler turns them into the contract's body. */
 export class AppError extends Error {
   readonly messages: string | string[];
@@ -33,6 +58,8 @@ export class AppError extends Error {
     readonly headers: Record<string, string> = {},
     readonly code: ErrorCode = codeOfStatus(statusCode),
     details?: readonly Problem[],
+    /** For a 403 `forbidden`: what the body says beyond the message. */
+    readonly refusal?: Refusal,
   ) {
     super(Array.isArray(message) ? message.join('; ') : message);
     this.messages = message;
@@ -97,14 +124,27 @@ export const unauthorized = (message = 'Unauthorized') => new AppError(401, mess
 export const tokenRefused = () => new AppError(401, 'Unauthorized', BEARER_INVALID_TOKEN, 'unauthorized');
 export const invalidCredentials = () =>
   new AppError(401, 'Invalid email or password', BEARER, 'invalid_credentials');
-export const forbidden = (message = FORBIDDEN_MESSAGE) => new AppError(403, message, {}, 'forbidden');
+/** The 403 of an action the caller may not do; its message is always the contract's FORBIDDEN_MESSAGE. */
+export const forbidden = (refusal: Refusal = {}) =>
+  new AppError(403, FORBIDDEN_MESSAGE, {}, 'forbidden', undefined, refusal);
+/** Under REGISTRATION=invite, an address with no open invitation. */
+export const INVITE_ONLY =
+  'New accounts are by invitation only: ask an administrator of your organization to invite this email ' +
+  'address, then follow the link in the invitation email. If you already have an account, sign in.';
 /** An account refused by REGISTRATION (`invite`, `domains`); `message` says what the person can do. */
 export const registrationClosed = (message: string) => new AppError(403, message, {}, 'registration_closed');
+export const ADMINS_CREATE_ORGANIZATIONS =
+  'On this service, new organizations are created by administrators only: ask an org admin of your ' +
+  'organization to invite you to it, or whoever runs the service to create your organization.';
 /** POST /orgs by someone who is no org_admin anywhere, under ORG_CREATION=admins. */
-export const orgCreationClosed = (message: string) => new AppError(403, message, {}, 'org_creation_closed');
+export const orgCreationClosed = () =>
+  new AppError(403, ADMINS_CREATE_ORGANIZATIONS, {}, 'org_creation_closed');
+export const SUBMITTED_IT =
+  'You submitted this indicator report, and this organization requires someone else to review it ' +
+  '(separateApproval): ask another M&E officer or org admin to approve or reject it.';
 /** A review by the person who last submitted the report, in an organization with separateApproval on. */
-export const separateApprovalRequired = (message: string) =>
-  new AppError(403, message, {}, 'separate_approval_required');
+export const separateApprovalRequired = () =>
+  new AppError(403, SUBMITTED_IT, {}, 'separate_approval_required');
 /** A change to a locked reporting period: 403 for its reports (the contract), 409 for the period itself. */
 export const periodLocked = (statusCode: 403 | 409 = 403) =>
   new AppError(statusCode, PERIOD_LOCKED, {}, 'period_locked');

@@ -9,7 +9,8 @@ export const ERROR_CODES = {
   invalid_token: 'A password-reset or email-verification token is unknown, used or expired.',
   unauthorized: 'No session, or its token is invalid, expired or revoked.',
   invalid_credentials: 'Failed login: unknown email or wrong password (one answer for both).',
-  forbidden: 'Not a member of the organization, or the role may not do this.',
+  forbidden:
+    'Not a member of the organization, or the role may not do this; `allowedRoles` names the roles that may, `reason` says when it is not only the role.',
   registration_closed:
     'No account is created for this address: the service takes invited addresses or chosen email domains only (REGISTRATION).',
   org_creation_closed:

@@ -1,4 +1,5 @@
 import jsep from 'jsep';
+import { INDICATOR_CODE } from './patterns.js';
 
 /**
  * Indicator formulas (DECISIONS.md section 7): numbers, indicator codes, `+ - * /`, parentheses and unary minus.
@@ -24,7 +25,7 @@ export class FormulaError extends Error {
 
 export const MAX_FORMULA_LENGTH = 1000;
 
-const CODE_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+const CODE_PATTERN = new RegExp(INDICATOR_CODE.pattern);
 
 /** Everything a formula can be written with; jsep would also read `$`, non-ASCII letters and odd spaces as code characters. */
 const ALLOWED_CHARACTER = /[A-Za-z0-9_.+\-*/() \t\r\n]/;

@@ -31,9 +31,7 @@ function body(boundary: string, part: 'data' | 'file') {
       ? 'Content-Disposition: form-data; name="data"\r\n\r\n'
       : 'Content-Disposition: form-data; name="file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n';
   const value =
-    part === 'data'
-      ? Buffer.from(JSON.stringify({ answers: { name: 'Achieng', source: 'well' } }))
-      : PDF;
+    part === 'data' ? Buffer.from(JSON.stringify({ answers: { name: 'Achieng', source: 'well' } })) : PDF;
   return Buffer.concat([
     Buffer.from(`--${boundary}\r\n${head}`),
     value,

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { projectMembers } from '../../src/modules/projects/projects.tables.js';
 import { activitiesUrl } from '../helpers/activities.js';
 import { assignProject, createProject } from '../helpers/factories.js';
+import { CONTRIBUTORS, notAssigned } from '../helpers/http.js';
 import { useSuite } from '../helpers/suite.js';
 
 const { t, team } = useSuite();
@@ -44,7 +45,7 @@ describe("a reporter's kept answer", () => {
       .where(and(eq(projectMembers.projectId, project.id), eq(projectMembers.userId, team.reporter.id)));
     const again = await create(project.id, 'lost-1');
     expect(again.statusCode, again.body).toBe(403);
-    expect(again.json()).toMatchObject({ statusCode: 403, code: 'forbidden' });
+    expect(again.json()).toEqual(notAssigned(CONTRIBUTORS));
     expect(again.headers['idempotent-replayed']).toBeUndefined();
   });
 

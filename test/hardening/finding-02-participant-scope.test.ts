@@ -18,7 +18,15 @@ import {
 } from '../helpers/activities.js';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { assignProject, createProject, createTeam, type Team, type TestUser } from '../helpers/factories.js';
-import { call, expectError, FORBIDDEN, MISSING_ID, notFoundBody } from '../helpers/http.js';
+import {
+  ALL_ROLES,
+  call,
+  CONTRIBUTORS,
+  expectError,
+  MISSING_ID,
+  notAssigned,
+  notFoundBody,
+} from '../helpers/http.js';
 
 let t: TestApp;
 let team: Team;
@@ -168,8 +176,9 @@ describe('finding 2: reporters reach participants only in assigned projects', ()
         body: { name: 'Planted', relationship: 'son', sex: 'male', age: 4 },
       }),
     ];
-    for (const res of await Promise.all(calls)) {
-      expectError(res, FORBIDDEN);
+    const roles = [ALL_ROLES, CONTRIBUTORS, ALL_ROLES, CONTRIBUTORS];
+    for (const [i, res] of (await Promise.all(calls)).entries()) {
+      expectError(res, notAssigned(roles[i]!));
       expectNothingPersonal(res.body);
     }
     // Not registered in the reporter's activity: no registration to change.

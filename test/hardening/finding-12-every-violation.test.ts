@@ -21,7 +21,7 @@ describe('finding 12: an indicator without aggregationMethod is refused with eve
   it('lists aggregationMethod beside the other violations of the body', async () => {
     expectViolations(
       await create({ name: 'Wells', code: '1bad', isFormula: false }),
-      'code has an invalid format',
+      'code must be 1 to 64 letters, digits or underscores, starting with a letter or underscore, as formulas name indicators by code',
       'unit is required',
       'aggregationMethod is required',
     );

@@ -1,7 +1,9 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import type { ErrorCode } from '../../src/errors/codes.js';
-import type { RequestPart } from '../../src/errors/catalogue.js';
+import type { ForbiddenReason, RequestPart } from '../../src/errors/catalogue.js';
+import { ORG_ROLES, type OrgRole } from '../../src/http/pipeline/access.js';
+import type { Team } from './factories.js';
 
 /** BASE_URL and APP_URL of every test app unless a test sets its own. */
 export const TEST_BASE_URL = 'http://api.test';
@@ -49,12 +51,47 @@ export function sessionCookie(call: Call): string | undefined {
   return call.response.cookies.find((c) => c.name === 'jwt')?.value;
 }
 
+/** A 403 `forbidden` without a word on roles: a refusal about the request's origin or an invitation. */
 export const FORBIDDEN = {
   statusCode: 403,
   message: 'You do not have permission to perform this action',
   error: 'Forbidden',
   code: 'forbidden' as const,
 };
+
+/** The roles of the routes' access rules, as the 403s name them (in ORG_ROLES order). */
+export { ADMINS, ALL_ROLES, CONTRIBUTORS, MANAGERS } from '../../src/http/pipeline/access.js';
+
+/** A 403 `forbidden` naming the roles that may (`allowedRoles`, in ORG_ROLES order) and why, if not the role. */
+export const forbiddenBody = (allowedRoles?: readonly OrgRole[], reason?: ForbiddenReason) => ({
+  ...FORBIDDEN,
+  ...(allowedRoles ? { allowedRoles: ORG_ROLES.filter((role) => allowedRoles.includes(role)) } : {}),
+  ...(reason ? { reason } : {}),
+});
+/** The 403 of a route open to `roles`, to a member whose role is not one of them. */
+export const roleRefused = (roles: readonly OrgRole[]) => forbiddenBody(roles);
+/** The 403 of a route open to `roles`, to a caller who is not a member of the organization of the path. */
+export const notAMember = (roles: readonly OrgRole[]) => forbiddenBody(roles, 'not_a_member');
+/** The 403 of a route open to `roles`, to a reporter on a project not assigned to them. */
+export const notAssigned = (roles: readonly OrgRole[]) => forbiddenBody(roles, 'project_not_assigned');
+
+/**
+ * The 403 a route open to `roles` gives `user` of `team`: the outsider is not a member; a member whose
+ * role is allowed can only be a reporter outside their projects; any other member has the wrong role.
+ */
+export function refusedTo(team: Team, user: { id: string }, roles: readonly OrgRole[]) {
+  if (user.id === team.outsider.id) return notAMember(roles);
+  const role = (
+    [
+      [team.admin, 'org_admin'],
+      [team.officer, 'me_officer'],
+      [team.reporter, 'reporter'],
+      [team.viewer, 'viewer'],
+    ] as const
+  ).find(([member]) => member.id === user.id)?.[1];
+  if (role === undefined) throw new Error('refusedTo: the user is not one of the team');
+  return roles.includes(role) ? notAssigned(roles) : roleRefused(roles);
+}
 export const UNAUTHORIZED = {
   statusCode: 401,
   message: 'Unauthorized',

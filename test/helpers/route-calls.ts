@@ -3,6 +3,7 @@
  * (tenant-isolation.test.ts, role-matrix.test.ts): one resource of each kind in a project, the path of
  * any route filled from them, and a valid body for each route that needs one.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import type { Db } from '../../src/db/client.js';
@@ -18,7 +19,7 @@ import {
 } from './factories.js';
 import { multipart, PDF } from './files.js';
 import { answers, publishedForm, submitUrl } from './forms.js';
-import { call, FORBIDDEN, type Call } from './http.js';
+import { call, type Call } from './http.js';
 import { linkIndicator, postDisaggregation, postIndicator, postReport } from './indicators.js';
 import { createPeriod } from './periods.js';
 import { insertResultNode } from './results.js';
@@ -174,15 +175,15 @@ export function callRoute(app: FastifyInstance, route: Route, orgId: string, ids
 }
 
 /**
- * A refusal as the contract words it: the error body of a 403; a page of the service (HTML, the
+ * A refusal as the contract words it: the error body of a 403 (`refusal`, with the roles and reason it names); a page of the service (HTML, the
  * webhooks settings page) answers its 403 page instead, which says the same to a person.
  */
-export function isForbidden(res: Call): boolean {
+export function isForbidden(res: Call, refusal: object): boolean {
   if (res.status !== 403) return false;
   if (String(res.headers['content-type']).startsWith('text/html')) {
     return String(res.body).includes('<h1>You do not have access to this page</h1>');
   }
-  return JSON.stringify(res.body) === JSON.stringify(FORBIDDEN);
+  return isDeepStrictEqual(res.body, refusal);
 }
 
 /**

@@ -775,7 +775,7 @@ export interface paths {
         };
         /**
          * Indicators of the organization, or indicator+project pairs in a progress band
-         * @description Without `status`: indicator definitions sorted by code (whatever the case), then id; `resultNodeId` and `projectId` filter (an unknown one is 404; a reporter filtering by an unassigned project, 403). With `status`: one entry per indicator+project link whose org-level progress score (all submitted and approved reports of the project; DECISIONS.md section 8) is in that band, each the indicator plus `project { id, name }` and `progress { value, target, progressPct, status, gap }`, largest gap (target − value) first, no gap last, ties by code then project name. `no_target` and `no_data` are accepted too. Reporters get only the projects assigned to them.
+         * @description Without `status`: indicator definitions sorted by code (whatever the case), then id; `resultNodeId` and `projectId` filter (an unknown one is 404; a reporter filtering by an unassigned project, 403). With `status`: one entry per indicator+project link whose org-level progress score (all submitted and approved reports of the project, against the cumulative target) is in that band, each the indicator plus `project { id, name }` and `progress { value, target, progressPct, status, gap }`, largest gap (target − value) first, no gap last, ties by code then project name. `no_target` and `no_data` are accepted too. Reporters get only the projects assigned to them.
          */
         get: operations["listIndicators"];
         put?: never;
@@ -1657,7 +1657,7 @@ export interface paths {
         put?: never;
         /**
          * Assemble a report from periods or a date range
-         * @description Either `periodIds` (periods of the project: unknown 404, of another project 400) or `startDate` and `endDate`; both or neither: 400. Assembly (SPEC.md "Assembly rules", DECISIONS.md section 11): the periods chosen, or the periods of the project overlapping the range; only submitted and approved values, aggregated per indicator by its method against the cumulative target, formula indicators evaluated on the aggregated inputs. When no period overlaps the range, the values submitted (submittedAt, UTC date) within the range are used, with their periods. Indicators are ordered by code; activities overlapping the range by start date; budget lines and attachments by creation. The result is stored as a snapshot; narratives start empty. The report's startDate and endDate are the range, or for chosen periods the first start and the last end.
+         * @description Either `periodIds` (periods of the project: unknown 404, of another project 400) or `startDate` and `endDate`; both or neither: 400. Assembly: the periods chosen, or the periods of the project overlapping the range; only submitted and approved values, aggregated per indicator by its method against the cumulative target, formula indicators evaluated on the aggregated inputs. When no period overlaps the range, the values submitted (submittedAt, UTC date) within the range are used, with their periods. Indicators are ordered by code; activities overlapping the range by start date; budget lines and attachments by creation. The result is stored as a snapshot; narratives start empty. The report's startDate and endDate are the range, or for chosen periods the first start and the last end.
          */
         post: operations["createReport"];
         delete?: never;
@@ -1677,7 +1677,7 @@ export interface paths {
         put?: never;
         /**
          * Assemble a report of a project over a custom date range
-         * @description reportType defaults to ad_hoc. Assembly (SPEC.md "Assembly rules", DECISIONS.md section 11): the periods chosen, or the periods of the project overlapping the range; only submitted and approved values, aggregated per indicator by its method against the cumulative target, formula indicators evaluated on the aggregated inputs. When no period overlaps the range, the values submitted (submittedAt, UTC date) within the range are used, with their periods. Indicators are ordered by code; activities overlapping the range by start date; budget lines and attachments by creation. The result is stored as a snapshot; narratives start empty. The report's startDate and endDate are the range, or for chosen periods the first start and the last end.
+         * @description reportType defaults to ad_hoc. Assembly: the periods chosen, or the periods of the project overlapping the range; only submitted and approved values, aggregated per indicator by its method against the cumulative target, formula indicators evaluated on the aggregated inputs. When no period overlaps the range, the values submitted (submittedAt, UTC date) within the range are used, with their periods. Indicators are ordered by code; activities overlapping the range by start date; budget lines and attachments by creation. The result is stored as a snapshot; narratives start empty. The report's startDate and endDate are the range, or for chosen periods the first start and the last end.
          */
         post: operations["createProjectReport"];
         delete?: never;
@@ -2675,7 +2675,266 @@ export interface components {
         EmailVerification: {
             token: string;
         };
-        /** @description Every error has this body. `code` is stable: branch on it, not on `message`. A 400 lists one message per violation and, in `details`, where each is and which rule it breaks. */
+        /**
+         * @description Every error has this body. `code` is stable: branch on it, not on `message`. A 400 lists one message per violation and, in `details`, where each is and which rule it breaks. A 403 `forbidden` keeps the message `You do not have permission to perform this action` and says how to succeed: `allowedRoles`, and `reason` when the role is not the only obstacle.
+         * @example {
+         *       "statusCode": 400,
+         *       "message": [
+         *         "name is required",
+         *         "code must be 2 to 32 lower-case letters, digits or dashes, starting with a letter or digit"
+         *       ],
+         *       "error": "Bad Request",
+         *       "code": "validation_failed",
+         *       "details": [
+         *         {
+         *           "in": "body",
+         *           "path": "/name",
+         *           "rule": "required",
+         *           "message": "name is required"
+         *         },
+         *         {
+         *           "in": "body",
+         *           "path": "/code",
+         *           "rule": "pattern",
+         *           "message": "code must be 2 to 32 lower-case letters, digits or dashes, starting with a letter or digit"
+         *         }
+         *       ]
+         *     }
+         * @example {
+         *       "statusCode": 400,
+         *       "message": [
+         *         "Body is not valid JSON"
+         *       ],
+         *       "error": "Bad Request",
+         *       "code": "malformed_request",
+         *       "details": [
+         *         {
+         *           "in": "body",
+         *           "path": "",
+         *           "rule": "json",
+         *           "message": "Body is not valid JSON"
+         *         }
+         *       ]
+         *     }
+         * @example {
+         *       "statusCode": 400,
+         *       "message": [
+         *         "Invalid or expired reset token"
+         *       ],
+         *       "error": "Bad Request",
+         *       "code": "invalid_token",
+         *       "details": [
+         *         {
+         *           "in": "body",
+         *           "path": "/token",
+         *           "rule": "invalid",
+         *           "message": "Invalid or expired reset token"
+         *         }
+         *       ]
+         *     }
+         * @example {
+         *       "statusCode": 401,
+         *       "message": "Unauthorized",
+         *       "error": "Unauthorized",
+         *       "code": "unauthorized"
+         *     }
+         * @example {
+         *       "statusCode": 401,
+         *       "message": "Invalid email or password",
+         *       "error": "Unauthorized",
+         *       "code": "invalid_credentials"
+         *     }
+         * @example {
+         *       "statusCode": 403,
+         *       "message": "You do not have permission to perform this action",
+         *       "error": "Forbidden",
+         *       "code": "forbidden",
+         *       "allowedRoles": [
+         *         "org_admin",
+         *         "me_officer"
+         *       ]
+         *     }
+         * @example {
+         *       "statusCode": 403,
+         *       "message": "New accounts are by invitation only: ask an administrator of your organization to invite this email address, then follow the link in the invitation email. If you already have an account, sign in.",
+         *       "error": "Forbidden",
+         *       "code": "registration_closed"
+         *     }
+         * @example {
+         *       "statusCode": 403,
+         *       "message": "On this service, new organizations are created by administrators only: ask an org admin of your organization to invite you to it, or whoever runs the service to create your organization.",
+         *       "error": "Forbidden",
+         *       "code": "org_creation_closed"
+         *     }
+         * @example {
+         *       "statusCode": 403,
+         *       "message": "You submitted this indicator report, and this organization requires someone else to review it (separateApproval): ask another M&E officer or org admin to approve or reject it.",
+         *       "error": "Forbidden",
+         *       "code": "separate_approval_required"
+         *     }
+         * @example {
+         *       "statusCode": 403,
+         *       "message": "Reporting period is locked",
+         *       "error": "Forbidden",
+         *       "code": "period_locked"
+         *     }
+         * @example {
+         *       "statusCode": 404,
+         *       "message": "Program not found",
+         *       "error": "Not Found",
+         *       "code": "not_found"
+         *     }
+         * @example {
+         *       "statusCode": 405,
+         *       "message": "Method DELETE is not allowed on /api/openapi.json",
+         *       "error": "Method Not Allowed",
+         *       "code": "method_not_allowed"
+         *     }
+         * @example {
+         *       "statusCode": 409,
+         *       "message": "A project with this code already exists",
+         *       "error": "Conflict",
+         *       "code": "duplicate"
+         *     }
+         * @example {
+         *       "statusCode": 409,
+         *       "message": "Program has active projects",
+         *       "error": "Conflict",
+         *       "code": "has_dependents"
+         *     }
+         * @example {
+         *       "statusCode": 409,
+         *       "message": "Cannot change program status from draft to completed",
+         *       "error": "Conflict",
+         *       "code": "invalid_transition"
+         *     }
+         * @example {
+         *       "statusCode": 409,
+         *       "message": "Reporting period overlaps 2026 Q1",
+         *       "error": "Conflict",
+         *       "code": "overlap"
+         *     }
+         * @example {
+         *       "statusCode": 409,
+         *       "message": "The personal data of this participant is already erased",
+         *       "error": "Conflict",
+         *       "code": "personal_data_erased"
+         *     }
+         * @example {
+         *       "statusCode": 409,
+         *       "message": "A request with this Idempotency-Key is still running",
+         *       "error": "Conflict",
+         *       "code": "idempotency_in_progress"
+         *     }
+         * @example {
+         *       "statusCode": 409,
+         *       "message": "The request with this Idempotency-Key was carried out, but its answer was lost: read the resource instead of retrying",
+         *       "error": "Conflict",
+         *       "code": "idempotency_answer_lost"
+         *     }
+         * @example {
+         *       "statusCode": 409,
+         *       "message": "An organization can have at most 20 webhook endpoints",
+         *       "error": "Conflict",
+         *       "code": "conflict"
+         *     }
+         * @example {
+         *       "statusCode": 410,
+         *       "message": "This form is no longer accepting responses",
+         *       "error": "Gone",
+         *       "code": "form_closed"
+         *     }
+         * @example {
+         *       "statusCode": 408,
+         *       "message": "Client Timeout",
+         *       "error": "Request Timeout",
+         *       "code": "request_timeout"
+         *     }
+         * @example {
+         *       "statusCode": 412,
+         *       "message": "The resource has changed since it was read: If-Match does not match its current ETag",
+         *       "error": "Precondition Failed",
+         *       "code": "precondition_failed"
+         *     }
+         * @example {
+         *       "statusCode": 413,
+         *       "message": "Request body is larger than 1 MiB",
+         *       "error": "Payload Too Large",
+         *       "code": "payload_too_large"
+         *     }
+         * @example {
+         *       "statusCode": 414,
+         *       "message": "A value in the path is too long",
+         *       "error": "URI Too Long",
+         *       "code": "uri_too_long"
+         *     }
+         * @example {
+         *       "statusCode": 431,
+         *       "message": "Exceeded maximum allowed HTTP header size",
+         *       "error": "Request Header Fields Too Large",
+         *       "code": "headers_too_large"
+         *     }
+         * @example {
+         *       "statusCode": 415,
+         *       "message": "Unsupported content type; send application/json",
+         *       "error": "Unsupported Media Type",
+         *       "code": "unsupported_media_type"
+         *     }
+         * @example {
+         *       "statusCode": 422,
+         *       "message": "Idempotency-Key was used with another request",
+         *       "error": "Unprocessable Entity",
+         *       "code": "idempotency_conflict"
+         *     }
+         * @example {
+         *       "statusCode": 428,
+         *       "message": "This change needs an If-Match header",
+         *       "error": "Precondition Required",
+         *       "code": "precondition_required"
+         *     }
+         * @example {
+         *       "statusCode": 429,
+         *       "message": "Too many requests, retry in 42 seconds",
+         *       "error": "Too Many Requests",
+         *       "code": "rate_limited"
+         *     }
+         * @example {
+         *       "statusCode": 416,
+         *       "message": "Range Not Satisfiable",
+         *       "error": "Range Not Satisfiable",
+         *       "code": "client_error"
+         *     }
+         * @example {
+         *       "statusCode": 500,
+         *       "message": "Internal server error",
+         *       "error": "Internal Server Error",
+         *       "code": "internal_error"
+         *     }
+         * @example {
+         *       "statusCode": 503,
+         *       "message": "The service is busy, retry in 5 seconds",
+         *       "error": "Service Unavailable",
+         *       "code": "unavailable"
+         *     }
+         * @example {
+         *       "statusCode": 503,
+         *       "message": "Database unavailable, retry in 5 seconds",
+         *       "error": "Service Unavailable",
+         *       "code": "database_unavailable"
+         *     }
+         * @example {
+         *       "statusCode": 503,
+         *       "message": "The database did not answer in time, retry in 5 seconds",
+         *       "error": "Service Unavailable",
+         *       "code": "database_busy"
+         *     }
+         * @example {
+         *       "statusCode": 507,
+         *       "message": "Stored files of this organization would exceed its quota of 10 GiB",
+         *       "error": "Insufficient Storage",
+         *       "code": "upload_quota_exceeded"
+         *     }
+         */
         Error: {
             statusCode: number;
             message: string | string[];
@@ -2696,6 +2955,13 @@ export interface components {
                 /** @description The same text as the matching entry of `message`. */
                 message: string;
             }[];
+            /** @description On a 403 `forbidden` of a route of an organization: the roles that may do this action there (a route that also lets members act on themselves, such as leaving, lets them too). The same for every organization, so it tells a caller who is not a member nothing about the one asked. */
+            allowedRoles?: ("org_admin" | "me_officer" | "reporter" | "viewer")[];
+            /**
+             * @description On a 403 `forbidden` that is not only about the role: `not_a_member`: The caller is not a member of the organization: the same answer whether or not the organization exists. `project_not_assigned`: The caller is a reporter, and the project is not assigned to them. `origin_not_allowed`: A cookie-authenticated change came from an origin the service does not know (send Origin, or a bearer token). `invitation_for_another_email`: The invitation was sent to another email address than the signed-in user’s.
+             * @enum {string}
+             */
+            reason?: "not_a_member" | "project_not_assigned" | "origin_not_allowed" | "invitation_for_another_email";
         };
         /** @description A person the organization works with. Personal fields (first and last name, date of birth, age, phone, national id; household names and ages) are null for viewers and once erased; ageBand is given to everyone. */
         ExportedParticipant: {
@@ -3383,7 +3649,7 @@ export interface components {
         };
         OrganizationCreate: {
             name: string;
-            /** @description 2 to 32 lower-case letters, digits or dashes, not starting with a dash; unique across the service */
+            /** @description 2 to 32 lower-case letters, digits or dashes, starting with a letter or digit; unique across the service. (Donor and project codes are free abbreviations; indicator codes follow the formula rule.) */
             code: string;
             /** Format: uri */
             logoUrl?: string;
@@ -3397,7 +3663,7 @@ export interface components {
         };
         OrganizationUpdate: {
             name?: string;
-            /** @description 2 to 32 lower-case letters, digits or dashes, not starting with a dash; unique across the service */
+            /** @description 2 to 32 lower-case letters, digits or dashes, starting with a letter or digit; unique across the service. (Donor and project codes are free abbreviations; indicator codes follow the formula rule.) */
             code?: string;
             logoUrl?: string | null;
             /** @description IATI organisation identifier (registration agency and number, e.g. `GB-CHC-1234567`): letters, digits and `- _ . :`, starting and ending with a letter or digit, 2 to 100 characters. Null: not published. */
@@ -3662,7 +3928,7 @@ export interface components {
             /** @description Ids of the organization's donors; the array is the program's whole set */
             donorIds?: string[];
         };
-        /** @description Progress score (DECISIONS.md section 8) */
+        /** @description Progress score: `progressPct` is value / cumulative target × 100, one decimal; `status` is `on_track` from 90, `at_risk` from 70 to under 90, `off_track` under 70, `no_target` when the target is null or 0, `no_data` when there is no value. */
         Progress: {
             value: number | null;
             target: number | null;
@@ -3719,7 +3985,7 @@ export interface components {
         };
         ProjectCreate: {
             name: string;
-            /** @description Unique in the organization */
+            /** @description The project’s reference as the organization writes it (e.g. KSM-WASH-01): 1 to 50 characters on one line, letters in either case; unique in the organization as written. Not a slug like an organization’s code, nor a formula name like an indicator’s. */
             code: string;
             /**
              * Format: date
@@ -3812,7 +4078,7 @@ export interface components {
         };
         ProjectUpdate: {
             name?: string;
-            /** @description Unique in the organization */
+            /** @description The project’s reference as the organization writes it (e.g. KSM-WASH-01): 1 to 50 characters on one line, letters in either case; unique in the organization as written. Not a slug like an organization’s code, nor a formula name like an indicator’s. */
             code?: string;
             /**
              * Format: date
@@ -4424,7 +4690,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Not a member of the organization, or the role is not allowed */
+        /** @description Not a member of the organization, or the role is not allowed: `allowedRoles` names the roles that may, `reason` why else (not a member, a project not assigned to a reporter) */
         Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4645,6 +4911,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "amina.wanjiru@majisafi.example.org",
+                 *       "password": "Kisumu-boreholes-2026",
+                 *       "firstName": "Amina",
+                 *       "lastName": "Wanjiru"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Registration"];
             };
         };
@@ -4661,6 +4935,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0194a3c0-5e21-7b8a-9c4d-1f2e3a4b5c01",
+                     *       "email": "amina.wanjiru@majisafi.example.org",
+                     *       "firstName": "Amina",
+                     *       "lastName": "Wanjiru",
+                     *       "createdAt": "2026-01-05T08:12:31.204Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["User"];
                 };
             };
@@ -4712,6 +4995,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "amina.wanjiru@majisafi.example.org",
+                 *       "password": "Kisumu-boreholes-2026"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Credentials"];
             };
         };
@@ -4727,6 +5016,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0194a3c0-5e21-7b8a-9c4d-1f2e3a4b5c01",
+                     *       "email": "amina.wanjiru@majisafi.example.org",
+                     *       "firstName": "Amina",
+                     *       "lastName": "Wanjiru",
+                     *       "createdAt": "2026-01-05T08:12:31.204Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["User"];
                 };
             };
@@ -4759,6 +5057,12 @@ export interface operations {
         /** @description Either `email` and `password`, or (with a valid session) `organizationId` to switch to. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "amina.wanjiru@majisafi.example.org",
+                 *       "password": "Kisumu-boreholes-2026"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TokenRequest"];
             };
         };
@@ -4774,6 +5078,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIwMTk0YTNjMC01ZTIxLTdiOGEtOWM0ZC0xZjJlM2E0YjVjMDEiLCJvcmdhbml6YXRpb25JZCI6IjAxOTRhM2MxLTBhMTAtN2MzZC04ZTRmLTVhNmI3YzhkOWUwMSIsInJvbGUiOiJvcmdfYWRtaW4ifQ.q3J8Xw0lZk2sVt9Rb5YcN1eH7uPaD4mF6gLi0oTzCxE",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 604800
+                     *     }
+                     */
                     "application/json": components["schemas"]["Token"];
                 };
             };
@@ -5173,6 +5484,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Maji Safi Kenya",
+                 *       "code": "maji-safi-kenya",
+                 *       "logoUrl": "https://majisafi.example.org/logo.png",
+                 *       "iatiOrgType": "22"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OrganizationCreate"];
             };
         };
@@ -5190,6 +5509,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0194a3c1-0a10-7c3d-8e4f-5a6b7c8d9e01",
+                     *       "name": "Maji Safi Kenya",
+                     *       "code": "maji-safi-kenya",
+                     *       "logoUrl": "https://majisafi.example.org/logo.png",
+                     *       "iatiRef": null,
+                     *       "iatiOrgType": "22",
+                     *       "reminderDaysBefore": [
+                     *         7,
+                     *         1
+                     *       ],
+                     *       "overdueReminder": true,
+                     *       "separateApproval": false,
+                     *       "createdAt": "2026-01-05T08:15:02.518Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Organization"];
                 };
             };
@@ -5938,6 +6274,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Safe Water for Western Kenya",
+                 *       "description": "Safe water, sanitation and hygiene for 6,000 households in Kisumu and Siaya counties, with community water committees running what is built.",
+                 *       "startDate": "2026-01-01",
+                 *       "endDate": "2028-12-31",
+                 *       "status": "active",
+                 *       "donorIds": [
+                 *         "0194a3c1-1b20-7c4e-9f50-6b7c8d9e0f02"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProgramCreate"];
             };
         };
@@ -5954,6 +6302,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0194a3c1-2c30-7d5f-a061-7c8d9e0f1a03",
+                     *       "orgId": "0194a3c1-0a10-7c3d-8e4f-5a6b7c8d9e01",
+                     *       "name": "Safe Water for Western Kenya",
+                     *       "description": "Safe water, sanitation and hygiene for 6,000 households in Kisumu and Siaya counties, with community water committees running what is built.",
+                     *       "startDate": "2026-01-01",
+                     *       "endDate": "2028-12-31",
+                     *       "status": "active",
+                     *       "createdAt": "2026-01-05T08:21:47.090Z",
+                     *       "updatedAt": "2026-01-05T08:21:47.090Z",
+                     *       "donors": [
+                     *         {
+                     *           "id": "0194a3c1-1b20-7c4e-9f50-6b7c8d9e0f02",
+                     *           "name": "Global Water Fund",
+                     *           "code": "GWF"
+                     *         }
+                     *       ],
+                     *       "projects": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Program"];
                 };
             };
@@ -6208,6 +6577,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Kisumu County WASH",
+                 *       "code": "KSM-WASH-01",
+                 *       "description": "Rehabilitation of 24 community boreholes, training of their water committees and hygiene promotion in Nyakach and Nyando sub-counties.",
+                 *       "budget": 450000,
+                 *       "currency": "USD",
+                 *       "startDate": "2026-01-01",
+                 *       "endDate": "2027-06-30",
+                 *       "status": "active",
+                 *       "location": "Kisumu County, Kenya",
+                 *       "lead": "Otieno Ochieng"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProjectCreate"];
             };
         };
@@ -6224,6 +6607,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0194a3c1-3d40-7e60-b172-8d9e0f1a2b04",
+                     *       "orgId": "0194a3c1-0a10-7c3d-8e4f-5a6b7c8d9e01",
+                     *       "programId": "0194a3c1-2c30-7d5f-a061-7c8d9e0f1a03",
+                     *       "name": "Kisumu County WASH",
+                     *       "code": "KSM-WASH-01",
+                     *       "description": "Rehabilitation of 24 community boreholes, training of their water committees and hygiene promotion in Nyakach and Nyando sub-counties.",
+                     *       "budget": 450000,
+                     *       "currency": "USD",
+                     *       "startDate": "2026-01-01",
+                     *       "endDate": "2027-06-30",
+                     *       "status": "active",
+                     *       "location": "Kisumu County, Kenya",
+                     *       "lead": "Otieno Ochieng",
+                     *       "createdAt": "2026-01-05T08:30:12.377Z",
+                     *       "updatedAt": "2026-01-05T08:30:12.377Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Project"];
                 };
             };
@@ -6533,6 +6935,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "0194a3c1-4e50-7f71-8283-9e0f1a2b3c05",
+                     *         "orgId": "0194a3c1-0a10-7c3d-8e4f-5a6b7c8d9e01",
+                     *         "programId": "0194a3c1-2c30-7d5f-a061-7c8d9e0f1a03",
+                     *         "parentId": null,
+                     *         "level": "impact",
+                     *         "title": "Fewer cases of water-borne disease in Kisumu County",
+                     *         "description": "Diarrhoea cases among children under five, as the county health records report them.",
+                     *         "orderIndex": 0,
+                     *         "createdAt": "2026-01-06T09:02:40.615Z",
+                     *         "updatedAt": "2026-01-06T09:02:40.615Z",
+                     *         "children": [
+                     *           {
+                     *             "id": "0194a3c1-5f60-7082-9394-0f1a2b3c4d06",
+                     *             "orgId": "0194a3c1-0a10-7c3d-8e4f-5a6b7c8d9e01",
+                     *             "programId": "0194a3c1-2c30-7d5f-a061-7c8d9e0f1a03",
+                     *             "parentId": "0194a3c1-4e50-7f71-8283-9e0f1a2b3c05",
+                     *             "level": "outcome",
+                     *             "title": "Households drink safe water all year round",
+                     *             "description": "Safe: from a protected source within 500 m of home, or treated before drinking.",
+                     *             "orderIndex": 0,
+                     *             "createdAt": "2026-01-06T09:02:40.615Z",
+                     *             "updatedAt": "2026-01-06T09:02:40.615Z",
+                     *             "children": [
+                     *               {
+                     *                 "id": "0194a3c1-6071-7193-a4a5-1a2b3c4d5e07",
+                     *                 "orgId": "0194a3c1-0a10-7c3d-8e4f-5a6b7c8d9e01",
+                     *                 "programId": "0194a3c1-2c30-7d5f-a061-7c8d9e0f1a03",
+                     *                 "parentId": "0194a3c1-5f60-7082-9394-0f1a2b3c4d06",
+                     *                 "level": "output",
+                     *                 "title": "Community boreholes rehabilitated and run by trained water committees",
+                     *                 "description": null,
+                     *                 "orderIndex": 0,
+                     *                 "createdAt": "2026-01-06T09:02:40.615Z",
+                     *                 "updatedAt": "2026-01-06T09:02:40.615Z",
+                     *                 "children": []
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ImpactNode"][];
                 };
             };
@@ -6560,6 +7007,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "level": "outcome",
+                 *       "parentId": "0194a3c1-4e50-7f71-8283-9e0f1a2b3c05",
+                 *       "title": "Households drink safe water all year round",
+                 *       "description": "Safe: from a protected source within 500 m of home, or treated before drinking."
+                 *     }
+                 */
                 "application/json": components["schemas"]["ResultNodeCreate"];
             };
         };
@@ -6576,6 +7031,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0194a3c1-5f60-7082-9394-0f1a2b3c4d06",
+                     *       "orgId": "0194a3c1-0a10-7c3d-8e4f-5a6b7c8d9e01",
+                     *       "programId": "0194a3c1-2c30-7d5f-a061-7c8d9e0f1a03",
+                     *       "parentId": "0194a3c1-4e50-7f71-8283-9e0f1a2b3c05",
+                     *       "level": "outcome",
+                     *       "title": "Households drink safe water all year round",
+                     *       "description": "Safe: from a protected source within 500 m of home, or treated before drinking.",
+                     *       "orderIndex": 0,
+                     *       "createdAt": "2026-01-06T09:02:40.615Z",
+                     *       "updatedAt": "2026-01-06T09:02:40.615Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ResultNode"];
                 };
             };
@@ -6804,6 +7273,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "label": "2026 Q1",
+                 *       "startDate": "2026-01-01",
+                 *       "endDate": "2026-03-31",
+                 *       "dueDate": "2026-04-15"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ReportingPeriodCreate"];
             };
         };
@@ -6820,6 +7297,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0194a3c2-23a4-74c6-97d8-4d5e6f7a8b10",
+                     *       "orgId": "0194a3c1-0a10-7c3d-8e4f-5a6b7c8d9e01",
+                     *       "projectId": "0194a3c1-3d40-7e60-b172-8d9e0f1a2b04",
+                     *       "label": "2026 Q1",
+                     *       "startDate": "2026-01-01",
+                     *       "endDate": "2026-03-31",
+                     *       "dueDate": "2026-04-15",
+                     *       "isLocked": false,
+                     *       "lockedAt": null,
+                     *       "lockedBy": null,
+                     *       "createdAt": "2026-01-06T10:05:33.118Z",
+                     *       "updatedAt": "2026-01-06T10:05:33.118Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ReportingPeriod"];
                 };
             };
@@ -7043,6 +7536,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Households with access to safe drinking water",
+                 *       "code": "HH_SAFE_WATER",
+                 *       "unit": "households",
+                 *       "aggregationMethod": "sum",
+                 *       "description": "Households whose main source of drinking water is a protected source within 500 m of home, or who treat their water before drinking.",
+                 *       "dataSource": "Household water survey, and the water committees’ registers",
+                 *       "resultNodeId": "0194a3c1-5f60-7082-9394-0f1a2b3c4d06"
+                 *     }
+                 */
                 "application/json": components["schemas"]["IndicatorCreate"];
             };
         };
@@ -7059,6 +7563,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0194a3c2-0182-72a4-b5b6-2b3c4d5e6f08",
+                     *       "orgId": "0194a3c1-0a10-7c3d-8e4f-5a6b7c8d9e01",
+                     *       "name": "Households with access to safe drinking water",
+                     *       "code": "HH_SAFE_WATER",
+                     *       "unit": "households",
+                     *       "aggregationMethod": "sum",
+                     *       "description": "Households whose main source of drinking water is a protected source within 500 m of home, or who treat their water before drinking.",
+                     *       "dataSource": "Household water survey, and the water committees’ registers",
+                     *       "resultNodeId": "0194a3c1-5f60-7082-9394-0f1a2b3c4d06",
+                     *       "isFormula": false,
+                     *       "formula": null,
+                     *       "createdAt": "2026-01-06T09:40:05.733Z",
+                     *       "updatedAt": "2026-01-06T09:40:05.733Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Indicator"];
                 };
             };
@@ -7279,6 +7800,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Sex of the head of household",
+                 *       "categories": [
+                 *         "female",
+                 *         "male"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["DisaggregationCreate"];
             };
         };
@@ -7295,6 +7825,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0194a3c2-1293-73b5-86c7-3c4d5e6f7a09",
+                     *       "indicatorId": "0194a3c2-0182-72a4-b5b6-2b3c4d5e6f08",
+                     *       "name": "Sex of the head of household",
+                     *       "categories": [
+                     *         "female",
+                     *         "male"
+                     *       ],
+                     *       "createdAt": "2026-01-06T09:42:18.250Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Disaggregation"];
                 };
             };
@@ -7421,6 +7963,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "indicatorId": "0194a3c2-0182-72a4-b5b6-2b3c4d5e6f08",
+                 *       "target": 1200,
+                 *       "baseline": 300,
+                 *       "baselineYear": 2025
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProjectIndicatorCreate"];
             };
         };
@@ -7437,6 +7987,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "projectId": "0194a3c1-3d40-7e60-b172-8d9e0f1a2b04",
+                     *       "indicatorId": "0194a3c2-0182-72a4-b5b6-2b3c4d5e6f08",
+                     *       "target": 1200,
+                     *       "baseline": 300,
+                     *       "baselineYear": 2025,
+                     *       "createdAt": "2026-01-06T09:45:51.902Z",
+                     *       "updatedAt": "2026-01-06T09:45:51.902Z",
+                     *       "indicator": {
+                     *         "id": "0194a3c2-0182-72a4-b5b6-2b3c4d5e6f08",
+                     *         "orgId": "0194a3c1-0a10-7c3d-8e4f-5a6b7c8d9e01",
+                     *         "name": "Households with access to safe drinking water",
+                     *         "code": "HH_SAFE_WATER",
+                     *         "unit": "households",
+                     *         "aggregationMethod": "sum",
+                     *         "description": "Households whose main source of drinking water is a protected source within 500 m of home, or who treat their water before drinking.",
+                     *         "dataSource": "Household water survey, and the water committees’ registers",
+                     *         "resultNodeId": "0194a3c1-5f60-7082-9394-0f1a2b3c4d06",
+                     *         "isFormula": false,
+                     *         "formula": null,
+                     *         "createdAt": "2026-01-06T09:40:05.733Z",
+                     *         "updatedAt": "2026-01-06T09:40:05.733Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ProjectIndicator"];
                 };
             };
@@ -7608,6 +8184,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "indicatorId": "0194a3c2-0182-72a4-b5b6-2b3c4d5e6f08",
+                 *       "reportingPeriodId": "0194a3c2-23a4-74c6-97d8-4d5e6f7a8b10",
+                 *       "value": 340,
+                 *       "target": 300,
+                 *       "narrative": "Three boreholes in Nyakach were rehabilitated and handed over to their water committees; 340 households now draw safe water within 500 m of home.",
+                 *       "disaggregatedValues": {
+                 *         "female": 190,
+                 *         "male": 150
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["IndicatorReportCreate"];
             };
         };
@@ -7624,6 +8213,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0194a3c3-56d7-77f9-8a0b-7a8b9c0d1e14",
+                     *       "orgId": "0194a3c1-0a10-7c3d-8e4f-5a6b7c8d9e01",
+                     *       "projectId": "0194a3c1-3d40-7e60-b172-8d9e0f1a2b04",
+                     *       "indicatorId": "0194a3c2-0182-72a4-b5b6-2b3c4d5e6f08",
+                     *       "reportingPeriodId": "0194a3c2-23a4-74c6-97d8-4d5e6f7a8b10",
+                     *       "value": 340,
+                     *       "target": 300,
+                     *       "narrative": "Three boreholes in Nyakach were rehabilitated and handed over to their water committees; 340 households now draw safe water within 500 m of home.",
+                     *       "disaggregatedValues": {
+                     *         "female": 190,
+                     *         "male": 150
+                     *       },
+                     *       "status": "draft",
+                     *       "comment": null,
+                     *       "submittedAt": null,
+                     *       "submittedBy": null,
+                     *       "reviewedAt": null,
+                     *       "reviewedBy": null,
+                     *       "createdAt": "2026-04-08T14:10:44.530Z",
+                     *       "updatedAt": "2026-04-08T14:10:44.530Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["IndicatorReport"];
                 };
             };
@@ -7835,6 +8448,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0194a3c3-56d7-77f9-8a0b-7a8b9c0d1e14",
+                     *       "orgId": "0194a3c1-0a10-7c3d-8e4f-5a6b7c8d9e01",
+                     *       "projectId": "0194a3c1-3d40-7e60-b172-8d9e0f1a2b04",
+                     *       "indicatorId": "0194a3c2-0182-72a4-b5b6-2b3c4d5e6f08",
+                     *       "reportingPeriodId": "0194a3c2-23a4-74c6-97d8-4d5e6f7a8b10",
+                     *       "value": 340,
+                     *       "target": 300,
+                     *       "narrative": "Three boreholes in Nyakach were rehabilitated and handed over to their water committees; 340 households now draw safe water within 500 m of home.",
+                     *       "disaggregatedValues": {
+                     *         "female": 190,
+                     *         "male": 150
+                     *       },
+                     *       "status": "submitted",
+                     *       "comment": null,
+                     *       "submittedAt": "2026-04-09T16:45:12.087Z",
+                     *       "submittedBy": "0194a3c0-9a13-7d2a-a94f-3b5d7f9a1c03",
+                     *       "reviewedAt": null,
+                     *       "reviewedBy": null,
+                     *       "createdAt": "2026-04-08T14:10:44.530Z",
+                     *       "updatedAt": "2026-04-09T16:45:12.087Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["IndicatorReport"];
                 };
             };
@@ -7872,6 +8509,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "comment": "Checked against the committees’ registers. Thank you, Grace."
+                 *     }
+                 */
                 "application/json": components["schemas"]["IndicatorReportApproval"];
             };
         };
@@ -7886,6 +8528,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0194a3c3-56d7-77f9-8a0b-7a8b9c0d1e14",
+                     *       "orgId": "0194a3c1-0a10-7c3d-8e4f-5a6b7c8d9e01",
+                     *       "projectId": "0194a3c1-3d40-7e60-b172-8d9e0f1a2b04",
+                     *       "indicatorId": "0194a3c2-0182-72a4-b5b6-2b3c4d5e6f08",
+                     *       "reportingPeriodId": "0194a3c2-23a4-74c6-97d8-4d5e6f7a8b10",
+                     *       "value": 340,
+                     *       "target": 300,
+                     *       "narrative": "Three boreholes in Nyakach were rehabilitated and handed over to their water committees; 340 households now draw safe water within 500 m of home.",
+                     *       "disaggregatedValues": {
+                     *         "female": 190,
+                     *         "male": 150
+                     *       },
+                     *       "status": "approved",
+                     *       "comment": "Checked against the committees’ registers. Thank you, Grace.",
+                     *       "submittedAt": "2026-04-11T15:02:33.719Z",
+                     *       "submittedBy": "0194a3c0-9a13-7d2a-a94f-3b5d7f9a1c03",
+                     *       "reviewedAt": "2026-04-12T10:05:16.842Z",
+                     *       "reviewedBy": "0194a3c0-7d02-7c19-8b3e-2a4c6e8f0b02",
+                     *       "createdAt": "2026-04-08T14:10:44.530Z",
+                     *       "updatedAt": "2026-04-12T10:05:16.842Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["IndicatorReport"];
                 };
             };
@@ -7934,6 +8600,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "comment": "Please attach the handover sheets of the three Nyakach boreholes before resubmitting: the figure must match the committees’ registers."
+                 *     }
+                 */
                 "application/json": components["schemas"]["IndicatorReportRejection"];
             };
         };
@@ -7948,6 +8619,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0194a3c3-56d7-77f9-8a0b-7a8b9c0d1e14",
+                     *       "orgId": "0194a3c1-0a10-7c3d-8e4f-5a6b7c8d9e01",
+                     *       "projectId": "0194a3c1-3d40-7e60-b172-8d9e0f1a2b04",
+                     *       "indicatorId": "0194a3c2-0182-72a4-b5b6-2b3c4d5e6f08",
+                     *       "reportingPeriodId": "0194a3c2-23a4-74c6-97d8-4d5e6f7a8b10",
+                     *       "value": 340,
+                     *       "target": 300,
+                     *       "narrative": "Three boreholes in Nyakach were rehabilitated and handed over to their water committees; 340 households now draw safe water within 500 m of home.",
+                     *       "disaggregatedValues": {
+                     *         "female": 190,
+                     *         "male": 150
+                     *       },
+                     *       "status": "rejected",
+                     *       "comment": "Please attach the handover sheets of the three Nyakach boreholes before resubmitting: the figure must match the committees’ registers.",
+                     *       "submittedAt": "2026-04-09T16:45:12.087Z",
+                     *       "submittedBy": "0194a3c0-9a13-7d2a-a94f-3b5d7f9a1c03",
+                     *       "reviewedAt": "2026-04-10T09:20:58.364Z",
+                     *       "reviewedBy": "0194a3c0-7d02-7c19-8b3e-2a4c6e8f0b02",
+                     *       "createdAt": "2026-04-08T14:10:44.530Z",
+                     *       "updatedAt": "2026-04-10T09:20:58.364Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["IndicatorReport"];
                 };
             };
@@ -9242,6 +9937,59 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "projectId": "0194a3c1-3d40-7e60-b172-8d9e0f1a2b04",
+                 *       "title": "Household water survey, 2026 Q1",
+                 *       "description": "Ask the head of the household or their spouse; it takes about five minutes. Answers are confidential.",
+                 *       "closesAt": "2026-03-31T20:59:59.000Z",
+                 *       "personalDataRetentionDays": 365,
+                 *       "fields": [
+                 *         {
+                 *           "type": "text",
+                 *           "label": "Name of the respondent",
+                 *           "key": "respondent_name",
+                 *           "required": true,
+                 *           "personal": true
+                 *         },
+                 *         {
+                 *           "type": "text",
+                 *           "label": "Village",
+                 *           "key": "village",
+                 *           "required": true
+                 *         },
+                 *         {
+                 *           "type": "number",
+                 *           "label": "People living in the household",
+                 *           "key": "household_size",
+                 *           "required": true
+                 *         },
+                 *         {
+                 *           "type": "select",
+                 *           "label": "Main source of drinking water",
+                 *           "key": "water_source",
+                 *           "options": [
+                 *             "Rehabilitated borehole",
+                 *             "Other protected well or spring",
+                 *             "Piped water",
+                 *             "River, lake or pond",
+                 *             "Rainwater"
+                 *           ],
+                 *           "required": true
+                 *         },
+                 *         {
+                 *           "type": "boolean",
+                 *           "label": "Is the water treated (boiled, filtered or chlorinated) before drinking?",
+                 *           "key": "treats_water",
+                 *           "required": true,
+                 *           "showIf": {
+                 *             "field": "water_source",
+                 *             "equals": "River, lake or pond"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["FormCreate"];
             };
         };
@@ -9258,6 +10006,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0194a3c2-34b5-75d7-a8e9-5e6f7a8b9c11",
+                     *       "orgId": "0194a3c1-0a10-7c3d-8e4f-5a6b7c8d9e01",
+                     *       "projectId": "0194a3c1-3d40-7e60-b172-8d9e0f1a2b04",
+                     *       "indicatorId": null,
+                     *       "reportingPeriodId": null,
+                     *       "valueFieldKey": null,
+                     *       "title": "Household water survey, 2026 Q1",
+                     *       "description": "Ask the head of the household or their spouse; it takes about five minutes. Answers are confidential.",
+                     *       "closesAt": "2026-03-31T20:59:59.000Z",
+                     *       "personalDataRetentionDays": 365,
+                     *       "fields": [
+                     *         {
+                     *           "type": "text",
+                     *           "label": "Name of the respondent",
+                     *           "key": "respondent_name",
+                     *           "required": true,
+                     *           "personal": true
+                     *         },
+                     *         {
+                     *           "type": "text",
+                     *           "label": "Village",
+                     *           "key": "village",
+                     *           "required": true
+                     *         },
+                     *         {
+                     *           "type": "number",
+                     *           "label": "People living in the household",
+                     *           "key": "household_size",
+                     *           "required": true
+                     *         },
+                     *         {
+                     *           "type": "select",
+                     *           "label": "Main source of drinking water",
+                     *           "key": "water_source",
+                     *           "options": [
+                     *             "Rehabilitated borehole",
+                     *             "Other protected well or spring",
+                     *             "Piped water",
+                     *             "River, lake or pond",
+                     *             "Rainwater"
+                     *           ],
+                     *           "required": true
+                     *         },
+                     *         {
+                     *           "type": "boolean",
+                     *           "label": "Is the water treated (boiled, filtered or chlorinated) before drinking?",
+                     *           "key": "treats_water",
+                     *           "required": true,
+                     *           "showIf": {
+                     *             "field": "water_source",
+                     *             "equals": "River, lake or pond"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "publicToken": "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e12",
+                     *       "publicUrl": "https://mel.example.org/f/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e12",
+                     *       "isPublished": false,
+                     *       "submissionCount": 0,
+                     *       "createdAt": "2026-01-07T07:50:09.441Z",
+                     *       "updatedAt": "2026-01-07T07:50:09.441Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Form"];
                 };
             };
@@ -9427,6 +10239,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0194a3c2-34b5-75d7-a8e9-5e6f7a8b9c11",
+                     *       "orgId": "0194a3c1-0a10-7c3d-8e4f-5a6b7c8d9e01",
+                     *       "projectId": "0194a3c1-3d40-7e60-b172-8d9e0f1a2b04",
+                     *       "indicatorId": null,
+                     *       "reportingPeriodId": null,
+                     *       "valueFieldKey": null,
+                     *       "title": "Household water survey, 2026 Q1",
+                     *       "description": "Ask the head of the household or their spouse; it takes about five minutes. Answers are confidential.",
+                     *       "closesAt": "2026-03-31T20:59:59.000Z",
+                     *       "personalDataRetentionDays": 365,
+                     *       "fields": [
+                     *         {
+                     *           "type": "text",
+                     *           "label": "Name of the respondent",
+                     *           "key": "respondent_name",
+                     *           "required": true,
+                     *           "personal": true
+                     *         },
+                     *         {
+                     *           "type": "text",
+                     *           "label": "Village",
+                     *           "key": "village",
+                     *           "required": true
+                     *         },
+                     *         {
+                     *           "type": "number",
+                     *           "label": "People living in the household",
+                     *           "key": "household_size",
+                     *           "required": true
+                     *         },
+                     *         {
+                     *           "type": "select",
+                     *           "label": "Main source of drinking water",
+                     *           "key": "water_source",
+                     *           "options": [
+                     *             "Rehabilitated borehole",
+                     *             "Other protected well or spring",
+                     *             "Piped water",
+                     *             "River, lake or pond",
+                     *             "Rainwater"
+                     *           ],
+                     *           "required": true
+                     *         },
+                     *         {
+                     *           "type": "boolean",
+                     *           "label": "Is the water treated (boiled, filtered or chlorinated) before drinking?",
+                     *           "key": "treats_water",
+                     *           "required": true,
+                     *           "showIf": {
+                     *             "field": "water_source",
+                     *             "equals": "River, lake or pond"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "publicToken": "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e12",
+                     *       "publicUrl": "https://mel.example.org/f/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e12",
+                     *       "isPublished": true,
+                     *       "submissionCount": 0,
+                     *       "createdAt": "2026-01-07T07:50:09.441Z",
+                     *       "updatedAt": "2026-01-07T08:00:27.006Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Form"];
                 };
             };
@@ -9479,6 +10355,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0194a3c2-34b5-75d7-a8e9-5e6f7a8b9c11",
+                     *       "orgId": "0194a3c1-0a10-7c3d-8e4f-5a6b7c8d9e01",
+                     *       "projectId": "0194a3c1-3d40-7e60-b172-8d9e0f1a2b04",
+                     *       "indicatorId": null,
+                     *       "reportingPeriodId": null,
+                     *       "valueFieldKey": null,
+                     *       "title": "Household water survey, 2026 Q1",
+                     *       "description": "Ask the head of the household or their spouse; it takes about five minutes. Answers are confidential.",
+                     *       "closesAt": "2026-03-31T20:59:59.000Z",
+                     *       "personalDataRetentionDays": 365,
+                     *       "fields": [
+                     *         {
+                     *           "type": "text",
+                     *           "label": "Name of the respondent",
+                     *           "key": "respondent_name",
+                     *           "required": true,
+                     *           "personal": true
+                     *         },
+                     *         {
+                     *           "type": "text",
+                     *           "label": "Village",
+                     *           "key": "village",
+                     *           "required": true
+                     *         },
+                     *         {
+                     *           "type": "number",
+                     *           "label": "People living in the household",
+                     *           "key": "household_size",
+                     *           "required": true
+                     *         },
+                     *         {
+                     *           "type": "select",
+                     *           "label": "Main source of drinking water",
+                     *           "key": "water_source",
+                     *           "options": [
+                     *             "Rehabilitated borehole",
+                     *             "Other protected well or spring",
+                     *             "Piped water",
+                     *             "River, lake or pond",
+                     *             "Rainwater"
+                     *           ],
+                     *           "required": true
+                     *         },
+                     *         {
+                     *           "type": "boolean",
+                     *           "label": "Is the water treated (boiled, filtered or chlorinated) before drinking?",
+                     *           "key": "treats_water",
+                     *           "required": true,
+                     *           "showIf": {
+                     *             "field": "water_source",
+                     *             "equals": "River, lake or pond"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "publicToken": "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e12",
+                     *       "publicUrl": "https://mel.example.org/f/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e12",
+                     *       "isPublished": false,
+                     *       "submissionCount": 0,
+                     *       "createdAt": "2026-01-07T07:50:09.441Z",
+                     *       "updatedAt": "2026-01-07T08:00:27.006Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Form"];
                 };
             };
@@ -9795,6 +10735,57 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "title": "Household water survey, 2026 Q1",
+                     *       "description": "Ask the head of the household or their spouse; it takes about five minutes. Answers are confidential.",
+                     *       "fields": [
+                     *         {
+                     *           "type": "text",
+                     *           "label": "Name of the respondent",
+                     *           "key": "respondent_name",
+                     *           "required": true,
+                     *           "personal": true
+                     *         },
+                     *         {
+                     *           "type": "text",
+                     *           "label": "Village",
+                     *           "key": "village",
+                     *           "required": true
+                     *         },
+                     *         {
+                     *           "type": "number",
+                     *           "label": "People living in the household",
+                     *           "key": "household_size",
+                     *           "required": true
+                     *         },
+                     *         {
+                     *           "type": "select",
+                     *           "label": "Main source of drinking water",
+                     *           "key": "water_source",
+                     *           "options": [
+                     *             "Rehabilitated borehole",
+                     *             "Other protected well or spring",
+                     *             "Piped water",
+                     *             "River, lake or pond",
+                     *             "Rainwater"
+                     *           ],
+                     *           "required": true
+                     *         },
+                     *         {
+                     *           "type": "boolean",
+                     *           "label": "Is the water treated (boiled, filtered or chlorinated) before drinking?",
+                     *           "key": "treats_water",
+                     *           "required": true,
+                     *           "showIf": {
+                     *             "field": "water_source",
+                     *             "equals": "River, lake or pond"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "closesAt": "2026-03-31T20:59:59.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PublicForm"];
                 };
             };
@@ -9839,6 +10830,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "answers": {
+                 *         "respondent_name": "Mary Atieno",
+                 *         "village": "Pap Onditi",
+                 *         "household_size": 6,
+                 *         "water_source": "Rehabilitated borehole"
+                 *       },
+                 *       "location": {
+                 *         "lat": -0.3341,
+                 *         "lng": 34.9487,
+                 *         "accuracy": 12
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["FormSubmissionCreate"];
                 "multipart/form-data": components["schemas"]["FormSubmissionMultipart"];
             };
@@ -9856,6 +10862,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0194a3c3-45c6-76e8-b9fa-6f7a8b9c0d13",
+                     *       "submittedAt": "2026-02-14T11:23:05.812Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FormSubmissionReceipt"];
                 };
             };
@@ -9976,6 +10988,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Kisumu County WASH: first quarter 2026",
+                 *       "projectId": "0194a3c1-3d40-7e60-b172-8d9e0f1a2b04",
+                 *       "reportType": "quarterly",
+                 *       "periodIds": [
+                 *         "0194a3c2-23a4-74c6-97d8-4d5e6f7a8b10"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ReportCreate"];
             };
         };
@@ -9992,6 +11014,145 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0194a3c4-9a1b-7b3d-8e4f-1e2f3a4b5c18",
+                     *       "orgId": "0194a3c1-0a10-7c3d-8e4f-5a6b7c8d9e01",
+                     *       "title": "Kisumu County WASH: first quarter 2026",
+                     *       "projectId": "0194a3c1-3d40-7e60-b172-8d9e0f1a2b04",
+                     *       "reportType": "quarterly",
+                     *       "startDate": "2026-01-01",
+                     *       "endDate": "2026-03-31",
+                     *       "status": "draft",
+                     *       "shareToken": null,
+                     *       "shareUrl": null,
+                     *       "shareExpiresAt": null,
+                     *       "publishedAt": null,
+                     *       "createdAt": "2026-04-14T08:00:03.275Z",
+                     *       "updatedAt": "2026-04-14T08:00:03.275Z",
+                     *       "periodIds": [
+                     *         "0194a3c2-23a4-74c6-97d8-4d5e6f7a8b10"
+                     *       ],
+                     *       "project": {
+                     *         "id": "0194a3c1-3d40-7e60-b172-8d9e0f1a2b04",
+                     *         "name": "Kisumu County WASH",
+                     *         "code": "KSM-WASH-01",
+                     *         "programId": "0194a3c1-2c30-7d5f-a061-7c8d9e0f1a03",
+                     *         "programName": "Safe Water for Western Kenya",
+                     *         "status": "active",
+                     *         "startDate": "2026-01-01",
+                     *         "endDate": "2027-06-30",
+                     *         "currency": "USD",
+                     *         "budget": 450000,
+                     *         "location": "Kisumu County, Kenya",
+                     *         "lead": "Otieno Ochieng",
+                     *         "description": "Rehabilitation of 24 community boreholes, training of their water committees and hygiene promotion in Nyakach and Nyando sub-counties."
+                     *       },
+                     *       "cover": {
+                     *         "projectName": "Kisumu County WASH",
+                     *         "donors": [
+                     *           {
+                     *             "id": "0194a3c1-1b20-7c4e-9f50-6b7c8d9e0f02",
+                     *             "name": "Global Water Fund",
+                     *             "code": "GWF"
+                     *           }
+                     *         ],
+                     *         "organization": {
+                     *           "name": "Maji Safi Kenya",
+                     *           "logoUrl": "https://majisafi.example.org/logo.png"
+                     *         },
+                     *         "period": {
+                     *           "startDate": "2026-01-01",
+                     *           "endDate": "2026-03-31"
+                     *         }
+                     *       },
+                     *       "sections": {
+                     *         "executiveSummary": "",
+                     *         "challengesLessons": "",
+                     *         "recommendations": "",
+                     *         "indicators": [
+                     *           {
+                     *             "indicatorId": "0194a3c2-0182-72a4-b5b6-2b3c4d5e6f08",
+                     *             "indicatorName": "Households with access to safe drinking water",
+                     *             "code": "HH_SAFE_WATER",
+                     *             "unit": "households",
+                     *             "aggregationMethod": "sum",
+                     *             "value": 340,
+                     *             "target": 300,
+                     *             "baseline": 300,
+                     *             "progressPct": 113.3,
+                     *             "status": "on_track",
+                     *             "narrative": "Three boreholes in Nyakach were rehabilitated and handed over to their water committees; 340 households now draw safe water within 500 m of home.",
+                     *             "disaggregatedValues": {
+                     *               "female": 190,
+                     *               "male": 150
+                     *             },
+                     *             "resultNode": {
+                     *               "id": "0194a3c1-5f60-7082-9394-0f1a2b3c4d06",
+                     *               "level": "outcome",
+                     *               "title": "Households drink safe water all year round"
+                     *             },
+                     *             "provenance": {
+                     *               "counted": 0,
+                     *               "manual": 340,
+                     *               "prefill": null,
+                     *               "submissions": 0,
+                     *               "lastChangedAt": "2026-04-08T14:10:44.530Z",
+                     *               "lastChangedBy": "Grace Akinyi",
+                     *               "lastChangedKind": "created",
+                     *               "approvedBy": "Otieno Ochieng",
+                     *               "approvedAt": "2026-04-12T10:05:16.842Z"
+                     *             },
+                     *             "inputs": null,
+                     *             "periods": [
+                     *               {
+                     *                 "periodId": "0194a3c2-23a4-74c6-97d8-4d5e6f7a8b10",
+                     *                 "label": "2026 Q1",
+                     *                 "value": 340,
+                     *                 "target": 300
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "activities": [
+                     *           {
+                     *             "id": "0194a3c3-67e8-780a-9b1c-8b9c0d1e2f15",
+                     *             "title": "Water committee training, Nyakach",
+                     *             "status": "completed",
+                     *             "startDate": "2026-02-10",
+                     *             "endDate": "2026-02-12",
+                     *             "location": "Nyakach sub-county",
+                     *             "outputId": "0194a3c1-6071-7193-a4a5-1a2b3c4d5e07",
+                     *             "participantCount": 36,
+                     *             "attendedCount": 33
+                     *           }
+                     *         ],
+                     *         "budget": {
+                     *           "currency": "USD",
+                     *           "totalPlanned": 204000,
+                     *           "totalActual": 58500,
+                     *           "burnRate": 28.7,
+                     *           "lines": [
+                     *             {
+                     *               "id": "0194a3c3-78f9-791b-ac2d-9c0d1e2f3a16",
+                     *               "category": "Borehole rehabilitation",
+                     *               "description": "Pumps, aprons and fencing for 24 boreholes",
+                     *               "plannedAmount": 180000,
+                     *               "actualAmount": 52400
+                     *             },
+                     *             {
+                     *               "id": "0194a3c3-890a-7a2c-bd3e-0d1e2f3a4b17",
+                     *               "category": "Training",
+                     *               "description": "Water committee training and hygiene promotion",
+                     *               "plannedAmount": 24000,
+                     *               "actualAmount": 6100
+                     *             }
+                     *           ]
+                     *         }
+                     *       },
+                     *       "attachments": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Report"];
                 };
             };
@@ -10022,6 +11183,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Kisumu County WASH: first quarter 2026",
+                 *       "startDate": "2026-01-01",
+                 *       "endDate": "2026-03-31",
+                 *       "reportType": "quarterly"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProjectReportCreate"];
             };
         };
@@ -10038,6 +11207,145 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0194a3c4-9a1b-7b3d-8e4f-1e2f3a4b5c18",
+                     *       "orgId": "0194a3c1-0a10-7c3d-8e4f-5a6b7c8d9e01",
+                     *       "title": "Kisumu County WASH: first quarter 2026",
+                     *       "projectId": "0194a3c1-3d40-7e60-b172-8d9e0f1a2b04",
+                     *       "reportType": "quarterly",
+                     *       "startDate": "2026-01-01",
+                     *       "endDate": "2026-03-31",
+                     *       "status": "draft",
+                     *       "shareToken": null,
+                     *       "shareUrl": null,
+                     *       "shareExpiresAt": null,
+                     *       "publishedAt": null,
+                     *       "createdAt": "2026-04-14T08:00:03.275Z",
+                     *       "updatedAt": "2026-04-14T08:00:03.275Z",
+                     *       "periodIds": [
+                     *         "0194a3c2-23a4-74c6-97d8-4d5e6f7a8b10"
+                     *       ],
+                     *       "project": {
+                     *         "id": "0194a3c1-3d40-7e60-b172-8d9e0f1a2b04",
+                     *         "name": "Kisumu County WASH",
+                     *         "code": "KSM-WASH-01",
+                     *         "programId": "0194a3c1-2c30-7d5f-a061-7c8d9e0f1a03",
+                     *         "programName": "Safe Water for Western Kenya",
+                     *         "status": "active",
+                     *         "startDate": "2026-01-01",
+                     *         "endDate": "2027-06-30",
+                     *         "currency": "USD",
+                     *         "budget": 450000,
+                     *         "location": "Kisumu County, Kenya",
+                     *         "lead": "Otieno Ochieng",
+                     *         "description": "Rehabilitation of 24 community boreholes, training of their water committees and hygiene promotion in Nyakach and Nyando sub-counties."
+                     *       },
+                     *       "cover": {
+                     *         "projectName": "Kisumu County WASH",
+                     *         "donors": [
+                     *           {
+                     *             "id": "0194a3c1-1b20-7c4e-9f50-6b7c8d9e0f02",
+                     *             "name": "Global Water Fund",
+                     *             "code": "GWF"
+                     *           }
+                     *         ],
+                     *         "organization": {
+                     *           "name": "Maji Safi Kenya",
+                     *           "logoUrl": "https://majisafi.example.org/logo.png"
+                     *         },
+                     *         "period": {
+                     *           "startDate": "2026-01-01",
+                     *           "endDate": "2026-03-31"
+                     *         }
+                     *       },
+                     *       "sections": {
+                     *         "executiveSummary": "",
+                     *         "challengesLessons": "",
+                     *         "recommendations": "",
+                     *         "indicators": [
+                     *           {
+                     *             "indicatorId": "0194a3c2-0182-72a4-b5b6-2b3c4d5e6f08",
+                     *             "indicatorName": "Households with access to safe drinking water",
+                     *             "code": "HH_SAFE_WATER",
+                     *             "unit": "households",
+                     *             "aggregationMethod": "sum",
+                     *             "value": 340,
+                     *             "target": 300,
+                     *             "baseline": 300,
+                     *             "progressPct": 113.3,
+                     *             "status": "on_track",
+                     *             "narrative": "Three boreholes in Nyakach were rehabilitated and handed over to their water committees; 340 households now draw safe water within 500 m of home.",
+                     *             "disaggregatedValues": {
+                     *               "female": 190,
+                     *               "male": 150
+                     *             },
+                     *             "resultNode": {
+                     *               "id": "0194a3c1-5f60-7082-9394-0f1a2b3c4d06",
+                     *               "level": "outcome",
+                     *               "title": "Households drink safe water all year round"
+                     *             },
+                     *             "provenance": {
+                     *               "counted": 0,
+                     *               "manual": 340,
+                     *               "prefill": null,
+                     *               "submissions": 0,
+                     *               "lastChangedAt": "2026-04-08T14:10:44.530Z",
+                     *               "lastChangedBy": "Grace Akinyi",
+                     *               "lastChangedKind": "created",
+                     *               "approvedBy": "Otieno Ochieng",
+                     *               "approvedAt": "2026-04-12T10:05:16.842Z"
+                     *             },
+                     *             "inputs": null,
+                     *             "periods": [
+                     *               {
+                     *                 "periodId": "0194a3c2-23a4-74c6-97d8-4d5e6f7a8b10",
+                     *                 "label": "2026 Q1",
+                     *                 "value": 340,
+                     *                 "target": 300
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "activities": [
+                     *           {
+                     *             "id": "0194a3c3-67e8-780a-9b1c-8b9c0d1e2f15",
+                     *             "title": "Water committee training, Nyakach",
+                     *             "status": "completed",
+                     *             "startDate": "2026-02-10",
+                     *             "endDate": "2026-02-12",
+                     *             "location": "Nyakach sub-county",
+                     *             "outputId": "0194a3c1-6071-7193-a4a5-1a2b3c4d5e07",
+                     *             "participantCount": 36,
+                     *             "attendedCount": 33
+                     *           }
+                     *         ],
+                     *         "budget": {
+                     *           "currency": "USD",
+                     *           "totalPlanned": 204000,
+                     *           "totalActual": 58500,
+                     *           "burnRate": 28.7,
+                     *           "lines": [
+                     *             {
+                     *               "id": "0194a3c3-78f9-791b-ac2d-9c0d1e2f3a16",
+                     *               "category": "Borehole rehabilitation",
+                     *               "description": "Pumps, aprons and fencing for 24 boreholes",
+                     *               "plannedAmount": 180000,
+                     *               "actualAmount": 52400
+                     *             },
+                     *             {
+                     *               "id": "0194a3c3-890a-7a2c-bd3e-0d1e2f3a4b17",
+                     *               "category": "Training",
+                     *               "description": "Water committee training and hygiene promotion",
+                     *               "plannedAmount": 24000,
+                     *               "actualAmount": 6100
+                     *             }
+                     *           ]
+                     *         }
+                     *       },
+                     *       "attachments": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Report"];
                 };
             };
@@ -10141,6 +11449,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sections": {
+                 *         "executiveSummary": "In its first quarter the project rehabilitated three boreholes in Nyakach and trained their water committees: 340 households now have safe drinking water, ahead of the quarter’s target of 300.",
+                 *         "challengesLessons": "Spare parts for hand pumps took six weeks to reach Kisumu; committees with a woman treasurer collected user fees more regularly.",
+                 *         "recommendations": "Stock common hand-pump spares in the county office, and encourage committees to elect women to financial roles."
+                 *       },
+                 *       "status": "published"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ReportUpdate"];
             };
         };
@@ -10155,6 +11473,145 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0194a3c4-9a1b-7b3d-8e4f-1e2f3a4b5c18",
+                     *       "orgId": "0194a3c1-0a10-7c3d-8e4f-5a6b7c8d9e01",
+                     *       "title": "Kisumu County WASH: first quarter 2026",
+                     *       "projectId": "0194a3c1-3d40-7e60-b172-8d9e0f1a2b04",
+                     *       "reportType": "quarterly",
+                     *       "startDate": "2026-01-01",
+                     *       "endDate": "2026-03-31",
+                     *       "status": "published",
+                     *       "shareToken": null,
+                     *       "shareUrl": null,
+                     *       "shareExpiresAt": null,
+                     *       "publishedAt": "2026-04-15T09:00:19.128Z",
+                     *       "createdAt": "2026-04-14T08:00:03.275Z",
+                     *       "updatedAt": "2026-04-15T09:00:19.128Z",
+                     *       "periodIds": [
+                     *         "0194a3c2-23a4-74c6-97d8-4d5e6f7a8b10"
+                     *       ],
+                     *       "project": {
+                     *         "id": "0194a3c1-3d40-7e60-b172-8d9e0f1a2b04",
+                     *         "name": "Kisumu County WASH",
+                     *         "code": "KSM-WASH-01",
+                     *         "programId": "0194a3c1-2c30-7d5f-a061-7c8d9e0f1a03",
+                     *         "programName": "Safe Water for Western Kenya",
+                     *         "status": "active",
+                     *         "startDate": "2026-01-01",
+                     *         "endDate": "2027-06-30",
+                     *         "currency": "USD",
+                     *         "budget": 450000,
+                     *         "location": "Kisumu County, Kenya",
+                     *         "lead": "Otieno Ochieng",
+                     *         "description": "Rehabilitation of 24 community boreholes, training of their water committees and hygiene promotion in Nyakach and Nyando sub-counties."
+                     *       },
+                     *       "cover": {
+                     *         "projectName": "Kisumu County WASH",
+                     *         "donors": [
+                     *           {
+                     *             "id": "0194a3c1-1b20-7c4e-9f50-6b7c8d9e0f02",
+                     *             "name": "Global Water Fund",
+                     *             "code": "GWF"
+                     *           }
+                     *         ],
+                     *         "organization": {
+                     *           "name": "Maji Safi Kenya",
+                     *           "logoUrl": "https://majisafi.example.org/logo.png"
+                     *         },
+                     *         "period": {
+                     *           "startDate": "2026-01-01",
+                     *           "endDate": "2026-03-31"
+                     *         }
+                     *       },
+                     *       "sections": {
+                     *         "executiveSummary": "In its first quarter the project rehabilitated three boreholes in Nyakach and trained their water committees: 340 households now have safe drinking water, ahead of the quarter’s target of 300.",
+                     *         "challengesLessons": "Spare parts for hand pumps took six weeks to reach Kisumu; committees with a woman treasurer collected user fees more regularly.",
+                     *         "recommendations": "Stock common hand-pump spares in the county office, and encourage committees to elect women to financial roles.",
+                     *         "indicators": [
+                     *           {
+                     *             "indicatorId": "0194a3c2-0182-72a4-b5b6-2b3c4d5e6f08",
+                     *             "indicatorName": "Households with access to safe drinking water",
+                     *             "code": "HH_SAFE_WATER",
+                     *             "unit": "households",
+                     *             "aggregationMethod": "sum",
+                     *             "value": 340,
+                     *             "target": 300,
+                     *             "baseline": 300,
+                     *             "progressPct": 113.3,
+                     *             "status": "on_track",
+                     *             "narrative": "Three boreholes in Nyakach were rehabilitated and handed over to their water committees; 340 households now draw safe water within 500 m of home.",
+                     *             "disaggregatedValues": {
+                     *               "female": 190,
+                     *               "male": 150
+                     *             },
+                     *             "resultNode": {
+                     *               "id": "0194a3c1-5f60-7082-9394-0f1a2b3c4d06",
+                     *               "level": "outcome",
+                     *               "title": "Households drink safe water all year round"
+                     *             },
+                     *             "provenance": {
+                     *               "counted": 0,
+                     *               "manual": 340,
+                     *               "prefill": null,
+                     *               "submissions": 0,
+                     *               "lastChangedAt": "2026-04-08T14:10:44.530Z",
+                     *               "lastChangedBy": "Grace Akinyi",
+                     *               "lastChangedKind": "created",
+                     *               "approvedBy": "Otieno Ochieng",
+                     *               "approvedAt": "2026-04-12T10:05:16.842Z"
+                     *             },
+                     *             "inputs": null,
+                     *             "periods": [
+                     *               {
+                     *                 "periodId": "0194a3c2-23a4-74c6-97d8-4d5e6f7a8b10",
+                     *                 "label": "2026 Q1",
+                     *                 "value": 340,
+                     *                 "target": 300
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "activities": [
+                     *           {
+                     *             "id": "0194a3c3-67e8-780a-9b1c-8b9c0d1e2f15",
+                     *             "title": "Water committee training, Nyakach",
+                     *             "status": "completed",
+                     *             "startDate": "2026-02-10",
+                     *             "endDate": "2026-02-12",
+                     *             "location": "Nyakach sub-county",
+                     *             "outputId": "0194a3c1-6071-7193-a4a5-1a2b3c4d5e07",
+                     *             "participantCount": 36,
+                     *             "attendedCount": 33
+                     *           }
+                     *         ],
+                     *         "budget": {
+                     *           "currency": "USD",
+                     *           "totalPlanned": 204000,
+                     *           "totalActual": 58500,
+                     *           "burnRate": 28.7,
+                     *           "lines": [
+                     *             {
+                     *               "id": "0194a3c3-78f9-791b-ac2d-9c0d1e2f3a16",
+                     *               "category": "Borehole rehabilitation",
+                     *               "description": "Pumps, aprons and fencing for 24 boreholes",
+                     *               "plannedAmount": 180000,
+                     *               "actualAmount": 52400
+                     *             },
+                     *             {
+                     *               "id": "0194a3c3-890a-7a2c-bd3e-0d1e2f3a4b17",
+                     *               "category": "Training",
+                     *               "description": "Water committee training and hygiene promotion",
+                     *               "plannedAmount": 24000,
+                     *               "actualAmount": 6100
+                     *             }
+                     *           ]
+                     *         }
+                     *       },
+                     *       "attachments": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Report"];
                 };
             };
@@ -10207,6 +11664,145 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0194a3c4-9a1b-7b3d-8e4f-1e2f3a4b5c18",
+                     *       "orgId": "0194a3c1-0a10-7c3d-8e4f-5a6b7c8d9e01",
+                     *       "title": "Kisumu County WASH: first quarter 2026",
+                     *       "projectId": "0194a3c1-3d40-7e60-b172-8d9e0f1a2b04",
+                     *       "reportType": "quarterly",
+                     *       "startDate": "2026-01-01",
+                     *       "endDate": "2026-03-31",
+                     *       "status": "draft",
+                     *       "shareToken": null,
+                     *       "shareUrl": null,
+                     *       "shareExpiresAt": null,
+                     *       "publishedAt": null,
+                     *       "createdAt": "2026-04-14T08:00:03.275Z",
+                     *       "updatedAt": "2026-04-14T08:30:41.660Z",
+                     *       "periodIds": [
+                     *         "0194a3c2-23a4-74c6-97d8-4d5e6f7a8b10"
+                     *       ],
+                     *       "project": {
+                     *         "id": "0194a3c1-3d40-7e60-b172-8d9e0f1a2b04",
+                     *         "name": "Kisumu County WASH",
+                     *         "code": "KSM-WASH-01",
+                     *         "programId": "0194a3c1-2c30-7d5f-a061-7c8d9e0f1a03",
+                     *         "programName": "Safe Water for Western Kenya",
+                     *         "status": "active",
+                     *         "startDate": "2026-01-01",
+                     *         "endDate": "2027-06-30",
+                     *         "currency": "USD",
+                     *         "budget": 450000,
+                     *         "location": "Kisumu County, Kenya",
+                     *         "lead": "Otieno Ochieng",
+                     *         "description": "Rehabilitation of 24 community boreholes, training of their water committees and hygiene promotion in Nyakach and Nyando sub-counties."
+                     *       },
+                     *       "cover": {
+                     *         "projectName": "Kisumu County WASH",
+                     *         "donors": [
+                     *           {
+                     *             "id": "0194a3c1-1b20-7c4e-9f50-6b7c8d9e0f02",
+                     *             "name": "Global Water Fund",
+                     *             "code": "GWF"
+                     *           }
+                     *         ],
+                     *         "organization": {
+                     *           "name": "Maji Safi Kenya",
+                     *           "logoUrl": "https://majisafi.example.org/logo.png"
+                     *         },
+                     *         "period": {
+                     *           "startDate": "2026-01-01",
+                     *           "endDate": "2026-03-31"
+                     *         }
+                     *       },
+                     *       "sections": {
+                     *         "executiveSummary": "",
+                     *         "challengesLessons": "",
+                     *         "recommendations": "",
+                     *         "indicators": [
+                     *           {
+                     *             "indicatorId": "0194a3c2-0182-72a4-b5b6-2b3c4d5e6f08",
+                     *             "indicatorName": "Households with access to safe drinking water",
+                     *             "code": "HH_SAFE_WATER",
+                     *             "unit": "households",
+                     *             "aggregationMethod": "sum",
+                     *             "value": 340,
+                     *             "target": 300,
+                     *             "baseline": 300,
+                     *             "progressPct": 113.3,
+                     *             "status": "on_track",
+                     *             "narrative": "Three boreholes in Nyakach were rehabilitated and handed over to their water committees; 340 households now draw safe water within 500 m of home.",
+                     *             "disaggregatedValues": {
+                     *               "female": 190,
+                     *               "male": 150
+                     *             },
+                     *             "resultNode": {
+                     *               "id": "0194a3c1-5f60-7082-9394-0f1a2b3c4d06",
+                     *               "level": "outcome",
+                     *               "title": "Households drink safe water all year round"
+                     *             },
+                     *             "provenance": {
+                     *               "counted": 0,
+                     *               "manual": 340,
+                     *               "prefill": null,
+                     *               "submissions": 0,
+                     *               "lastChangedAt": "2026-04-08T14:10:44.530Z",
+                     *               "lastChangedBy": "Grace Akinyi",
+                     *               "lastChangedKind": "created",
+                     *               "approvedBy": "Otieno Ochieng",
+                     *               "approvedAt": "2026-04-12T10:05:16.842Z"
+                     *             },
+                     *             "inputs": null,
+                     *             "periods": [
+                     *               {
+                     *                 "periodId": "0194a3c2-23a4-74c6-97d8-4d5e6f7a8b10",
+                     *                 "label": "2026 Q1",
+                     *                 "value": 340,
+                     *                 "target": 300
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "activities": [
+                     *           {
+                     *             "id": "0194a3c3-67e8-780a-9b1c-8b9c0d1e2f15",
+                     *             "title": "Water committee training, Nyakach",
+                     *             "status": "completed",
+                     *             "startDate": "2026-02-10",
+                     *             "endDate": "2026-02-12",
+                     *             "location": "Nyakach sub-county",
+                     *             "outputId": "0194a3c1-6071-7193-a4a5-1a2b3c4d5e07",
+                     *             "participantCount": 36,
+                     *             "attendedCount": 33
+                     *           }
+                     *         ],
+                     *         "budget": {
+                     *           "currency": "USD",
+                     *           "totalPlanned": 204000,
+                     *           "totalActual": 58500,
+                     *           "burnRate": 28.7,
+                     *           "lines": [
+                     *             {
+                     *               "id": "0194a3c3-78f9-791b-ac2d-9c0d1e2f3a16",
+                     *               "category": "Borehole rehabilitation",
+                     *               "description": "Pumps, aprons and fencing for 24 boreholes",
+                     *               "plannedAmount": 180000,
+                     *               "actualAmount": 52400
+                     *             },
+                     *             {
+                     *               "id": "0194a3c3-890a-7a2c-bd3e-0d1e2f3a4b17",
+                     *               "category": "Training",
+                     *               "description": "Water committee training and hygiene promotion",
+                     *               "plannedAmount": 24000,
+                     *               "actualAmount": 6100
+                     *             }
+                     *           ]
+                     *         }
+                     *       },
+                     *       "attachments": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Report"];
                 };
             };
@@ -10281,6 +11877,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "expiresAt": "2026-07-31T23:59:59.000Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ShareLinkRequest"];
             };
         };
@@ -10295,6 +11896,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "shareToken": "8e2d4c6b-0a1f-4e3d-9c5b-7a6f8e0d2c19",
+                     *       "shareUrl": "https://mel.example.org/r/8e2d4c6b-0a1f-4e3d-9c5b-7a6f8e0d2c19",
+                     *       "shareExpiresAt": "2026-07-31T23:59:59.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ShareLink"];
                 };
             };
@@ -10382,6 +11990,145 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "0194a3c4-9a1b-7b3d-8e4f-1e2f3a4b5c18",
+                     *       "orgId": "0194a3c1-0a10-7c3d-8e4f-5a6b7c8d9e01",
+                     *       "title": "Kisumu County WASH: first quarter 2026",
+                     *       "projectId": "0194a3c1-3d40-7e60-b172-8d9e0f1a2b04",
+                     *       "reportType": "quarterly",
+                     *       "startDate": "2026-01-01",
+                     *       "endDate": "2026-03-31",
+                     *       "status": "published",
+                     *       "shareToken": "8e2d4c6b-0a1f-4e3d-9c5b-7a6f8e0d2c19",
+                     *       "shareUrl": "https://mel.example.org/r/8e2d4c6b-0a1f-4e3d-9c5b-7a6f8e0d2c19",
+                     *       "shareExpiresAt": "2026-07-31T23:59:59.000Z",
+                     *       "publishedAt": "2026-04-15T09:00:19.128Z",
+                     *       "createdAt": "2026-04-14T08:00:03.275Z",
+                     *       "updatedAt": "2026-04-15T09:00:19.128Z",
+                     *       "periodIds": [
+                     *         "0194a3c2-23a4-74c6-97d8-4d5e6f7a8b10"
+                     *       ],
+                     *       "project": {
+                     *         "id": "0194a3c1-3d40-7e60-b172-8d9e0f1a2b04",
+                     *         "name": "Kisumu County WASH",
+                     *         "code": "KSM-WASH-01",
+                     *         "programId": "0194a3c1-2c30-7d5f-a061-7c8d9e0f1a03",
+                     *         "programName": "Safe Water for Western Kenya",
+                     *         "status": "active",
+                     *         "startDate": "2026-01-01",
+                     *         "endDate": "2027-06-30",
+                     *         "currency": "USD",
+                     *         "budget": 450000,
+                     *         "location": "Kisumu County, Kenya",
+                     *         "lead": "Otieno Ochieng",
+                     *         "description": "Rehabilitation of 24 community boreholes, training of their water committees and hygiene promotion in Nyakach and Nyando sub-counties."
+                     *       },
+                     *       "cover": {
+                     *         "projectName": "Kisumu County WASH",
+                     *         "donors": [
+                     *           {
+                     *             "id": "0194a3c1-1b20-7c4e-9f50-6b7c8d9e0f02",
+                     *             "name": "Global Water Fund",
+                     *             "code": "GWF"
+                     *           }
+                     *         ],
+                     *         "organization": {
+                     *           "name": "Maji Safi Kenya",
+                     *           "logoUrl": "https://majisafi.example.org/logo.png"
+                     *         },
+                     *         "period": {
+                     *           "startDate": "2026-01-01",
+                     *           "endDate": "2026-03-31"
+                     *         }
+                     *       },
+                     *       "sections": {
+                     *         "executiveSummary": "In its first quarter the project rehabilitated three boreholes in Nyakach and trained their water committees: 340 households now have safe drinking water, ahead of the quarter’s target of 300.",
+                     *         "challengesLessons": "Spare parts for hand pumps took six weeks to reach Kisumu; committees with a woman treasurer collected user fees more regularly.",
+                     *         "recommendations": "Stock common hand-pump spares in the county office, and encourage committees to elect women to financial roles.",
+                     *         "indicators": [
+                     *           {
+                     *             "indicatorId": "0194a3c2-0182-72a4-b5b6-2b3c4d5e6f08",
+                     *             "indicatorName": "Households with access to safe drinking water",
+                     *             "code": "HH_SAFE_WATER",
+                     *             "unit": "households",
+                     *             "aggregationMethod": "sum",
+                     *             "value": 340,
+                     *             "target": 300,
+                     *             "baseline": 300,
+                     *             "progressPct": 113.3,
+                     *             "status": "on_track",
+                     *             "narrative": "Three boreholes in Nyakach were rehabilitated and handed over to their water committees; 340 households now draw safe water within 500 m of home.",
+                     *             "disaggregatedValues": {
+                     *               "female": 190,
+                     *               "male": 150
+                     *             },
+                     *             "resultNode": {
+                     *               "id": "0194a3c1-5f60-7082-9394-0f1a2b3c4d06",
+                     *               "level": "outcome",
+                     *               "title": "Households drink safe water all year round"
+                     *             },
+                     *             "provenance": {
+                     *               "counted": 0,
+                     *               "manual": 340,
+                     *               "prefill": null,
+                     *               "submissions": 0,
+                     *               "lastChangedAt": "2026-04-08T14:10:44.530Z",
+                     *               "lastChangedBy": "Grace Akinyi",
+                     *               "lastChangedKind": "created",
+                     *               "approvedBy": "Otieno Ochieng",
+                     *               "approvedAt": "2026-04-12T10:05:16.842Z"
+                     *             },
+                     *             "inputs": null,
+                     *             "periods": [
+                     *               {
+                     *                 "periodId": "0194a3c2-23a4-74c6-97d8-4d5e6f7a8b10",
+                     *                 "label": "2026 Q1",
+                     *                 "value": 340,
+                     *                 "target": 300
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "activities": [
+                     *           {
+                     *             "id": "0194a3c3-67e8-780a-9b1c-8b9c0d1e2f15",
+                     *             "title": "Water committee training, Nyakach",
+                     *             "status": "completed",
+                     *             "startDate": "2026-02-10",
+                     *             "endDate": "2026-02-12",
+                     *             "location": "Nyakach sub-county",
+                     *             "outputId": "0194a3c1-6071-7193-a4a5-1a2b3c4d5e07",
+                     *             "participantCount": 36,
+                     *             "attendedCount": 33
+                     *           }
+                     *         ],
+                     *         "budget": {
+                     *           "currency": "USD",
+                     *           "totalPlanned": 204000,
+                     *           "totalActual": 58500,
+                     *           "burnRate": 28.7,
+                     *           "lines": [
+                     *             {
+                     *               "id": "0194a3c3-78f9-791b-ac2d-9c0d1e2f3a16",
+                     *               "category": "Borehole rehabilitation",
+                     *               "description": "Pumps, aprons and fencing for 24 boreholes",
+                     *               "plannedAmount": 180000,
+                     *               "actualAmount": 52400
+                     *             },
+                     *             {
+                     *               "id": "0194a3c3-890a-7a2c-bd3e-0d1e2f3a4b17",
+                     *               "category": "Training",
+                     *               "description": "Water committee training and hygiene promotion",
+                     *               "plannedAmount": 24000,
+                     *               "actualAmount": 6100
+                     *             }
+                     *           ]
+                     *         }
+                     *       },
+                     *       "attachments": []
+                     *     }
+                     */
                     "application/json": components["schemas"]["Report"];
                 };
             };

@@ -1,6 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import type { RouteOptions } from 'fastify';
+import { IDEMPOTENCY_KEY } from '../../lib/patterns.js';
+import { EXAMPLE_OBJECTS, EXAMPLES_OF_RESPONSE, examplesOfStatus } from './error-examples.js';
 import { TEXT_PATTERNS } from '../../lib/text.js';
 import { conditionalTargetOf } from '../pipeline/conditional.js';
 import { takesIdempotencyKey } from '../pipeline/idempotency.js';
@@ -16,7 +18,7 @@ type Json = Record<string, unknown>;
 interface Response extends Json {
   description?: string;
   headers?: Record<string, Json>;
-  content?: Record<string, { schema?: Json }>;
+  content?: Record<string, { schema?: Json; examples?: Json }>;
 }
 interface Operation extends Json {
   operationId?: string;
@@ -36,7 +38,12 @@ export const openApiPath = (url: string): string => url.replace(/:(\w+)/g, '{$1}
 export const STANDARD_ERRORS: Readonly<Record<number, { name: string; description: string }>> = {
   400: { name: 'BadRequest', description: 'Invalid input: one message per violation' },
   401: { name: 'Unauthorized', description: 'No valid session' },
-  403: { name: 'Forbidden', description: 'Not a member of the organization, or the role is not allowed' },
+  403: {
+    name: 'Forbidden',
+    description:
+      'Not a member of the organization, or the role is not allowed: `allowedRoles` names the roles that ' +
+      'may, `reason` why else (not a member, a project not assigned to a reporter)',
+  },
   404: { name: 'NotFound', description: 'Not found in this organization' },
   413: { name: 'PayloadTooLarge', description: 'Body larger than 1 MiB' },
   415: { name: 'UnsupportedMediaType', description: 'Unsupported content type' },
@@ -129,7 +136,7 @@ const PARAMETERS: Record<string, Json> = {
       'that carried personal data (participant registrations, household members) is replayed as a viewer ' +
       'reads it, its personal fields null: read the resource again for them. A multipart body is not ' +
       'compared. A request still running after its process died holds its key 5 minutes (409).',
-    { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
+    { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY.pattern },
   ),
   IfNoneMatch: headerParameter(
     'If-None-Match',
@@ -142,7 +149,7 @@ const PARAMETERS: Record<string, Json> = {
   ),
 };
 
-const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+const ERROR_SCHEMA = { $ref: '#/components/schemas/Error' };
 const refs = (names: readonly string[]) =>
   Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 const RATE_LIMIT = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
@@ -151,29 +158,39 @@ const HEADERS_OF_STATUS: Readonly<Record<number, readonly string[]>> = {
   429: ['Retry-After', ...RATE_LIMIT],
 };
 
-const errorAnswer = (description: string, headers: readonly string[] = []) => ({
+/** An error answer, showing the examples of `components.examples` it names. */
+const errorAnswer = (description: string, examples: readonly string[], headers: readonly string[] = []) => ({
   description,
   headers: refs([...headers, 'X-Request-Id']),
-  content: ERROR_CONTENT,
+  content: { 'application/json': { schema: ERROR_SCHEMA, examples: exampleRefs(examples) } },
 });
+
+const exampleRefs = (names: readonly string[]) =>
+  Object.fromEntries(names.map((name) => [name, { $ref: `#/components/examples/${name}` }]));
 
 const IDEMPOTENCY_RUNNING = 'A request with the same Idempotency-Key is still running';
 const RESPONSES: Record<string, Json> = {
   ...Object.fromEntries(
     Object.entries(STANDARD_ERRORS).map(([status, { name, description }]) => [
       name,
-      errorAnswer(description, HEADERS_OF_STATUS[Number(status)]),
+      errorAnswer(description, EXAMPLES_OF_RESPONSE[name] ?? [], HEADERS_OF_STATUS[Number(status)]),
     ]),
   ),
   NotModified: {
     description: 'If-None-Match matched: the representation the client holds is current',
     headers: refs(['ETag', 'X-Request-Id']),
   },
-  PreconditionFailed: errorAnswer('If-Match does not match: the resource changed since that ETag'),
+  PreconditionFailed: errorAnswer(
+    'If-Match does not match: the resource changed since that ETag',
+    EXAMPLES_OF_RESPONSE.PreconditionFailed!,
+  ),
   IdempotencyKeyReused: errorAnswer(
     'The Idempotency-Key was used with another request (method, path or body)',
+    EXAMPLES_OF_RESPONSE.IdempotencyKeyReused!,
   ),
-  IdempotencyKeyRunning: errorAnswer(IDEMPOTENCY_RUNNING, ['Retry-After']),
+  IdempotencyKeyRunning: errorAnswer(IDEMPOTENCY_RUNNING, EXAMPLES_OF_RESPONSE.IdempotencyKeyRunning!, [
+    'Retry-After',
+  ]),
 };
 
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
@@ -202,6 +219,7 @@ export function forClients(doc: OpenApiDocument, table: RouteTable): OpenApiDocu
     parameters: PARAMETERS,
     headers: HEADERS,
   };
+  doc.components.examples = usedExamples(doc);
   checkOperationIds(doc);
   return doc;
 }
@@ -233,6 +251,10 @@ function describeOperation(operation: Operation, route: RouteOptions, method: st
       if (tagged && code === 200) names.push('ETag');
     }
     if (code === 503 && isErrorAnswer(response)) names.push('Retry-After');
+    // A route's own error answer shows the example of every code of its status.
+    if (code >= 400 && isErrorAnswer(response)) {
+      response.content!['application/json']!.examples = exampleRefs(examplesOfStatus(code));
+    }
     response.headers = withHeaders(response.headers, [...names, 'X-Request-Id']);
   }
   if (idempotent) {
@@ -264,6 +286,16 @@ function describeOperation(operation: Operation, route: RouteOptions, method: st
 }
 
 const jsonSchemaOf = (response: Response | undefined) => response?.content?.['application/json']?.schema;
+
+/** The examples of error bodies the document refers to, in the order of the error catalogue. */
+function usedExamples(doc: OpenApiDocument): Record<string, Json> {
+  const used = new Set(
+    JSON.stringify(doc)
+      .match(/#\/components\/examples\/\w+/g)
+      ?.map((r) => r.slice(22)),
+  );
+  return Object.fromEntries(Object.entries(EXAMPLE_OBJECTS).filter(([name]) => used.has(name)));
+}
 
 const isErrorAnswer = (response: Response) => jsonSchemaOf(response)?.$ref === '#/components/schemas/Error';
 

@@ -3,6 +3,8 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { ErrorBody } from '../errors/replies.js';
+import { API_PAGE_THEME, API_TITLE } from './api-page.js';
+import { ERROR_EXAMPLES } from './error-examples.js';
 import { STANDARD_ERRORS, TAGS, forClients, openApiPath, type OpenApiDocument } from './openapi-document.js';
 import type { DocumentedAnswer } from '../schemas/schemas.js';
 
@@ -71,7 +73,8 @@ const mapValues = <T, U>(record: Readonly<Record<string, T>>, map: (value: T) =>
  * headers, retries, conditional requests) is added by one pass over the finished document.
  */
 export async function registerOpenApi(app: FastifyInstance, version: string, baseUrl: string): Promise<void> {
-  app.addSchema(ErrorBody);
+  // With one example of every error code: the catalogue, in the document (error-examples.ts).
+  app.addSchema({ ...ErrorBody, examples: Object.values(ERROR_EXAMPLES) });
   // Routes by `METHOD /openapi/{path}`, read when the document is built: by then every route is known,
   // and a plugin's own hook (the documentation's) has declared its access.
   const routes = new Map<string, RouteOptions>();
@@ -99,7 +102,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string, bas
     openapi: {
       openapi: '3.1.0',
       info: {
-        title: 'MEL service API',
+        title: API_TITLE,
         version,
         description: INTRODUCTION,
         license: { name: 'Apache 2.0', identifier: 'Apache-2.0' },
@@ -130,7 +133,13 @@ export async function registerOpenApi(app: FastifyInstance, version: string, bas
     });
     await docs.register(swaggerUi, {
       routePrefix: '/api',
+      // Swagger UI's own CSP (`style-src 'self'`, no inline style): its stock logo is replaced rather
+      // than the CSP opened (api-page.ts).
       staticCSP: true,
+      theme: API_PAGE_THEME,
+      // Not the plugin's own logo either (an image swapped in after the top bar is drawn): the name alone.
+      // The plugin reads null as "no logo" (undefined gets its default); its types do not say so.
+      logo: null as unknown as undefined,
       uiConfig: { withCredentials: true },
     });
   });

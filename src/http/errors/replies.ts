@@ -2,10 +2,18 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type ErrorDetail, methodNotAllowed, type RequestPart } from '../../errors/catalogue.js';
+import {
+  AppError,
+  type ErrorDetail,
+  FORBIDDEN_REASONS,
+  type ForbiddenReason,
+  methodNotAllowed,
+  type RequestPart,
+} from '../../errors/catalogue.js';
 import { codeOfStatus, type ErrorCode, ERROR_CODES } from '../../errors/codes.js';
 import { refusalOf } from '../../errors/refusals.js';
 import { databaseFailure, type DatabaseOutage } from '../../db/outage.js';
+import { ORG_ROLES, type OrgRole } from '../pipeline/session.js';
 import { problemOf, violations } from './violations.js';
 
 /**
@@ -45,24 +53,39 @@ export const ErrorBody = Type.Object(
     details: Type.Optional(
       Type.Array(DetailBody, { description: 'On a 400: one entry per `message` entry, in the same order.' }),
     ),
+    allowedRoles: Type.Optional(
+      Type.Array(Type.Unsafe<OrgRole>({ type: 'string', enum: [...ORG_ROLES] }), {
+        description:
+          'On a 403 `forbidden` of a route of an organization: the roles that may do this action there ' +
+          '(a route that also lets members act on themselves, such as leaving, lets them too). The same ' +
+          'for every organization, so it tells a caller who is not a member nothing about the one asked.',
+      }),
+    ),
+    reason: Type.Optional(
+      Type.Unsafe<ForbiddenReason>({
+        type: 'string',
+        enum: Object.keys(FORBIDDEN_REASONS),
+        description:
+          'On a 403 `forbidden` that is not only about the role: ' +
+          Object.entries(FORBIDDEN_REASONS)
+            .map(([reason, meaning]) => `\`${reason}\`: ${meaning}`)
+            .join(' '),
+      }),
+    ),
   },
   {
     $id: 'Error',
     description:
       'Every error has this body. `code` is stable: branch on it, not on `message`. A 400 lists one ' +
-      'message per violation and, in `details`, where each is and which rule it breaks.',
+      'message per violation and, in `details`, where each is and which rule it breaks. A 403 ' +
+      '`forbidden` keeps the message `You do not have permission to perform this action` and says how ' +
+      'to succeed: `allowedRoles`, and `reason` when the role is not the only obstacle.',
   },
 );
 
 /** A route's own error response for the OpenAPI document, e.g. `409: errorResponse('Code taken')`. */
 export const errorResponse = (description: string) =>
-  Type.Unsafe<{
-    statusCode: number;
-    message: string | string[];
-    error: string;
-    code: ErrorCode;
-    details?: ErrorDetail[];
-  }>({
+  Type.Unsafe<Body>({
     $ref: 'Error#',
     description,
   });
@@ -73,6 +96,8 @@ interface Body {
   error: string;
   code: ErrorCode;
   details?: ErrorDetail[];
+  allowedRoles?: OrgRole[];
+  reason?: ForbiddenReason;
 }
 
 const body = (
@@ -92,8 +117,26 @@ const body = (
 const unreadable = (message: string, part: RequestPart, rule: string): Body =>
   body(400, [message], 'malformed_request', [{ in: part, path: '', rule, message }]);
 
+/**
+ * What a 403 `forbidden` adds: the roles the refusal names, or else the roles the route declares (unless
+ * the refusal is about the request's origin or an invitation, where no role would help), and its reason.
+ * Roles in the order of ORG_ROLES, whatever order a route wrote them in.
+ */
+function refusalOf403(err: AppError, request: FastifyRequest): Pick<Body, 'allowedRoles' | 'reason'> {
+  const { allowedRoles, reason } = err.refusal ?? {};
+  const access = request.routeOptions.config?.access;
+  const roleless = reason === 'origin_not_allowed' || reason === 'invitation_for_another_email';
+  const roles = allowedRoles ?? (typeof access === 'object' && !roleless ? access.roles : undefined);
+  return {
+    ...(roles ? { allowedRoles: ORG_ROLES.filter((role) => roles.includes(role)) } : {}),
+    ...(reason ? { reason } : {}),
+  };
+}
+
 /** An AppError's body; a 400 gets one detail per message, the service's own or found from the message. */
 function bodyOf(err: AppError, request: FastifyRequest): Body {
+  if (err.code === 'forbidden')
+    return { ...body(403, err.messages, err.code), ...refusalOf403(err, request) };
   if (err.statusCode !== 400) return body(err.statusCode, err.messages, err.code);
   const messages = [err.messages].flat();
   const details = messages.map((message, i) => {

@@ -5,6 +5,7 @@ import {
   moreProblems,
   type RequestPart,
 } from '../../errors/catalogue.js';
+import { ruleOfPattern } from '../../lib/patterns.js';
 import { CONTROL_PROBLEM } from '../../lib/text.js';
 
 /** Keywords every request string and number gets (validation.ts); their messages are below. */
@@ -152,7 +153,7 @@ function describe({ keyword, instancePath, propertyName, params, message }: AjvI
     case 'enum':
       return `${name()} must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
     case 'pattern':
-      return `${name()} has an invalid format`;
+      return `${name()} ${ruleOfPattern(String(params.pattern)) ?? `must match the pattern ${String(params.pattern)}`}`;
     case 'minItems':
       return `${name()} must contain at least ${String(params.limit)} items`;
     case 'maxItems':

@@ -102,7 +102,7 @@ export function registerAccess(
     let presented = await sessions.read(request);
     if (presented?.fromCookie && !sessions.cookieAllowed(request)) {
       // Cross-origin forgery: refused where a session is needed; a public route runs as if no cookie came.
-      if (access !== 'public') throw forbidden();
+      if (access !== 'public') throw forbidden({ reason: 'origin_not_allowed' });
       presented = null;
     }
     const caller = presented ? await loadCaller(db, memberships, presented.claims, scopedOrgId) : null;
@@ -113,11 +113,15 @@ export function registerAccess(
     if (!request.session || !caller) throw sessions.presented(request) ? tokenRefused() : unauthorized();
     if (access === 'signed-in') return;
     if (!scopedOrgId) throw badRequest(BAD_ORG_ID);
-    if (!caller.role) throw forbidden();
+    // Not a member, or no such organization: one answer. The route's roles are the same for every
+    // organization, so naming them tells nothing about this one.
+    if (!caller.role) throw forbidden({ reason: 'not_a_member', allowedRoles: access.roles });
 
     request.member = { orgId: scopedOrgId, userId: request.session.userId, role: caller.role };
     const self = access.orSelf ? (request.params as Record<string, string>)[access.orSelf] : undefined;
-    if (!access.roles.includes(caller.role) && self !== request.session.userId) throw forbidden();
+    if (!access.roles.includes(caller.role) && self !== request.session.userId) {
+      throw forbidden({ allowedRoles: access.roles });
+    }
   });
 }
 

@@ -192,7 +192,9 @@ export function registerIdempotency(
         throw idempotencyInProgress(IDEMPOTENCY_KEY_RUNNING, { 'retry-after': '1' });
       case 'completed':
         // A reporter who lost a project since may not read again what was answered about it.
-        if (lostProject(claim.projects, keyed.projects, request.member !== null)) throw forbidden();
+        if (lostProject(claim.projects, keyed.projects, request.member !== null)) {
+          throw forbidden({ reason: 'project_not_assigned' });
+        }
         return replay(reply, claim.answer);
     }
   });

@@ -1,6 +1,7 @@
 import {
   Type,
   type NumberOptions,
+  type Static,
   type ObjectOptions,
   type StringOptions,
   type TProperties,
@@ -47,6 +48,17 @@ export const Params = <K extends string>(...names: K[]) =>
     Object.fromEntries(names.map((name) => [name, Uuid()])) as { [P in K]: ReturnType<typeof Uuid> },
     { additionalProperties: false },
   );
+
+/**
+ * The schema with one example of it, for the OpenAPI document: on a body or an answer, @fastify/swagger
+ * writes it as the media type's `example` (what Swagger UI shows and "Try it out" starts from). Validation
+ * and serialization ignore it; the test of the examples (test/openapi-examples.test.ts) checks it against
+ * the schema.
+ */
+export const withExample = <T extends TSchema>(schema: T, example: Static<T>): T => ({
+  ...schema,
+  examples: [example],
+});
 
 export const NoContent = Type.Null({ description: 'No content' });
 export const MessageBody = Type.Object({ message: Type.String() }, { title: 'Message' });

@@ -17,10 +17,11 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  CONTRIBUTORS,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { conflictBody } from '../../../test/helpers/indicator-scenes.js';
 import { projects } from '../projects/projects.tables.js';
@@ -178,7 +179,7 @@ describe('PATCH /orgs/:orgId/activities/:id', () => {
     const project = await createProject(t.database.db, team.org.id);
     const activity = await plan({}, project.id);
     for (const user of [team.viewer, team.outsider, team.reporter]) {
-      expectError(await patch(activity.id, { title: 'Mine' }, user), FORBIDDEN);
+      expectError(await patch(activity.id, { title: 'Mine' }, user), refusedTo(team, user, CONTRIBUTORS));
     }
     expectError(
       await call(t.app, 'PATCH', activityUrl(team.org.id, activity.id), { body: {} }),
@@ -262,7 +263,7 @@ describe('DELETE /orgs/:orgId/activities/:id', () => {
     const project = await createProject(t.database.db, team.org.id);
     const activity = await plan({}, project.id);
     for (const user of [team.viewer, team.outsider, team.reporter])
-      expectError(await remove(activity.id, user), FORBIDDEN);
+      expectError(await remove(activity.id, user), refusedTo(team, user, CONTRIBUTORS));
     expectError(await call(t.app, 'DELETE', activityUrl(team.org.id, activity.id)), UNAUTHORIZED);
     const underTheirs = await call(t.app, 'DELETE', activityUrl(team.outsiderOrg.id, activity.id), {
       as: team.outsider,

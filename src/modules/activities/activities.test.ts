@@ -18,10 +18,14 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  ALL_ROLES,
+  CONTRIBUTORS,
+  notAMember,
+  notAssigned,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { projects } from '../projects/projects.tables.js';
 import { useSuite } from '../../../test/helpers/suite.js';
@@ -211,7 +215,7 @@ describe('POST /orgs/:orgId/projects/:projectId/activities', () => {
     const body = { title: 'Village meeting', startDate: '2026-02-01', endDate: '2026-02-01' };
     for (const user of [team.viewer, team.outsider, team.reporter]) {
       const res = await call(t.app, 'POST', activitiesUrl(team.org.id, project.id), { as: user, body });
-      expectError(res, FORBIDDEN);
+      expectError(res, refusedTo(team, user, CONTRIBUTORS));
     }
     expectError(await call(t.app, 'POST', activitiesUrl(team.org.id, project.id), { body }), UNAUTHORIZED);
     expect((await list(project.id)).body).toEqual([]);
@@ -299,8 +303,8 @@ describe('GET /orgs/:orgId/projects/:projectId/activities', () => {
   it('lets a reporter read assigned projects only; outsiders 403, no session 401', async () => {
     const project = await projectWithProgram();
     const activity = await plan(project.id);
-    expectError(await list(project.id, '', team.reporter), FORBIDDEN);
-    expectError(await list(project.id, '', team.outsider), FORBIDDEN);
+    expectError(await list(project.id, '', team.reporter), notAssigned(ALL_ROLES));
+    expectError(await list(project.id, '', team.outsider), notAMember(ALL_ROLES));
     expectError(await call(t.app, 'GET', activitiesUrl(team.org.id, project.id)), UNAUTHORIZED);
     await assignProject(t.database.db, team.org.id, project.id, team.reporter.id);
     const allowed = await list(project.id, '', team.reporter);
@@ -329,7 +333,7 @@ describe('GET /orgs/:orgId/activities/:id', () => {
       const res = await show(activity.id, user);
       expect([res.status, res.body]).toEqual([200, activity]);
     }
-    expectError(await show(activity.id, team.reporter), FORBIDDEN);
+    expectError(await show(activity.id, team.reporter), notAssigned(ALL_ROLES));
     await assignProject(t.database.db, team.org.id, project.id, team.reporter.id);
     const assigned = await show(activity.id, team.reporter);
     expect([assigned.status, assigned.body]).toEqual([200, activity]);
@@ -339,7 +343,7 @@ describe('GET /orgs/:orgId/activities/:id', () => {
     const activity = await plan((await projectWithProgram()).id);
     expectError(await show(MISSING_ID, team.admin), notFoundBody('Activity'));
     expectError(await show(activity.id, team.outsider, team.outsiderOrg.id), notFoundBody('Activity'));
-    expectError(await show(activity.id, team.outsider), FORBIDDEN);
+    expectError(await show(activity.id, team.outsider), notAMember(ALL_ROLES));
     expectError(await show(activity.id), UNAUTHORIZED);
     expectError(await show('x', team.admin), badRequest('id must be a UUID'));
   });

@@ -24,11 +24,15 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   MISSING_ID,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  ALL_ROLES,
+  CONTRIBUTORS,
+  notAMember,
+  notAssigned,
+  roleRefused,
 } from '../../../test/helpers/http.js';
 
 let t: TestApp;
@@ -150,8 +154,8 @@ describe('POST /orgs/:orgId/participants/:id/household-members', () => {
   it('is refused to viewers and outsiders (403) and without a session (401)', async () => {
     const participant = await participantIn(activity.id);
     const body = { name: 'Baraka', relationship: 'son', sex: 'male', age: 9 };
-    expectError(await add(participant.id, body, team.viewer), FORBIDDEN);
-    expectError(await add(participant.id, body, team.outsider), FORBIDDEN);
+    expectError(await add(participant.id, body, team.viewer), roleRefused(CONTRIBUTORS));
+    expectError(await add(participant.id, body, team.outsider), notAMember(CONTRIBUTORS));
     expectError(await add(participant.id, body, null), UNAUTHORIZED);
     expect((await list(participant.id)).body).toEqual([]);
   });
@@ -198,7 +202,7 @@ describe('GET /orgs/:orgId/participants/:id/household-members', () => {
     expectError(await list(foreign.id, team.viewer), NOT_FOUND);
     expectError(await list(MISSING_ID), NOT_FOUND);
     expectError(await list(ours.id, team.outsider, team.outsiderOrg.id), NOT_FOUND);
-    expectError(await list(ours.id, team.outsider), FORBIDDEN);
+    expectError(await list(ours.id, team.outsider), notAMember(ALL_ROLES));
     expectError(await list(ours.id, null), UNAUTHORIZED);
     expectError(await list('nope'), badRequest('id must be a UUID'));
   });
@@ -232,8 +236,8 @@ describe('a reporter and households', () => {
     const listed = await list(reachable.id, team.reporter);
     expect([listed.status, listed.body]).toEqual([200, [added.body]]);
 
-    expectError(await list(unreachable.id, team.reporter), FORBIDDEN);
-    expectError(await add(unreachable.id, body, team.reporter), FORBIDDEN);
+    expectError(await list(unreachable.id, team.reporter), notAssigned(ALL_ROLES));
+    expectError(await add(unreachable.id, body, team.reporter), notAssigned(CONTRIBUTORS));
     expect((await list(unreachable.id)).body).toEqual([existing]);
   });
 });

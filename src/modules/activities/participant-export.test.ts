@@ -27,11 +27,12 @@ import {
   badRequest,
   call,
   expectError,
-  FORBIDDEN,
   MISSING_ID,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  MANAGERS,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { auditLog } from '../privacy/privacy.tables.js';
 
@@ -232,7 +233,7 @@ describe('GET /orgs/:orgId/participants/:id/export', () => {
     const before = (await entriesAbout(participant.id)).length;
     expectError(await exportOf(participant.id, null), UNAUTHORIZED);
     for (const as of [team.reporter, team.viewer, team.outsider]) {
-      expectError(await exportOf(participant.id, as), FORBIDDEN);
+      expectError(await exportOf(participant.id, as), refusedTo(team, as, MANAGERS));
     }
     expect(await entriesAbout(participant.id)).toHaveLength(before);
     for (const as of [team.admin, team.officer]) {

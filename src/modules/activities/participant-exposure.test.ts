@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { OrgRole } from '../../http/pipeline/access.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   erasureUrl,
@@ -24,7 +25,16 @@ import {
   type Team,
   type TestUser,
 } from '../../../test/helpers/factories.js';
-import { call, expectError, FORBIDDEN } from '../../../test/helpers/http.js';
+import {
+  call,
+  expectError,
+  ALL_ROLES,
+  MANAGERS,
+  notAssigned,
+  roleRefused,
+  ADMINS,
+  CONTRIBUTORS,
+} from '../../../test/helpers/http.js';
 
 let t: TestApp;
 let team: Team;
@@ -185,9 +195,18 @@ describe('what a viewer gets', () => {
       ['POST', registrationsUrl(org, inA.id), { participants: [{ participantId: id }] }],
       ['PATCH', registrationUrl(org, inA.id, id), { attended: true }],
     ];
+    // The roles each route lets in: a viewer has none of them.
+    const ROLES_OF: Record<string, readonly OrgRole[]> = {
+      [`GET${exportUrl(org, id)}`]: MANAGERS,
+      [`POST${erasureUrl(org, id)}`]: ADMINS,
+      [`PATCH${participantUrl(org, id)}`]: CONTRIBUTORS,
+      [`POST${householdUrl(org, id)}`]: CONTRIBUTORS,
+      [`POST${registrationsUrl(org, inA.id)}`]: CONTRIBUTORS,
+      [`PATCH${registrationUrl(org, inA.id, id)}`]: CONTRIBUTORS,
+    };
     for (const [method, url, body] of refused) {
       const res = await call(t.app, method as 'GET' | 'POST' | 'PATCH', url, { as: team.viewer, body });
-      expectError(res, FORBIDDEN);
+      expectError(res, roleRefused(ROLES_OF[method + url]!));
       for (const secret of mine.secrets) expect(JSON.stringify(res.body)).not.toContain(secret);
     }
     expect((await get(participantUrl(org, id), team.admin)).body).toEqual(mine.participant);
@@ -227,7 +246,7 @@ describe('what a reporter gets', () => {
       exportUrl(org, id),
     ]) {
       const res = await get(url, team.reporter);
-      expectError(res, FORBIDDEN);
+      expectError(res, url === exportUrl(org, id) ? roleRefused(MANAGERS) : notAssigned(ALL_ROLES));
     }
     for (const url of [
       participantsUrl(org),
@@ -240,7 +259,7 @@ describe('what a reporter gets', () => {
         expect([url, text.includes(secret)]).toEqual([url, false]);
     }
     // The export is not theirs even for their own people.
-    expectError(await get(exportUrl(org, mine.participant.id), team.reporter), FORBIDDEN);
+    expectError(await get(exportUrl(org, mine.participant.id), team.reporter), roleRefused(MANAGERS));
   });
 });
 

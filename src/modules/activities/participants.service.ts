@@ -239,7 +239,7 @@ export class ParticipantService {
   private async visible(member: Member, id: string, tx?: Db) {
     const found = await findParticipant(tx ?? this.db, member.orgId, id, visibilityOf(member), !!tx);
     if (!found) throw notFound('Participant');
-    if (!found.visible) throw forbidden();
+    if (!found.visible) throw forbidden({ reason: 'project_not_assigned' });
     return found.participant;
   }
 }

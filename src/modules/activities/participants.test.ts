@@ -24,11 +24,15 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   MISSING_ID,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  ALL_ROLES,
+  CONTRIBUTORS,
+  notAMember,
+  notAssigned,
+  roleRefused,
 } from '../../../test/helpers/http.js';
 
 let t: TestApp;
@@ -181,7 +185,10 @@ describe('GET /orgs/:orgId/participants', () => {
 
   it('answers 401 without a session and 403 to an outsider', async () => {
     expectError(await call(t.app, 'GET', participantsUrl(team.org.id)), UNAUTHORIZED);
-    expectError(await call(t.app, 'GET', participantsUrl(team.org.id), { as: team.outsider }), FORBIDDEN);
+    expectError(
+      await call(t.app, 'GET', participantsUrl(team.org.id), { as: team.outsider }),
+      notAMember(ALL_ROLES),
+    );
   });
 });
 
@@ -239,8 +246,8 @@ describe('who sees what of a participant', () => {
     expect([own.status, own.body]).toEqual([200, both]);
     const edited = await patch(a.id, { village: 'Moyale' }, team.reporter);
     expect([edited.status, edited.body.village]).toEqual([200, 'Moyale']);
-    expectError(await get(b.id, team.reporter), FORBIDDEN);
-    expectError(await patch(b.id, { village: 'Moyale' }, team.reporter), FORBIDDEN);
+    expectError(await get(b.id, team.reporter), notAssigned(ALL_ROLES));
+    expectError(await patch(b.id, { village: 'Moyale' }, team.reporter), notAssigned(CONTRIBUTORS));
     expect((await get(b.id)).body).toEqual(b);
   });
 });
@@ -328,7 +335,7 @@ describe('GET /orgs/:orgId/participants/:id', () => {
       expectError(await patch(id, { village: 'X' }, as, orgId), NOT_FOUND);
     }
     expectError(await get(ours!.id, null), UNAUTHORIZED);
-    expectError(await get(ours!.id, team.outsider), FORBIDDEN);
+    expectError(await get(ours!.id, team.outsider), notAMember(ALL_ROLES));
     expectError(await get('nope'), badRequest('id must be a UUID'));
   });
 });
@@ -412,8 +419,8 @@ describe('PATCH /orgs/:orgId/participants/:id', () => {
 
   it('is refused to viewers and outsiders (403) and without a session (401)', async () => {
     const [p] = await enrol(person());
-    expectError(await patch(p!.id, { village: 'X' }, team.viewer), FORBIDDEN);
-    expectError(await patch(p!.id, { village: 'X' }, team.outsider), FORBIDDEN);
+    expectError(await patch(p!.id, { village: 'X' }, team.viewer), roleRefused(CONTRIBUTORS));
+    expectError(await patch(p!.id, { village: 'X' }, team.outsider), notAMember(CONTRIBUTORS));
     expectError(await patch(p!.id, { village: 'X' }, null), UNAUTHORIZED);
     expect((await get(p!.id)).body).toEqual(p);
   });

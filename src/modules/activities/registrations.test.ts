@@ -17,11 +17,15 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   MISSING_ID,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  ALL_ROLES,
+  CONTRIBUTORS,
+  notAMember,
+  notAssigned,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { activityParticipants } from './activities.tables.js';
 import { useSuite } from '../../../test/helpers/suite.js';
@@ -163,8 +167,8 @@ describe('GET /orgs/:orgId/activities/:id/participants', () => {
   it('is for members: 401 without a session, 403 for an outsider or an unassigned reporter', async () => {
     const { project, activity } = await scene();
     expectError(await list(activity.id, null), UNAUTHORIZED);
-    expectError(await list(activity.id, team.outsider), FORBIDDEN);
-    expectError(await list(activity.id, team.reporter), FORBIDDEN);
+    expectError(await list(activity.id, team.outsider), notAMember(ALL_ROLES));
+    expectError(await list(activity.id, team.reporter), notAssigned(ALL_ROLES));
     await assignProject(t.database.db, team.org.id, project.id, team.reporter.id);
     expect(names((await list(activity.id, team.reporter)).body)).toEqual(['Amani', 'Baraka', 'Zawadi']);
   });
@@ -186,7 +190,7 @@ describe('POST /orgs/:orgId/activities/:id/participants (access)', () => {
     const before = await stored(activity.id);
     expectError(await post(activity.id, null), UNAUTHORIZED);
     for (const user of [team.viewer, team.outsider, team.reporter]) {
-      expectError(await post(activity.id, user), FORBIDDEN);
+      expectError(await post(activity.id, user), refusedTo(team, user, CONTRIBUTORS));
     }
     expect(await stored(activity.id)).toEqual(before);
     await assignProject(t.database.db, team.org.id, project.id, team.reporter.id);
@@ -258,7 +262,10 @@ describe('PATCH /orgs/:orgId/activities/:activityId/participants/:participantId'
     const { project, activity, amani } = await scene();
     expectError(await patch(activity.id, amani.participantId, { attended: true }, null), UNAUTHORIZED);
     for (const user of [team.viewer, team.outsider, team.reporter]) {
-      expectError(await patch(activity.id, amani.participantId, { attended: true }, user), FORBIDDEN);
+      expectError(
+        await patch(activity.id, amani.participantId, { attended: true }, user),
+        refusedTo(team, user, CONTRIBUTORS),
+      );
     }
     expect((await list(activity.id, team.officer, '?attended=true')).body).toHaveLength(1);
     await assignProject(t.database.db, team.org.id, project.id, team.reporter.id);
@@ -310,7 +317,7 @@ describe('DELETE /orgs/:orgId/activities/:activityId/participants/:participantId
     const { project, activity, amani } = await scene();
     expectError(await remove(activity.id, amani.participantId, null), UNAUTHORIZED);
     for (const user of [team.viewer, team.outsider, team.reporter]) {
-      expectError(await remove(activity.id, amani.participantId, user), FORBIDDEN);
+      expectError(await remove(activity.id, amani.participantId, user), refusedTo(team, user, CONTRIBUTORS));
     }
     expect(await stored(activity.id)).toHaveLength(3);
     await assignProject(t.database.db, team.org.id, project.id, team.reporter.id);

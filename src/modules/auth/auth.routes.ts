@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { errorResponse } from '../../http/errors/replies.js';
 import { sessionOf } from '../../http/pipeline/access.js';
 import { normalizeEmailField } from '../../http/schemas/validation.js';
-import { MessageBody, NoContent } from '../../http/schemas/schemas.js';
+import { MessageBody, NoContent, withExample } from '../../http/schemas/schemas.js';
 import {
   ForgotPasswordBody,
   LoginBody,
@@ -19,6 +19,7 @@ import {
 import { AuthService } from './auth.service.js';
 import type { PasswordHasher } from './passwords.js';
 import { RegistrationPolicy, type InvitedAddress } from './registration-policy.js';
+import { CREDENTIALS, REGISTRATION, TOKEN, TOKEN_REQUEST, USER } from './auth.examples.js';
 
 const tags = ['Authentication'];
 /** Routes that hash a password: refused at once when too many hashes already wait (issue 20, finding 9). */
@@ -78,10 +79,10 @@ export const authRoutes: FastifyPluginAsyncTypebox<
           'Emails a link proving the address, `{APP_URL}/verify-email?token=<token>` (7 days, works once), ' +
           'queued in the same transaction as the user. ' +
           REGISTRATION_RULE,
-        body: RegisterBody,
+        body: withExample(RegisterBody, REGISTRATION),
         setsCookie: true,
         response: {
-          201: User,
+          201: withExample(User, USER),
           403: errorResponse(REGISTRATION_CLOSED),
           409: errorResponse('A user with this email already exists'),
           503: BUSY,
@@ -106,9 +107,9 @@ export const authRoutes: FastifyPluginAsyncTypebox<
         summary: 'Sign in with email and password',
         description:
           "Sets the `jwt` cookie; the session's organization is the user's first by join date." + SLOWED,
-        body: LoginBody,
+        body: withExample(LoginBody, CREDENTIALS),
         setsCookie: true,
-        response: { 200: User, 503: BUSY },
+        response: { 200: withExample(User, USER), 503: BUSY },
       },
     },
     async (request, reply) => {
@@ -134,9 +135,9 @@ export const authRoutes: FastifyPluginAsyncTypebox<
           "from BASE_URL's, APP_URL's or a CORS_ORIGINS origin (its Origin, else its Referer): from anywhere " +
           'else it is ignored and a switch without a bearer token answers 401.' +
           SLOWED,
-        body: TokenBody,
+        body: withExample(TokenBody, TOKEN_REQUEST),
         setsCookie: true,
-        response: { 200: TokenResponse, 503: BUSY },
+        response: { 200: withExample(TokenResponse, TOKEN), 503: BUSY },
       },
     },
     async (request, reply) => {

@@ -151,7 +151,7 @@ export class AuthService {
     if (input.organizationId !== undefined) {
       if (!session) throw unauthorized();
       const membership = await this.memberships.find(this.db, session.userId, input.organizationId);
-      if (!membership) throw forbidden();
+      if (!membership) throw forbidden({ reason: 'not_a_member' });
       return this.sessions.issue({
         userId: session.userId,
         email: session.email,

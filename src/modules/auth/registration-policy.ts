@@ -1,16 +1,14 @@
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
-import { registrationClosed } from '../../errors/catalogue.js';
+import { INVITE_ONLY, registrationClosed } from '../../errors/catalogue.js';
+
+export { INVITE_ONLY };
 
 /**
  * Whether an address holds an invitation still open (not accepted, not expired) to any organization: the
  * members module, above this one, answers (wired in `buildApp`).
  */
 export type InvitedAddress = (db: Db, email: string) => Promise<boolean>;
-
-export const INVITE_ONLY =
-  'New accounts are by invitation only: ask an administrator of your organization to invite this email ' +
-  'address, then follow the link in the invitation email. If you already have an account, sign in.';
 
 /** The refusal under REGISTRATION=domains: it names the domains, which is what the person needs to know. */
 export const domainsOnly = (domains: readonly string[]) =>

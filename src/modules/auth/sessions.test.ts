@@ -3,11 +3,11 @@ import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
 import { addMember, createOrg, registerUser, uniqueEmail } from '../../../test/helpers/factories.js';
 import {
   call,
-  FORBIDDEN,
   UNAUTHORIZED,
   TIMESTAMP,
   badRequest,
   expectError,
+  forbiddenBody,
 } from '../../../test/helpers/http.js';
 import { claimsOf, jwtCookie, withCookie } from '../../../test/helpers/sessions.js';
 
@@ -109,7 +109,7 @@ describe('POST /auth/token', () => {
     const org = await createOrg(t.app, stranger);
     for (const organizationId of [org.id, '00000000-0000-4000-8000-000000000000']) {
       const res = await call(t.app, 'POST', '/auth/token', { as: user, body: { organizationId } });
-      expectError(res, FORBIDDEN);
+      expectError(res, forbiddenBody(undefined, 'not_a_member'));
     }
     const anonymous = await call(t.app, 'POST', '/auth/token', { body: { organizationId: org.id } });
     expectError(anonymous, UNAUTHORIZED);

@@ -6,10 +6,14 @@ import {
   badRequest,
   call,
   expectViolations,
-  FORBIDDEN,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  ALL_ROLES,
+  MANAGERS,
+  notAMember,
+  notAssigned,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { projects } from '../projects/projects.tables.js';
 import { budgetLines } from './budget.tables.js';
@@ -106,7 +110,7 @@ describe('POST /orgs/:orgId/projects/:projectId/budget-lines', () => {
     await assignProject(t.database.db, team.org.id, project.id, team.reporter.id);
     for (const user of [team.reporter, team.viewer, team.outsider]) {
       const res = await call(t.app, 'POST', linesUrl(project.id), { as: user, body: { category: 'x' } });
-      expect([res.status, res.body]).toEqual([403, FORBIDDEN]);
+      expect([res.status, res.body]).toEqual([403, refusedTo(team, user, MANAGERS)]);
     }
     const anonymous = await call(t.app, 'POST', linesUrl(project.id), { body: { category: 'x' } });
     expect([anonymous.status, anonymous.body]).toEqual([401, UNAUTHORIZED]);
@@ -148,13 +152,13 @@ describe('GET /orgs/:orgId/projects/:projectId/budget-lines', () => {
     const project = await createProject(t.database.db, team.org.id);
     await addLine(project.id);
     const refused = await call(t.app, 'GET', linesUrl(project.id), { as: team.reporter });
-    expect([refused.status, refused.body]).toEqual([403, FORBIDDEN]);
+    expect([refused.status, refused.body]).toEqual([403, notAssigned(ALL_ROLES)]);
     await assignProject(t.database.db, team.org.id, project.id, team.reporter.id);
     const allowed = await call(t.app, 'GET', linesUrl(project.id), { as: team.reporter });
     expect([allowed.status, allowed.body.length]).toEqual([200, 1]);
 
     const outsider = await call(t.app, 'GET', linesUrl(project.id), { as: team.outsider });
-    expect([outsider.status, outsider.body]).toEqual([403, FORBIDDEN]);
+    expect([outsider.status, outsider.body]).toEqual([403, notAMember(ALL_ROLES)]);
     const anonymous = await call(t.app, 'GET', linesUrl(project.id));
     expect([anonymous.status, anonymous.body]).toEqual([401, UNAUTHORIZED]);
   });
@@ -226,7 +230,7 @@ describe('PATCH /orgs/:orgId/budget-lines/:id', () => {
     const line = await addLine(project.id);
     for (const user of [team.reporter, team.viewer, team.outsider]) {
       const res = await call(t.app, 'PATCH', lineUrl(line.id), { as: user, body: { category: 'x' } });
-      expect([res.status, res.body]).toEqual([403, FORBIDDEN]);
+      expect([res.status, res.body]).toEqual([403, refusedTo(team, user, MANAGERS)]);
     }
     const anonymous = await call(t.app, 'PATCH', lineUrl(line.id), { body: { category: 'x' } });
     expect([anonymous.status, anonymous.body]).toEqual([401, UNAUTHORIZED]);
@@ -258,7 +262,7 @@ describe('DELETE /orgs/:orgId/budget-lines/:id', () => {
     const line = await addLine(project.id);
     for (const user of [team.reporter, team.viewer, team.outsider]) {
       const refused = await call(t.app, 'DELETE', lineUrl(line.id), { as: user });
-      expect([refused.status, refused.body]).toEqual([403, FORBIDDEN]);
+      expect([refused.status, refused.body]).toEqual([403, refusedTo(team, user, MANAGERS)]);
     }
     const anonymous = await call(t.app, 'DELETE', lineUrl(line.id));
     expect([anonymous.status, anonymous.body]).toEqual([401, UNAUTHORIZED]);

@@ -11,10 +11,11 @@ import {
 import {
   call,
   expectError,
-  FORBIDDEN,
   MISSING_ID,
   badRequest,
   UNAUTHORIZED,
+  ALL_ROLES,
+  notAMember,
 } from '../../../test/helpers/http.js';
 import { linkIndicator } from '../../../test/helpers/indicators.js';
 import { createPeriod } from '../../../test/helpers/periods.js';
@@ -321,8 +322,11 @@ describe('GET /orgs/:orgId/dashboard-summary: access', () => {
 
   it('refuses no session (401), a non-member (403) and a malformed organization id (400)', async () => {
     expectError(await call(t.app, 'GET', summaryUrl(team.org.id)), UNAUTHORIZED);
-    expectError(await call(t.app, 'GET', summaryUrl(team.org.id), { as: team.outsider }), FORBIDDEN);
-    expectError(await call(t.app, 'GET', summaryUrl(MISSING_ID), { as: team.admin }), FORBIDDEN);
+    expectError(
+      await call(t.app, 'GET', summaryUrl(team.org.id), { as: team.outsider }),
+      notAMember(ALL_ROLES),
+    );
+    expectError(await call(t.app, 'GET', summaryUrl(MISSING_ID), { as: team.admin }), notAMember(ALL_ROLES));
     expectError(
       await call(t.app, 'GET', summaryUrl('not-a-uuid'), { as: team.admin }),
       badRequest('orgId must be a UUID'),

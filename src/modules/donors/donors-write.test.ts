@@ -8,10 +8,11 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  ADMINS,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { programDonors, programs } from '../programs/programs.tables.js';
 import { donors } from './donors.tables.js';
@@ -131,7 +132,7 @@ describe('PATCH /orgs/:orgId/donors/:id', () => {
       }),
       'name should not be empty',
       'type must be one of bilateral, multilateral, private, ngo, government, other',
-      'website has an invalid format',
+      'website must be an http or https URL',
       'contactEmail must be an email',
       'country should not be empty',
       'notes must be at most 10000 characters',
@@ -159,7 +160,7 @@ describe('PATCH /orgs/:orgId/donors/:id', () => {
   it('is for org_admins only: 403 for other roles and outsiders, 401 without a session', async () => {
     const donor = await createDonor();
     for (const user of [team.officer, team.reporter, team.viewer, team.outsider]) {
-      expectError(await patch(donor.id, { name: 'Hijacked' }, user), FORBIDDEN);
+      expectError(await patch(donor.id, { name: 'Hijacked' }, user), refusedTo(team, user, ADMINS));
     }
     expectError(await call(t.app, 'PATCH', donorUrl(donor.id), { body: { name: 'x' } }), UNAUTHORIZED);
     expect((await call(t.app, 'GET', donorUrl(donor.id), { as: team.admin })).body).toEqual(donor);
@@ -217,7 +218,10 @@ describe('DELETE /orgs/:orgId/donors/:id', () => {
   it('is for org_admins only: 403 for other roles and outsiders, 401 without a session', async () => {
     const donor = await createDonor();
     for (const user of [team.officer, team.reporter, team.viewer, team.outsider]) {
-      expectError(await call(t.app, 'DELETE', donorUrl(donor.id), { as: user }), FORBIDDEN);
+      expectError(
+        await call(t.app, 'DELETE', donorUrl(donor.id), { as: user }),
+        refusedTo(team, user, ADMINS),
+      );
     }
     expectError(await call(t.app, 'DELETE', donorUrl(donor.id)), UNAUTHORIZED);
     expect((await call(t.app, 'GET', donorUrl(donor.id), { as: team.admin })).body).toEqual(donor);

@@ -9,6 +9,7 @@ import {
   Timestamp,
   Uuid,
 } from '../../http/schemas/schemas.js';
+import { HTTP_URL } from '../../lib/patterns.js';
 import { DONOR_TYPES } from './donors.tables.js';
 
 export type DonorType = (typeof DONOR_TYPES)[number];
@@ -35,7 +36,7 @@ const Code = () =>
   });
 const Country = () => Text(100);
 const Website = () =>
-  Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description: 'An http(s) URL' });
+  Type.String({ format: 'uri', pattern: HTTP_URL.pattern, maxLength: 2048, description: 'An http(s) URL' });
 const ContactName = () => Text(200);
 const ContactEmail = () => Email();
 const Notes = () => Type.String({ maxLength: 10_000, ...MULTILINE, description: 'Internal notes' });

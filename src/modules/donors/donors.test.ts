@@ -7,10 +7,13 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  ADMINS,
+  ALL_ROLES,
+  notAMember,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import {
   createDonor as newDonor,
@@ -143,7 +146,7 @@ describe('POST /orgs/:orgId/donors', () => {
       'code should not be empty',
       'type must be one of bilateral, multilateral, private, ngo, government, other',
       'country must be a string',
-      'website has an invalid format',
+      'website must be an http or https URL',
       'contactName should not be empty',
       'contactEmail must be an email',
       'notes must be a string',
@@ -159,7 +162,7 @@ describe('POST /orgs/:orgId/donors', () => {
       res,
       'name must be at most 200 characters',
       'code must be at most 32 characters',
-      'website has an invalid format',
+      'website must be an http or https URL',
       'website must be a valid URL',
     );
   });
@@ -217,7 +220,7 @@ describe('POST /orgs/:orgId/donors', () => {
   it('is for org_admins only: 403 for other roles and outsiders, 401 without a session', async () => {
     const body = { name: 'UNICEF', code: uniqueDonorCode(), type: 'multilateral' };
     for (const user of [team.officer, team.reporter, team.viewer, team.outsider]) {
-      expectError(await call(t.app, 'POST', donorsUrl(), { as: user, body }), FORBIDDEN);
+      expectError(await call(t.app, 'POST', donorsUrl(), { as: user, body }), refusedTo(team, user, ADMINS));
     }
     expectError(await call(t.app, 'POST', donorsUrl(), { body }), UNAUTHORIZED);
     expect((await call(t.app, 'GET', donorsUrl(), { as: team.admin })).body).not.toContainEqual(
@@ -274,7 +277,7 @@ describe('GET /orgs/:orgId/donors', () => {
       expect(res.status).toBe(200);
       expect(res.body).toContainEqual(donor);
     }
-    expectError(await call(t.app, 'GET', donorsUrl(), { as: team.outsider }), FORBIDDEN);
+    expectError(await call(t.app, 'GET', donorsUrl(), { as: team.outsider }), notAMember(ALL_ROLES));
     expectError(await call(t.app, 'GET', donorsUrl()), UNAUTHORIZED);
   });
 
@@ -311,7 +314,7 @@ describe('GET /orgs/:orgId/donors/:id', () => {
 
   it('refuses outsiders (403) and anonymous callers (401); a non-UUID id is 400', async () => {
     const donor = await createDonor();
-    expectError(await call(t.app, 'GET', donorUrl(donor.id), { as: team.outsider }), FORBIDDEN);
+    expectError(await call(t.app, 'GET', donorUrl(donor.id), { as: team.outsider }), notAMember(ALL_ROLES));
     expectError(await call(t.app, 'GET', donorUrl(donor.id)), UNAUTHORIZED);
     expectError(
       await call(t.app, 'GET', donorUrl('12345'), { as: team.admin }),

@@ -10,7 +10,7 @@ import {
   type Team,
   type TestUser,
 } from '../../../test/helpers/factories.js';
-import { call, expectError, FORBIDDEN, TIMESTAMP } from '../../../test/helpers/http.js';
+import { call, expectError, TIMESTAMP, ADMINS, MANAGERS, roleRefused } from '../../../test/helpers/http.js';
 import { conflictBody } from '../../../test/helpers/indicator-scenes.js';
 import {
   act,
@@ -106,7 +106,7 @@ describe('activity feed events emitted by their modules', () => {
     const early = await call(t.app, 'PATCH', reportUrl(team.org.id, report.id, 'approve'), {
       as: team.reporter,
     });
-    expectError(early, FORBIDDEN);
+    expectError(early, roleRefused(MANAGERS));
     await act(t.app, team.admin, team.org.id, report.id, 'reject', { comment: 'Source missing' });
     await act(t.app, team.reporter, team.org.id, report.id, 'submit');
     await act(t.app, team.officer, team.org.id, report.id, 'approve');
@@ -150,7 +150,7 @@ describe('activity feed events emitted by their modules', () => {
       status: 'published',
     });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
-    expectError(await patchReport(report.id, team.viewer, { status: 'draft' }), FORBIDDEN);
+    expectError(await patchReport(report.id, team.viewer, { status: 'draft' }), roleRefused(MANAGERS));
     expect((await patchReport(report.id, team.admin, { status: 'draft' })).status).toBe(200);
     expect((await patchReport(report.id, team.admin, { status: 'published' })).status).toBe(200);
     expectError(
@@ -212,7 +212,7 @@ describe('activity feed events emitted by their modules', () => {
     expect(await feed()).toEqual([]);
 
     expect((await lock(period.id, team.officer, true)).status).toBe(200);
-    expectError(await lock(period.id, team.officer, false), FORBIDDEN);
+    expectError(await lock(period.id, team.officer, false), roleRefused(ADMINS));
     expect((await lock(period.id, team.admin, false)).status).toBe(200);
 
     const subject = { type: 'reporting_period', id: period.id, label: 'Q1 2026' };

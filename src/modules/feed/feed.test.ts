@@ -10,7 +10,14 @@ import {
   type Team,
   type TestUser,
 } from '../../../test/helpers/factories.js';
-import { call, FORBIDDEN, UNAUTHORIZED, TIMESTAMP, badRequestAt } from '../../../test/helpers/http.js';
+import {
+  call,
+  UNAUTHORIZED,
+  TIMESTAMP,
+  badRequestAt,
+  ALL_ROLES,
+  notAMember,
+} from '../../../test/helpers/http.js';
 import { linkIn, type TestSmtpServer } from '../../../test/helpers/smtp.js';
 import { newId } from '../../lib/ids.js';
 import { recordFeedEvent, type FeedEventType } from './feed.service.js';
@@ -258,7 +265,7 @@ describe('GET /orgs/:orgId/activity-feed', () => {
   it('refuses a non-member with 403, no session with 401 and a non-UUID org id with 400', async () => {
     const outsider = await call(t.app, 'GET', feedUrl(team.org.id), { as: team.outsider });
     expect(outsider.status).toBe(403);
-    expect(outsider.body).toEqual(FORBIDDEN);
+    expect(outsider.body).toEqual(notAMember(ALL_ROLES));
     const anonymous = await call(t.app, 'GET', feedUrl(team.org.id));
     expect(anonymous.status).toBe(401);
     expect(anonymous.body).toEqual(UNAUTHORIZED);

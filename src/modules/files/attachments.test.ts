@@ -8,9 +8,13 @@ import {
   MISSING_ID,
   badRequest,
   call,
-  FORBIDDEN,
   notFoundBody,
   UNAUTHORIZED,
+  ALL_ROLES,
+  MANAGERS,
+  notAMember,
+  notAssigned,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { projects } from '../projects/projects.tables.js';
 import { attachments } from './files.tables.js';
@@ -67,13 +71,13 @@ describe('GET /orgs/:orgId/projects/:projectId/attachments', () => {
     const project = await createProject(t.database.db, team.org.id);
     await attach(project.id);
     const refused = await call(t.app, 'GET', listUrl(project.id), { as: team.reporter });
-    expect([refused.status, refused.body]).toEqual([403, FORBIDDEN]);
+    expect([refused.status, refused.body]).toEqual([403, notAssigned(ALL_ROLES)]);
     await assignProject(t.database.db, team.org.id, project.id, team.reporter.id);
     const allowed = await call(t.app, 'GET', listUrl(project.id), { as: team.reporter });
     expect([allowed.status, allowed.body.length]).toEqual([200, 1]);
 
     const outsider = await call(t.app, 'GET', listUrl(project.id), { as: team.outsider });
-    expect([outsider.status, outsider.body]).toEqual([403, FORBIDDEN]);
+    expect([outsider.status, outsider.body]).toEqual([403, notAMember(ALL_ROLES)]);
     const anonymous = await call(t.app, 'GET', listUrl(project.id));
     expect([anonymous.status, anonymous.body]).toEqual([401, UNAUTHORIZED]);
     const foreign = await createProject(t.database.db, team.outsiderOrg.id);
@@ -100,11 +104,11 @@ describe('GET /orgs/:orgId/attachments/:id/download', () => {
     const project = await createProject(t.database.db, team.org.id);
     const file = await attach(project.id);
     const refused = await call(t.app, 'GET', file.downloadUrl, { as: team.reporter });
-    expect([refused.status, refused.body]).toEqual([403, FORBIDDEN]);
+    expect([refused.status, refused.body]).toEqual([403, notAssigned(ALL_ROLES)]);
     await assignProject(t.database.db, team.org.id, project.id, team.reporter.id);
     expect((await call(t.app, 'GET', file.downloadUrl, { as: team.reporter })).status).toBe(200);
     const outsider = await call(t.app, 'GET', file.downloadUrl, { as: team.outsider });
-    expect([outsider.status, outsider.body]).toEqual([403, FORBIDDEN]);
+    expect([outsider.status, outsider.body]).toEqual([403, notAMember(ALL_ROLES)]);
     const anonymous = await call(t.app, 'GET', file.downloadUrl);
     expect([anonymous.status, anonymous.body]).toEqual([401, UNAUTHORIZED]);
 
@@ -165,7 +169,7 @@ describe('DELETE /orgs/:orgId/attachments/:id', () => {
     const file = await attach(project.id);
     for (const user of [team.reporter, team.viewer, team.outsider]) {
       const refused = await call(t.app, 'DELETE', oneUrl(file.id), { as: user });
-      expect([refused.status, refused.body]).toEqual([403, FORBIDDEN]);
+      expect([refused.status, refused.body]).toEqual([403, refusedTo(team, user, MANAGERS)]);
     }
     const anonymous = await call(t.app, 'DELETE', oneUrl(file.id));
     expect([anonymous.status, anonymous.body]).toEqual([401, UNAUTHORIZED]);

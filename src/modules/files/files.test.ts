@@ -8,10 +8,11 @@ import {
   MISSING_ID,
   badRequest,
   call,
-  FORBIDDEN,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  MANAGERS,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { multipart, PDF, PNG, type Part } from '../../../test/helpers/files.js';
 import { attachments } from './files.tables.js';
@@ -206,7 +207,7 @@ describe('POST /orgs/:orgId/projects/:projectId/attachments', () => {
     await assignProject(t.database.db, team.org.id, project.id, team.reporter.id);
     for (const user of [team.reporter, team.viewer, team.outsider]) {
       const res = await upload(project.id, [pdfPart()], user);
-      expect([res.status, res.body]).toEqual([403, FORBIDDEN]);
+      expect([res.status, res.body]).toEqual([403, refusedTo(team, user, MANAGERS)]);
     }
     const anonymous = await upload(project.id, [pdfPart()], null);
     expect([anonymous.status, anonymous.body]).toEqual([401, UNAUTHORIZED]);

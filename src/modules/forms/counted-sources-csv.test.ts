@@ -20,10 +20,11 @@ import {
   badRequestAt,
   call,
   expectError,
-  FORBIDDEN,
   MISSING_ID,
   notFoundBody,
   type Caller,
+  ALL_ROLES,
+  notAssigned,
 } from '../../../test/helpers/http.js';
 import { act, postReport } from '../../../test/helpers/indicators.js';
 import { createPeriod } from '../../../test/helpers/periods.js';
@@ -168,7 +169,7 @@ describe('GET /orgs/:orgId/forms/:id/submissions.csv?indicatorReportId=', () => 
       ),
       notFoundBody('Form'),
     );
-    expectError(await exportOf(form, MISSING_ID, team.reporter), FORBIDDEN);
+    expectError(await exportOf(form, MISSING_ID, team.reporter), notAssigned(ALL_ROLES));
   });
 
   it('records an export with personal answers in clear, its filter and its count; none for viewers or no rows', async () => {

@@ -20,11 +20,13 @@ import {
   badRequestAt,
   call,
   expectError,
-  FORBIDDEN,
   MISSING_ID,
   notFoundBody,
   UNAUTHORIZED,
   type Caller,
+  ALL_ROLES,
+  notAMember,
+  notAssigned,
 } from '../../../test/helpers/http.js';
 import { act, linkIndicator, postIndicator, postReport } from '../../../test/helpers/indicators.js';
 import { formSubmissions } from './forms.tables.js';
@@ -232,8 +234,8 @@ describe('who may read the sources', () => {
     const reportId = await reportOf(targets);
     const url = sourcesUrl(targets.project.id, reportId);
     expectError(await call(t.app, 'GET', url), UNAUTHORIZED);
-    expectError(await call(t.app, 'GET', url, { as: team.reporter }), FORBIDDEN);
-    expectError(await call(t.app, 'GET', url, { as: team.outsider }), FORBIDDEN);
+    expectError(await call(t.app, 'GET', url, { as: team.reporter }), notAssigned(ALL_ROLES));
+    expectError(await call(t.app, 'GET', url, { as: team.outsider }), notAMember(ALL_ROLES));
     expect(await auditEntriesIn(t.database.db, team.org.id)).not.toContainEqual(
       expect.objectContaining({ details: { indicatorReportId: reportId } }),
     );

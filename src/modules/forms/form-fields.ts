@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { SINGLE_LINE, Text } from '../../http/schemas/schemas.js';
+import { FIELD_KEY } from '../../lib/patterns.js';
 import { PERSONAL_FIELD_TYPES } from '../../lib/personal-data.js';
 
 /** The field types of SPEC.md FormField. */
@@ -17,7 +18,7 @@ export const FIELD_TYPES = [
 export type FieldType = (typeof FIELD_TYPES)[number];
 
 export const MAX_FIELDS = 200;
-export const KEY_PATTERN = '^[a-z][a-z0-9_]{0,63}$';
+export const KEY_PATTERN = FIELD_KEY.pattern;
 /** The longest text answers, and the longest place name given instead of coordinates. */
 export const TEXT_MAX = { text: 2000, textarea: 20_000 } as const;
 export const PLACE_MAX = 500;

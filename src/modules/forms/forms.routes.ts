@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { ADMINS, ALL_ROLES, MANAGERS, memberOf } from '../../http/pipeline/access.js';
 import { errorResponse } from '../../http/errors/replies.js';
 import { Collection, PageQuery } from '../../http/schemas/pagination.js';
-import { CsvDownload, FileDownload, NoContent, Params } from '../../http/schemas/schemas.js';
+import { CsvDownload, FileDownload, NoContent, Params, withExample } from '../../http/schemas/schemas.js';
 import { ACCEPTED_TYPES, contentDisposition, downloadHeaders } from '../../storage/file-storage.js';
 import { auditSourceOf } from '../privacy/index.js';
 import { countedSources } from './counted-sources.js';
@@ -21,6 +21,7 @@ import {
 } from './forms.schemas.js';
 import { FormService } from './forms.service.js';
 import { SubmissionService } from './submissions.service.js';
+import { FORM, FORM_CREATE, FORM_PUBLISHED } from './forms.examples.js';
 
 const tags = ['Forms'];
 const READ = 'Reporters only for projects assigned to them.';
@@ -69,8 +70,8 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
         summary: 'Create a form',
         description: `New forms are unpublished, with a fresh publicToken. ${LINKS}`,
         params: Params('orgId'),
-        body: CreateFormBody,
-        response: { 201: Form },
+        body: withExample(CreateFormBody, FORM_CREATE),
+        response: { 201: withExample(Form, FORM) },
       },
     },
     async (request, reply) =>
@@ -154,7 +155,10 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
             ? 'unpublished > published; publishing a published form is 409.'
             : 'published > unpublished; the public endpoints answer 404 at once. Unpublishing an unpublished form is 409.',
           params: Params('orgId', 'id'),
-          response: { 200: Form, 409: errorResponse('Already in that state') },
+          response: {
+            200: withExample(Form, isPublished ? FORM_PUBLISHED : { ...FORM_PUBLISHED, isPublished: false }),
+            409: errorResponse('Already in that state'),
+          },
         },
       },
       (request) => formService.setPublished(memberOf(request), request.params.id, isPublished),

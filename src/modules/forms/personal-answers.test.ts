@@ -16,7 +16,16 @@ import {
   submitUrl,
   type FormJson,
 } from '../../../test/helpers/forms.js';
-import { call, expectError, expectViolations, FORBIDDEN, type Caller } from '../../../test/helpers/http.js';
+import {
+  call,
+  expectError,
+  expectViolations,
+  type Caller,
+  ALL_ROLES,
+  MANAGERS,
+  notAssigned,
+  refusedTo,
+} from '../../../test/helpers/http.js';
 import type { FileStorage } from '../../storage/file-storage.js';
 import { fieldProblems, type FormField } from './form-fields.js';
 import { FormService } from './forms.service.js';
@@ -176,7 +185,7 @@ describe('personalDataRetentionDays', () => {
         as,
         body: { personalDataRetentionDays: 30 },
       });
-      expectError(res, FORBIDDEN);
+      expectError(res, refusedTo(team, as, MANAGERS));
     }
   });
 });
@@ -201,11 +210,11 @@ describe('personal answers in the submissions list (DECISIONS.md section 5)', ()
     await submit(form, personalAnswers());
     expectError(
       await call(t.app, 'GET', submissionsUrl(team.org.id, form.id), { as: team.reporter }),
-      FORBIDDEN,
+      notAssigned(ALL_ROLES),
     );
     expectError(
       await call(t.app, 'GET', submissionsCsvUrl(team.org.id, form.id), { as: team.reporter }),
-      FORBIDDEN,
+      notAssigned(ALL_ROLES),
     );
     expect(await auditEntriesOf(t.database.db, form.id)).toEqual([]);
   });

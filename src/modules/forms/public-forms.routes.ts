@@ -6,6 +6,8 @@ import { errorResponse } from '../../http/errors/replies.js';
 import { MAX_FILE_SIZE } from '../../storage/file-storage.js';
 import { MultipartSubmission, PublicForm, SubmitBody, Submitted } from './forms.schemas.js';
 import { FORM_CLOSED, SubmissionService } from './submissions.service.js';
+import { withExample } from '../../http/schemas/schemas.js';
+import { PUBLIC_FORM, SUBMISSION, SUBMISSION_RECEIPT } from './forms.examples.js';
 
 const tags = ['Public forms'];
 // Any text: a token that is not one of ours is an unknown form (404), whatever it looks like.
@@ -35,7 +37,7 @@ export const publicFormRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
         summary: 'A published form, for respondents',
         description: 'Only what a respondent needs: no organization, project or indicator ids.',
         params: TokenParams,
-        response: { 200: PublicForm, ...closed },
+        response: { 200: withExample(PublicForm, PUBLIC_FORM), ...closed },
       },
     },
     (request) => submissions.publicForm(request.params.token),
@@ -76,10 +78,10 @@ export const publicFormRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
           '`upload_quota_exceeded`, naming it, and nothing of it is kept. A multipart submission also ' +
           'spends a lower per-address limit of its own (PUBLIC_UPLOAD_RATE_LIMIT_MAX, 30 a window).',
         params: TokenParams,
-        body: SubmitBody,
+        body: withExample(SubmitBody, SUBMISSION),
         bodyMedia: { 'multipart/form-data': MultipartSubmission },
         response: {
-          201: Submitted,
+          201: withExample(Submitted, SUBMISSION_RECEIPT),
           ...closed,
           413: errorResponse('A file larger than 10 MiB'),
           415: errorResponse('Neither JSON nor multipart/form-data'),

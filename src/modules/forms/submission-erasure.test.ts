@@ -18,11 +18,12 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   MISSING_ID,
   notFoundBody,
   UNAUTHORIZED,
   type Caller,
+  ADMINS,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { conflictBody } from '../../../test/helpers/indicator-scenes.js';
 import { reportsUrl } from '../../../test/helpers/indicators.js';
@@ -214,7 +215,7 @@ describe('POST /orgs/:orgId/forms/:formId/submissions/:id/erase', () => {
     await assignProject(t.database.db, team.org.id, targets.project.id, team.reporter.id);
     expectError(await erase(form, id, null), UNAUTHORIZED);
     for (const as of [team.officer, team.reporter, team.viewer, team.outsider]) {
-      expectError(await erase(form, id, as), FORBIDDEN);
+      expectError(await erase(form, id, as), refusedTo(team, as, ADMINS));
     }
     expect((await stored(id)).answers).toEqual(personalAnswers());
     expect(await auditEntriesOf(t.database.db, form.id)).toEqual([]);

@@ -7,11 +7,13 @@ import { publishedForm, submitUrl, type FormJson } from '../../../test/helpers/f
 import {
   call,
   expectError,
-  FORBIDDEN,
   MISSING_ID,
   notFoundBody,
   UNAUTHORIZED,
   type Caller,
+  ALL_ROLES,
+  notAMember,
+  notAssigned,
 } from '../../../test/helpers/http.js';
 import { newId } from '../../lib/ids.js';
 import { formSubmissions } from './forms.tables.js';
@@ -187,8 +189,8 @@ describe('GET /orgs/:orgId/forms/:id/submissions.csv', () => {
     await submit(form, { answers: { name: 'Achieng' } }, '2026-04-03T10:00:00.000Z');
     const url = csvUrl(team.org.id, form.id);
     expectError(await call(t.app, 'GET', url), UNAUTHORIZED);
-    expectError(await call(t.app, 'GET', url, { as: team.reporter }), FORBIDDEN);
-    expectError(await call(t.app, 'GET', url, { as: team.outsider }), FORBIDDEN);
+    expectError(await call(t.app, 'GET', url, { as: team.reporter }), notAssigned(ALL_ROLES));
+    expectError(await call(t.app, 'GET', url, { as: team.outsider }), notAMember(ALL_ROLES));
     expect(await exported(form, team.viewer)).toHaveLength(2);
     await assignProject(t.database.db, team.org.id, projectId, team.reporter.id);
     expect(await exported(form, team.reporter)).toHaveLength(2);

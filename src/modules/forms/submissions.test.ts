@@ -15,10 +15,12 @@ import {
 import {
   call,
   expectError,
-  FORBIDDEN,
   MISSING_ID,
   notFoundBody,
   UNAUTHORIZED,
+  ALL_ROLES,
+  notAMember,
+  notAssigned,
 } from '../../../test/helpers/http.js';
 import { act, reportsUrl, type ReportJson } from '../../../test/helpers/indicators.js';
 import { createPeriod } from '../../../test/helpers/periods.js';
@@ -246,8 +248,8 @@ describe('GET /orgs/:orgId/forms/:id/submissions', () => {
     const sent = await submit(form);
     const url = submissionsUrl(team.org.id, form.id);
     expectError(await call(t.app, 'GET', url), UNAUTHORIZED);
-    expectError(await call(t.app, 'GET', url, { as: team.reporter }), FORBIDDEN);
-    expectError(await call(t.app, 'GET', url, { as: team.outsider }), FORBIDDEN);
+    expectError(await call(t.app, 'GET', url, { as: team.reporter }), notAssigned(ALL_ROLES));
+    expectError(await call(t.app, 'GET', url, { as: team.outsider }), notAMember(ALL_ROLES));
     for (const as of [team.viewer, team.officer]) {
       const res = await call(t.app, 'GET', url, { as });
       expect([res.status, res.body.map((s: { id: string }) => s.id)]).toEqual([200, [sent.id]]);
@@ -293,8 +295,8 @@ describe('GET /orgs/:orgId/forms/:formId/submissions/:submissionId/files/:key', 
     expect([viewer.status, viewer.headers['content-type']]).toEqual([200, 'application/pdf']);
     expect(viewer.response.rawPayload.equals(PDF)).toBe(true);
     expectError(await call(t.app, 'GET', url), UNAUTHORIZED);
-    expectError(await call(t.app, 'GET', url, { as: team.outsider }), FORBIDDEN);
-    expectError(await call(t.app, 'GET', url, { as: team.reporter }), FORBIDDEN);
+    expectError(await call(t.app, 'GET', url, { as: team.outsider }), notAMember(ALL_ROLES));
+    expectError(await call(t.app, 'GET', url, { as: team.reporter }), notAssigned(ALL_ROLES));
     await assignProject(t.database.db, team.org.id, project.id, team.reporter.id);
     expect((await call(t.app, 'GET', url, { as: team.reporter })).status).toBe(200);
   });

@@ -19,10 +19,11 @@ import {
   call,
   conflictBody,
   expectError,
-  FORBIDDEN,
   MISSING_ID,
   notFoundBody,
   UNAUTHORIZED,
+  MANAGERS,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { linkIndicator, postDisaggregation, postIndicator } from '../../../test/helpers/indicators.js';
 import { createPeriod } from '../../../test/helpers/periods.js';
@@ -469,8 +470,11 @@ describe('GET /orgs/:orgId/iati/activities.xml', () => {
   it('refuses viewers, reporters (assigned or not) and members of other organizations with 403', async () => {
     await assignProject(t.database.db, org.id, wash.id, team.reporter.id);
     for (const user of [team.viewer, team.reporter, team.outsider]) {
-      expectError(await call(t.app, 'GET', url(org.id), { as: user }), FORBIDDEN);
-      expectError(await call(t.app, 'GET', url(org.id, wash.id), { as: user }), FORBIDDEN);
+      expectError(await call(t.app, 'GET', url(org.id), { as: user }), refusedTo(team, user, MANAGERS));
+      expectError(
+        await call(t.app, 'GET', url(org.id, wash.id), { as: user }),
+        refusedTo(team, user, MANAGERS),
+      );
     }
     expectError(await call(t.app, 'GET', url(org.id)), UNAUTHORIZED);
   });

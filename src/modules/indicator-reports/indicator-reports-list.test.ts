@@ -5,9 +5,11 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   notFoundBody,
   UNAUTHORIZED,
+  ALL_ROLES,
+  notAMember,
+  notAssigned,
 } from '../../../test/helpers/http.js';
 import {
   act,
@@ -142,12 +144,12 @@ describe('GET /orgs/:orgId/projects/:projectId/indicator-reports', () => {
   it('lets viewers read; reporters only assigned projects; outsiders 403; no session 401', async () => {
     const project = await createProject(t.database.db, team.org.id);
     const url = reportsUrl(team.org.id, project.id);
-    expectError(await call(t.app, 'GET', url, { as: team.reporter }), FORBIDDEN);
+    expectError(await call(t.app, 'GET', url, { as: team.reporter }), notAssigned(ALL_ROLES));
     await assignProject(t.database.db, team.org.id, project.id, team.reporter.id);
     const allowed = await call(t.app, 'GET', url, { as: team.reporter });
     expect([allowed.status, allowed.body]).toEqual([200, []]);
     expect((await list('', team.viewer)).status).toBe(200);
-    expectError(await list('', team.outsider), FORBIDDEN);
+    expectError(await list('', team.outsider), notAMember(ALL_ROLES));
     expectError(await list('', null), UNAUTHORIZED);
     const foreign = await createProject(t.database.db, team.outsiderOrg.id);
     expectError(

@@ -6,10 +6,12 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   MISSING_ID,
   TIMESTAMP,
   UNAUTHORIZED,
+  CONTRIBUTORS,
+  MANAGERS,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { act, reportUrl } from '../../../test/helpers/indicators.js';
 import { expectRecent, NOT_FOUND, reviewScene } from '../../../test/helpers/review-scenes.js';
@@ -68,7 +70,7 @@ describe('PATCH /orgs/:orgId/indicator-reports/:id/submit', () => {
     const report = await draft(fx, { as: team.officer });
     const row = await stored(report.id);
     for (const user of [team.reporter, team.viewer, team.outsider]) {
-      expectError(await send('submit', report.id, user), FORBIDDEN);
+      expectError(await send('submit', report.id, user), refusedTo(team, user, CONTRIBUTORS));
     }
     expectError(await send('submit', report.id, null), UNAUTHORIZED);
     expect(await stored(report.id)).toEqual(row);
@@ -116,7 +118,7 @@ describe('PATCH /orgs/:orgId/indicator-reports/:id/approve', () => {
     const { report } = await reportIn('submitted');
     const row = await stored(report.id);
     for (const user of [team.reporter, team.viewer, team.outsider]) {
-      expectError(await send('approve', report.id, user), FORBIDDEN);
+      expectError(await send('approve', report.id, user), refusedTo(team, user, MANAGERS));
     }
     expectError(await send('approve', report.id, null), UNAUTHORIZED);
     expect(await stored(report.id)).toEqual(row);
@@ -216,7 +218,7 @@ describe('PATCH /orgs/:orgId/indicator-reports/:id/reject', () => {
     const { report } = await reportIn('submitted');
     const row = await stored(report.id);
     for (const user of [team.reporter, team.viewer, team.outsider]) {
-      expectError(await send('reject', report.id, user, { comment: 'No' }), FORBIDDEN);
+      expectError(await send('reject', report.id, user, { comment: 'No' }), refusedTo(team, user, MANAGERS));
     }
     expectError(await send('reject', report.id, null, { comment: 'No' }), UNAUTHORIZED);
     expect(await stored(report.id)).toEqual(row);

@@ -6,10 +6,11 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  CONTRIBUTORS,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { conflictBody } from '../../../test/helpers/indicator-scenes.js';
 import { act, postReport, reportUrl } from '../../../test/helpers/indicators.js';
@@ -161,7 +162,7 @@ describe('PATCH /orgs/:orgId/indicator-reports/:id', () => {
     const s = await scene();
     const report = await newReport(s, { value: 5 });
     for (const as of [team.reporter, team.viewer, team.outsider]) {
-      expectError(await patch(report.id, { value: 9 }, as), FORBIDDEN);
+      expectError(await patch(report.id, { value: 9 }, as), refusedTo(team, as, CONTRIBUTORS));
     }
     expectError(await patch(report.id, { value: 9 }, null), UNAUTHORIZED);
     expect((await stored(report.id))?.value).toBe(5);

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { ALL_ROLES, CONTRIBUTORS, MANAGERS, memberOf } from '../../http/pipeline/access.js';
 import { errorResponse } from '../../http/errors/replies.js';
 import { Collection, PageQuery } from '../../http/schemas/pagination.js';
-import { Params } from '../../http/schemas/schemas.js';
+import { Params, withExample } from '../../http/schemas/schemas.js';
 import { optionalBody } from '../../http/schemas/validation.js';
 import { Type } from '@sinclair/typebox';
 import { auditSourceOf } from '../privacy/index.js';
@@ -20,6 +20,15 @@ import {
 } from './indicator-reports.schemas.js';
 import { IndicatorReportService, type CountedSources } from './indicator-reports.service.js';
 import type { PersonalAmounts } from './report-history.js';
+import {
+  INDICATOR_REPORT_APPROVAL,
+  INDICATOR_REPORT_APPROVED,
+  INDICATOR_REPORT_CREATE,
+  INDICATOR_REPORT_DRAFT,
+  INDICATOR_REPORT_RETURN,
+  INDICATOR_REPORT_RETURNED,
+  INDICATOR_REPORT_SUBMITTED,
+} from './indicator-reports.examples.js';
 
 const tags = ['Indicator reports'];
 const LOCKED = '`Reporting period is locked` (403)';
@@ -82,9 +91,9 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<
           'with `disaggregatedValues` the value is their total (a differing `value` is 400). `target` is the ' +
           'target for this period; it feeds the cumulative target of the progress score.',
         params: Params('orgId', 'projectId'),
-        body: CreateIndicatorReportBody,
+        body: withExample(CreateIndicatorReportBody, INDICATOR_REPORT_CREATE),
         response: {
-          201: IndicatorReport,
+          201: withExample(IndicatorReport, INDICATOR_REPORT_DRAFT),
           409: errorResponse('A report exists for this indicator and period'),
         },
       },
@@ -186,7 +195,10 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<
           `A locked period: ${LOCKED}. No body. comment, reviewedAt and reviewedBy keep describing ` +
           'the last review until the next one.',
         params: Params('orgId', 'id'),
-        response: { 200: IndicatorReport, 409: errorResponse('The report is not draft or rejected') },
+        response: {
+          200: withExample(IndicatorReport, INDICATOR_REPORT_SUBMITTED),
+          409: errorResponse('The report is not draft or rejected'),
+        },
       },
     },
     (request) => reports.submit(memberOf(request), request.params.id),
@@ -207,9 +219,9 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<
           'periods. Of two reviewers deciding at once, one wins and the other gets 409.' +
           FOUR_EYES,
         params: Params('orgId', 'id'),
-        body: ApproveBody,
+        body: withExample(ApproveBody, INDICATOR_REPORT_APPROVAL),
         response: {
-          200: IndicatorReport,
+          200: withExample(IndicatorReport, INDICATOR_REPORT_APPROVED),
           403: REVIEW_REFUSED,
           409: errorResponse('The report is not submitted'),
         },
@@ -234,9 +246,9 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<
           'recorded. The report may then be edited and submitted again. Works in locked periods.' +
           FOUR_EYES,
         params: Params('orgId', 'id'),
-        body: RejectBody,
+        body: withExample(RejectBody, INDICATOR_REPORT_RETURN),
         response: {
-          200: IndicatorReport,
+          200: withExample(IndicatorReport, INDICATOR_REPORT_RETURNED),
           403: REVIEW_REFUSED,
           409: errorResponse('The report is not submitted'),
         },

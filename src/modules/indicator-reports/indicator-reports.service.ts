@@ -59,10 +59,6 @@ export interface Recount {
 
 export const DUPLICATE = 'An indicator report already exists for this indicator and reporting period';
 /** The four-eyes refusal: what the reviewer who submitted the report can do about it. */
-export const SUBMITTED_IT =
-  'You submitted this indicator report, and this organization requires someone else to review it ' +
-  '(separateApproval): ask another M&E officer or org admin to approve or reject it.';
-
 const cleanNarrative = (text: string | null | undefined) =>
   text === undefined ? undefined : text?.trim() ? text : null;
 
@@ -285,7 +281,7 @@ export class IndicatorReportService {
       checkMove(report.status, decision);
       // submittedBy is set by every submission: it names the last submitter of a submitted report.
       if (report.submittedBy === member.userId && (await requiresSeparateApproval(tx, member.orgId))) {
-        throw separateApprovalRequired(SUBMITTED_IT);
+        throw separateApprovalRequired();
       }
       const reviewed = (await updateIndicatorReport(tx, member.orgId, id, movableTo(decision), {
         status: decision,

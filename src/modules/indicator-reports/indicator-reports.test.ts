@@ -6,10 +6,14 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  ALL_ROLES,
+  CONTRIBUTORS,
+  notAMember,
+  notAssigned,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { conflictBody } from '../../../test/helpers/indicator-scenes.js';
 import {
@@ -224,7 +228,7 @@ describe('POST /orgs/:orgId/projects/:projectId/indicator-reports', () => {
       ),
     );
     for (const as of [team.reporter, team.viewer, team.outsider]) {
-      expectError(await create(s, { value: 1 }, as), FORBIDDEN);
+      expectError(await create(s, { value: 1 }, as), refusedTo(team, as, CONTRIBUTORS));
     }
     expectError(await create(s, { value: 1 }, null), UNAUTHORIZED);
     expect(await reportsOf(s.project.id)).toEqual([]);
@@ -260,14 +264,14 @@ describe('GET /orgs/:orgId/indicator-reports/:id', () => {
     }
     expectError(
       await call(t.app, 'GET', reportUrl(team.org.id, report.id), { as: team.reporter }),
-      FORBIDDEN,
+      notAssigned(ALL_ROLES),
     );
     await assignProject(t.database.db, team.org.id, s.project.id, team.reporter.id);
     const assigned = await call(t.app, 'GET', reportUrl(team.org.id, report.id), { as: team.reporter });
     expect([assigned.status, assigned.body]).toEqual([200, report]);
     expectError(
       await call(t.app, 'GET', reportUrl(team.org.id, report.id), { as: team.outsider }),
-      FORBIDDEN,
+      notAMember(ALL_ROLES),
     );
     expectError(await call(t.app, 'GET', reportUrl(team.org.id, report.id)), UNAUTHORIZED);
   });

@@ -9,9 +9,10 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   notFoundBody,
   UNAUTHORIZED,
+  CONTRIBUTORS,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { conflictBody } from '../../../test/helpers/indicator-scenes.js';
 import { act, linkIndicator, postIndicator } from '../../../test/helpers/indicators.js';
@@ -184,7 +185,7 @@ describe('POST .../indicator-reports/prefill: who may', () => {
   it('is for org_admin, me_officer and assigned reporters; others 403, no session 401', async () => {
     const s = await withPeople();
     for (const as of [team.viewer, team.reporter, team.outsider])
-      expectError(await prefill(s, {}, as), FORBIDDEN);
+      expectError(await prefill(s, {}, as), refusedTo(team, as, CONTRIBUTORS));
     expectError(await prefill(s, {}, null), UNAUTHORIZED);
     expect(await reportsOf(s.project.id)).toEqual([]);
 

@@ -5,11 +5,13 @@ import {
   call,
   conflictBody,
   expectError,
-  FORBIDDEN,
   MISSING_ID,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  MANAGERS,
+  notAMember,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { act, postReport } from '../../../test/helpers/indicators.js';
 import { countingForm, historyOf, recountUrl, submitAmount } from '../../../test/helpers/report-history.js';
@@ -167,9 +169,9 @@ describe('POST .../indicator-reports/:id/recount', () => {
     const before = await stored(id);
 
     for (const as of [team.reporter, team.viewer, team.outsider])
-      expectError(await recount(s, id, as), FORBIDDEN);
+      expectError(await recount(s, id, as), refusedTo(team, as, MANAGERS));
     expectError(await recount(s, id, null), UNAUTHORIZED);
-    expectError(await recount(foreign, foreignReport.id, team.admin), FORBIDDEN);
+    expectError(await recount(foreign, foreignReport.id, team.admin), notAMember(MANAGERS));
     expectError(await recount(s, othersReport.id), notFoundBody('Indicator report'));
     expectError(await recount(s, foreignReport.id), notFoundBody('Indicator report'));
     expectError(await recount(s, MISSING_ID), notFoundBody('Indicator report'));

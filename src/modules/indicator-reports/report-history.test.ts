@@ -8,11 +8,13 @@ import {
   conflictBody,
   expectError,
   expectViolations,
-  FORBIDDEN,
   MISSING_ID,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  ALL_ROLES,
+  notAMember,
+  notAssigned,
 } from '../../../test/helpers/http.js';
 import { act, postReport } from '../../../test/helpers/indicators.js';
 import {
@@ -270,10 +272,10 @@ describe('GET .../indicator-reports/:id/history: paging and access', () => {
       await get(historyUrl({ ...foreign, orgId: team.org.id }, foreignReport.id)),
       notFoundBody('Project'),
     );
-    expectError(await get(historyUrl(foreign, foreignReport.id)), FORBIDDEN); // not a member there
-    expectError(await get(historyUrl(s, report.id), team.outsider), FORBIDDEN);
+    expectError(await get(historyUrl(foreign, foreignReport.id)), notAMember(ALL_ROLES)); // not a member there
+    expectError(await get(historyUrl(s, report.id), team.outsider), notAMember(ALL_ROLES));
     expectError(await get(historyUrl(s, report.id), null), UNAUTHORIZED);
-    expectError(await get(historyUrl(s, report.id), team.reporter), FORBIDDEN);
+    expectError(await get(historyUrl(s, report.id), team.reporter), notAssigned(ALL_ROLES));
     const bad = await get(historyUrl(s, 'not-a-uuid'));
     expect([bad.status, bad.body.message]).toEqual([400, ['id must be a UUID']]);
 

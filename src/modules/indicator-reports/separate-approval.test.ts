@@ -5,7 +5,11 @@ import {
   call,
   conflictBody,
   expectError,
-  FORBIDDEN,
+  ADMINS,
+  MANAGERS,
+  notAMember,
+  refusedTo,
+  roleRefused,
   MISSING_ID,
   TIMESTAMP,
   UNAUTHORIZED,
@@ -82,7 +86,7 @@ describe('the setting', () => {
     for (const user of [team.officer, team.reporter, team.viewer, team.outsider]) {
       expectError(
         await call(t.app, 'PATCH', orgUrl(), { as: user, body: { separateApproval: false } }),
-        FORBIDDEN,
+        refusedTo(team, user, ADMINS),
       );
     }
     expectError(await call(t.app, 'PATCH', orgUrl(), { body: { separateApproval: false } }), UNAUTHORIZED);
@@ -129,7 +133,7 @@ describe('reviews with separateApproval on', () => {
 
   it("let either reviewer review a reporter's submission (the reporter reviews nothing)", async () => {
     const first = await submittedBy(team.reporter);
-    expectError(await send('approve', first.id, team.reporter), FORBIDDEN);
+    expectError(await send('approve', first.id, team.reporter), roleRefused(MANAGERS));
     await approve(team.officer, first);
     await approve(team.admin, await submittedBy(team.reporter));
   });
@@ -156,8 +160,8 @@ describe('reviews with separateApproval on', () => {
     );
     expectError(await send('approve', MISSING_ID, team.officer), NOT_FOUND);
     const pending = await submittedBy(team.officer);
-    expectError(await send('approve', pending.id, team.outsider), FORBIDDEN);
-    expectError(await send('approve', pending.id, team.viewer), FORBIDDEN);
+    expectError(await send('approve', pending.id, team.outsider), notAMember(MANAGERS));
+    expectError(await send('approve', pending.id, team.viewer), roleRefused(MANAGERS));
     expectError(await send('approve', pending.id, null), UNAUTHORIZED);
     expect((await stored(pending.id)).status).toBe('submitted');
   });

@@ -7,11 +7,14 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
   conflictBody,
+  ALL_ROLES,
+  MANAGERS,
+  notAMember,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import {
   indicatorUrl,
@@ -168,7 +171,7 @@ describe('POST /orgs/:orgId/indicators/:id/disaggregations', () => {
     const ind = await indicator();
     const body = { name: 'Sex', categories: ['Female'] };
     for (const user of [team.reporter, team.viewer, team.outsider]) {
-      expectError(await create(ind.id, body, user), FORBIDDEN);
+      expectError(await create(ind.id, body, user), refusedTo(team, user, MANAGERS));
     }
     expectError(await call(t.app, 'POST', dimsUrl(ind.id), { body }), UNAUTHORIZED);
     expect(await stored(ind.id)).toEqual([]);
@@ -211,7 +214,7 @@ describe('GET /orgs/:orgId/indicators/:id/disaggregations', () => {
       expectError(await call(t.app, 'GET', dimsUrl(id), { as: team.admin }), notFoundBody('Indicator'));
     }
     const ind = await indicator();
-    expectError(await call(t.app, 'GET', dimsUrl(ind.id), { as: team.outsider }), FORBIDDEN);
+    expectError(await call(t.app, 'GET', dimsUrl(ind.id), { as: team.outsider }), notAMember(ALL_ROLES));
     expectError(await call(t.app, 'GET', dimsUrl(ind.id)), UNAUTHORIZED);
   });
 });
@@ -274,7 +277,7 @@ describe('DELETE /orgs/:orgId/indicators/:id/disaggregations/:disaggregationId',
     const ind = await indicator();
     const sex = await dimension(ind.id, 'Sex', ['Female', 'Male']);
     for (const user of [team.reporter, team.viewer, team.outsider]) {
-      expectError(await remove(ind.id, sex.id, user), FORBIDDEN);
+      expectError(await remove(ind.id, sex.id, user), refusedTo(team, user, MANAGERS));
     }
     expectError(await call(t.app, 'DELETE', dimUrl(ind.id, sex.id)), UNAUTHORIZED);
     expect((await stored(ind.id)).map((d) => d.id)).toEqual([sex.id]);

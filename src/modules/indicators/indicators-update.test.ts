@@ -7,10 +7,11 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  MANAGERS,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { CODE_TAKEN, conflictBody, indicatorScene } from '../../../test/helpers/indicator-scenes.js';
 import {
@@ -76,7 +77,12 @@ describe('PATCH /orgs/:orgId/indicators/:id', () => {
   it('rejects body violations (400) and leaves the indicator unchanged', async () => {
     const created = await indicator();
     const cases: [unknown, string[]][] = [
-      [{ code: '9lives' }, ['code has an invalid format']],
+      [
+        { code: '9lives' },
+        [
+          'code must be 1 to 64 letters, digits or underscores, starting with a letter or underscore, as formulas name indicators by code',
+        ],
+      ],
       [{ name: '' }, ['name should not be empty']],
       [
         { aggregationMethod: null },
@@ -129,7 +135,7 @@ describe('PATCH /orgs/:orgId/indicators/:id', () => {
 
     const created = await indicator({ name: 'Ours' });
     for (const user of [team.reporter, team.viewer, team.outsider]) {
-      expectError(await patch(created.id, { name: 'x' }, user), FORBIDDEN);
+      expectError(await patch(created.id, { name: 'x' }, user), refusedTo(team, user, MANAGERS));
     }
     const anonymous = await call(t.app, 'PATCH', indicatorUrl(team.org.id, created.id), {
       body: { name: 'x' },
@@ -185,7 +191,7 @@ describe('DELETE /orgs/:orgId/indicators/:id', () => {
     expect(await stored(foreign.id)).toBeDefined();
     const created = await indicator();
     for (const user of [team.reporter, team.viewer, team.outsider]) {
-      expectError(await remove(created.id, user), FORBIDDEN);
+      expectError(await remove(created.id, user), refusedTo(team, user, MANAGERS));
     }
     expectError(await call(t.app, 'DELETE', indicatorUrl(team.org.id, created.id)), UNAUTHORIZED);
     expect(await stored(created.id)).toBeDefined();

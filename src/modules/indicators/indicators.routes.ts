@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { ALL_ROLES, MANAGERS, memberOf } from '../../http/pipeline/access.js';
 import { errorResponse } from '../../http/errors/replies.js';
 import { Collection, CollectionOfEither, PageQuery, paginate } from '../../http/schemas/pagination.js';
-import { NoContent, Params } from '../../http/schemas/schemas.js';
+import { NoContent, Params, withExample } from '../../http/schemas/schemas.js';
 import { DisaggregationService } from './disaggregations.service.js';
 import {
   CreateDisaggregationBody,
@@ -17,6 +17,7 @@ import {
 } from './indicators.schemas.js';
 import { IndicatorService } from './indicators.service.js';
 import type { IndicatorDependents } from './indicator-dependents.js';
+import { DISAGGREGATION, DISAGGREGATION_CREATE, INDICATOR, INDICATOR_CREATE } from './indicators.examples.js';
 
 const tags = ['Indicators'];
 
@@ -38,7 +39,7 @@ export const indicatorRoutes: FastifyPluginAsyncTypebox<
           'Without `status`: indicator definitions sorted by code (whatever the case), then id; `resultNodeId` ' +
           'and `projectId` filter (an unknown one is 404; a reporter filtering by an unassigned project, 403). ' +
           'With `status`: one entry per indicator+project link whose org-level progress score (all submitted ' +
-          'and approved reports of the project; DECISIONS.md section 8) is in that band, each the indicator ' +
+          'and approved reports of the project, against the cumulative target) is in that band, each the indicator ' +
           'plus `project { id, name }` and `progress { value, target, progressPct, status, gap }`, largest gap ' +
           '(target − value) first, no gap last, ties by code then project name. `no_target` and `no_data` ' +
           'are accepted too. Reporters get only the projects assigned to them.',
@@ -79,8 +80,8 @@ export const indicatorRoutes: FastifyPluginAsyncTypebox<
           'else, an unknown code or the indicator’s own code: 400. Code taken (whatever the case): 409. ' +
           'An unknown resultNodeId: 404.',
         params: Params('orgId'),
-        body: CreateIndicatorBody,
-        response: { 201: Indicator, 409: errorResponse('Code taken') },
+        body: withExample(CreateIndicatorBody, INDICATOR_CREATE),
+        response: { 201: withExample(Indicator, INDICATOR), 409: errorResponse('Code taken') },
       },
     },
     async (request, reply) =>
@@ -181,8 +182,11 @@ export const indicatorRoutes: FastifyPluginAsyncTypebox<
           'by another disaggregation of the indicator (case-insensitively): 409. Existing reports keep their ' +
           'values; a disaggregation a report leaves empty is not reported.',
         params: Params('orgId', 'id'),
-        body: CreateDisaggregationBody,
-        response: { 201: Disaggregation, 409: errorResponse('Name or category taken') },
+        body: withExample(CreateDisaggregationBody, DISAGGREGATION_CREATE),
+        response: {
+          201: withExample(Disaggregation, DISAGGREGATION),
+          409: errorResponse('Name or category taken'),
+        },
       },
     },
     async (request, reply) =>

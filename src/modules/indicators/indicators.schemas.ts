@@ -13,8 +13,7 @@ import {
 import { PageQuery } from '../../http/schemas/pagination.js';
 import { AGGREGATION_METHODS, PROGRESS_STATUSES, type AggregationMethod } from '../../lib/scoring.js';
 import { MAX_FORMULA_LENGTH } from '../../lib/formula.js';
-
-export const CODE_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,63}$';
+import { INDICATOR_CODE, NOT_BLANK } from '../../lib/patterns.js';
 
 const Method = (description: string) =>
   Type.Unsafe<AggregationMethod>({ type: 'string', enum: [...AGGREGATION_METHODS], description });
@@ -25,7 +24,7 @@ const NullableUuid = (description: string) => NullableString({ format: 'uuid', d
 const fields = {
   name: Text(300),
   code: Type.String({
-    pattern: CODE_PATTERN,
+    pattern: INDICATOR_CODE.pattern,
     description:
       'Letters, digits and underscores, not starting with a digit, at most 64 characters; unique in the ' +
       'organization whatever the case. Formulas refer to indicators by code.',
@@ -81,7 +80,7 @@ const IS_FORMULA = {
     { properties: { isFormula: { const: true } }, required: ['isFormula'] },
     {
       not: { required: ['isFormula'] },
-      properties: { formula: { type: 'string', pattern: '\\S' } },
+      properties: { formula: { type: 'string', pattern: NOT_BLANK.pattern } },
       required: ['formula'],
     },
   ],
@@ -118,7 +117,13 @@ export const Progress = Type.Object(
     status: ProgressStatusSchema,
     gap: Nullable(Type.Number({ description: 'target − value' })),
   },
-  { title: 'Progress', description: 'Progress score (DECISIONS.md section 8)' },
+  {
+    title: 'Progress',
+    description:
+      'Progress score: `progressPct` is value / cumulative target × 100, one decimal; `status` is ' +
+      '`on_track` from 90, `at_risk` from 70 to under 90, `off_track` under 70, `no_target` when the ' +
+      'target is null or 0, `no_data` when there is no value.',
+  },
 );
 
 export const IndicatorProgress = Type.Object(

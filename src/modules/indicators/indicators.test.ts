@@ -7,10 +7,14 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  ALL_ROLES,
+  MANAGERS,
+  notAMember,
+  notAssigned,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { CODE_TAKEN, indicatorScene } from '../../../test/helpers/indicator-scenes.js';
 import {
@@ -26,6 +30,8 @@ import { useSuite } from '../../../test/helpers/suite.js';
 
 const { t, team } = useSuite();
 const { create, list, indicator, newNode } = indicatorScene(() => ({ t, team }));
+const INVALID_CODE =
+  'code must be 1 to 64 letters, digits or underscores, starting with a letter or underscore, as formulas name indicators by code';
 
 describe('POST /orgs/:orgId/indicators', () => {
   it('creates an indicator (201) with trimmed names and null defaults', async () => {
@@ -99,10 +105,10 @@ describe('POST /orgs/:orgId/indicators', () => {
     const cases: [unknown, string[]][] = [
       [{}, ['name is required', 'code is required', 'unit is required', 'aggregationMethod is required']],
       [{ name: 'x', code: indicatorCode(), unit: 'x' }, ['aggregationMethod is required']],
-      [{ ...base, code: '1ABC' }, ['code has an invalid format']],
-      [{ ...base, code: 'ABC-1' }, ['code has an invalid format']],
-      [{ ...base, code: `A${'b'.repeat(64)}` }, ['code has an invalid format']],
-      [{ ...base, code: '' }, ['code has an invalid format']],
+      [{ ...base, code: '1ABC' }, [INVALID_CODE]],
+      [{ ...base, code: 'ABC-1' }, [INVALID_CODE]],
+      [{ ...base, code: `A${'b'.repeat(64)}` }, [INVALID_CODE]],
+      [{ ...base, code: '' }, [INVALID_CODE]],
       [
         { ...base, code: 'A', name: '  ', unit: '' },
         ['name should not be empty', 'unit should not be empty'],
@@ -174,7 +180,7 @@ describe('POST /orgs/:orgId/indicators', () => {
     const code = indicatorCode();
     const body = { name: 'x', code, unit: 'x', aggregationMethod: 'sum' };
     for (const user of [team.reporter, team.viewer, team.outsider]) {
-      expectError(await create(body, user), FORBIDDEN);
+      expectError(await create(body, user), refusedTo(team, user, MANAGERS));
     }
     const anonymous = await call(t.app, 'POST', indicatorsUrl(team.org.id), { body });
     expectError(anonymous, UNAUTHORIZED);
@@ -199,7 +205,7 @@ describe('GET /orgs/:orgId/indicators/:id', () => {
     expect([bad.status, bad.body]).toEqual([400, badRequest('id must be a UUID')]);
     expectError(
       await call(t.app, 'GET', indicatorUrl(team.org.id, mine.id), { as: team.outsider }),
-      FORBIDDEN,
+      notAMember(ALL_ROLES),
     );
     expectError(await call(t.app, 'GET', indicatorUrl(team.org.id, mine.id)), UNAUTHORIZED);
   });
@@ -291,7 +297,7 @@ describe('GET /orgs/:orgId/indicators', () => {
     const project = await createProject(t.database.db, team.org.id);
     const linked = await indicator();
     await linkIndicator(t.app, team.officer, team.org.id, project.id, linked.id);
-    expectError(await list(`?projectId=${project.id}`, team.reporter), FORBIDDEN);
+    expectError(await list(`?projectId=${project.id}`, team.reporter), notAssigned(ALL_ROLES));
     await assignProject(t.database.db, team.org.id, project.id, team.reporter.id);
     const allowed = await list(`?projectId=${project.id}`, team.reporter);
     expect([allowed.status, allowed.body]).toEqual([200, [linked]]);
@@ -301,7 +307,7 @@ describe('GET /orgs/:orgId/indicators', () => {
       expect(res.status).toBe(200);
       expect(res.body).toContainEqual(linked);
     }
-    expectError(await list('', team.outsider), FORBIDDEN);
+    expectError(await list('', team.outsider), notAMember(ALL_ROLES));
     expectError(await call(t.app, 'GET', indicatorsUrl(team.org.id)), UNAUTHORIZED);
   });
 });

@@ -4,12 +4,13 @@ import {
   MISSING_ID,
   TIMESTAMP,
   UNAUTHORIZED,
-  FORBIDDEN,
   badRequest,
   call,
   expectError,
   expectViolations,
   notFoundBody,
+  MANAGERS,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { linkJson, projectIndicatorScene } from '../../../test/helpers/indicator-scenes.js';
 import { act, linkIndicator, linksUrl, postIndicator, postReport } from '../../../test/helpers/indicators.js';
@@ -135,7 +136,7 @@ describe('PATCH /orgs/:orgId/projects/:projectId/indicators/:indicatorId', () =>
     for (const user of [team.reporter, team.viewer, team.outsider]) {
       expectError(
         await call(t.app, 'PATCH', linkUrl(project.id, indicator.id), { as: user, body: { target: 1 } }),
-        FORBIDDEN,
+        refusedTo(team, user, MANAGERS),
       );
     }
     expectError(
@@ -252,7 +253,10 @@ describe('DELETE /orgs/:orgId/projects/:projectId/indicators/:indicatorId', () =
     const indicator = await newIndicator();
     await linkIndicator(t.app, team.officer, team.org.id, project.id, indicator.id);
     for (const user of [team.reporter, team.viewer, team.outsider]) {
-      expectError(await call(t.app, 'DELETE', linkUrl(project.id, indicator.id), { as: user }), FORBIDDEN);
+      expectError(
+        await call(t.app, 'DELETE', linkUrl(project.id, indicator.id), { as: user }),
+        refusedTo(team, user, MANAGERS),
+      );
     }
     expectError(await call(t.app, 'DELETE', linkUrl(project.id, indicator.id)), UNAUTHORIZED);
     expect(await storedLinks(project.id)).toHaveLength(1);

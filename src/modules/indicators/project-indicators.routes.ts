@@ -4,9 +4,10 @@ import type { AppContext } from '../../context.js';
 import { ALL_ROLES, MANAGERS, memberOf } from '../../http/pipeline/access.js';
 import { errorResponse } from '../../http/errors/replies.js';
 import { Collection, PageQuery } from '../../http/schemas/pagination.js';
-import { NoContent, Params } from '../../http/schemas/schemas.js';
+import { NoContent, Params, withExample } from '../../http/schemas/schemas.js';
 import { LinkIndicatorBody, ProjectIndicator, UpdateLinkBody } from './indicators.schemas.js';
 import { ProjectIndicatorService } from './project-indicators.service.js';
+import { PROJECT_INDICATOR, PROJECT_INDICATOR_CREATE } from './indicators.examples.js';
 
 const tags = ['Indicators'];
 
@@ -48,8 +49,11 @@ export const projectIndicatorRoutes: FastifyPluginAsyncTypebox<AppContext> = asy
           'target, baseline and baselineYear are optional (null). An indicator of another organization: 404. ' +
           'Already linked: 409. Formula indicators may be linked: their progress is computed from their inputs.',
         params: Params('orgId', 'projectId'),
-        body: LinkIndicatorBody,
-        response: { 201: ProjectIndicator, 409: errorResponse('Already linked') },
+        body: withExample(LinkIndicatorBody, PROJECT_INDICATOR_CREATE),
+        response: {
+          201: withExample(ProjectIndicator, PROJECT_INDICATOR),
+          409: errorResponse('Already linked'),
+        },
       },
     },
     async (request, reply) =>

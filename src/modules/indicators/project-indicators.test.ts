@@ -3,12 +3,16 @@ import { assignProject, createProject } from '../../../test/helpers/factories.js
 import {
   MISSING_ID,
   UNAUTHORIZED,
-  FORBIDDEN,
   badRequest,
   call,
   expectError,
   expectViolations,
   notFoundBody,
+  ALL_ROLES,
+  MANAGERS,
+  notAMember,
+  notAssigned,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { linkJson, projectIndicatorScene } from '../../../test/helpers/indicator-scenes.js';
 import { indicatorCode, linkIndicator, linksUrl, postIndicator } from '../../../test/helpers/indicators.js';
@@ -168,7 +172,7 @@ describe('POST /orgs/:orgId/projects/:projectId/indicators', () => {
         as: user,
         body: { indicatorId: indicator.id },
       });
-      expectError(res, FORBIDDEN);
+      expectError(res, refusedTo(team, user, MANAGERS));
     }
     const anonymous = await call(t.app, 'POST', linksUrl(team.org.id, project.id), {
       body: { indicatorId: indicator.id },
@@ -247,11 +251,11 @@ describe('GET /orgs/:orgId/projects/:projectId/indicators', () => {
     const { project } = await threeLinks();
     expectError(
       await call(t.app, 'GET', linksUrl(team.org.id, project.id), { as: team.reporter }),
-      FORBIDDEN,
+      notAssigned(ALL_ROLES),
     );
     expectError(
       await call(t.app, 'GET', linksUrl(team.org.id, project.id), { as: team.outsider }),
-      FORBIDDEN,
+      notAMember(ALL_ROLES),
     );
     expectError(await call(t.app, 'GET', linksUrl(team.org.id, project.id)), UNAUTHORIZED);
   });

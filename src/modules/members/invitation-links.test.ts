@@ -8,7 +8,14 @@ import {
   uniqueEmail,
   type TestUser,
 } from '../../../test/helpers/factories.js';
-import { call, FORBIDDEN, notFoundBody, UNAUTHORIZED } from '../../../test/helpers/http.js';
+import {
+  call,
+  notFoundBody,
+  UNAUTHORIZED,
+  ADMINS,
+  refusedTo,
+  forbiddenBody,
+} from '../../../test/helpers/http.js';
 import { expireInvitation, invitedToken as inviteAndReadToken } from '../../../test/helpers/invitations.js';
 import type { TestSmtpServer } from '../../../test/helpers/smtp.js';
 
@@ -80,7 +87,7 @@ describe('DELETE /orgs/:orgId/invitations/:id', () => {
     for (const user of [own.officer, own.reporter, own.viewer, own.outsider]) {
       const res = await call(t.app, 'DELETE', url, { as: user });
       expect(res.status).toBe(403);
-      expect(res.body).toEqual(FORBIDDEN);
+      expect(res.body).toEqual(refusedTo(own, user, ADMINS));
     }
     const anonymous = await call(t.app, 'DELETE', url);
     expect(anonymous.status).toBe(401);
@@ -115,7 +122,7 @@ describe('POST /invitations/:token/accept', () => {
     for (const user of [wrong, own.outsider]) {
       const res = await call(t.app, 'POST', `/invitations/${token}/accept`, { as: user });
       expect(res.status).toBe(403);
-      expect(res.body).toEqual(FORBIDDEN);
+      expect(res.body).toEqual(forbiddenBody(undefined, 'invitation_for_another_email'));
       expect((await call(t.app, 'GET', `/orgs/${own.org.id}`, { as: user })).status).toBe(403);
     }
     const right = await registerUser(t.app, { email });

@@ -53,7 +53,8 @@ export class InvitationService {
       const found = await findUsableInvitation(tx, hashToken(token), { lock: true });
       if (!found) throw notFound('Invitation');
       const { invitation, organization } = found;
-      if (!user || invitation.email !== user.email) throw forbidden();
+      if (!user || invitation.email !== user.email)
+        throw forbidden({ reason: 'invitation_for_another_email' });
       if (!(await insertMember(tx, organization.id, { userId: user.id, role: invitation.role }))) {
         throw duplicate('You are already a member of this organization');
       }

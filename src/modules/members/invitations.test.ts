@@ -8,7 +8,16 @@ import {
   type Team,
   type TestUser,
 } from '../../../test/helpers/factories.js';
-import { call, FORBIDDEN, notFoundBody, UNAUTHORIZED, TIMESTAMP } from '../../../test/helpers/http.js';
+import {
+  call,
+  notFoundBody,
+  UNAUTHORIZED,
+  TIMESTAMP,
+  ADMINS,
+  ALL_ROLES,
+  notAMember,
+  refusedTo,
+} from '../../../test/helpers/http.js';
 import {
   emailsTo,
   expireInvitation,
@@ -157,7 +166,7 @@ describe('invitation flow, end to end through SMTP', () => {
     });
     const outsider = await call(t.app, 'GET', `/orgs/${own.org.id}/activity-feed`, { as: own.outsider });
     expect(outsider.status).toBe(403);
-    expect(outsider.body).toEqual(FORBIDDEN);
+    expect(outsider.body).toEqual(notAMember(ALL_ROLES));
     const anonymous = await call(t.app, 'GET', `/orgs/${own.org.id}/activity-feed`);
     expect(anonymous.status).toBe(401);
     expect(anonymous.body).toEqual(UNAUTHORIZED);
@@ -276,7 +285,7 @@ describe('POST /orgs/:orgId/members (invite)', () => {
         body: { email, role: 'viewer' },
       });
       expect(res.status).toBe(403);
-      expect(res.body).toEqual(FORBIDDEN);
+      expect(res.body).toEqual(refusedTo(team, user, ADMINS));
     }
     const anonymous = await call(t.app, 'POST', inviteUrl(team.org.id), { body: { email, role: 'viewer' } });
     expect(anonymous.status).toBe(401);
@@ -337,7 +346,7 @@ describe('GET /orgs/:orgId/invitations', () => {
     for (const user of [team.officer, team.reporter, team.viewer, team.outsider]) {
       const res = await call(t.app, 'GET', listUrl(team.org.id), { as: user });
       expect(res.status).toBe(403);
-      expect(res.body).toEqual(FORBIDDEN);
+      expect(res.body).toEqual(refusedTo(team, user, ADMINS));
     }
     const anonymous = await call(t.app, 'GET', listUrl(team.org.id));
     expect(anonymous.status).toBe(401);

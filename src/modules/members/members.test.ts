@@ -12,11 +12,15 @@ import {
 } from '../../../test/helpers/factories.js';
 import {
   call,
-  FORBIDDEN,
   notFoundBody,
   UNAUTHORIZED,
   TIMESTAMP,
   badRequestAt,
+  ADMINS,
+  ALL_ROLES,
+  notAMember,
+  roleRefused,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { projectMembers } from '../projects/projects.tables.js';
 import { orgMembers } from '../orgs/orgs.tables.js';
@@ -116,7 +120,7 @@ describe('GET /orgs/:orgId/members', () => {
     expect(anonymous.body).toEqual(UNAUTHORIZED);
     const stranger = await call(t.app, 'GET', membersUrl(team.org.id), { as: team.outsider });
     expect(stranger.status).toBe(403);
-    expect(stranger.body).toEqual(FORBIDDEN);
+    expect(stranger.body).toEqual(notAMember(ALL_ROLES));
   });
 });
 
@@ -156,7 +160,7 @@ describe('PATCH /orgs/:orgId/members/:userId', () => {
       body: { name: 'Y' },
     });
     expect(refused.status).toBe(403);
-    expect(refused.body).toEqual(FORBIDDEN);
+    expect(refused.body).toEqual(roleRefused(ADMINS));
   });
 
   it('refuses to demote the last org_admin with 409, but demotes one of two', async () => {
@@ -233,14 +237,14 @@ describe('PATCH /orgs/:orgId/members/:userId', () => {
     for (const user of [team.officer, team.reporter, team.viewer, team.outsider]) {
       const res = await call(t.app, 'PATCH', url, { as: user, body: { role: 'org_admin' } });
       expect(res.status).toBe(403);
-      expect(res.body).toEqual(FORBIDDEN);
+      expect(res.body).toEqual(refusedTo(team, user, ADMINS));
     }
     const foreign = await call(t.app, 'PATCH', memberUrl(team.outsiderOrg.id, team.outsider.id), {
       as: team.admin,
       body: { role: 'viewer' },
     });
     expect(foreign.status).toBe(403);
-    expect(foreign.body).toEqual(FORBIDDEN);
+    expect(foreign.body).toEqual(notAMember(ADMINS));
     const anonymous = await call(t.app, 'PATCH', url, { body: { role: 'viewer' } });
     expect(anonymous.status).toBe(401);
     expect(anonymous.body).toEqual(UNAUTHORIZED);
@@ -258,7 +262,7 @@ describe('DELETE /orgs/:orgId/members/:userId', () => {
 
     const after = await call(t.app, 'GET', `/orgs/${own.org.id}`, { as: own.officer });
     expect(after.status).toBe(403);
-    expect(after.body).toEqual(FORBIDDEN);
+    expect(after.body).toEqual(notAMember(ALL_ROLES));
     const members = (await call(t.app, 'GET', membersUrl(own.org.id), { as: own.admin })).body as {
       userId: string;
     }[];
@@ -313,12 +317,12 @@ describe('DELETE /orgs/:orgId/members/:userId', () => {
       const target = user.id === own.reporter.id ? own.viewer : own.reporter;
       const res = await call(t.app, 'DELETE', memberUrl(own.org.id, target.id), { as: user });
       expect(res.status).toBe(403);
-      expect(res.body).toEqual(FORBIDDEN);
+      expect(res.body).toEqual(refusedTo(own, user, ADMINS));
     }
     // An outsider cannot "leave" an organization they are not in to probe it.
     const self = await call(t.app, 'DELETE', memberUrl(own.org.id, own.outsider.id), { as: own.outsider });
     expect(self.status).toBe(403);
-    expect(self.body).toEqual(FORBIDDEN);
+    expect(self.body).toEqual(notAMember(ADMINS));
     const anonymous = await call(t.app, 'DELETE', memberUrl(own.org.id, own.viewer.id));
     expect(anonymous.status).toBe(401);
     expect(anonymous.body).toEqual(UNAUTHORIZED);

@@ -115,7 +115,12 @@ describe('POST /orgs under ORG_CREATION=admins', () => {
     expectError(await create(null, { name: 'Nobody', code: uniqueCode() }), UNAUTHORIZED);
     expectError(
       await create(team.viewer, { name: 'Bad', code: '-bad' }),
-      badRequestAt(['body', '/code', 'pattern', 'code has an invalid format']),
+      badRequestAt([
+        'body',
+        '/code',
+        'pattern',
+        'code must be 2 to 32 lower-case letters, digits or dashes, starting with a letter or digit',
+      ]),
     );
     expectError(
       await create(team.admin, { name: 'Copy', code: team.org.code }),

@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { errorResponse } from '../../http/errors/replies.js';
 import { ADMINS, ALL_ROLES, memberOf, sessionOf } from '../../http/pipeline/access.js';
 import { Collection, PageQuery } from '../../http/schemas/pagination.js';
-import { Params } from '../../http/schemas/schemas.js';
+import { Params, withExample } from '../../http/schemas/schemas.js';
 import {
   CreateOrganizationBody,
   MyOrganization,
@@ -12,6 +12,7 @@ import {
   UpdateOrganizationBody,
 } from './orgs.schemas.js';
 import { OrganizationService } from './orgs.service.js';
+import { ORGANIZATION, ORGANIZATION_CREATE } from './orgs.examples.js';
 
 const tags = ['Organizations'];
 
@@ -50,10 +51,10 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
           'Who may create one is the deployment’s choice (ORG_CREATION): `anyone` signed in (the default), ' +
           'or `admins`: only a user who is org_admin of an organization already (the first one is made ' +
           'with `npm run admin:create`); anyone else gets 403 `org_creation_closed`, and nothing is created.',
-        body: CreateOrganizationBody,
+        body: withExample(CreateOrganizationBody, ORGANIZATION_CREATE),
         setsCookie: true,
         response: {
-          201: Organization,
+          201: withExample(Organization, ORGANIZATION),
           403: errorResponse(
             'ORG_CREATION is `admins` and the caller is no org_admin (`org_creation_closed`)',
           ),

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Body, Email, Nullable, NullableString, Text, Timestamp, Uuid } from '../../http/schemas/schemas.js';
+import { HTTP_URL, IATI_IDENTIFIER, ORGANIZATION_CODE } from '../../lib/patterns.js';
 import { IATI_ORGANISATION_TYPES, type IatiOrganisationType } from './iati-organisation-types.js';
 import { ORG_ROLES, type OrgRole } from './orgs.tables.js';
 
@@ -7,18 +8,19 @@ export const Role = () => Type.Unsafe<OrgRole>({ type: 'string', enum: [...ORG_R
 const OrgName = () => Text(200);
 const OrgCode = () =>
   Type.String({
-    pattern: '^[a-z0-9][a-z0-9-]{1,31}$',
+    pattern: ORGANIZATION_CODE.pattern,
     description:
-      '2 to 32 lower-case letters, digits or dashes, not starting with a dash; unique across the service',
+      '2 to 32 lower-case letters, digits or dashes, starting with a letter or digit; unique across the ' +
+      'service. (Donor and project codes are free abbreviations; indicator codes follow the formula rule.)',
   });
-const LogoUrl = () => Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 });
+const LogoUrl = () => Type.String({ format: 'uri', pattern: HTTP_URL.pattern, maxLength: 2048 });
 /**
  * An IATI organisation identifier: registration agency and number, e.g. `GB-CHC-1234567`, `XM-DAC-41114`.
  * IATI forbids spaces and `/ & | ?` in identifiers; real ones are letters, digits and `- _ . :`, which is
  * what is accepted (it also keeps the activity identifiers built from it clean).
  */
 const IATI_REF = {
-  pattern: '^[A-Za-z0-9](?:[A-Za-z0-9._:-]*[A-Za-z0-9])?$',
+  pattern: IATI_IDENTIFIER.pattern,
   minLength: 2,
   maxLength: 100,
   description:

@@ -19,10 +19,6 @@ import {
 } from './orgs.repo.js';
 
 const CODE_TAKEN = 'An organization with this code already exists';
-export const ADMINS_CREATE_ORGANIZATIONS =
-  'On this service, new organizations are created by administrators only: ask an org admin of your ' +
-  'organization to invite you to it, or whoever runs the service to create your organization.';
-
 export class OrganizationService {
   constructor(
     private readonly db: Db,
@@ -41,7 +37,7 @@ export class OrganizationService {
   /** The creator becomes its org_admin and gets a session in it. */
   async create(session: Session, input: NewOrganization) {
     if (this.orgCreation === 'admins' && !(await isAdminAnywhere(this.db, session.userId))) {
-      throw orgCreationClosed(ADMINS_CREATE_ORGANIZATIONS);
+      throw orgCreationClosed();
     }
     const org = await transaction(this.db, async (tx) => {
       const created = await createOrganization(tx, session.userId, input);

@@ -2,7 +2,14 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { registerUser, uniqueCode } from '../../../test/helpers/factories.js';
 import type { RequestPart } from '../../errors/catalogue.js';
-import { badRequestAt, call, expectError, FORBIDDEN, UNAUTHORIZED } from '../../../test/helpers/http.js';
+import {
+  badRequestAt,
+  call,
+  expectError,
+  UNAUTHORIZED,
+  ADMINS,
+  refusedTo,
+} from '../../../test/helpers/http.js';
 import { organizations } from './orgs.tables.js';
 import { useSuite } from '../../../test/helpers/suite.js';
 
@@ -121,7 +128,10 @@ describe("an organization's deadline reminder settings", () => {
   it('are changed by no other role, no stranger and no anonymous caller', async () => {
     const before = await storedSettings(team.org.id);
     for (const user of [team.officer, team.reporter, team.viewer, team.outsider]) {
-      expectError(await patchOrg({ reminderDaysBefore: [2], overdueReminder: false }, user), FORBIDDEN);
+      expectError(
+        await patchOrg({ reminderDaysBefore: [2], overdueReminder: false }, user),
+        refusedTo(team, user, ADMINS),
+      );
     }
     const anonymous = await call(t.app, 'PATCH', orgUrl(), { body: { reminderDaysBefore: [2] } });
     expectError(anonymous, UNAUTHORIZED);

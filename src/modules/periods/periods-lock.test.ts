@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { assignProject, createProject, type Team } from '../../../test/helpers/factories.js';
-import { call, expectError, FORBIDDEN, TIMESTAMP } from '../../../test/helpers/http.js';
+import { call, expectError, TIMESTAMP, ADMINS, roleRefused } from '../../../test/helpers/http.js';
 import { createPeriod, periodJson, type PeriodRow } from '../../../test/helpers/periods.js';
 import { reportingPeriods } from './periods.tables.js';
 import { useSuite } from '../../../test/helpers/suite.js';
@@ -170,8 +170,8 @@ describe('unlocking a reporting period', () => {
 
   it('refuses a me_officer with 403 and leaves the period locked', async () => {
     const { period } = await newPeriod(true);
-    expectError(await patch(period.id, team.officer, { isLocked: false }), FORBIDDEN);
-    expectError(await patch(period.id, team.officer, { isLocked: false, label: 'X' }), FORBIDDEN);
+    expectError(await patch(period.id, team.officer, { isLocked: false }), roleRefused(ADMINS));
+    expectError(await patch(period.id, team.officer, { isLocked: false, label: 'X' }), roleRefused(ADMINS));
     expect(periodJson(await stored(period.id))).toEqual(periodJson(period));
     expect(await feedAbout(period.id)).toEqual([]);
   });

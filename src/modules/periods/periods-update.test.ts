@@ -7,11 +7,12 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
   conflictBody,
+  MANAGERS,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { createPeriod, periodJson, type PeriodRow } from '../../../test/helpers/periods.js';
 import { reportingPeriods } from './periods.tables.js';
@@ -167,7 +168,10 @@ describe('PATCH /orgs/:orgId/reporting-periods/:id (edits)', () => {
     await assignProject(t.database.db, team.org.id, project.id, team.reporter.id);
     for (const user of [team.reporter, team.viewer, team.outsider]) {
       for (const body of [{ label: 'X' }, { isLocked: true }]) {
-        expectError(await call(t.app, 'PATCH', periodUrl(q1.id), { as: user, body }), FORBIDDEN);
+        expectError(
+          await call(t.app, 'PATCH', periodUrl(q1.id), { as: user, body }),
+          refusedTo(team, user, MANAGERS),
+        );
       }
     }
     expectError(await call(t.app, 'PATCH', periodUrl(q1.id), { body: { label: 'X' } }), UNAUTHORIZED);
@@ -232,7 +236,10 @@ describe('DELETE /orgs/:orgId/reporting-periods/:id', () => {
     const { project, q1 } = await twoQuarters();
     await assignProject(t.database.db, team.org.id, project.id, team.reporter.id);
     for (const user of [team.reporter, team.viewer, team.outsider]) {
-      expectError(await call(t.app, 'DELETE', periodUrl(q1.id), { as: user }), FORBIDDEN);
+      expectError(
+        await call(t.app, 'DELETE', periodUrl(q1.id), { as: user }),
+        refusedTo(team, user, MANAGERS),
+      );
     }
     expectError(await call(t.app, 'DELETE', periodUrl(q1.id)), UNAUTHORIZED);
     expect(await stored(q1.id)).toBeDefined();

@@ -5,9 +5,10 @@ import type { SubmissionsInPeriod } from './period-dependents.js';
 import { ALL_ROLES, MANAGERS, memberOf } from '../../http/pipeline/access.js';
 import { errorResponse } from '../../http/errors/replies.js';
 import { Collection, PageQuery } from '../../http/schemas/pagination.js';
-import { NoContent, Params } from '../../http/schemas/schemas.js';
+import { NoContent, Params, withExample } from '../../http/schemas/schemas.js';
 import { CreateReportingPeriodBody, ReportingPeriod, UpdateReportingPeriodBody } from './periods.schemas.js';
 import { ReportingPeriodService } from './periods.service.js';
+import { PERIOD, PERIOD_CREATE } from './periods.examples.js';
 
 const tags = ['Reporting periods'];
 
@@ -70,8 +71,11 @@ export const reportingPeriodRoutes: FastifyPluginAsyncTypebox<
           'The period need not lie within the project dates; dueDate is free (usually after endDate). ' +
           'New periods are unlocked.',
         params: Params('orgId', 'projectId'),
-        body: CreateReportingPeriodBody,
-        response: { 201: ReportingPeriod, 409: errorResponse('Overlaps another period of the project') },
+        body: withExample(CreateReportingPeriodBody, PERIOD_CREATE),
+        response: {
+          201: withExample(ReportingPeriod, PERIOD),
+          409: errorResponse('Overlaps another period of the project'),
+        },
       },
     },
     async (request, reply) =>

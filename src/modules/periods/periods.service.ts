@@ -1,6 +1,6 @@
 import { asReturned, queueWebhookEvent } from '../webhooks/index.js';
 import { transaction, type Db } from '../../db/client.js';
-import type { Member } from '../../http/pipeline/access.js';
+import { ADMINS, type Member } from '../../http/pipeline/access.js';
 import { dateOrderProblem } from '../../lib/dates.js';
 import {
   PERIOD_LOCKED,
@@ -106,7 +106,7 @@ export class ReportingPeriodService {
       const { isLocked, ...sent } = input;
       const edits = sent.label === undefined ? sent : { ...sent, label: sent.label.trim() };
       const unlocking = isLocked === false && period.isLocked;
-      if (unlocking && member.role !== 'org_admin') throw forbidden();
+      if (unlocking && !ADMINS.includes(member.role)) throw forbidden({ allowedRoles: ADMINS });
       if (period.isLocked && Object.keys(edits).length > 0) throw periodLocked(409);
 
       if (unlocking) {

@@ -7,11 +7,15 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
   conflictBody,
+  ALL_ROLES,
+  MANAGERS,
+  notAMember,
+  notAssigned,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { createPeriod, periodJson } from '../../../test/helpers/periods.js';
 import { reportingPeriods } from './periods.tables.js';
@@ -93,8 +97,14 @@ describe('GET /orgs/:orgId/projects/:projectId/reporting-periods', () => {
       const res = await call(t.app, 'GET', periodsUrl(assigned.id), { as: user });
       expect([res.status, res.body]).toEqual([200, [periodJson(period)]]);
     }
-    expectError(await call(t.app, 'GET', periodsUrl(unassigned.id), { as: team.reporter }), FORBIDDEN);
-    expectError(await call(t.app, 'GET', periodsUrl(assigned.id), { as: team.outsider }), FORBIDDEN);
+    expectError(
+      await call(t.app, 'GET', periodsUrl(unassigned.id), { as: team.reporter }),
+      notAssigned(ALL_ROLES),
+    );
+    expectError(
+      await call(t.app, 'GET', periodsUrl(assigned.id), { as: team.outsider }),
+      notAMember(ALL_ROLES),
+    );
     expectError(await call(t.app, 'GET', periodsUrl(assigned.id)), UNAUTHORIZED);
   });
 
@@ -249,7 +259,10 @@ describe('POST /orgs/:orgId/projects/:projectId/reporting-periods', () => {
     await assignProject(t.database.db, team.org.id, project.id, team.reporter.id);
     const body = { label: 'Q1', startDate: '2026-01-01', endDate: '2026-03-31' };
     for (const user of [team.reporter, team.viewer, team.outsider]) {
-      expectError(await call(t.app, 'POST', periodsUrl(project.id), { as: user, body }), FORBIDDEN);
+      expectError(
+        await call(t.app, 'POST', periodsUrl(project.id), { as: user, body }),
+        refusedTo(team, user, MANAGERS),
+      );
     }
     expectError(await call(t.app, 'POST', periodsUrl(project.id), { body }), UNAUTHORIZED);
     expect(await periodRows(project.id)).toEqual([]);

@@ -14,9 +14,10 @@ import {
   badRequest,
   call,
   expectError,
-  FORBIDDEN,
   TIMESTAMP,
   UNAUTHORIZED,
+  ADMINS,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { transaction } from '../../db/client.js';
 import { pgErrorCode } from '../../db/errors.js';
@@ -147,7 +148,7 @@ describe('GET /orgs/:orgId/audit-log', () => {
   it('is 401 without a session, 403 to every role but org_admin and to other organizations', async () => {
     expectError(await auditLogOf({}, null), UNAUTHORIZED);
     for (const as of [team.officer, team.reporter, team.viewer, team.outsider]) {
-      expectError(await auditLogOf({}, as), FORBIDDEN);
+      expectError(await auditLogOf({}, as), refusedTo(team, as, ADMINS));
     }
     // The outsider's own organization answers them.
     expect((await call(t.app, 'GET', auditUrl(team.outsiderOrg.id), { as: team.outsider })).status).toBe(200);

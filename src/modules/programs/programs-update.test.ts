@@ -7,11 +7,12 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
   conflictBody,
+  ADMINS,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { postProgram, postProject, programsUrl } from '../../../test/helpers/programs.js';
 import { donors } from '../donors/donors.tables.js';
@@ -169,7 +170,7 @@ describe('PATCH /orgs/:orgId/programs/:id', () => {
   it('is for org_admins only: other roles and outsiders 403, no session 401', async () => {
     const program = await postProgram(t.app, team.admin, team.org.id);
     for (const user of [team.officer, team.reporter, team.viewer, team.outsider]) {
-      expectError(await patch(program.id, { name: 'No' }, user), FORBIDDEN);
+      expectError(await patch(program.id, { name: 'No' }, user), refusedTo(team, user, ADMINS));
     }
     expectError(await call(t.app, 'PATCH', programUrl(program.id), { body: { name: 'No' } }), UNAUTHORIZED);
   });
@@ -254,7 +255,10 @@ describe('DELETE /orgs/:orgId/programs/:id', () => {
   it('is for org_admins only: other roles and outsiders 403, no session 401', async () => {
     const program = await postProgram(t.app, team.admin, team.org.id);
     for (const user of [team.officer, team.reporter, team.viewer, team.outsider]) {
-      expectError(await call(t.app, 'DELETE', programUrl(program.id), { as: user }), FORBIDDEN);
+      expectError(
+        await call(t.app, 'DELETE', programUrl(program.id), { as: user }),
+        refusedTo(team, user, ADMINS),
+      );
     }
     expectError(await call(t.app, 'DELETE', programUrl(program.id)), UNAUTHORIZED);
     expect(await t.database.db.select().from(programs).where(eq(programs.id, program.id))).toHaveLength(1);

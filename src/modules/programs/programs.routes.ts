@@ -4,11 +4,12 @@ import type { AppContext } from '../../context.js';
 import { ADMINS, ALL_ROLES, memberOf } from '../../http/pipeline/access.js';
 import { errorResponse } from '../../http/errors/replies.js';
 import { Collection, PageQuery } from '../../http/schemas/pagination.js';
-import { NoContent, Params } from '../../http/schemas/schemas.js';
+import { NoContent, Params, withExample } from '../../http/schemas/schemas.js';
 import { Donor } from '../donors/index.js';
 import { CreateProgramBody, Program, ProgramListItem, UpdateProgramBody } from './programs.schemas.js';
 import type { ProgramProjects } from './program-projects.js';
 import { ProgramService } from './programs.service.js';
+import { PROGRAM, PROGRAM_CREATE } from './programs.examples.js';
 
 const tags = ['Programs'];
 const REPORTER_PROJECTS =
@@ -49,8 +50,8 @@ export const programRoutes: FastifyPluginAsyncTypebox<AppContext & { projects: P
           '`status` defaults to draft and may be any status. `endDate` must not be before `startDate`. ' +
           '`donorIds` must be donors of this organization (404 `Donor not found` otherwise).',
         params: Params('orgId'),
-        body: CreateProgramBody,
-        response: { 201: Program },
+        body: withExample(CreateProgramBody, PROGRAM_CREATE),
+        response: { 201: withExample(Program, PROGRAM) },
       },
     },
     async (request, reply) => reply.status(201).send(await programs.create(memberOf(request), request.body)),

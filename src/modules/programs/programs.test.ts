@@ -6,10 +6,13 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  ADMINS,
+  ALL_ROLES,
+  notAMember,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { postProgram, postProject, programsUrl } from '../../../test/helpers/programs.js';
 import { programs } from './programs.tables.js';
@@ -121,7 +124,7 @@ describe('POST /orgs/:orgId/programs', () => {
   it('is for org_admins only: other roles and outsiders 403, no session 401', async () => {
     const body = { name: 'Nope', startDate: '2026-01-01', endDate: '2026-12-31' };
     for (const user of [team.officer, team.reporter, team.viewer, team.outsider]) {
-      expectError(await call(t.app, 'POST', url(), { as: user, body }), FORBIDDEN);
+      expectError(await call(t.app, 'POST', url(), { as: user, body }), refusedTo(team, user, ADMINS));
     }
     expectError(await call(t.app, 'POST', url(), { body }), UNAUTHORIZED);
   });
@@ -187,7 +190,7 @@ describe('GET /orgs/:orgId/programs', () => {
   });
 
   it('refuses outsiders (403), no session (401) and bad paging (400)', async () => {
-    expectError(await call(t.app, 'GET', url(), { as: team.outsider }), FORBIDDEN);
+    expectError(await call(t.app, 'GET', url(), { as: team.outsider }), notAMember(ALL_ROLES));
     expectError(await call(t.app, 'GET', url()), UNAUTHORIZED);
     expectError(
       await call(t.app, 'GET', `${url()}?limit=101`, { as: team.admin }),
@@ -239,7 +242,10 @@ describe('GET /orgs/:orgId/programs/:id', () => {
 
   it('refuses outsiders (403) and no session (401)', async () => {
     const program = await postProgram(t.app, team.admin, team.org.id);
-    expectError(await call(t.app, 'GET', `${url()}/${program.id}`, { as: team.outsider }), FORBIDDEN);
+    expectError(
+      await call(t.app, 'GET', `${url()}/${program.id}`, { as: team.outsider }),
+      notAMember(ALL_ROLES),
+    );
     expectError(await call(t.app, 'GET', `${url()}/${program.id}`), UNAUTHORIZED);
   });
 });
@@ -284,7 +290,10 @@ describe('GET /orgs/:orgId/programs/:id/donors', () => {
       );
     }
     const program = await postProgram(t.app, team.admin, team.org.id);
-    expectError(await call(t.app, 'GET', `${url()}/${program.id}/donors`, { as: team.outsider }), FORBIDDEN);
+    expectError(
+      await call(t.app, 'GET', `${url()}/${program.id}/donors`, { as: team.outsider }),
+      notAMember(ALL_ROLES),
+    );
     expectError(await call(t.app, 'GET', `${url()}/${program.id}/donors`), UNAUTHORIZED);
   });
 });

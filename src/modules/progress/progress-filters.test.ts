@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { assignProject, createProgram } from '../../../test/helpers/factories.js';
 import {
   MISSING_ID,
-  FORBIDDEN,
   UNAUTHORIZED,
   badRequest,
   call,
   expectError,
   notFoundBody,
+  ALL_ROLES,
+  notAMember,
+  notAssigned,
 } from '../../../test/helpers/http.js';
 import { indicatorCode, linkIndicator, postIndicator } from '../../../test/helpers/indicators.js';
 import {
@@ -146,7 +148,7 @@ describe('GET /orgs/:orgId/indicators?status=: pairs, order, filters and access'
     expect(await band('off_track', { resultNodeId: node.id }, team.admin)).toEqual(all);
     expectError(
       await call(t.app, 'GET', bandUrl('off_track', { projectId: unassigned.id }), { as: team.reporter }),
-      FORBIDDEN,
+      notAssigned(ALL_ROLES),
     );
   });
 
@@ -199,7 +201,7 @@ describe('GET /orgs/:orgId/indicators?status=: pairs, order, filters and access'
       await call(t.app, 'GET', bandUrl('on_track', { projectId: theirs.id }), { as: team.officer }),
       notFoundBody('Project'),
     );
-    expectError(await call(t.app, 'GET', bandUrl('on_track'), { as: team.outsider }), FORBIDDEN);
+    expectError(await call(t.app, 'GET', bandUrl('on_track'), { as: team.outsider }), notAMember(ALL_ROLES));
     expectError(await call(t.app, 'GET', bandUrl('on_track')), UNAUTHORIZED);
   });
 });

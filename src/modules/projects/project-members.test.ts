@@ -5,11 +5,15 @@ import { addMember, assignProject, createProject, registerUser } from '../../../
 import {
   MISSING_ID,
   call,
-  FORBIDDEN,
   notFoundBody,
   UNAUTHORIZED,
   TIMESTAMP,
   badRequestAt,
+  ADMINS,
+  ALL_ROLES,
+  notAMember,
+  notAssigned,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import type { Member } from '../../http/pipeline/access.js';
 import { AppError, FORBIDDEN_MESSAGE } from '../../errors/catalogue.js';
@@ -97,14 +101,14 @@ describe('GET /orgs/:orgId/projects/:projectId/members', () => {
     }
     const refused = await call(t.app, 'GET', membersUrl(other.id), { as: team.reporter });
     expect(refused.status).toBe(403);
-    expect(refused.body).toEqual(FORBIDDEN);
+    expect(refused.body).toEqual(notAssigned(ALL_ROLES));
   });
 
   it('refuses outsiders with 403 and a missing session with 401', async () => {
     const project = await createProject(t.database.db, team.org.id);
     const outsider = await call(t.app, 'GET', membersUrl(project.id), { as: team.outsider });
     expect(outsider.status).toBe(403);
-    expect(outsider.body).toEqual(FORBIDDEN);
+    expect(outsider.body).toEqual(notAMember(ALL_ROLES));
     const anonymous = await call(t.app, 'GET', membersUrl(project.id));
     expect(anonymous.status).toBe(401);
     expect(anonymous.body).toEqual(UNAUTHORIZED);
@@ -239,7 +243,7 @@ describe('POST /orgs/:orgId/projects/:projectId/members', () => {
         body: { userId: team.viewer.id },
       });
       expect(res.status).toBe(403);
-      expect(res.body).toEqual(FORBIDDEN);
+      expect(res.body).toEqual(refusedTo(team, user, ADMINS));
     }
     const anonymous = await call(t.app, 'POST', membersUrl(project.id), { body: { userId: team.viewer.id } });
     expect(anonymous.status).toBe(401);
@@ -261,7 +265,7 @@ describe('DELETE /orgs/:orgId/projects/:projectId/members/:userId', () => {
     expect(await assignmentRows(project.id)).toEqual([{ userId: team.viewer.id }]);
     const list = await call(t.app, 'GET', membersUrl(project.id), { as: team.reporter });
     expect(list.status).toBe(403);
-    expect(list.body).toEqual(FORBIDDEN);
+    expect(list.body).toEqual(notAssigned(ALL_ROLES));
 
     const again = await call(t.app, 'DELETE', `${membersUrl(project.id)}/${team.reporter.id}`, {
       as: team.admin,
@@ -307,7 +311,7 @@ describe('DELETE /orgs/:orgId/projects/:projectId/members/:userId', () => {
     for (const user of [team.officer, team.reporter, team.viewer, team.outsider]) {
       const res = await call(t.app, 'DELETE', url, { as: user });
       expect(res.status).toBe(403);
-      expect(res.body).toEqual(FORBIDDEN);
+      expect(res.body).toEqual(refusedTo(team, user, ADMINS));
     }
     const anonymous = await call(t.app, 'DELETE', url);
     expect(anonymous.status).toBe(401);
@@ -337,7 +341,7 @@ describe('leaving the organization', () => {
     await addMember(db, team.org.id, leaver.id, 'reporter');
     const back = await call(t.app, 'GET', membersUrl(a.id), { as: leaver });
     expect(back.status).toBe(403);
-    expect(back.body).toEqual(FORBIDDEN);
+    expect(back.body).toEqual(notAssigned(ALL_ROLES));
   });
 });
 
@@ -391,7 +395,11 @@ describe('project-scope helpers', () => {
     await expect(ensureProjectAccess(db, reporter, project.id)).resolves.toBeUndefined();
     const refusal = ensureProjectAccess(db, reporter, other.id);
     await expect(refusal).rejects.toBeInstanceOf(AppError);
-    await expect(refusal).rejects.toMatchObject({ statusCode: 403, messages: FORBIDDEN_MESSAGE });
+    await expect(refusal).rejects.toMatchObject({
+      statusCode: 403,
+      messages: FORBIDDEN_MESSAGE,
+      refusal: { reason: 'project_not_assigned' },
+    });
 
     // An assignment in another organization does not open this one.
     const foreignMember: Member = { orgId: team.outsiderOrg.id, userId: team.reporter.id, role: 'reporter' };

@@ -14,7 +14,9 @@ import { projectExists } from './projects.repo.js';
  */
 export async function ensureProjectAccess(db: Db, member: Member, projectId: string): Promise<void> {
   if (member.role !== 'reporter') return;
-  if (!(await isAssigned(db, member.orgId, projectId, member.userId))) throw forbidden();
+  if (!(await isAssigned(db, member.orgId, projectId, member.userId))) {
+    throw forbidden({ reason: 'project_not_assigned' });
+  }
 }
 
 /** A project of the organization the member may work on: 404 when it is not in the org, then 403 as above. */

@@ -8,11 +8,12 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
   conflictBody,
+  ADMINS,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { postProgram, postProject } from '../../../test/helpers/programs.js';
 import { projectMembers, projects } from './projects.tables.js';
@@ -148,7 +149,7 @@ describe('PATCH /orgs/:orgId/projects/:id', () => {
       'property createdAt should not exist',
       'name should not be empty',
       'budget must not be less than 0',
-      'currency has an invalid format',
+      'currency must be 3 upper-case letters, an ISO 4217 currency code such as USD or KES',
       'endDate must be a valid date (YYYY-MM-DD)',
       'status must be one of draft, active, completed, suspended',
     );
@@ -175,7 +176,7 @@ describe('PATCH /orgs/:orgId/projects/:id', () => {
     const project = await newProject();
     await assignProject(t.database.db, team.org.id, project.id, team.reporter.id);
     for (const user of [team.officer, team.reporter, team.viewer, team.outsider]) {
-      expectError(await patch(project.id, { name: 'No' }, user), FORBIDDEN);
+      expectError(await patch(project.id, { name: 'No' }, user), refusedTo(team, user, ADMINS));
     }
     expectError(await call(t.app, 'PATCH', projectUrl(project.id), { body: { name: 'No' } }), UNAUTHORIZED);
   });
@@ -220,7 +221,10 @@ describe('DELETE /orgs/:orgId/projects/:id', () => {
   it('is for org_admins only: other roles and outsiders 403, no session 401', async () => {
     const project = await newProject();
     for (const user of [team.officer, team.reporter, team.viewer, team.outsider]) {
-      expectError(await call(t.app, 'DELETE', projectUrl(project.id), { as: user }), FORBIDDEN);
+      expectError(
+        await call(t.app, 'DELETE', projectUrl(project.id), { as: user }),
+        refusedTo(team, user, ADMINS),
+      );
     }
     expectError(await call(t.app, 'DELETE', projectUrl(project.id)), UNAUTHORIZED);
     expect(await storedProject(project.id)).toBeDefined();

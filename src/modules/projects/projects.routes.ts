@@ -4,9 +4,10 @@ import type { AppContext } from '../../context.js';
 import { ADMINS, ALL_ROLES, memberOf } from '../../http/pipeline/access.js';
 import { errorResponse } from '../../http/errors/replies.js';
 import { Collection, PageQuery } from '../../http/schemas/pagination.js';
-import { NoContent, Params } from '../../http/schemas/schemas.js';
+import { NoContent, Params, withExample } from '../../http/schemas/schemas.js';
 import { CreateProjectBody, Project, UpdateProjectBody } from './projects.schemas.js';
 import { ProjectService } from './projects.service.js';
+import { PROJECT, PROJECT_CREATE } from './projects.examples.js';
 
 const tags = ['Projects'];
 
@@ -43,8 +44,11 @@ export const projectRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, 
           'organization (case-sensitive, surrounding spaces removed): 409. `currency` is an upper-case ' +
           'ISO 4217 code. `endDate` must not be before `startDate`.',
         params: Params('orgId', 'programId'),
-        body: CreateProjectBody,
-        response: { 201: Project, 409: errorResponse('A project with this code already exists') },
+        body: withExample(CreateProjectBody, PROJECT_CREATE),
+        response: {
+          201: withExample(Project, PROJECT),
+          409: errorResponse('A project with this code already exists'),
+        },
       },
     },
     async (request, reply) =>

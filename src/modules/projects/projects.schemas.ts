@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { CURRENCY_CODE } from '../../lib/patterns.js';
 import {
   Body,
   MULTILINE,
@@ -24,10 +25,13 @@ const Code = () =>
     maxLength: 50,
     notBlank: true,
     ...SINGLE_LINE,
-    description: 'Unique in the organization',
+    description:
+      'The project’s reference as the organization writes it (e.g. KSM-WASH-01): 1 to 50 characters on ' +
+      'one line, letters in either case; unique in the organization as written. Not a slug like an ' +
+      'organization’s code, nor a formula name like an indicator’s.',
   });
 const Currency = () =>
-  Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code in upper case, e.g. USD' });
+  Type.String({ pattern: CURRENCY_CODE.pattern, description: 'ISO 4217 code in upper case, e.g. USD' });
 const Budget = () =>
   Type.Number({ minimum: 0, maximum: MAX_BUDGET, description: 'Stored with two decimals' });
 const OptionalLine = (maxLength: number) => Nullable(Type.String({ maxLength, ...SINGLE_LINE }));

@@ -8,10 +8,14 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  ADMINS,
+  ALL_ROLES,
+  notAMember,
+  notAssigned,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { postProgram, postProject } from '../../../test/helpers/programs.js';
 import { projects } from './projects.tables.js';
@@ -116,7 +120,10 @@ describe('POST /orgs/:orgId/programs/:programId/projects', () => {
           'currency is required',
         ],
       ],
-      [{ ...required(), currency: 'usd' }, ['currency has an invalid format']],
+      [
+        { ...required(), currency: 'usd' },
+        ['currency must be 3 upper-case letters, an ISO 4217 currency code such as USD or KES'],
+      ],
       [{ ...required(), currency: 'ABC' }, ['currency must be an ISO 4217 currency code']],
       [
         { ...required(), currency: 'ZZZ', startDate: '2026-05-01', endDate: '2026-04-01' },
@@ -156,7 +163,10 @@ describe('POST /orgs/:orgId/programs/:programId/projects', () => {
 
   it('is for org_admins only: other roles and outsiders 403, no session 401', async () => {
     for (const user of [team.officer, team.reporter, team.viewer, team.outsider]) {
-      expectError(await call(t.app, 'POST', listUrl(), { as: user, body: required() }), FORBIDDEN);
+      expectError(
+        await call(t.app, 'POST', listUrl(), { as: user, body: required() }),
+        refusedTo(team, user, ADMINS),
+      );
     }
     expectError(await call(t.app, 'POST', listUrl(), { body: required() }), UNAUTHORIZED);
   });
@@ -197,7 +207,7 @@ describe('GET /orgs/:orgId/programs/:programId/projects', () => {
   });
 
   it('refuses outsiders (403), no session (401) and bad paging (400)', async () => {
-    expectError(await call(t.app, 'GET', listUrl(), { as: team.outsider }), FORBIDDEN);
+    expectError(await call(t.app, 'GET', listUrl(), { as: team.outsider }), notAMember(ALL_ROLES));
     expectError(await call(t.app, 'GET', listUrl()), UNAUTHORIZED);
     expectError(
       await call(t.app, 'GET', `${listUrl()}?page=0`, { as: team.admin }),
@@ -214,7 +224,10 @@ describe('GET /orgs/:orgId/projects/:id', () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual(project);
     }
-    expectError(await call(t.app, 'GET', projectUrl(project.id), { as: team.reporter }), FORBIDDEN);
+    expectError(
+      await call(t.app, 'GET', projectUrl(project.id), { as: team.reporter }),
+      notAssigned(ALL_ROLES),
+    );
     await assignProject(t.database.db, team.org.id, project.id, team.reporter.id);
     expect((await call(t.app, 'GET', projectUrl(project.id), { as: team.reporter })).body).toEqual(project);
   });
@@ -235,7 +248,10 @@ describe('GET /orgs/:orgId/projects/:id', () => {
 
   it('refuses outsiders (403) and no session (401)', async () => {
     const project = await postProject(t.app, team.admin, team.org.id, programId);
-    expectError(await call(t.app, 'GET', projectUrl(project.id), { as: team.outsider }), FORBIDDEN);
+    expectError(
+      await call(t.app, 'GET', projectUrl(project.id), { as: team.outsider }),
+      notAMember(ALL_ROLES),
+    );
     expectError(await call(t.app, 'GET', projectUrl(project.id)), UNAUTHORIZED);
   });
 });

@@ -88,7 +88,13 @@ export const IndicatorEntry = Type.Object({
     Type.Unsafe<AggregationMethod>({ enum: [...AGGREGATION_METHODS], type: 'string' }),
   ),
   value: Nullable(Type.Number({ description: 'Aggregated over the included periods by aggregationMethod' })),
-  target: Nullable(Type.Number({ description: 'Cumulative target (DECISIONS.md section 8)' })),
+  target: Nullable(
+    Type.Number({
+      description:
+        "Cumulative target: for `sum`, the sum of the included periods' report targets; for the other " +
+        "methods, the latest included period's; without period targets, the project link's target",
+    }),
+  ),
   baseline: Nullable(Type.Number()),
   progressPct: Nullable(Type.Number()),
   status: ProgressStatusSchema,

@@ -6,10 +6,12 @@ import {
   badRequest,
   call,
   expectError,
-  FORBIDDEN,
   MISSING_ID,
   notFoundBody,
   UNAUTHORIZED,
+  ALL_ROLES,
+  notAMember,
+  notAssigned,
 } from '../../../test/helpers/http.js';
 import {
   donorReportScene,
@@ -146,7 +148,7 @@ describe('GET /orgs/:orgId/reports', () => {
   it('answers 401 without a session, 403 to an outsider, 400 for a malformed query', async () => {
     await ownTeam();
     expectError(await list('', null), UNAUTHORIZED);
-    expectError(await list('', team.outsider), FORBIDDEN);
+    expectError(await list('', team.outsider), notAMember(ALL_ROLES));
     expectError(await list('', team.admin, 'o-1'), badRequest('orgId must be a UUID'));
     const cases: [string, string][] = [
       ['?projectId=p-1', 'projectId must be a UUID'],
@@ -168,6 +170,6 @@ describe('GET /orgs/:orgId/reports', () => {
       await list(`?projectId=${s.project.id}`, team.outsider, team.outsiderOrg.id),
       notFoundBody('Project'),
     );
-    expectError(await list(`?projectId=${s.project.id}`, team.reporter), FORBIDDEN);
+    expectError(await list(`?projectId=${s.project.id}`, team.reporter), notAssigned(ALL_ROLES));
   });
 });

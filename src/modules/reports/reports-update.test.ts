@@ -5,11 +5,12 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   MISSING_ID,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  MANAGERS,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import {
   donorReportScene,
@@ -307,7 +308,10 @@ describe('writes on a report: PATCH, refresh, DELETE', () => {
       await assignProject(t.database.db, team.org.id, s.project.id, team.reporter.id);
       const url = (id: string, orgId = team.org.id) => donorReportUrl(orgId, id, action);
       for (const user of [team.viewer, team.reporter, team.outsider]) {
-        expectError(await call(t.app, method, url(report.id), { as: user, body }), FORBIDDEN);
+        expectError(
+          await call(t.app, method, url(report.id), { as: user, body }),
+          refusedTo(team, user, MANAGERS),
+        );
       }
       expectError(await call(t.app, method, url(report.id), { body }), UNAUTHORIZED);
       expectError(

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { ALL_ROLES, MANAGERS, memberOf } from '../../http/pipeline/access.js';
 import { errorResponse } from '../../http/errors/replies.js';
 import { Collection } from '../../http/schemas/pagination.js';
-import { NoContent, Params } from '../../http/schemas/schemas.js';
+import { NoContent, Params, withExample } from '../../http/schemas/schemas.js';
 import { optionalBody } from '../../http/schemas/validation.js';
 import {
   CreateProjectReportBody,
@@ -17,11 +17,21 @@ import {
 } from './reports.schemas.js';
 import { REPORT_PUBLISHED, ReportService } from './reports.service.js';
 import { SharingService } from './sharing.service.js';
+import {
+  PROJECT_REPORT_CREATE,
+  REPORT_ASSEMBLED,
+  REPORT_CREATE,
+  REPORT_DRAFT,
+  PUBLISHED_REPORT,
+  REPORT_PUBLISH,
+  SHARE_LINK,
+  SHARE_REQUEST,
+} from './reports.examples.js';
 
 const tags = ['Reports'];
 const READ = 'Reporters only for projects assigned to them.';
 const ASSEMBLY =
-  'Assembly (SPEC.md "Assembly rules", DECISIONS.md section 11): the periods chosen, or the periods of the ' +
+  'Assembly: the periods chosen, or the periods of the ' +
   'project overlapping the range; only submitted and approved values, aggregated per indicator by its method ' +
   'against the cumulative target, formula indicators evaluated on the aggregated inputs. When no period ' +
   'overlaps the range, the values submitted (submittedAt, UTC date) within the range are used, with their ' +
@@ -65,8 +75,8 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
           'Either `periodIds` (periods of the project: unknown 404, of another project 400) or `startDate` and ' +
           `\`endDate\`; both or neither: 400. ${ASSEMBLY}`,
         params: Params('orgId'),
-        body: CreateReportBody,
-        response: { 201: Report },
+        body: withExample(CreateReportBody, REPORT_CREATE),
+        response: { 201: withExample(Report, REPORT_DRAFT) },
       },
     },
     async (request, reply) => reply.status(201).send(await reports.create(memberOf(request), request.body)),
@@ -82,8 +92,8 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
         summary: 'Assemble a report of a project over a custom date range',
         description: `reportType defaults to ad_hoc. ${ASSEMBLY}`,
         params: Params('orgId', 'projectId'),
-        body: CreateProjectReportBody,
-        response: { 201: Report },
+        body: withExample(CreateProjectReportBody, PROJECT_REPORT_CREATE),
+        response: { 201: withExample(Report, REPORT_DRAFT) },
       },
     },
     async (request, reply) =>
@@ -121,8 +131,8 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
           'and records `report.published` (edits in the same body are applied first). A published report takes ' +
           'only `status: draft`, which clears publishedAt; anything else is 409. An empty body changes nothing.',
         params: Params('orgId', 'id'),
-        body: UpdateReportBody,
-        response: { 200: Report, ...published },
+        body: withExample(UpdateReportBody, REPORT_PUBLISH),
+        response: { 200: withExample(Report, PUBLISHED_REPORT), ...published },
       },
     },
     (request) => reports.update(memberOf(request), request.params.id, request.body),
@@ -140,7 +150,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
           'From the same periods (skipping any deleted since) or the same date range, with the data as it is now; ' +
           'title and narratives stay. A published report: 409.',
         params: Params('orgId', 'id'),
-        response: { 200: Report, ...published },
+        response: { 200: withExample(Report, REPORT_ASSEMBLED), ...published },
       },
     },
     (request) => reports.refresh(memberOf(request), request.params.id),
@@ -179,8 +189,8 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
           'token stays and `expiresAt`, when sent, replaces the expiry (null: never). An expired link gets a new ' +
           'token. `expiresAt` must be in the future (400). Drafts may be shared too. The body may be omitted.',
         params: Params('orgId', 'id'),
-        body: ShareBody,
-        response: { 200: ShareLink },
+        body: withExample(ShareBody, SHARE_REQUEST),
+        response: { 200: withExample(ShareLink, SHARE_LINK) },
       },
     },
     (request) => sharing.share(memberOf(request), request.params.id, request.body),

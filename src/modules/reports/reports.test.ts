@@ -5,11 +5,15 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   MISSING_ID,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  ALL_ROLES,
+  MANAGERS,
+  notAMember,
+  notAssigned,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { createPeriod } from '../../../test/helpers/periods.js';
 import {
@@ -235,7 +239,7 @@ describe('POST /orgs/:orgId/reports', () => {
     await assignProject(t.database.db, team.org.id, s.project.id, team.reporter.id);
     const body = { title: 'Q1', projectId: s.project.id, reportType: 'quarterly', periodIds: [s.q1.id] };
     for (const user of [team.viewer, team.reporter, team.outsider])
-      expectError(await post(body, user), FORBIDDEN);
+      expectError(await post(body, user), refusedTo(team, user, MANAGERS));
     expectError(await post(body, null), UNAUTHORIZED);
     expectError(await post(body, team.outsider, team.outsiderOrg.id), notFoundBody('Project'));
     expectError(await post(body, team.admin, 'o-1'), badRequest('orgId must be a UUID'));
@@ -292,7 +296,7 @@ describe('POST /orgs/:orgId/projects/:projectId/reports', () => {
     await assignProject(t.database.db, team.org.id, s.project.id, team.reporter.id);
     const body = { title: 'Q1', startDate: '2026-01-01', endDate: '2026-03-31' };
     for (const user of [team.viewer, team.reporter, team.outsider]) {
-      expectError(await postForProject(s.project.id, body, user), FORBIDDEN);
+      expectError(await postForProject(s.project.id, body, user), refusedTo(team, user, MANAGERS));
     }
     expectError(await postForProject(s.project.id, body, null), UNAUTHORIZED);
     expectError(
@@ -309,11 +313,11 @@ describe('GET /orgs/:orgId/reports/:id', () => {
     const report = await scene.reportOf(s.project.id);
     const get = (as: TestUser | null, orgId = team.org.id, id = report.id) =>
       call(t.app, 'GET', donorReportUrl(orgId, id), { as });
-    expectError(await get(team.reporter), FORBIDDEN);
+    expectError(await get(team.reporter), notAssigned(ALL_ROLES));
     await assignProject(t.database.db, team.org.id, s.project.id, team.reporter.id);
     const read = await get(team.reporter);
     expect([read.status, read.body]).toEqual([200, report]);
-    expectError(await get(team.outsider), FORBIDDEN);
+    expectError(await get(team.outsider), notAMember(ALL_ROLES));
     expectError(await get(null), UNAUTHORIZED);
     expectError(await get(team.outsider, team.outsiderOrg.id), notFoundBody('Report'));
     expectError(await get(team.admin, team.org.id, MISSING_ID), notFoundBody('Report'));

@@ -3,10 +3,11 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { REVALIDATE_EACH_TIME } from '../../http/pipeline/caching.js';
 import { errorResponse } from '../../http/errors/replies.js';
-import { FileDownload, Uuid } from '../../http/schemas/schemas.js';
+import { FileDownload, Uuid, withExample } from '../../http/schemas/schemas.js';
 import { ACCEPTED_TYPES, downloadHeaders } from '../../storage/file-storage.js';
 import { Report } from './reports.schemas.js';
 import { SharingService } from './sharing.service.js';
+import { SHARED_REPORT } from './reports.examples.js';
 
 const tags = ['Shared reports'];
 // Any text: a token that is not one of ours is an unknown report (404), whatever it looks like.
@@ -29,7 +30,7 @@ export const sharedReportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
           'The same full report its editors read, with attachment links that work through this share link. ' +
           '404 `Report not found` when the token is unknown, revoked or past shareExpiresAt.',
         params: Type.Object({ token }, { additionalProperties: false }),
-        response: { 200: Report, 404: gone },
+        response: { 200: withExample(Report, SHARED_REPORT), 404: gone },
       },
     },
     async (request, reply) => {

@@ -7,10 +7,11 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   MISSING_ID,
   notFoundBody,
   UNAUTHORIZED,
+  MANAGERS,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { donorReportScene, donorReportUrl, publicReportUrl, UUID_V4 } from '../../../test/helpers/reports.js';
 import { reports } from './reports.tables.js';
@@ -170,7 +171,7 @@ describe('share routes: roles and ids', () => {
       const before = await scene.read(report.id);
       const url = (id: string, orgId = team.org.id) => donorReportUrl(orgId, id, action);
       for (const user of [team.viewer, team.reporter, team.outsider]) {
-        expectError(await call(t.app, method, url(report.id), { as: user }), FORBIDDEN);
+        expectError(await call(t.app, method, url(report.id), { as: user }), refusedTo(team, user, MANAGERS));
       }
       expectError(await call(t.app, method, url(report.id)), UNAUTHORIZED);
       expectError(

@@ -5,10 +5,11 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  MANAGERS,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { createProgram, insertResultNode, storedChildren } from '../../../test/helpers/results.js';
 import { useSuite } from '../../../test/helpers/suite.js';
@@ -165,7 +166,7 @@ describe('PATCH /orgs/:orgId/result-nodes/:id', () => {
   it('refuses reporters, viewers and outsiders (403) and anonymous callers (401)', async () => {
     const { a } = await framework();
     for (const user of [team.reporter, team.viewer, team.outsider]) {
-      expectError(await patch(a.id, { title: 'X' }, user), FORBIDDEN);
+      expectError(await patch(a.id, { title: 'X' }, user), refusedTo(team, user, MANAGERS));
     }
     expectError(await call(t.app, 'PATCH', nodeUrl(a.id), { body: { title: 'X' } }), UNAUTHORIZED);
   });
@@ -217,7 +218,7 @@ describe('DELETE /orgs/:orgId/result-nodes/:id', () => {
   it('refuses reporters, viewers and outsiders (403) and anonymous callers (401)', async () => {
     const { p, a } = await framework();
     for (const user of [team.reporter, team.viewer, team.outsider]) {
-      expectError(await call(t.app, 'DELETE', nodeUrl(a.id), { as: user }), FORBIDDEN);
+      expectError(await call(t.app, 'DELETE', nodeUrl(a.id), { as: user }), refusedTo(team, user, MANAGERS));
     }
     expectError(await call(t.app, 'DELETE', nodeUrl(a.id)), UNAUTHORIZED);
     expect(await children(p.id, null)).toHaveLength(2);

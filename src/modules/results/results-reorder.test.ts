@@ -5,10 +5,11 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  MANAGERS,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { createProgram, insertResultNode, storedChildren } from '../../../test/helpers/results.js';
 import { useSuite } from '../../../test/helpers/suite.js';
@@ -174,7 +175,7 @@ describe('PATCH /orgs/:orgId/result-nodes/reorder', () => {
     const { p, i0, i1, i2 } = await framework();
     const body = { parentId: null, programId: p.id, orderedIds: [i2.id, i1.id, i0.id] };
     for (const user of [team.reporter, team.viewer, team.outsider]) {
-      expectError(await reorder(body, user), FORBIDDEN);
+      expectError(await reorder(body, user), refusedTo(team, user, MANAGERS));
     }
     expectError(await call(t.app, 'PATCH', reorderUrl(), { body }), UNAUTHORIZED);
     expect((await storedChildren(t.database.db, p.id, null)).map((n) => n.id)).toEqual([i0.id, i1.id, i2.id]);

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { ALL_ROLES, MANAGERS, memberOf } from '../../http/pipeline/access.js';
-import { NoContent, Params } from '../../http/schemas/schemas.js';
+import { NoContent, Params, withExample } from '../../http/schemas/schemas.js';
 import {
   CreateResultNodeBody,
   ImpactTreeNode,
@@ -11,6 +11,7 @@ import {
   UpdateResultNodeBody,
 } from './results.schemas.js';
 import { ResultNodeService } from './results.service.js';
+import { RESULT_NODE, RESULT_NODE_CREATE, RESULTS_FRAMEWORK } from './results.examples.js';
 
 const tags = ['Results framework'];
 
@@ -30,7 +31,7 @@ export const resultNodeRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
           'The array holds the impact nodes; each node has its `children` (impact > outcome > output; outputs ' +
           'have an empty array). Siblings are sorted by `orderIndex`, then id.',
         params: Params('orgId', 'programId'),
-        response: { 200: Type.Array(ImpactTreeNode) },
+        response: { 200: withExample(Type.Array(ImpactTreeNode), RESULTS_FRAMEWORK) },
       },
     },
     (request) => nodes.tree(memberOf(request), request.params.programId),
@@ -54,8 +55,8 @@ export const resultNodeRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
           'organization: 404. Without `orderIndex` the node goes last among its siblings; with it, the node ' +
           'takes that position and the siblings from there move one place down.',
         params: Params('orgId', 'programId'),
-        body: CreateResultNodeBody,
-        response: { 201: ResultNode },
+        body: withExample(CreateResultNodeBody, RESULT_NODE_CREATE),
+        response: { 201: withExample(ResultNode, RESULT_NODE) },
       },
     },
     async (request, reply) =>

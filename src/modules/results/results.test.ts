@@ -5,10 +5,13 @@ import {
   call,
   expectError,
   expectViolations,
-  FORBIDDEN,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  ALL_ROLES,
+  MANAGERS,
+  notAMember,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { createProgram, insertResultNode, storedChildren } from '../../../test/helpers/results.js';
 import { useSuite } from '../../../test/helpers/suite.js';
@@ -79,7 +82,7 @@ describe('GET /orgs/:orgId/programs/:programId/result-nodes', () => {
     for (const user of [team.admin, team.officer, team.reporter, team.viewer]) {
       expect((await call(t.app, 'GET', nodesUrl(p.id), { as: user })).status).toBe(200);
     }
-    expectError(await call(t.app, 'GET', nodesUrl(p.id), { as: team.outsider }), FORBIDDEN);
+    expectError(await call(t.app, 'GET', nodesUrl(p.id), { as: team.outsider }), notAMember(ALL_ROLES));
     expectError(await call(t.app, 'GET', nodesUrl(p.id)), UNAUTHORIZED);
   });
 
@@ -274,7 +277,10 @@ describe('POST /orgs/:orgId/programs/:programId/result-nodes', () => {
     const p = await program();
     const body = { level: 'impact', title: 'X' };
     for (const user of [team.reporter, team.viewer, team.outsider]) {
-      expectError(await call(t.app, 'POST', nodesUrl(p.id), { as: user, body }), FORBIDDEN);
+      expectError(
+        await call(t.app, 'POST', nodesUrl(p.id), { as: user, body }),
+        refusedTo(team, user, MANAGERS),
+      );
     }
     expectError(await call(t.app, 'POST', nodesUrl(p.id), { body }), UNAUTHORIZED);
     expect(await storedChildren(t.database.db, p.id, null)).toEqual([]);

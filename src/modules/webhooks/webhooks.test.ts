@@ -14,11 +14,12 @@ import {
   conflictBody,
   expectError,
   expectViolations,
-  FORBIDDEN,
   MISSING_ID,
   notFoundBody,
   TIMESTAMP,
   UNAUTHORIZED,
+  ADMINS,
+  refusedTo,
 } from '../../../test/helpers/http.js';
 import { transaction } from '../../db/client.js';
 import { MovableClock } from '../../lib/clock.js';
@@ -844,7 +845,7 @@ describe('access', () => {
     for (const as of [team.officer, team.reporter, team.viewer, team.outsider]) {
       for (const [method, url, payload] of routes(endpoint.id, deliveryId)) {
         const res = await call(t.app, method, url, { as, body: payload });
-        expect([method, url, res.status, res.body]).toEqual([method, url, 403, FORBIDDEN]);
+        expect([method, url, res.status, res.body]).toEqual([method, url, 403, refusedTo(team, as, ADMINS)]);
       }
     }
   });
