@@ -22,6 +22,8 @@ const ISOLATED = [
   'test/module-graph.test.ts',
   'test/personal-data-at-rest.test.ts',
   'test/sealing-key-check.test.ts',
+  'test/start-stop.test.ts',
+  'test/start-up.test.ts',
   'test/webhook-events.test.ts',
 ];
 

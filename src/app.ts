@@ -25,7 +25,7 @@ import { registerConditionalRequests } from './http/pipeline/conditional.js';
 import { registerIdempotency, takeOverSecondsFor } from './http/pipeline/idempotency.js';
 import { clientError, frameworkError, registerErrorHandler } from './http/errors/replies.js';
 import { registerLocations } from './http/pipeline/location.js';
-import { loggerOptions } from './http/observability/logging.js';
+import { loggerOptions, RequestLog } from './http/observability/logging.js';
 import { registerMetrics } from './http/observability/metrics.js';
 import { registerOpenApi } from './http/documentation/openapi.js';
 import { registerPagination } from './http/schemas/pagination.js';
@@ -210,6 +210,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 function createServer(config: Config, logger: AppOptions['logger']) {
   return Fastify({
     logger: logger ?? loggerOptions(config),
+    logController: new RequestLog(),
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
     ...clientLimits(config),

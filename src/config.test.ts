@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, plainHttpWarning } from './config.js';
 import { sealingKey } from './lib/sealed-values.js';
 
 const SECRET = 'a-configured-secret-of-at-least-32-chars';
@@ -42,6 +42,7 @@ describe('defaults', () => {
       frontendUrl: 'http://localhost:3000',
       databaseUrl: null,
       databaseReplicaUrl: null,
+      databaseWaitSeconds: 60,
       replicaMaxLagSeconds: 5,
       databaseTimeouts: { statementMs: 10_000, lockMs: 5_000, exportStatementMs: 300_000 },
       metricsToken: null,
@@ -63,6 +64,7 @@ describe('defaults', () => {
       corsOrigins: ['http://localhost:3000'],
       oidc: null,
       logLevel: 'info',
+      logFormat: 'json',
       webhookAllowPrivate: false,
       registration: { mode: 'open', domains: [] },
       orgCreation: 'anyone',
@@ -498,9 +500,13 @@ describe('PII_KEY', () => {
       'PII_KEY is required when NODE_ENV=production (32 bytes in base64: openssl rand -base64 32)',
     );
     expect(() => statSync(path.join(dataDir, 'pii-key'))).toThrow();
-    expect(load({ NODE_ENV: 'production', JWT_SECRET: SECRET, PII_KEY }).piiKeyring.current.id).toBe(
-      sealingKey(PII_KEY).id,
-    );
+    const production = {
+      NODE_ENV: 'production',
+      JWT_SECRET: SECRET,
+      PII_KEY,
+      DATABASE_URL: 'postgres://db/mel',
+    };
+    expect(load(production).piiKeyring.current.id).toBe(sealingKey(PII_KEY).id);
   });
 
   it('refuses PII_KEY_PREVIOUS without PII_KEY, in production and outside it', () => {
@@ -580,5 +586,91 @@ describe('AUDIT_RETENTION', () => {
     expect(errorOf({ AUDIT_RETENTION: '2 years' }).message).toContain(
       'AUDIT_RETENTION must be a duration such as 3600, 30m, 12h or 7d (got "2 years")',
     );
+  });
+});
+
+describe('DATABASE_WAIT', () => {
+  it('is 60 s unless set; a duration up to an hour, or 0 for one attempt', () => {
+    expect(load().databaseWaitSeconds).toBe(60);
+    expect(load({ DATABASE_WAIT: '5' }).databaseWaitSeconds).toBe(5);
+    expect(load({ DATABASE_WAIT: '2m' }).databaseWaitSeconds).toBe(120);
+    expect(load({ DATABASE_WAIT: '0' }).databaseWaitSeconds).toBe(0);
+  });
+
+  it('refuses what is no duration, and more than an hour', () => {
+    expect(errorOf({ DATABASE_WAIT: 'soon' }).message).toBe(
+      'Invalid configuration:\n- DATABASE_WAIT must be a duration such as 3600, 30m, 12h or 7d (got "soon")',
+    );
+    expect(errorOf({ DATABASE_WAIT: '2h' }).message).toBe(
+      'Invalid configuration:\n- DATABASE_WAIT must be at most 3600 seconds (got "2h")',
+    );
+  });
+});
+
+describe('LOG_FORMAT', () => {
+  it('is json unless set to pretty', () => {
+    expect(load().logFormat).toBe('json');
+    expect(load({ LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
+    expect(load({ LOG_FORMAT: 'json' }).logFormat).toBe('json');
+  });
+
+  it('refuses any other format', () => {
+    expect(errorOf({ LOG_FORMAT: 'text' }).message).toBe(
+      'Invalid configuration:\n- LOG_FORMAT must be json or pretty (got "text")',
+    );
+  });
+});
+
+describe('the embedded database in production', () => {
+  const production = { NODE_ENV: 'production', JWT_SECRET: SECRET, PII_KEY };
+
+  it('is refused, naming it and saying why, unless ALLOW_EMBEDDED_IN_PRODUCTION=true', () => {
+    expect(errorOf(production).message).toBe(
+      'Invalid configuration:\n- NODE_ENV=production needs DATABASE_URL: without it the service runs on ' +
+        `its embedded database (PGlite in ${path.join(dataDir, 'pglite')}), which lives inside this one ` +
+        'process: no second instance can share it, there is no replica or failover, and a consistent ' +
+        'backup of it needs the service stopped. Set DATABASE_URL to a PostgreSQL database, or ' +
+        'ALLOW_EMBEDDED_IN_PRODUCTION=true to run on the embedded one anyway',
+    );
+    expect(load({ ...production, ALLOW_EMBEDDED_IN_PRODUCTION: 'true' }).databaseUrl).toBeNull();
+    expect(load({ ...production, DATABASE_URL: 'postgres://db/mel' }).databaseUrl).toBe('postgres://db/mel');
+  });
+
+  it('is nothing to allow outside production', () => {
+    expect(load({ NODE_ENV: 'development' }).databaseUrl).toBeNull();
+    expect(load({ NODE_ENV: 'test', ALLOW_EMBEDDED_IN_PRODUCTION: 'false' }).databaseUrl).toBeNull();
+  });
+
+  it('takes ALLOW_EMBEDDED_IN_PRODUCTION as true or false only', () => {
+    expect(errorOf({ ALLOW_EMBEDDED_IN_PRODUCTION: 'yes' }).message).toBe(
+      'Invalid configuration:\n- ALLOW_EMBEDDED_IN_PRODUCTION must be true or false (got "yes")',
+    );
+  });
+});
+
+describe('an http BASE_URL in production', () => {
+  const warningFor = (env: string, baseUrl: string) => plainHttpWarning({ env, baseUrl });
+
+  it('is warned about away from loopback', () => {
+    expect(warningFor('production', 'http://mel.example.org')).toBe(
+      'BASE_URL http://mel.example.org is plain http on an address other than loopback: session cookies ' +
+        'are sent without Secure and tokens cross the network in clear; serve the API over https and set ' +
+        'BASE_URL to its https URL',
+    );
+    expect(warningFor('production', 'http://10.0.0.5:3000')).toContain(
+      'BASE_URL http://10.0.0.5:3000 is plain http',
+    );
+  });
+
+  it('is not on loopback, over https, or outside production', () => {
+    for (const baseUrl of [
+      'http://localhost:3000',
+      'http://127.0.0.1',
+      'http://[::1]:8080',
+      'https://mel.example.org',
+    ]) {
+      expect(warningFor('production', baseUrl)).toBeNull();
+    }
+    expect(warningFor('development', 'http://mel.example.org')).toBeNull();
   });
 });

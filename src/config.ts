@@ -14,6 +14,8 @@ export interface Config {
   readonly databaseUrl: string | null;
   /** DATABASE_REPLICA_URL: a streaming replica of DATABASE_URL for heavy reads (reports, dashboard, exports). */
   readonly databaseReplicaUrl: string | null;
+  /** DATABASE_WAIT: how long a start waits for an unreachable or missing PostgreSQL database, in seconds. */
+  readonly databaseWaitSeconds: number;
   /** REPLICA_MAX_LAG: a replica further behind than this, in seconds, is not read; the primary answers. */
   readonly replicaMaxLagSeconds: number;
   /**
@@ -71,6 +73,8 @@ export interface Config {
     readonly redirectUri: string;
   } | null;
   readonly logLevel: string;
+  /** LOG_FORMAT: JSON lines for machines, or `pretty` (pino-pretty) for people. */
+  readonly logFormat: 'json' | 'pretty';
   /** WEBHOOK_ALLOW_PRIVATE: webhooks may go to private and loopback addresses, and over http to loopback. */
   readonly webhookAllowPrivate: boolean;
   /**
@@ -117,6 +121,7 @@ type Setting<T> = (read: EnvReader) => T;
 const SETTINGS = {
   databaseUrl: (read) => read.connection('DATABASE_URL', POSTGRES),
   databaseReplicaUrl: replicaUrl,
+  databaseWaitSeconds: databaseWait,
   replicaMaxLagSeconds: (read) => read.limit('REPLICA_MAX_LAG', '5s', 3600),
   databaseTimeouts,
   // A scrape token is a credential: short ones are guessed.
@@ -149,6 +154,7 @@ const SETTINGS = {
   webhookAllowPrivate: (read) => read.flag('WEBHOOK_ALLOW_PRIVATE'),
   registration: registrationOf,
   orgCreation: (read) => oneOf(read, 'ORG_CREATION', ORG_CREATION),
+  logFormat,
 } satisfies { [K in keyof Config]?: Setting<Config[K]> };
 
 type Read<T> = { [K in keyof T]: T[K] extends Setting<infer V> ? V : never };
@@ -169,6 +175,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (jwtSecret === null && mode === 'production')
     read.refuse('JWT_SECRET is required when NODE_ENV=production');
   const piiKeys = piiKeysOf(read, mode);
+  embeddedInProduction(read, mode, dataDir);
   const oidc = oidcOf(read);
   const timeouts = timeoutsOf(read);
   const settings = readAll(SETTINGS, read);
@@ -271,6 +278,52 @@ function timeoutsOf(read: EnvReader): Config['timeouts'] {
     keepAliveSeconds: read.limit('KEEP_ALIVE_TIMEOUT', '72s', 3600),
     connectionSeconds: read.limit('CONNECTION_TIMEOUT', '120s', 3600),
   };
+}
+
+/**
+ * The embedded database in production only when asked for: it lives inside the one process, so no second
+ * instance, no replica, no failover, and a consistent copy of it needs the service stopped.
+ */
+function embeddedInProduction(read: EnvReader, mode: string, dataDir: string): void {
+  const allowed = read.flag('ALLOW_EMBEDDED_IN_PRODUCTION');
+  if (mode !== 'production' || read.text('DATABASE_URL') !== undefined || allowed) return;
+  read.refuse(
+    `NODE_ENV=production needs DATABASE_URL: without it the service runs on its embedded database ` +
+      `(PGlite in ${path.join(dataDir, 'pglite')}), which lives inside this one process: no second ` +
+      'instance can share it, there is no replica or failover, and a consistent backup of it needs the ' +
+      'service stopped. Set DATABASE_URL to a PostgreSQL database, or ALLOW_EMBEDDED_IN_PRODUCTION=true ' +
+      'to run on the embedded one anyway',
+  );
+}
+
+/**
+ * Seconds a start waits for PostgreSQL (a container started before its database): at most an hour; `0`
+ * tries once.
+ */
+function databaseWait(read: EnvReader): number {
+  return read.text('DATABASE_WAIT') === '0' ? 0 : read.limit('DATABASE_WAIT', '60', 3600);
+}
+
+const LOG_FORMATS = ['json', 'pretty'] as const;
+
+function logFormat(read: EnvReader): Config['logFormat'] {
+  const format = read.text('LOG_FORMAT') ?? 'json';
+  const known = LOG_FORMATS.find((name) => name === format);
+  if (!known) read.refuse(`LOG_FORMAT must be json or pretty (got "${format}")`);
+  return known ?? 'json';
+}
+
+/**
+ * A production BASE_URL in plain http away from loopback: the session cookie goes without `Secure` and
+ * tokens cross the network in clear. Started anyway (a proxy may add TLS in front), with this warning.
+ */
+export function plainHttpWarning(config: Pick<Config, 'env' | 'baseUrl'>): string | null {
+  if (config.env !== 'production' || secureOrLoopback(new URL(config.baseUrl))) return null;
+  return (
+    `BASE_URL ${config.baseUrl} is plain http on an address other than loopback: session cookies are ` +
+    'sent without Secure and tokens cross the network in clear; serve the API over https and set ' +
+    'BASE_URL to its https URL'
+  );
 }
 
 /** A replica only makes sense beside a PostgreSQL primary: the embedded database has none. */

@@ -9,6 +9,7 @@ import {
   SealingKeyMismatch,
 } from './modules/privacy/index.js';
 import { resealWebhookSecrets } from './modules/webhooks/index.js';
+import { waitForDatabaseOrExit } from './startup.js';
 
 /**
  * `npm run pii:rotate-key`: seals every phone and national id (and webhook signing secret) again under PII_KEY, opening them with
@@ -22,6 +23,7 @@ if (!config.piiKeyring.previous) {
   console.error('pii:rotate-key needs the new key as PII_KEY and the old one as PII_KEY_PREVIOUS');
   process.exit(2);
 }
+await waitForDatabaseOrExit(config);
 const database = openDatabase({ ...config, databaseTimeouts: bulkLimits(config.databaseTimeouts) });
 try {
   await database.migrate();

@@ -359,6 +359,8 @@ async function check(label: string, env: Record<string, string>): Promise<boolea
 
 const base = {
   NODE_ENV: 'production',
+  // The embedded run: production on PGlite, allowed.
+  ALLOW_EMBEDDED_IN_PRODUCTION: 'true',
   JWT_SECRET: randomBytes(32).toString('base64url'),
   PII_KEY: randomBytes(32).toString('base64'),
   BASE_URL: 'http://127.0.0.1',

@@ -411,6 +411,8 @@ function rotateKey(env: Record<string, string>): Promise<{ code: number | null; 
           PATH: process.env.PATH,
           HOME: process.env.HOME,
           NODE_ENV: 'production',
+          // On PGlite: the embedded database in production, allowed.
+          ALLOW_EMBEDDED_IN_PRODUCTION: 'true',
           JWT_SECRET: randomBytes(32).toString('base64url'),
           LOG_LEVEL: 'error',
           ...env,

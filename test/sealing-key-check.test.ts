@@ -291,6 +291,8 @@ describe('the compiled server and worker with a wrong PII_KEY', () => {
     // On PGlite the data directory on disk is the database both runs open.
     env = {
       NODE_ENV: 'production',
+      // On PGlite: the embedded database in production, allowed.
+      ALLOW_EMBEDDED_IN_PRODUCTION: 'true',
       JWT_SECRET: randomBytes(32).toString('base64url'),
       BASE_URL: 'http://127.0.0.1',
       DATA_DIR: dataDir,

@@ -120,6 +120,15 @@ describe('finding 10: no personal data in logs', () => {
       await database.close();
     });
 
+    /** What the completion line of a request says of it. */
+    const completion = (requestId: unknown) => {
+      const line = lines
+        .map((text) => JSON.parse(text) as Record<string, any>)
+        .find((entry) => entry.reqId === requestId && entry.msg === 'request completed');
+      expect(line?.responseTime).toEqual(expect.any(Number));
+      return line && { ...line.req, remoteAddress: undefined, statusCode: line.res.statusCode };
+    };
+
     it('logs a failed insert of a donor contact without the email or the phone', async () => {
       const team = await createTeam(t.app, t.database.db);
       const address = email();
@@ -143,6 +152,13 @@ describe('finding 10: no personal data in logs', () => {
       const failed = lines.filter((line) => line.includes('"request failed"'));
       expect(failed).toHaveLength(1);
       expect(failed[0]).toContain('violates check constraint');
+      // The completion line (issue 39) names the request and its 500, and nothing of its body.
+      expect(completion(res.headers['x-request-id'])).toEqual({
+        method: 'POST',
+        route: '/orgs/:orgId/donors',
+        url: `/orgs/${team.org.id}/donors`,
+        statusCode: 500,
+      });
       expect(lines.join('')).not.toContain(address);
       expect(lines.join('')).not.toContain(PHONE);
     });
@@ -158,6 +174,13 @@ describe('finding 10: no personal data in logs', () => {
           as: team.admin,
         });
         expect(res.status).toBe(200);
+        const key = query.slice(0, query.indexOf('='));
+        expect(completion(res.headers['x-request-id'])).toEqual({
+          method: 'GET',
+          route: '/orgs/:orgId/participants',
+          url: `/orgs/${team.org.id}/participants?${key}=[redacted]&page=1`,
+          statusCode: 200,
+        });
       }
       const logged = lines.join('');
       expect(logged).toContain('search=[redacted]&page=1');

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import pino, { type LogFn, type Logger, type LoggerOptions } from 'pino';
 import type { Config } from '../../config.js';
 
@@ -9,7 +9,8 @@ const REDACTED = '[redacted]';
 /**
  * pino options: link tokens (invitation, reset, form, share) and the identity provider's authorization
  * code never reach the logs, and neither do the values of a failed query, which may hold emails, phones
- * and hashes.
+ * and hashes. A request is logged as its method, its route's template (absent when no route matched), its
+ * URL redacted, and the client's address.
  */
 export function loggerOptions(config: Pick<Config, 'logLevel'>): LoggerOptions {
   return {
@@ -17,13 +18,32 @@ export function loggerOptions(config: Pick<Config, 'logLevel'>): LoggerOptions {
     serializers: {
       req: (request: FastifyRequest) => ({
         method: request.method,
+        route: request.routeOptions.url,
         url: redactedUrl(request),
         remoteAddress: request.ip,
       }),
+      res: (reply: Pick<FastifyReply, 'statusCode'>) => ({ statusCode: reply.statusCode }),
       err: redactedError,
     },
     hooks: { logMethod: withRedactedMessage },
   };
+}
+
+/**
+ * Fastify's request lines, one a request: the completion line carries the request (method, route, URL),
+ * the status and the time in ms, so that it reads alone; the line on arrival is debug.
+ */
+export class RequestLog extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    if (!this.isLogDisabled(request)) request.log.debug({ req: request }, 'incoming request');
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
+    if (this.isLogDisabled(request)) return;
+    const line = { req: request, res: reply, responseTime: Math.round(reply.elapsedTime * 10) / 10 };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request completed');
+  }
 }
 
 /**

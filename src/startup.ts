@@ -1,0 +1,74 @@
+import { createServer } from 'node:net';
+import type { DestinationStream } from 'pino';
+import type { Config } from './config.js';
+import { DatabaseUnreachable, waitForPostgres } from './db/wait.js';
+import { logOutput, LogOutputUnavailable } from './http/observability/log-output.js';
+
+/*
+ * What the entry points (server, worker, migrate, rotate-key) check before they open anything. A problem
+ * here is one plain line on stderr and exit 1, as a configuration error is: never a stack, whatever
+ * LOG_FORMAT says, since it may be the log output that failed.
+ */
+
+/** Waits DATABASE_WAIT for PostgreSQL, saying so on stderr; still out of reach, the process ends (1). */
+export async function waitForDatabaseOrExit(config: Pick<Config, 'databaseUrl' | 'databaseWaitSeconds'>) {
+  if (!config.databaseUrl) return; // the embedded database is opened in this process
+  try {
+    await waitForPostgres(config.databaseUrl, {
+      waitSeconds: config.databaseWaitSeconds,
+      report: (line) => console.error(line),
+    });
+  } catch (err) {
+    if (!(err instanceof DatabaseUnreachable)) throw err;
+    console.error(err.message);
+    process.exit(1);
+  }
+}
+
+/** The log lines' destination for LOG_FORMAT; pino-pretty missing ends the process (1). */
+export async function logOutputOrExit(config: Pick<Config, 'logFormat'>): Promise<DestinationStream> {
+  try {
+    return await logOutput(config);
+  } catch (err) {
+    if (!(err instanceof LogOutputUnavailable)) throw err;
+    console.error(err.message);
+    process.exit(1);
+  }
+}
+
+/**
+ * Whether HOST:PORT can be listened on, tried before the database is opened: a second start on a taken
+ * port says so at once and never opens the embedded database the first one is using.
+ */
+export async function listenProblemOf(config: Pick<Config, 'port' | 'host'>): Promise<string | null> {
+  if (config.port === 0) return null; // any free port
+  const probe = createServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      probe.once('error', reject);
+      probe.listen({ port: config.port, host: config.host, exclusive: true }, resolve);
+    });
+    return null;
+  } catch (err) {
+    return listenProblem(err, config);
+  } finally {
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+  }
+}
+
+/** The one line for an error of `listen`, or null when it is none of the known ones. */
+export function listenProblem(err: unknown, { port, host }: Pick<Config, 'port' | 'host'>): string | null {
+  switch ((err as { code?: unknown }).code) {
+    case 'EADDRINUSE':
+      return (
+        `cannot listen on port ${port} (HOST ${host}): another process holds it, perhaps the service ` +
+        'already running; stop that process or set PORT to a free port'
+      );
+    case 'EACCES':
+      return `cannot listen on port ${port} (HOST ${host}): permission denied; ports below 1024 need privileges, set PORT to 1024 or above`;
+    case 'EADDRNOTAVAIL':
+      return `cannot listen on HOST ${host}: this machine has no such address; set HOST (0.0.0.0: every address)`;
+    default:
+      return null;
+  }
+}
