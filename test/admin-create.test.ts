@@ -60,7 +60,8 @@ function adminCreate(...args: string[]): Promise<{ code: number | null; out: str
           APP_URL: TEST_APP_URL,
           DATA_DIR: dataDir,
           LOG_LEVEL: 'error',
-          ...(url ? { DATABASE_URL: url } : {}),
+          // A production service on the embedded database has said so: the command runs beside it.
+          ...(url ? { DATABASE_URL: url } : { ALLOW_EMBEDDED_IN_PRODUCTION: 'true' }),
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       },

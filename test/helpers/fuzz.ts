@@ -10,7 +10,9 @@
 import { STATUS_CODES } from 'node:http';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
+import { FORBIDDEN_REASONS } from '../../src/errors/catalogue.js';
 import { ERROR_CODES } from '../../src/errors/codes.js';
+import { ORG_ROLES } from '../../src/http/pipeline/access.js';
 import { JSON_POINTER } from './http.js';
 import type { TestUser } from './factories.js';
 import { answers } from './forms.js';
@@ -372,7 +374,8 @@ export function problemWith(status: number, text: string, contentType = ''): str
   } catch {
     return `${status} without a JSON body: ${text.slice(0, 100)}`;
   }
-  const { statusCode, message, error, code, details, ...extra } = (body ?? {}) as Record<string, unknown>;
+  const { statusCode, message, error, code, details, allowedRoles, reason, ...extra } = (body ??
+    {}) as Record<string, unknown>;
   const messageOk =
     typeof message === 'string' || (Array.isArray(message) && message.every((m) => typeof m === 'string'));
   if (
@@ -382,11 +385,26 @@ export function problemWith(status: number, text: string, contentType = ''): str
     typeof code !== 'string' ||
     !Object.hasOwn(ERROR_CODES, code) ||
     !detailsOk(status, message, details) ||
+    !refusalOk(code, allowedRoles, reason) ||
     Object.keys(extra).length > 0
   ) {
     return `${status} with a body that is not the contract's: ${text.slice(0, 200)}`;
   }
   return null;
+}
+
+/** Only a 403 `forbidden` names the roles that may (known roles, none twice) and why, when not the role. */
+function refusalOk(code: unknown, allowedRoles: unknown, reason: unknown): boolean {
+  if (code !== 'forbidden') return allowedRoles === undefined && reason === undefined;
+  const rolesOk =
+    allowedRoles === undefined ||
+    (Array.isArray(allowedRoles) &&
+      new Set(allowedRoles).size === allowedRoles.length &&
+      allowedRoles.every((role) => (ORG_ROLES as readonly unknown[]).includes(role)));
+  return (
+    rolesOk &&
+    (reason === undefined || (typeof reason === 'string' && Object.hasOwn(FORBIDDEN_REASONS, reason)))
+  );
 }
 
 /** A 400 has one detail per message, in order, each pointing somewhere; other errors have none. */

@@ -88,7 +88,9 @@ export async function registerOpenApi(app: FastifyInstance, version: string, bas
     const statuses = [400, 404, 500];
     if (route.config?.rateLimitBucket !== 'none') statuses.push(429);
     if (route.schema.body || route.schema.bodyMedia) statuses.push(413, 415);
-    if (access !== 'public') statuses.push(401);
+    // A page answers a signed-out visitor with a redirect to its sign-in page, never a JSON 401.
+    const page = ((route.schema.produces ?? []) as string[]).includes('text/html');
+    if (access !== 'public' && !page) statuses.push(401);
     if (typeof access === 'object') statuses.push(403);
     const response = (route.schema.response ?? {}) as Record<string, unknown>;
     for (const status of statuses) {

@@ -61,7 +61,7 @@ interface LoggedRequest {
 }
 
 /**
- * A line's message as people read it: a request's completion as `GET /orgs/…/projects 200 12.5 ms`, then
+ * A line's message as people read it: a request's completion as `GET /health/ready 200 1.5 ms`, then
  * its route's template and request id; any other line's message, with the request it concerns.
  */
 export function prettyMessage(log: Record<string, unknown>, messageKey: string): string {
