@@ -36,8 +36,11 @@ import {
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { clearTimeout, setTimeout } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 
+// Node's own fetch (the HEALTHCHECK uses it too).
+const { fetch } = globalThis;
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (line) => console.error(`recipe: ${line}`);
 
@@ -301,7 +304,10 @@ function composeCommand(service) {
   const block = new RegExp(`^  ${service}:\\n((?:    .*\\n|\\s*\\n)*)`, 'm').exec(text)?.[1] ?? '';
   const [, command] = /^\s+command:\s*(\[.*\])\s*$/m.exec(block) ?? [];
   if (!command) throw new Error(`compose.yaml: no command: [...] for the service ${service}`);
-  return JSON.parse(command);
+  // A YAML flow sequence of plain quoted words (as prettier writes it, in single quotes).
+  return [...command.matchAll(/'((?:[^']|'')*)'|"((?:[^"\\]|\\.)*)"/g)].map(([, single, double]) =>
+    single !== undefined ? single.replaceAll("''", "'") : JSON.parse(`"${double}"`),
+  );
 }
 
 async function main() {
