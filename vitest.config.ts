@@ -34,6 +34,7 @@ const ISOLATED = [
 const HEAVY = [
   'test/browser/**/*.test.ts',
   'test/conditional-instances.test.ts',
+  'test/container-recipe.test.ts',
   'test/database-outage.test.ts',
   'test/fuzz.test.ts',
   'test/hardening/03-keyed-request-runs-once.test.ts',
