@@ -37,7 +37,7 @@ async function idle(server: Server, began: number): Promise<string> {
   return `ready in ${ready} s, ${mb(server.rss())} MB`;
 }
 
-/** Reads by `clients` clients for `ms`: the caller's organizations, one's projects, the caller. */
+/** Reads by `clients` clients for `ms`: the caller's organizations, one's dashboard and participants, the caller. */
 async function reads(server: Server, ms: number, clients = 10): Promise<number> {
   const json = { 'content-type': 'application/json' };
   let authorization = '';
@@ -61,7 +61,7 @@ async function reads(server: Server, ms: number, clients = 10): Promise<number> 
   });
   if (!org.ok) throw new Error(`create org: ${org.status} ${await org.text()}`);
   const { id } = (await org.json()) as { id: string };
-  const paths = ['/orgs', `/orgs/${id}/projects`, '/auth/me', `/orgs/${id}`];
+  const paths = ['/orgs', `/orgs/${id}/dashboard-summary`, `/orgs/${id}/participants`, '/auth/me', `/orgs/${id}`];
   const end = Date.now() + ms;
   let done = 0;
   await Promise.all(

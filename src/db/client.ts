@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { sql, type Logger } from 'drizzle-orm';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
@@ -288,17 +288,20 @@ function openPostgres(
  */
 export const EMBEDDED_SETTINGS: Readonly<Record<string, string>> = { shared_buffers: '16MB' };
 
-const EMBEDDED_START_PARAMS = [
-  ...PGlite.defaultStartParams,
-  ...Object.entries(EMBEDDED_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
-];
+/** PGlite's options for the service's embedded database: its own start parameters and EMBEDDED_SETTINGS. */
+export const embeddedOptions = (): PGliteOptions => ({
+  startParams: [
+    ...PGlite.defaultStartParams,
+    ...Object.entries(EMBEDDED_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+  ],
+});
 
 function openPglite(options: DatabaseOptions): Database {
   let client = options.pglite;
   if (!client) {
     const dir = path.join(options.dataDir, 'pglite');
     mkdirSync(dir, { recursive: true });
-    client = new PGlite(dir, { startParams: EMBEDDED_START_PARAMS });
+    client = new PGlite(dir, embeddedOptions());
   }
   const pglite = client;
   const db = drizzlePglite(pglite, { logger: options.logger });
