@@ -61,7 +61,13 @@ async function reads(server: Server, ms: number, clients = 10): Promise<number> 
   });
   if (!org.ok) throw new Error(`create org: ${org.status} ${await org.text()}`);
   const { id } = (await org.json()) as { id: string };
-  const paths = ['/orgs', `/orgs/${id}/dashboard-summary`, `/orgs/${id}/participants`, '/auth/me', `/orgs/${id}`];
+  const paths = [
+    '/orgs',
+    `/orgs/${id}/dashboard-summary`,
+    `/orgs/${id}/participants`,
+    '/auth/me',
+    `/orgs/${id}`,
+  ];
   const end = Date.now() + ms;
   let done = 0;
   await Promise.all(

@@ -24,7 +24,9 @@ export async function createEmbeddedDatabase(dataDir: string): Promise<void> {
     proc.once('exit', (code, signal) =>
       code === 0
         ? resolve()
-        : reject(new Error(`creating the embedded database in ${dataDir} failed (${signal ?? `exit ${code}`})`)),
+        : reject(
+            new Error(`creating the embedded database in ${dataDir} failed (${signal ?? `exit ${code}`})`),
+          ),
     );
   });
 }
