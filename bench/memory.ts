@@ -2,8 +2,8 @@
  * `npm run bench:memory`: the resident memory of the compiled server (as `npm start` runs it) with no
  * request, 10 s after it is ready: on a new embedded database (a first start, which creates and migrates
  * it), then again on the same DATA_DIR (a restart); then after `--load` seconds (default 30) of reads by
- * 10 clients, and 10 s after they stop. With DATABASE_URL set, the same on PostgreSQL (that database must
- * exist; it is migrated). Prints the figures in MB; docs/operations.md ("Memory") quotes them.
+ * 10 clients, and 10 s after they stop. With DATABASE_URL set, the same on PostgreSQL: a new, empty
+ * database (it is migrated; the keys are generated anew in a new DATA_DIR). Prints the figures in MB; docs/operations.md ("Memory") quotes them.
  * Not part of `npm test`: the numbers depend on the machine and what else runs on it.
  */
 import { randomBytes } from 'node:crypto';
