@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
+import { createEmbeddedDatabase } from './db/embedded-first-start.js';
 import { DatabaseUnreachable, waitForPostgres } from './db/wait.js';
 import { logOutput, LogOutputUnavailable } from './http/observability/log-output.js';
 
@@ -10,9 +11,18 @@ import { logOutput, LogOutputUnavailable } from './http/observability/log-output
  * LOG_FORMAT says, since it may be the log output that failed.
  */
 
-/** Waits DATABASE_WAIT for PostgreSQL, saying so on stderr; still out of reach, the process ends (1). */
-export async function waitForDatabaseOrExit(config: Pick<Config, 'databaseUrl' | 'databaseWaitSeconds'>) {
-  if (!config.databaseUrl) return; // the embedded database is opened in this process
+/**
+ * Waits DATABASE_WAIT for PostgreSQL, saying so on stderr; still out of reach, the process ends (1).
+ * A new embedded database is created and migrated in a thread that then ends (its memory with it); an
+ * existing one is opened in this process.
+ */
+export async function waitForDatabaseOrExit(
+  config: Pick<Config, 'databaseUrl' | 'databaseWaitSeconds' | 'dataDir'>,
+) {
+  if (!config.databaseUrl) {
+    await createEmbeddedDatabase(config.dataDir);
+    return;
+  }
   try {
     await waitForPostgres(config.databaseUrl, {
       waitSeconds: config.databaseWaitSeconds,

@@ -6,7 +6,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -130,6 +130,23 @@ describe('production on the embedded database', () => {
       ),
     );
   });
+});
+
+describe('a new embedded database', () => {
+  it(
+    'is created and migrated at a first start (src/db/embedded-first-start.ts), then found and opened',
+    { timeout: 90_000 },
+    async () => {
+      const data = mkdtempSync(path.join(dataDir, 'first-start-'));
+      const migrate = run('migrate', { DATA_DIR: data });
+      expect((await migrate.exited).code, migrate.stderr()).toBe(0);
+      expect(migrate.stderr()).toBe('');
+      expect(existsSync(path.join(data, 'pglite', 'PG_VERSION'))).toBe(true);
+      // Opened as it is found: every migration applied, nothing created twice.
+      const again = run('migrate', { DATA_DIR: data });
+      expect((await again.exited).code, again.stderr()).toBe(0);
+    },
+  );
 });
 
 describe.skipIf(!testUrl)('a database missing at start, on PostgreSQL', () => {

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { sql, type Logger } from 'drizzle-orm';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
@@ -280,12 +280,28 @@ function openPostgres(
   };
 }
 
+/**
+ * PostgreSQL settings of the embedded database, given at every open (they override its postgresql.conf).
+ * PGlite's default shared_buffers, 128 MB, is allocated and touched at open: resident for the process's
+ * life. 16 MB holds this schema's hot pages many times over (a migrated database is about 40 MB on disk,
+ * read through the OS's page cache); measured 110 MB less resident at idle. wal_buffers follows it (512 kB).
+ */
+export const EMBEDDED_SETTINGS: Readonly<Record<string, string>> = { shared_buffers: '16MB' };
+
+/** PGlite's options for the service's embedded database: its own start parameters and EMBEDDED_SETTINGS. */
+export const embeddedOptions = (): PGliteOptions => ({
+  startParams: [
+    ...PGlite.defaultStartParams,
+    ...Object.entries(EMBEDDED_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+  ],
+});
+
 function openPglite(options: DatabaseOptions): Database {
   let client = options.pglite;
   if (!client) {
     const dir = path.join(options.dataDir, 'pglite');
     mkdirSync(dir, { recursive: true });
-    client = new PGlite(dir);
+    client = new PGlite(dir, embeddedOptions());
   }
   const pglite = client;
   const db = drizzlePglite(pglite, { logger: options.logger });
