@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migratedDataDir } from './helpers/embedded.js';
 import { openDatabase, type Database } from '../src/db/client.js';
 import { users } from '../src/modules/auth/auth.tables.js';
 import { buildTestApp, maintenanceQuery, TEST_PII_KEY } from './helpers/app.js';
@@ -36,6 +37,8 @@ beforeAll(async () => {
     const own = new URL(testUrl);
     own.pathname = `/${name}`;
     url = own.toString();
+  } else {
+    await migratedDataDir(dataDir);
   }
 }, 120_000);
 afterAll(async () => {

@@ -13,10 +13,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { PGlite } from '@electric-sql/pglite';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../bench/processes.js';
-import { openDatabase } from '../src/db/client.js';
+import { migratedDataDir } from './helpers/embedded.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -114,17 +113,6 @@ function portFree(port: number): Promise<boolean> {
     probe.once('error', () => resolve(false));
     probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
   });
-}
-
-/** An embedded database in `dataDir`, migrated: the run's snapshot when it has one (1.8 s against 9). */
-async function migratedDataDir(dataDir: string): Promise<void> {
-  const snapshot = inject('pgliteSnapshot');
-  const pglite = new PGlite(
-    path.join(dataDir, 'pglite'),
-    snapshot ? { loadDataDir: new Blob([readFileSync(snapshot)]) } : {},
-  );
-  if (!snapshot) await openDatabase({ databaseUrl: null, dataDir, pglite }).migrate();
-  await pglite.close();
 }
 
 const PUBLIC_HTTP = 'http://mel.example.org';
