@@ -25,6 +25,7 @@ import { recordSealingKey, SealingKeyMismatch } from '../src/modules/privacy/sea
 import { participantUrl, postActivity, person, register, type ActivityJson } from './helpers/activities.js';
 import { buildTestApp, maintenanceQuery, openTestDatabase, type TestApp } from './helpers/app.js';
 import { createProject, createTeam, type Team } from './helpers/factories.js';
+import { migratedDataDir } from './helpers/embedded.js';
 import { call } from './helpers/http.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -381,6 +382,8 @@ async function databaseOnDisk() {
     const own = new URL(testUrl);
     own.pathname = `/${name}`;
     url = own.toString();
+  } else {
+    await migratedDataDir(dataDir);
   }
   return {
     env: { DATA_DIR: dataDir, ...(url ? { DATABASE_URL: url } : {}) },

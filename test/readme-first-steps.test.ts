@@ -69,7 +69,10 @@ describe("the README's First steps", () => {
 
   it('run as written, in order, up to a shared report whose link answers 200', async () => {
     const run = await runBash(blocks.join('\n'), { MEL: base });
-    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+    expect({ code: run.code, stderr: run.stderr }, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`).toEqual({
+      code: 0,
+      stderr: '',
+    });
 
     const transcript = run.stdout
       .replaceAll(base, '$MEL')

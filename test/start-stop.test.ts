@@ -61,6 +61,29 @@ const answers = (port: number) => () =>
     () => false,
   );
 
+/** `npm start` on a free port, answering: the npm process and every process below it then. */
+async function serving(dataDir: string) {
+  const port = await freePort();
+  const env = baseEnv(dataDir, port);
+  const started = npm(['start'], env);
+  await until(started, answers(port));
+  const tree = descendants(started.npm.pid!);
+  expect(tree.length).toBeGreaterThan(0);
+  return { port, env, started, tree };
+}
+
+/** npm ended as `exit` says, nothing of its tree is left within 5 s, and (for a server) its port is free. */
+async function expectAllGone(
+  started: Started,
+  tree: number[],
+  exit: { code: number | null; signal: NodeJS.Signals | null },
+  port?: number,
+) {
+  expect(await started.exited).toEqual(exit);
+  expect(await survivors(tree, 5000)).toEqual([]);
+  if (port !== undefined) expect(await portFree(port)).toBe(true);
+}
+
 /** The state letter of /proc/<pid>/stat, null once the process is gone. */
 function stateOf(pid: number): string | null {
   try {
@@ -148,12 +171,7 @@ describe('npm start and npm run worker, signalled', () => {
     'SIGTERM to npm start: npm exits 0, its server with it, the port is free',
     { timeout: 90_000 },
     async () => {
-      const port = await freePort();
-      const env = baseEnv(dataDir, port);
-      const started = npm(['start'], env);
-      await until(started, answers(port));
-      const tree = descendants(started.npm.pid!);
-      expect(tree.length).toBeGreaterThan(0);
+      const { port, env, started, tree } = await serving(dataDir);
 
       // A second start on the taken port: one line, at once, before any database is opened.
       const otherDir = mkdtempSync(path.join(tmpdir(), 'mel-start-second-'));
@@ -171,9 +189,7 @@ describe('npm start and npm run worker, signalled', () => {
       }
 
       process.kill(started.npm.pid!, 'SIGTERM');
-      expect(await started.exited).toEqual({ code: 0, signal: null });
-      expect(await survivors(tree, 5000)).toEqual([]);
-      expect(await portFree(port)).toBe(true);
+      await expectAllGone(started, tree, { code: 0, signal: null }, port);
       const log = started.output();
       expect(log).toContain('"msg":"SIGTERM received, shutting down"');
       expect(log).toContain('"msg":"stopped"');
@@ -193,14 +209,9 @@ describe('npm start and npm run worker, signalled', () => {
     'Ctrl-C (SIGINT to the whole group, npm passing its own on): one clean shutdown',
     { timeout: 60_000 },
     async () => {
-      const port = await freePort();
-      const started = npm(['start'], baseEnv(dataDir, port));
-      await until(started, answers(port));
-      const tree = descendants(started.npm.pid!);
+      const { port, started, tree } = await serving(dataDir);
       process.kill(-started.npm.pid!, 'SIGINT');
-      expect(await started.exited).toEqual({ code: 0, signal: null });
-      expect(await survivors(tree, 5000)).toEqual([]);
-      expect(await portFree(port)).toBe(true);
+      await expectAllGone(started, tree, { code: 0, signal: null }, port);
       // The server's second SIGINT (npm's) did not cut its shutdown short.
       expect(started.output().match(/SIGINT received, shutting down/g)).toHaveLength(1);
       expect(started.output()).toContain('"msg":"stopped"');
@@ -211,17 +222,12 @@ describe('npm start and npm run worker, signalled', () => {
     'SIGKILL to npm start, its output unread (a closed terminal): the server stops by itself',
     { timeout: 60_000 },
     async () => {
-      const port = await freePort();
-      const started = npm(['start'], baseEnv(dataDir, port));
-      await until(started, answers(port));
-      const tree = descendants(started.npm.pid!);
+      const { port, started, tree } = await serving(dataDir);
       // Writes to stdout and stderr now fail (EPIPE): pino's asynchronous default then looped at exit.
       started.npm.stdout!.destroy();
       started.npm.stderr!.destroy();
       process.kill(started.npm.pid!, 'SIGKILL');
-      expect(await started.exited).toEqual({ code: null, signal: 'SIGKILL' });
-      expect(await survivors(tree, 5000)).toEqual([]);
-      expect(await portFree(port)).toBe(true);
+      await expectAllGone(started, tree, { code: null, signal: 'SIGKILL' }, port);
     },
   );
 
@@ -251,8 +257,7 @@ describe('npm start and npm run worker, signalled', () => {
     const tree = descendants(started.npm.pid!);
     expect(tree.length).toBeGreaterThan(0);
     process.kill(started.npm.pid!, 'SIGTERM');
-    expect(await started.exited).toEqual({ code: 0, signal: null });
-    expect(await survivors(tree, 5000)).toEqual([]);
+    await expectAllGone(started, tree, { code: 0, signal: null });
     expect(started.output()).toContain('"msg":"SIGTERM received, stopping the worker"');
     expect(started.output()).toContain('"msg":"stopped"');
   });
