@@ -10,4 +10,11 @@ export {
 export { type AuditEntryRow, listAuditEntries, purgeAuditEntries } from './audit-log.repo.js';
 export { auditLogRoutes } from './audit-log.routes.js';
 export { AuditEntry } from './audit-log.schemas.js';
-export { checkSealingKey, recordSealingKey, SealingKeyMismatch } from './sealing-keys.js';
+export {
+  checkSealingKey,
+  keyringHolds,
+  recordSealingKey,
+  sealedUnderKeyId,
+  sealingKeyMismatch,
+  SealingKeyMismatch,
+} from './sealing-keys.js';

@@ -21,14 +21,23 @@ export async function checkSealingKey(db: Db, keyring: Keyring): Promise<boolean
   } catch (err) {
     if (!(err instanceof SealedValueError)) throw err;
   }
-  throw new SealingKeyMismatch(
-    `PII_KEY does not open the personal data in this database: it is sealed under key ${row.keyId}, ` +
+  throw sealingKeyMismatch(row.keyId, keyring);
+}
+
+/** The refusal of a keyring that does not hold `keyId`, the key the data is recorded as sealed under. */
+export function sealingKeyMismatch(keyId: string, keyring: Keyring): SealingKeyMismatch {
+  return new SealingKeyMismatch(
+    `PII_KEY does not open the personal data in this database: it is sealed under key ${keyId}, ` +
       `and PII_KEY is key ${keyring.current.id}` +
       (keyring.previous ? `, PII_KEY_PREVIOUS key ${keyring.previous.id}` : '') +
       '. Start with the key the data was sealed under as PII_KEY (during a rotation: the new key as ' +
       'PII_KEY and the old one as PII_KEY_PREVIOUS).',
   );
 }
+
+/** Whether `keyring` holds the key `keyId` names (PII_KEY or PII_KEY_PREVIOUS). */
+export const keyringHolds = (keyring: Keyring, keyId: string): boolean =>
+  keyring.current.id === keyId || keyring.previous?.id === keyId;
 
 /**
  * Records the current key as the one everything is sealed under: after a finished rotation it replaces
@@ -44,4 +53,13 @@ export async function recordSealingKey(db: Db, keyring: Keyring, firstStart = fa
   }
   await insert.onConflictDoNothing();
   await checkSealingKey(db, keyring);
+}
+
+/** The id of the key the database's personal data is recorded as sealed under; null when none is yet. */
+export async function sealedUnderKeyId(db: Db): Promise<string | null> {
+  const [row] = await db
+    .select({ keyId: sealingKeyCheck.keyId })
+    .from(sealingKeyCheck)
+    .where(eq(sealingKeyCheck.id, 1));
+  return row?.keyId ?? null;
 }
