@@ -3,6 +3,8 @@ import { check, timestamp, uuid, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import { newId } from '../lib/ids.js';
 
 export const id = () => uuid('id').primaryKey().$defaultFn(newId);
+/** The id of a tenant table's row: its primary key is (org_id, id), declared with the table. */
+export const rowId = () => uuid('id').notNull().$defaultFn(newId);
 export const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 export const createdAt = () => timestamptz('created_at').notNull().defaultNow();
 export const updatedAt = () =>

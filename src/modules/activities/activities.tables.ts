@@ -8,12 +8,13 @@ import {
   integer,
   pgEnum,
   pgTable,
+  primaryKey,
   text,
   unique,
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { createdAt, id, timestamptz, updatedAt } from '../../db/columns.js';
+import { createdAt, rowId, timestamptz, updatedAt } from '../../db/columns.js';
 import { MAX_AGE, SEXES } from '../../lib/demographics.js';
 import { organizations } from '../orgs/orgs.tables.js';
 import { projects } from '../projects/projects.tables.js';
@@ -29,11 +30,11 @@ export const sex = pgEnum('sex', SEXES);
 export const activities = pgTable(
   'activities',
   {
-    id: id(),
+    id: rowId(),
     orgId: uuid('org_id').notNull(),
     projectId: uuid('project_id').notNull(),
     // A deleted result node leaves its activities in place, unattached (DECISIONS.md section 6).
-    outputId: uuid('output_id').references(() => resultNodes.id, { onDelete: 'set null' }),
+    outputId: uuid('output_id'),
     title: text('title').notNull(),
     description: text('description'),
     startDate: date('start_date', { mode: 'string' }).notNull(),
@@ -48,7 +49,13 @@ export const activities = pgTable(
     foreignKey({ columns: [t.orgId, t.projectId], foreignColumns: [projects.orgId, projects.id] }).onDelete(
       'cascade',
     ),
-    unique('activities_org_id_id_key').on(t.orgId, t.id),
+    primaryKey({ name: 'activities_pkey', columns: [t.orgId, t.id] }),
+    // Migration 0021 narrows the action to SET NULL (output_id): org_id stays.
+    foreignKey({
+      name: 'activities_output_id_result_nodes_id_fk',
+      columns: [t.orgId, t.outputId],
+      foreignColumns: [resultNodes.orgId, resultNodes.id],
+    }).onDelete('set null'),
     index('activities_org_id_project_id_start_date_idx').on(t.orgId, t.projectId, t.startDate),
     index('activities_output_id_idx').on(t.outputId),
   ],
@@ -58,7 +65,7 @@ export const activities = pgTable(
 export const participants = pgTable(
   'participants',
   {
-    id: id(),
+    id: rowId(),
     orgId: uuid('org_id')
       .notNull()
       .references(() => organizations.id, { onDelete: 'cascade' }),
@@ -82,7 +89,7 @@ export const participants = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    unique('participants_org_id_id_key').on(t.orgId, t.id),
+    primaryKey({ name: 'participants_pkey', columns: [t.orgId, t.id] }),
     // A national id names one person of the organization; registering it again reuses that person.
     uniqueIndex('participants_org_id_national_id_index_key')
       .on(t.orgId, t.nationalIdIndex)
@@ -103,7 +110,7 @@ export const participants = pgTable(
 export const activityParticipants = pgTable(
   'activity_participants',
   {
-    id: id(),
+    id: rowId(),
     orgId: uuid('org_id').notNull(),
     activityId: uuid('activity_id').notNull(),
     participantId: uuid('participant_id').notNull(),
@@ -120,7 +127,12 @@ export const activityParticipants = pgTable(
       columns: [t.orgId, t.participantId],
       foreignColumns: [participants.orgId, participants.id],
     }).onDelete('cascade'),
-    unique('activity_participants_activity_id_participant_id_key').on(t.activityId, t.participantId),
+    primaryKey({ name: 'activity_participants_pkey', columns: [t.orgId, t.id] }),
+    unique('activity_participants_org_id_activity_id_participant_id_key').on(
+      t.orgId,
+      t.activityId,
+      t.participantId,
+    ),
     index('activity_participants_participant_id_idx').on(t.participantId),
   ],
 );
@@ -129,7 +141,7 @@ export const activityParticipants = pgTable(
 export const householdMembers = pgTable(
   'household_members',
   {
-    id: id(),
+    id: rowId(),
     orgId: uuid('org_id').notNull(),
     participantId: uuid('participant_id').notNull(),
     // Personal fields: null once the participant is erased, ageBand then kept instead of age.
@@ -145,6 +157,7 @@ export const householdMembers = pgTable(
       columns: [t.orgId, t.participantId],
       foreignColumns: [participants.orgId, participants.id],
     }).onDelete('cascade'),
+    primaryKey({ name: 'household_members_pkey', columns: [t.orgId, t.id] }),
     index('household_members_participant_id_idx').on(t.participantId),
     check('household_members_age_check', sql`${t.age} BETWEEN 0 AND ${sql.raw(String(MAX_AGE))}`),
   ],

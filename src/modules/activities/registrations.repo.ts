@@ -77,7 +77,13 @@ export async function insertRegistrations(
   const inserted = await db
     .insert(activityParticipants)
     .values(ordered)
-    .onConflictDoNothing({ target: [activityParticipants.activityId, activityParticipants.participantId] })
+    .onConflictDoNothing({
+      target: [
+        activityParticipants.orgId,
+        activityParticipants.activityId,
+        activityParticipants.participantId,
+      ],
+    })
     .returning({ participantId: activityParticipants.participantId });
   return inserted.map((row) => row.participantId);
 }

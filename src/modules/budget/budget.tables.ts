@@ -1,12 +1,12 @@
-import { foreignKey, index, numeric, pgTable, text, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, id, updatedAt } from '../../db/columns.js';
+import { foreignKey, index, numeric, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, rowId, updatedAt } from '../../db/columns.js';
 import { projects } from '../projects/projects.tables.js';
 
 /** Planned and actual amounts of a project, in the project's currency. */
 export const budgetLines = pgTable(
   'budget_lines',
   {
-    id: id(),
+    id: rowId(),
     orgId: uuid('org_id').notNull(),
     projectId: uuid('project_id').notNull(),
     category: text('category').notNull(),
@@ -19,6 +19,7 @@ export const budgetLines = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
+    primaryKey({ name: 'budget_lines_pkey', columns: [t.orgId, t.id] }),
     foreignKey({ columns: [t.orgId, t.projectId], foreignColumns: [projects.orgId, projects.id] }).onDelete(
       'cascade',
     ),

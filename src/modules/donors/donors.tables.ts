@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { index, pgEnum, pgTable, text, unique, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, id, updatedAt } from '../../db/columns.js';
+import { index, pgEnum, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, rowId, updatedAt } from '../../db/columns.js';
 import { organizations } from '../orgs/orgs.tables.js';
 
 export const DONOR_TYPES = ['bilateral', 'multilateral', 'private', 'ngo', 'government', 'other'] as const;
@@ -9,7 +9,7 @@ export const donorType = pgEnum('donor_type', DONOR_TYPES);
 export const donors = pgTable(
   'donors',
   {
-    id: id(),
+    id: rowId(),
     orgId: uuid('org_id')
       .notNull()
       .references(() => organizations.id, { onDelete: 'cascade' }),
@@ -27,7 +27,7 @@ export const donors = pgTable(
   (t) => [
     // Codes are unique per organization whatever their case.
     uniqueIndex('donors_org_id_lower_code_key').on(t.orgId, sql`lower(${t.code})`),
-    unique('donors_org_id_id_key').on(t.orgId, t.id),
+    primaryKey({ name: 'donors_pkey', columns: [t.orgId, t.id] }),
     index('donors_org_id_name_idx').on(t.orgId, t.name),
   ],
 );

@@ -1,12 +1,12 @@
-import { index, pgTable, text, uuid } from 'drizzle-orm/pg-core';
-import { id, timestamptz } from '../../db/columns.js';
+import { index, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { rowId, timestamptz } from '../../db/columns.js';
 import { users } from '../auth/auth.tables.js';
 import { organizations } from '../orgs/orgs.tables.js';
 
 export const feedEvents = pgTable(
   'feed_events',
   {
-    id: id(),
+    id: rowId(),
     orgId: uuid('org_id')
       .notNull()
       .references(() => organizations.id, { onDelete: 'cascade' }),
@@ -19,5 +19,8 @@ export const feedEvents = pgTable(
     subjectLabel: text('subject_label').notNull(),
     summary: text('summary').notNull(),
   },
-  (t) => [index('feed_events_org_id_occurred_at_idx').on(t.orgId, t.occurredAt.desc(), t.id.desc())],
+  (t) => [
+    primaryKey({ name: 'feed_events_pkey', columns: [t.orgId, t.id] }),
+    index('feed_events_org_id_occurred_at_idx').on(t.orgId, t.occurredAt.desc(), t.id.desc()),
+  ],
 );

@@ -1,5 +1,5 @@
-import { foreignKey, index, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, id } from '../../db/columns.js';
+import { foreignKey, index, integer, pgTable, primaryKey, text, unique, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, rowId } from '../../db/columns.js';
 import { users } from '../auth/auth.tables.js';
 import { projects } from '../projects/projects.tables.js';
 
@@ -7,18 +7,20 @@ import { projects } from '../projects/projects.tables.js';
 export const attachments = pgTable(
   'attachments',
   {
-    id: id(),
+    id: rowId(),
     orgId: uuid('org_id').notNull(),
     projectId: uuid('project_id').notNull(),
     title: text('title').notNull(),
     fileName: text('file_name').notNull(),
     contentType: text('content_type').notNull(),
     size: integer('size').notNull(),
-    storageKey: text('storage_key').notNull().unique(),
+    storageKey: text('storage_key').notNull(),
     uploadedBy: uuid('uploaded_by').references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
   },
   (t) => [
+    primaryKey({ name: 'attachments_pkey', columns: [t.orgId, t.id] }),
+    unique('attachments_org_id_storage_key_key').on(t.orgId, t.storageKey),
     foreignKey({ columns: [t.orgId, t.projectId], foreignColumns: [projects.orgId, projects.id] }).onDelete(
       'cascade',
     ),

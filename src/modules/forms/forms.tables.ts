@@ -8,12 +8,13 @@ import {
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   unique,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { createdAt, finite, id, timestamptz, updatedAt } from '../../db/columns.js';
+import { createdAt, finite, rowId, timestamptz, updatedAt } from '../../db/columns.js';
 import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
 import { projectIndicators } from '../indicators/indicators.tables.js';
 import { reportingPeriods } from '../periods/periods.tables.js';
@@ -28,7 +29,7 @@ import type { FormField, Location } from './form-fields.js';
 export const forms = pgTable(
   'forms',
   {
-    id: id(),
+    id: rowId(),
     orgId: uuid('org_id').notNull(),
     projectId: uuid('project_id').notNull(),
     indicatorId: uuid('indicator_id'),
@@ -36,7 +37,7 @@ export const forms = pgTable(
     valueFieldKey: text('value_field_key'),
     title: text('title').notNull(),
     description: text('description'),
-    publicToken: uuid('public_token').notNull().unique(),
+    publicToken: uuid('public_token').notNull(),
     isPublished: boolean('is_published').notNull().default(false),
     closesAt: timestamptz('closes_at'),
     /** The worker erases the personal answers of submissions older than this many days; null: kept. */
@@ -51,15 +52,17 @@ export const forms = pgTable(
     ),
     foreignKey({
       name: 'forms_project_indicator_fk',
-      columns: [t.projectId, t.indicatorId],
-      foreignColumns: [projectIndicators.projectId, projectIndicators.indicatorId],
+      columns: [t.orgId, t.projectId, t.indicatorId],
+      foreignColumns: [projectIndicators.orgId, projectIndicators.projectId, projectIndicators.indicatorId],
     }),
     foreignKey({
       name: 'forms_reporting_period_fk',
-      columns: [t.projectId, t.reportingPeriodId],
-      foreignColumns: [reportingPeriods.projectId, reportingPeriods.id],
+      columns: [t.orgId, t.projectId, t.reportingPeriodId],
+      foreignColumns: [reportingPeriods.orgId, reportingPeriods.projectId, reportingPeriods.id],
     }),
-    unique('forms_org_id_id_key').on(t.orgId, t.id),
+    primaryKey({ name: 'forms_pkey', columns: [t.orgId, t.id] }),
+    // The public link finds a form by its token alone: the token leads.
+    unique('forms_public_token_org_id_key').on(t.publicToken, t.orgId),
     check(
       'forms_personal_data_retention_days_check',
       sql`${t.personalDataRetentionDays} BETWEEN 1 AND 36500`,
@@ -78,10 +81,10 @@ export const forms = pgTable(
 export const formSubmissions = pgTable(
   'form_submissions',
   {
-    id: id(),
+    id: rowId(),
     orgId: uuid('org_id').notNull(),
     formId: uuid('form_id').notNull(),
-    reportingPeriodId: uuid('reporting_period_id').references(() => reportingPeriods.id),
+    reportingPeriodId: uuid('reporting_period_id'),
     answers: jsonb('answers').$type<Record<string, unknown>>().notNull(),
     /** The respondent's position: personal data (DECISIONS.md section 13), removed with the personal answers. */
     location: jsonb('location').$type<Location>(),
@@ -97,7 +100,13 @@ export const formSubmissions = pgTable(
   },
   (t) => [
     foreignKey({ columns: [t.orgId, t.formId], foreignColumns: [forms.orgId, forms.id] }).onDelete('cascade'),
-    unique('form_submissions_org_id_id_key').on(t.orgId, t.id),
+    primaryKey({ name: 'form_submissions_pkey', columns: [t.orgId, t.id] }),
+    // DEFERRABLE in the migrations (Drizzle cannot say so), like the indicator report's below.
+    foreignKey({
+      name: 'form_submissions_reporting_period_id_reporting_periods_id_fk',
+      columns: [t.orgId, t.reportingPeriodId],
+      foreignColumns: [reportingPeriods.orgId, reportingPeriods.id],
+    }),
     index('form_submissions_form_id_submitted_at_idx').on(t.formId, t.submittedAt, t.id),
     index('form_submissions_reporting_period_id_idx').on(t.reportingPeriodId),
     // No ON DELETE action: reports go only with their whole project, which takes the forms along.
@@ -123,7 +132,7 @@ export const formSubmissions = pgTable(
 
 /**
  * A file answer; the bytes live in file storage under `storageKey`. Lookups go by submission, whose
- * index (submission_id, field_key) serves them and the cascade; (org_id, size) sums an organization's
+ * key (org_id, submission_id, field_key) serves them and the cascade; (org_id, size) sums an organization's
  * bytes for ORG_FILES_QUOTA at each upload from the index alone (100,000 files of an organization among
  * 1,000,000: 8 ms, against 81 ms reading the table).
  */
@@ -136,7 +145,7 @@ export const formSubmissionFiles = pgTable(
     fileName: text('file_name').notNull(),
     contentType: text('content_type').notNull(),
     size: integer('size').notNull(),
-    storageKey: text('storage_key').notNull().unique(),
+    storageKey: text('storage_key').notNull(),
   },
   (t) => [
     foreignKey({
@@ -144,7 +153,8 @@ export const formSubmissionFiles = pgTable(
       columns: [t.orgId, t.submissionId],
       foreignColumns: [formSubmissions.orgId, formSubmissions.id],
     }).onDelete('cascade'),
-    unique('form_submission_files_submission_id_field_key_key').on(t.submissionId, t.fieldKey),
+    primaryKey({ name: 'form_submission_files_pkey', columns: [t.orgId, t.submissionId, t.fieldKey] }),
+    unique('form_submission_files_org_id_storage_key_key').on(t.orgId, t.storageKey),
     index('form_submission_files_org_id_size_idx').on(t.orgId, t.size),
   ],
 );

@@ -347,7 +347,7 @@ export function formsCountedInto(db: Db, orgId: string, reportId: string) {
     .from(formSubmissions)
     .innerJoin(forms, and(eq(forms.orgId, formSubmissions.orgId), eq(forms.id, formSubmissions.formId)))
     .where(and(eq(formSubmissions.orgId, orgId), eq(formSubmissions.indicatorReportId, reportId)))
-    .groupBy(forms.id);
+    .groupBy(forms.orgId, forms.id);
 }
 
 /** What the form's submissions counted into each report add up to: per report (by id), amounts and number. */

@@ -200,7 +200,7 @@ export async function countIntoReport(
         countedValue: sql`${indicatorReports.countedValue} + ${amount}::float8`,
         countedSubmissions: sql`${indicatorReports.countedSubmissions} + 1`,
       })
-      .where(eq(indicatorReports.id, before.id))
+      .where(and(eq(indicatorReports.orgId, orgId), eq(indicatorReports.id, before.id)))
       .returning();
     return { before, after: after! };
   }

@@ -10,11 +10,12 @@ import {
   jsonb,
   pgEnum,
   pgTable,
+  primaryKey,
   text,
   unique,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { createdAt, finite, id, timestamptz, updatedAt } from '../../db/columns.js';
+import { createdAt, finite, rowId, timestamptz, updatedAt } from '../../db/columns.js';
 import { users } from '../auth/auth.tables.js';
 import { projectIndicators } from '../indicators/indicators.tables.js';
 import { reportingPeriods } from '../periods/periods.tables.js';
@@ -33,7 +34,7 @@ export const indicatorReportStatus = pgEnum('indicator_report_status', INDICATOR
 export const indicatorReports = pgTable(
   'indicator_reports',
   {
-    id: id(),
+    id: rowId(),
     orgId: uuid('org_id').notNull(),
     projectId: uuid('project_id').notNull(),
     indicatorId: uuid('indicator_id').notNull(),
@@ -68,20 +69,21 @@ export const indicatorReports = pgTable(
     ),
     foreignKey({
       name: 'indicator_reports_project_indicator_fk',
-      columns: [t.projectId, t.indicatorId],
-      foreignColumns: [projectIndicators.projectId, projectIndicators.indicatorId],
+      columns: [t.orgId, t.projectId, t.indicatorId],
+      foreignColumns: [projectIndicators.orgId, projectIndicators.projectId, projectIndicators.indicatorId],
     }),
     foreignKey({
       name: 'indicator_reports_reporting_period_fk',
-      columns: [t.projectId, t.reportingPeriodId],
-      foreignColumns: [reportingPeriods.projectId, reportingPeriods.id],
+      columns: [t.orgId, t.projectId, t.reportingPeriodId],
+      foreignColumns: [reportingPeriods.orgId, reportingPeriods.projectId, reportingPeriods.id],
     }),
-    unique('indicator_reports_project_id_indicator_id_period_key').on(
+    unique('indicator_reports_org_id_project_id_indicator_id_period_key').on(
+      t.orgId,
       t.projectId,
       t.indicatorId,
       t.reportingPeriodId,
     ),
-    unique('indicator_reports_org_id_id_key').on(t.orgId, t.id),
+    primaryKey({ name: 'indicator_reports_pkey', columns: [t.orgId, t.id] }),
     index('indicator_reports_reporting_period_id_idx').on(t.reportingPeriodId),
     index('indicator_reports_indicator_id_idx').on(t.indicatorId),
     finite('indicator_reports_value_finite', t.value),
@@ -129,7 +131,7 @@ export const indicatorReportHistory = pgTable(
   'indicator_report_history',
   {
     /** In the order entries were written; the database numbers them. */
-    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    id: bigint('id', { mode: 'number' }).generatedAlwaysAsIdentity(),
     orgId: uuid('org_id').notNull(),
     indicatorReportId: uuid('indicator_report_id').notNull(),
     at: timestamptz('at').notNull().defaultNow(),
@@ -148,6 +150,7 @@ export const indicatorReportHistory = pgTable(
       columns: [t.orgId, t.indicatorReportId],
       foreignColumns: [indicatorReports.orgId, indicatorReports.id],
     }).onDelete('cascade'),
+    primaryKey({ name: 'indicator_report_history_pkey', columns: [t.orgId, t.id] }),
     index('indicator_report_history_report_id_idx').on(t.indicatorReportId, t.id),
     check(
       'indicator_report_history_kind_check',

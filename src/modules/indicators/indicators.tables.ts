@@ -9,11 +9,10 @@ import {
   pgTable,
   primaryKey,
   text,
-  unique,
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { createdAt, finite, id, updatedAt } from '../../db/columns.js';
+import { createdAt, finite, rowId, updatedAt } from '../../db/columns.js';
 import { AGGREGATION_METHODS } from '../../lib/scoring.js';
 import { organizations } from '../orgs/orgs.tables.js';
 import { projects } from '../projects/projects.tables.js';
@@ -25,7 +24,7 @@ export const aggregationMethod = pgEnum('aggregation_method', AGGREGATION_METHOD
 export const indicators = pgTable(
   'indicators',
   {
-    id: id(),
+    id: rowId(),
     orgId: uuid('org_id')
       .notNull()
       .references(() => organizations.id, { onDelete: 'cascade' }),
@@ -37,7 +36,7 @@ export const indicators = pgTable(
     description: text('description'),
     dataSource: text('data_source'),
     // A deleted result node leaves its indicators in place, unattached (DECISIONS.md section 6).
-    resultNodeId: uuid('result_node_id').references(() => resultNodes.id, { onDelete: 'set null' }),
+    resultNodeId: uuid('result_node_id'),
     isFormula: boolean('is_formula').notNull().default(false),
     formula: text('formula'),
     createdAt: createdAt(),
@@ -46,7 +45,13 @@ export const indicators = pgTable(
   (t) => [
     // Codes are formula variables: unique per organization whatever their case.
     uniqueIndex('indicators_org_id_lower_code_key').on(t.orgId, sql`lower(${t.code})`),
-    unique('indicators_org_id_id_key').on(t.orgId, t.id),
+    primaryKey({ name: 'indicators_pkey', columns: [t.orgId, t.id] }),
+    // Migration 0021 narrows the action to SET NULL (result_node_id): org_id stays.
+    foreignKey({
+      name: 'indicators_result_node_id_result_nodes_id_fk',
+      columns: [t.orgId, t.resultNodeId],
+      foreignColumns: [resultNodes.orgId, resultNodes.id],
+    }).onDelete('set null'),
     index('indicators_result_node_id_idx').on(t.resultNodeId),
   ],
 );
@@ -63,7 +68,7 @@ export const formulaInputs = pgTable(
     inputId: uuid('input_id').notNull(),
   },
   (t) => [
-    primaryKey({ columns: [t.indicatorId, t.inputId] }),
+    primaryKey({ name: 'indicator_formula_inputs_pkey', columns: [t.orgId, t.indicatorId, t.inputId] }),
     foreignKey({
       name: 'indicator_formula_inputs_indicator_fk',
       columns: [t.orgId, t.indicatorId],
@@ -82,7 +87,7 @@ export const formulaInputs = pgTable(
 export const disaggregations = pgTable(
   'indicator_disaggregations',
   {
-    id: id(),
+    id: rowId(),
     orgId: uuid('org_id').notNull(),
     indicatorId: uuid('indicator_id').notNull(),
     name: text('name').notNull(),
@@ -95,7 +100,9 @@ export const disaggregations = pgTable(
       columns: [t.orgId, t.indicatorId],
       foreignColumns: [indicators.orgId, indicators.id],
     }).onDelete('cascade'),
-    uniqueIndex('indicator_disaggregations_indicator_id_lower_name_key').on(
+    primaryKey({ name: 'indicator_disaggregations_pkey', columns: [t.orgId, t.id] }),
+    uniqueIndex('indicator_disaggregations_org_id_indicator_id_lower_name_key').on(
+      t.orgId,
       t.indicatorId,
       sql`lower(${t.name})`,
     ),
@@ -116,7 +123,7 @@ export const projectIndicators = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    primaryKey({ columns: [t.projectId, t.indicatorId] }),
+    primaryKey({ name: 'project_indicators_pkey', columns: [t.orgId, t.projectId, t.indicatorId] }),
     foreignKey({ columns: [t.orgId, t.projectId], foreignColumns: [projects.orgId, projects.id] }).onDelete(
       'cascade',
     ),

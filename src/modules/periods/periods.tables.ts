@@ -1,5 +1,15 @@
-import { boolean, date, foreignKey, index, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, id, timestamptz, updatedAt } from '../../db/columns.js';
+import {
+  boolean,
+  date,
+  foreignKey,
+  index,
+  pgTable,
+  primaryKey,
+  text,
+  unique,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { createdAt, rowId, timestamptz, updatedAt } from '../../db/columns.js';
 import { users } from '../auth/auth.tables.js';
 import { projects } from '../projects/projects.tables.js';
 
@@ -7,7 +17,7 @@ import { projects } from '../projects/projects.tables.js';
 export const reportingPeriods = pgTable(
   'reporting_periods',
   {
-    id: id(),
+    id: rowId(),
     orgId: uuid('org_id').notNull(),
     projectId: uuid('project_id').notNull(),
     label: text('label').notNull(),
@@ -24,9 +34,9 @@ export const reportingPeriods = pgTable(
     foreignKey({ columns: [t.orgId, t.projectId], foreignColumns: [projects.orgId, projects.id] }).onDelete(
       'cascade',
     ),
-    unique('reporting_periods_org_id_id_key').on(t.orgId, t.id),
+    primaryKey({ name: 'reporting_periods_pkey', columns: [t.orgId, t.id] }),
     // Indicator reports and submissions reference a period of their own project.
-    unique('reporting_periods_project_id_id_key').on(t.projectId, t.id),
+    unique('reporting_periods_org_id_project_id_id_key').on(t.orgId, t.projectId, t.id),
     index('reporting_periods_org_id_project_id_start_date_idx').on(t.orgId, t.projectId, t.startDate),
   ],
 );

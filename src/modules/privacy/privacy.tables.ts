@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { bigint, check, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { timestamptz } from '../../db/columns.js';
 
 /** What an entry records: a read of personal data in clear, or a change made to protect it. */
@@ -21,7 +21,7 @@ export const auditLog = pgTable(
   'audit_log',
   {
     /** In the order entries were written; the database numbers them, nobody else can. */
-    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    id: bigint('id', { mode: 'number' }).generatedAlwaysAsIdentity(),
     orgId: uuid('org_id').notNull(),
     at: timestamptz('at').notNull().defaultNow(),
     /** null for the service itself (the retention job, a key rotation). */
@@ -44,6 +44,7 @@ export const auditLog = pgTable(
     details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
   },
   (t) => [
+    primaryKey({ name: 'audit_log_pkey', columns: [t.orgId, t.id] }),
     index('audit_log_org_id_at_idx').on(t.orgId, t.at, t.id),
     index('audit_log_subject_ids_idx').using('gin', t.subjectIds),
     index('audit_log_at_idx').on(t.at),

@@ -1,15 +1,5 @@
-import {
-  date,
-  foreignKey,
-  index,
-  pgEnum,
-  pgTable,
-  primaryKey,
-  text,
-  unique,
-  uuid,
-} from 'drizzle-orm/pg-core';
-import { createdAt, id, updatedAt } from '../../db/columns.js';
+import { date, foreignKey, index, pgEnum, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, rowId, updatedAt } from '../../db/columns.js';
 import { donors } from '../donors/donors.tables.js';
 import { organizations } from '../orgs/orgs.tables.js';
 
@@ -18,7 +8,7 @@ export const programStatus = pgEnum('program_status', ['draft', 'active', 'compl
 export const programs = pgTable(
   'programs',
   {
-    id: id(),
+    id: rowId(),
     orgId: uuid('org_id')
       .notNull()
       .references(() => organizations.id, { onDelete: 'cascade' }),
@@ -32,7 +22,7 @@ export const programs = pgTable(
   },
   (t) => [
     index('programs_org_id_created_at_idx').on(t.orgId, t.createdAt),
-    unique('programs_org_id_id_key').on(t.orgId, t.id),
+    primaryKey({ name: 'programs_pkey', columns: [t.orgId, t.id] }),
   ],
 );
 

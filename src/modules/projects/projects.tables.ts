@@ -10,7 +10,7 @@ import {
   unique,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { createdAt, id, timestamptz, updatedAt } from '../../db/columns.js';
+import { createdAt, rowId, timestamptz, updatedAt } from '../../db/columns.js';
 import { orgMembers, organizations } from '../orgs/orgs.tables.js';
 import { programs } from '../programs/programs.tables.js';
 
@@ -19,7 +19,7 @@ export const projectStatus = pgEnum('project_status', ['draft', 'active', 'compl
 export const projects = pgTable(
   'projects',
   {
-    id: id(),
+    id: rowId(),
     orgId: uuid('org_id')
       .notNull()
       .references(() => organizations.id, { onDelete: 'cascade' }),
@@ -39,7 +39,7 @@ export const projects = pgTable(
   },
   (t) => [
     unique('projects_org_id_code_key').on(t.orgId, t.code),
-    unique('projects_org_id_id_key').on(t.orgId, t.id),
+    primaryKey({ name: 'projects_pkey', columns: [t.orgId, t.id] }),
     index('projects_org_id_program_id_idx').on(t.orgId, t.programId),
     // The program must be of the same organization, enforced by the database too.
     foreignKey({ columns: [t.orgId, t.programId], foreignColumns: [programs.orgId, programs.id] }).onDelete(

@@ -1,4 +1,4 @@
-import { pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { foreignKey, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { timestamptz } from '../../db/columns.js';
 import { users } from '../auth/auth.tables.js';
 import { reportingPeriods } from '../periods/periods.tables.js';
@@ -10,9 +10,7 @@ import { reportingPeriods } from '../periods/periods.tables.js';
 export const reminderSends = pgTable(
   'reminder_sends',
   {
-    periodId: uuid('period_id')
-      .notNull()
-      .references(() => reportingPeriods.id, { onDelete: 'cascade' }),
+    periodId: uuid('period_id').notNull(),
     userId: uuid('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
@@ -20,5 +18,12 @@ export const reminderSends = pgTable(
     orgId: uuid('org_id').notNull(),
     sentAt: timestamptz('sent_at').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.periodId, t.userId, t.kind] })],
+  (t) => [
+    primaryKey({ name: 'reminder_sends_pkey', columns: [t.orgId, t.periodId, t.userId, t.kind] }),
+    foreignKey({
+      name: 'reminder_sends_period_id_reporting_periods_id_fk',
+      columns: [t.orgId, t.periodId],
+      foreignColumns: [reportingPeriods.orgId, reportingPeriods.id],
+    }).onDelete('cascade'),
+  ],
 );

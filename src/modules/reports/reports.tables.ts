@@ -1,5 +1,16 @@
-import { foreignKey, index, jsonb, pgEnum, pgTable, date, text, unique, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, id, timestamptz, updatedAt } from '../../db/columns.js';
+import {
+  foreignKey,
+  index,
+  jsonb,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  date,
+  text,
+  unique,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { createdAt, rowId, timestamptz, updatedAt } from '../../db/columns.js';
 import { users } from '../auth/auth.tables.js';
 import { projects } from '../projects/projects.tables.js';
 import type { Narratives, ReportContent } from './report-snapshot.js';
@@ -18,7 +29,7 @@ export const reportStatus = pgEnum('report_status', REPORT_STATUSES);
 export const reports = pgTable(
   'reports',
   {
-    id: id(),
+    id: rowId(),
     orgId: uuid('org_id').notNull(),
     projectId: uuid('project_id').notNull(),
     title: text('title').notNull(),
@@ -30,7 +41,7 @@ export const reports = pgTable(
     narratives: jsonb('narratives').$type<Narratives>().notNull(),
     content: jsonb('content').$type<ReportContent>().notNull(),
     shareToken: uuid('share_token'),
-    shareTokenHash: text('share_token_hash').unique(),
+    shareTokenHash: text('share_token_hash'),
     shareExpiresAt: timestamptz('share_expires_at'),
     publishedAt: timestamptz('published_at'),
     createdBy: uuid('created_by').references(() => users.id, { onDelete: 'set null' }),
@@ -41,7 +52,9 @@ export const reports = pgTable(
     foreignKey({ columns: [t.orgId, t.projectId], foreignColumns: [projects.orgId, projects.id] }).onDelete(
       'cascade',
     ),
-    unique('reports_org_id_id_key').on(t.orgId, t.id),
+    primaryKey({ name: 'reports_pkey', columns: [t.orgId, t.id] }),
+    // The shared link finds a report by its token's digest alone: the digest leads.
+    unique('reports_share_token_hash_org_id_key').on(t.shareTokenHash, t.orgId),
     index('reports_org_id_created_at_idx').on(t.orgId, t.createdAt),
     index('reports_org_id_project_id_idx').on(t.orgId, t.projectId),
   ],

@@ -1,15 +1,5 @@
-import {
-  type AnyPgColumn,
-  foreignKey,
-  index,
-  integer,
-  pgEnum,
-  pgTable,
-  text,
-  unique,
-  uuid,
-} from 'drizzle-orm/pg-core';
-import { createdAt, id, updatedAt } from '../../db/columns.js';
+import { foreignKey, index, integer, pgEnum, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, rowId, updatedAt } from '../../db/columns.js';
 import { programs } from '../programs/programs.tables.js';
 
 export const RESULT_LEVELS = ['impact', 'outcome', 'output'] as const;
@@ -19,10 +9,10 @@ export const resultLevel = pgEnum('result_level', RESULT_LEVELS);
 export const resultNodes = pgTable(
   'result_nodes',
   {
-    id: id(),
+    id: rowId(),
     orgId: uuid('org_id').notNull(),
     programId: uuid('program_id').notNull(),
-    parentId: uuid('parent_id').references((): AnyPgColumn => resultNodes.id, { onDelete: 'cascade' }),
+    parentId: uuid('parent_id'),
     level: resultLevel('level').notNull(),
     title: text('title').notNull(),
     description: text('description'),
@@ -34,7 +24,12 @@ export const resultNodes = pgTable(
     foreignKey({ columns: [t.orgId, t.programId], foreignColumns: [programs.orgId, programs.id] }).onDelete(
       'cascade',
     ),
-    unique('result_nodes_org_id_id_key').on(t.orgId, t.id),
+    primaryKey({ name: 'result_nodes_pkey', columns: [t.orgId, t.id] }),
+    foreignKey({
+      name: 'result_nodes_parent_id_result_nodes_id_fk',
+      columns: [t.orgId, t.parentId],
+      foreignColumns: [t.orgId, t.id],
+    }).onDelete('cascade'),
     index('result_nodes_org_id_program_id_parent_id_idx').on(t.orgId, t.programId, t.parentId, t.orderIndex),
   ],
 );

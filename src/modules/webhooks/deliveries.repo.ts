@@ -51,7 +51,7 @@ export async function claimDueDeliveries(
       WHERE status = 'pending'
         AND (claimed_until > ${at} OR (attempts > 0 AND next_attempt_at > ${at}))
     ), candidates AS (
-      SELECT DISTINCT ON (d.endpoint_id) d.id, d.next_attempt_at
+      SELECT DISTINCT ON (d.endpoint_id) d.org_id, d.id, d.next_attempt_at
       FROM ${webhookDeliveries} d
       JOIN ${webhookEndpoints} e ON e.org_id = d.org_id AND e.id = d.endpoint_id AND e.active
       WHERE d.status = 'pending'
@@ -60,13 +60,13 @@ export async function claimDueDeliveries(
         AND NOT EXISTS (SELECT 1 FROM busy WHERE busy.org_id = d.org_id AND busy.endpoint_id = d.endpoint_id)
       ORDER BY d.endpoint_id, d.next_attempt_at, d.id
     ), due AS (
-      SELECT id FROM ${webhookDeliveries}
-      WHERE id IN (SELECT id FROM candidates ORDER BY next_attempt_at, id LIMIT ${limit})
+      SELECT org_id, id FROM ${webhookDeliveries}
+      WHERE (org_id, id) IN (SELECT org_id, id FROM candidates ORDER BY next_attempt_at, id LIMIT ${limit})
         AND status = 'pending' AND (claimed_until IS NULL OR claimed_until < ${at})
       FOR UPDATE SKIP LOCKED
     )
     UPDATE ${webhookDeliveries} SET claimed_until = ${leaseEnd(now, leaseMs).toISOString()}, attempts = attempts + 1
-    WHERE id IN (SELECT id FROM due)
+    WHERE (org_id, id) IN (SELECT org_id, id FROM due)
     RETURNING id, org_id, endpoint_id, event_id, attempts, next_attempt_at`);
   const claimed = rowsOf<{
     id: string;
@@ -98,6 +98,7 @@ export async function claimDueDeliveries(
  */
 const stillClaimed = (claim: DeliveryClaim) =>
   and(
+    eq(webhookDeliveries.orgId, claim.orgId),
     eq(webhookDeliveries.id, claim.id),
     eq(webhookDeliveries.attempts, claim.attempts),
     eq(webhookDeliveries.status, 'pending'),

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { transaction, type Db } from '../../db/client.js';
 import { open, seal, sealedUnderPrevious, type Keyring } from '../../lib/sealed-values.js';
 import { webhookEndpoints } from './webhooks.tables.js';
@@ -11,6 +11,7 @@ export function resealWebhookSecrets(db: Db, keyring: Keyring): Promise<number> 
   return transaction(db, async (tx) => {
     const rows = await tx
       .select({
+        orgId: webhookEndpoints.orgId,
         id: webhookEndpoints.id,
         secret: webhookEndpoints.secret,
         previousSecret: webhookEndpoints.previousSecret,
@@ -27,7 +28,7 @@ export function resealWebhookSecrets(db: Db, keyring: Keyring): Promise<number> 
       await tx
         .update(webhookEndpoints)
         .set({ secret, previousSecret })
-        .where(eq(webhookEndpoints.id, row.id));
+        .where(and(eq(webhookEndpoints.orgId, row.orgId), eq(webhookEndpoints.id, row.id)));
       resealed += 1;
     }
     return resealed;

@@ -6,18 +6,18 @@ import {
   integer,
   pgEnum,
   pgTable,
+  primaryKey,
   text,
-  unique,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { createdAt, id, timestamptz, updatedAt } from '../../db/columns.js';
+import { createdAt, rowId, timestamptz, updatedAt } from '../../db/columns.js';
 import { organizations } from '../orgs/orgs.tables.js';
 
 /** Where an organization's systems want its events, and the secret they are signed with. */
 export const webhookEndpoints = pgTable(
   'webhook_endpoints',
   {
-    id: id(),
+    id: rowId(),
     orgId: uuid('org_id')
       .notNull()
       .references(() => organizations.id, { onDelete: 'cascade' }),
@@ -40,7 +40,7 @@ export const webhookEndpoints = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    unique('webhook_endpoints_org_id_id_key').on(t.orgId, t.id),
+    primaryKey({ name: 'webhook_endpoints_pkey', columns: [t.orgId, t.id] }),
     index('webhook_endpoints_org_id_idx').on(t.orgId),
   ],
 );
@@ -52,7 +52,7 @@ export const webhookEndpoints = pgTable(
 export const webhookEvents = pgTable(
   'webhook_events',
   {
-    id: id(),
+    id: rowId(),
     orgId: uuid('org_id')
       .notNull()
       .references(() => organizations.id, { onDelete: 'cascade' }),
@@ -60,7 +60,7 @@ export const webhookEvents = pgTable(
     body: text('body').notNull(),
     createdAt: createdAt(),
   },
-  (t) => [unique('webhook_events_org_id_id_key').on(t.orgId, t.id)],
+  (t) => [primaryKey({ name: 'webhook_events_pkey', columns: [t.orgId, t.id] })],
 );
 
 export const webhookDeliveryStatus = pgEnum('webhook_delivery_status', ['pending', 'succeeded', 'failed']);
@@ -69,7 +69,7 @@ export const webhookDeliveryStatus = pgEnum('webhook_delivery_status', ['pending
 export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
-    id: id(),
+    id: rowId(),
     orgId: uuid('org_id').notNull(),
     endpointId: uuid('endpoint_id').notNull(),
     eventId: uuid('event_id').notNull(),
@@ -88,6 +88,7 @@ export const webhookDeliveries = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
+    primaryKey({ name: 'webhook_deliveries_pkey', columns: [t.orgId, t.id] }),
     foreignKey({
       columns: [t.orgId, t.endpointId],
       foreignColumns: [webhookEndpoints.orgId, webhookEndpoints.id],
