@@ -3,16 +3,14 @@
  * test then serves with the app, on PostgreSQL (TEST_DATABASE_URL) or on an embedded database on disk.
  * What it says to each command line and outcome is tested in this process: test/admin-command.test.ts.
  */
-import { execFile, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildOnce, runEntry } from './helpers/commands.js';
 import { migratedDataDir } from './helpers/embedded.js';
 import { openDatabase, type Database } from '../src/db/client.js';
 import { users } from '../src/modules/auth/auth.tables.js';
@@ -20,7 +18,6 @@ import { buildTestApp, maintenanceQuery, TEST_PII_KEY } from './helpers/app.js';
 import { uniqueCode } from './helpers/factories.js';
 import { call, TEST_APP_URL, TIMESTAMP } from './helpers/http.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const testUrl = process.env.TEST_DATABASE_URL;
 const LINK = new RegExp(`^${TEST_APP_URL}/reset-password\\?token=([\\w-]{43})$`, 'm');
 const PASSWORD = 'a long chosen password';
@@ -30,7 +27,7 @@ let url: string | null = null;
 
 beforeAll(async () => {
   // Built once here, so the runs below do not each rebuild (unless a source changes meanwhile).
-  await promisify(execFile)(process.execPath, [path.join(root, 'scripts/build.mjs')]);
+  await buildOnce();
   dataDir = mkdtempSync(path.join(tmpdir(), 'mel-admin-create-'));
   if (testUrl) {
     const name = `mel_adm_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
@@ -49,39 +46,17 @@ afterAll(async () => {
 });
 
 /** The command as an operator runs it, with the service's production environment. */
-function adminCreate(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--enable-source-maps', path.join(root, 'scripts/start.mjs'), 'admin-create', ...args],
-      {
-        env: {
-          PATH: process.env.PATH,
-          HOME: process.env.HOME,
-          NODE_ENV: 'production',
-          JWT_SECRET: randomBytes(32).toString('base64url'),
-          PII_KEY: TEST_PII_KEY,
-          APP_URL: TEST_APP_URL,
-          DATA_DIR: dataDir,
-          LOG_LEVEL: 'error',
-          // A production service on the embedded database has said so: the command runs beside it.
-          ...(url ? { DATABASE_URL: url } : { ALLOW_EMBEDDED_IN_PRODUCTION: 'true' }),
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, err });
-    });
+const adminCreate = (...args: string[]) =>
+  runEntry('admin-create', args, {
+    NODE_ENV: 'production',
+    JWT_SECRET: randomBytes(32).toString('base64url'),
+    PII_KEY: TEST_PII_KEY,
+    APP_URL: TEST_APP_URL,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'error',
+    // A production service on the embedded database has said so: the command runs beside it.
+    ...(url ? { DATABASE_URL: url } : { ALLOW_EMBEDDED_IN_PRODUCTION: 'true' }),
   });
-}
 
 /** The service on the command's database, for `work`; closed after (the embedded one takes one process). */
 async function withService<T>(work: (app: FastifyInstance, database: Database) => Promise<T>): Promise<T> {

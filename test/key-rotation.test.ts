@@ -6,13 +6,10 @@
  * as a process on both databases (PGlite on a data directory on disk); afterwards the new key alone
  * starts the service and the old one alone is refused.
  */
-import { execFile, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database, type Db } from '../src/db/client.js';
@@ -25,10 +22,10 @@ import { recordSealingKey, SealingKeyMismatch } from '../src/modules/privacy/sea
 import { participantUrl, postActivity, person, register, type ActivityJson } from './helpers/activities.js';
 import { buildTestApp, maintenanceQuery, openTestDatabase, type TestApp } from './helpers/app.js';
 import { createProject, createTeam, type Team } from './helpers/factories.js';
+import { buildOnce, runEntry } from './helpers/commands.js';
 import { migratedDataDir } from './helpers/embedded.js';
 import { call } from './helpers/http.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const testUrl = process.env.TEST_DATABASE_URL;
 
 const OLD_KEY = randomBytes(32).toString('base64');
@@ -404,36 +401,15 @@ async function databaseOnDisk() {
 }
 
 /** `npm run pii:rotate-key` as deployed: the compiled script in a process of its own. */
-function rotateKey(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--enable-source-maps', path.join(root, 'scripts/start.mjs'), 'rotate-key'],
-      {
-        env: {
-          PATH: process.env.PATH,
-          HOME: process.env.HOME,
-          NODE_ENV: 'production',
-          // On PGlite: the embedded database in production, allowed.
-          ALLOW_EMBEDDED_IN_PRODUCTION: 'true',
-          JWT_SECRET: randomBytes(32).toString('base64url'),
-          LOG_LEVEL: 'error',
-          ...env,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
+const rotateKey = (env: Record<string, string>) =>
+  runEntry('rotate-key', [], {
+    NODE_ENV: 'production',
+    // On PGlite: the embedded database in production, allowed.
+    ALLOW_EMBEDDED_IN_PRODUCTION: 'true',
+    JWT_SECRET: randomBytes(32).toString('base64url'),
+    LOG_LEVEL: 'error',
+    ...env,
   });
-}
 
 describe('npm run pii:rotate-key, as a process', () => {
   let disk: Awaited<ReturnType<typeof databaseOnDisk>>;
@@ -442,7 +418,7 @@ describe('npm run pii:rotate-key, as a process', () => {
 
   beforeAll(async () => {
     // Built once here, so the runs below do not each rebuild (unless a source changes meanwhile).
-    await promisify(execFile)(process.execPath, [path.join(root, 'scripts/build.mjs')]);
+    await buildOnce();
     disk = await databaseOnDisk();
     const database = await disk.open();
     const before = await buildTestApp({ PII_KEY: OLD_KEY }, { database, worker: false });

@@ -4,12 +4,10 @@
  * the compiled server and worker print that message and exit 1. A database that records no key (from
  * before sealing) has its phone numbers and national ids sealed at the next start.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, rowsOf, type Database, type Db } from '../src/db/client.js';
@@ -20,11 +18,11 @@ import { sealingKeyCheck } from '../src/modules/privacy/privacy.tables.js';
 import { recordSealingKey, SealingKeyMismatch } from '../src/modules/privacy/sealing-keys.js';
 import { participantUrl, postActivity, person, register } from './helpers/activities.js';
 import { buildTestApp, maintenanceQuery, openTestDatabase } from './helpers/app.js';
+import { runEntry } from './helpers/commands.js';
 import { migratedDataDir } from './helpers/embedded.js';
 import { createProject, createTeam } from './helpers/factories.js';
 import { call } from './helpers/http.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const testUrl = process.env.TEST_DATABASE_URL;
 
 const KEY_A = randomBytes(32).toString('base64');
@@ -248,29 +246,9 @@ describe('a database from before sealing', () => {
   });
 });
 
-/** `node scripts/start.mjs <entry>` with only `env`: what it printed and how it ended. */
-function runUntilExit(entry: 'server' | 'worker', env: Record<string, string>) {
-  return new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--enable-source-maps', path.join(root, 'scripts/start.mjs'), entry],
-      {
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    // A service that starts instead of refusing would run on: it is stopped, and the code is null.
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
+/** `npm start` or `npm run worker` with only `env`: a service that starts instead of refusing is stopped. */
+const runUntilExit = (entry: 'server' | 'worker', env: Record<string, string>) =>
+  runEntry(entry, [], env, 60_000);
 
 describe('the compiled server and worker with a wrong PII_KEY', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'mel-key-check-'));

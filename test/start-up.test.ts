@@ -4,66 +4,33 @@
  * for DATABASE_WAIT, then exit 1; a database created during the wait is used; production on the embedded
  * database is refused unless allowed. Never a stack, never the password of DATABASE_URL.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../bench/processes.js';
+import { buildOnce, startEntry } from './helpers/commands.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const testUrl = process.env.TEST_DATABASE_URL;
 
 let dataDir: string;
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'mel-start-up-'));
   // Built once here, so that no run below spends its time building.
-  await promisify(execFile)(process.execPath, [path.join(root, 'scripts/build.mjs')]);
+  await buildOnce();
 }, 60_000);
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-interface Run {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<{ code: number | null; ms: number }>;
-}
-
 /** `npm run <entry>` as deployed (the compiled entry point), with only `env` and a fresh DATA_DIR. */
-function run(entry: 'server' | 'worker' | 'migrate', env: Record<string, string>): Run {
-  const started = Date.now();
-  const child = spawn(
-    process.execPath,
-    ['--enable-source-maps', path.join(root, 'scripts/start.mjs'), entry],
-    {
-      env: {
-        PATH: process.env.PATH!,
-        HOME: process.env.HOME!,
-        DATA_DIR: mkdtempSync(path.join(dataDir, `${entry}-`)),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'info',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+const run = (entry: 'server' | 'worker' | 'migrate', env: Record<string, string>) =>
+  startEntry(
+    entry,
+    [],
+    { DATA_DIR: mkdtempSync(path.join(dataDir, `${entry}-`)), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    60_000,
   );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  const exited = new Promise<{ code: number | null; ms: number }>((resolve) =>
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, ms: Date.now() - started });
-    }),
-  );
-  return { child, stdout: () => stdout, stderr: () => stderr, exited };
-}
 
 const line = (where: string, reason: string, end: string) =>
   `cannot reach PostgreSQL at ${where} (DATABASE_URL): ${reason}; ${end}`;
