@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { loadConfigOrExit } from './config.js';
@@ -8,6 +6,7 @@ import { normalizeEmail } from './lib/email.js';
 import { textProblem } from './lib/text.js';
 import { SETUP_LINK_TTL_SECONDS } from './modules/auth/index.js';
 import { createAdministrator, type AdministratorRequest } from './modules/orgs/index.js';
+import { embeddedDatabaseInUse } from './startup.js';
 
 /**
  * `npm run admin:create -- --email ... --org-name ... [--org-code ...]`: an organization with the person
@@ -104,10 +103,8 @@ function request(): AdministratorRequest {
 
 const asked = request();
 const config = loadConfigOrExit();
-// PGlite is one process's: while the service has DATA_DIR's database open (PGlite keeps a postmaster.pid
-// there meanwhile), a second process writing it would corrupt it.
-const embedded = path.join(config.dataDir, 'pglite');
-if (!config.databaseUrl && existsSync(path.join(embedded, 'postmaster.pid'))) {
+const embedded = embeddedDatabaseInUse(config);
+if (embedded) {
   fail(
     `the embedded database in ${embedded} is open in another process, the service most likely. It takes ` +
       'one process at a time: stop the service, run this again, then start it. (If no process has it open, ' +
