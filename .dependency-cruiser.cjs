@@ -90,11 +90,11 @@ module.exports = {
     {
       name: 'only-the-composition-root-imports-entry-points',
       comment:
-        'app.ts, server.ts, worker.ts, jobs.ts, migrate.ts, upkeep.ts, rotate-key.ts, admin-create.ts, backup.ts and restore.ts assemble the service; nothing imports them.',
+        'app.ts, server.ts, worker.ts, jobs.ts, migrate.ts, upkeep.ts, rotate-key.ts, admin-create.ts, backup.ts, restore.ts and files-migrate.ts assemble the service; nothing imports them.',
       severity: 'error',
       from: { path: '^src/(modules|errors|db|http|lib|storage|backups)/' },
       to: {
-        path: '^src/(app|server|worker|jobs|migrate|upkeep|rotate-key|admin-create|backup|restore)\\.ts$',
+        path: '^src/(app|server|worker|jobs|migrate|upkeep|rotate-key|admin-create|backup|restore|files-migrate)\\.ts$',
       },
     },
     {

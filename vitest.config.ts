@@ -16,6 +16,7 @@ const ISOLATED = [
   'src/modules/webhooks/delivery.test.ts',
   'src/modules/webhooks/webhooks.test.ts',
   'test/error-codes.test.ts',
+  'test/files-migrate.test.ts',
   'test/hardening/03c-keyed-writes-marked.test.ts',
   'test/hardening/finding-10-log-personal-data.test.ts',
   'test/idempotency.test.ts',

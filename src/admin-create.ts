@@ -1,9 +1,8 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { readAdministratorRequest, reportOutcome, type CommandReport } from './admin-command.js';
 import { loadConfigOrExit } from './config.js';
 import { openDatabase } from './db/client.js';
 import { createAdministrator } from './modules/orgs/index.js';
+import { embeddedDatabaseInUse } from './startup.js';
 
 /**
  * `npm run admin:create -- --email ... --org-name ... [--org-code ...]`: an organization with the person
@@ -28,10 +27,10 @@ if ('report' in read) {
 }
 const asked = read.request;
 const config = loadConfigOrExit();
-// PGlite is one process's: while the service has DATA_DIR's database open (PGlite keeps a postmaster.pid
-// there meanwhile), a second process writing it would corrupt it.
-const embedded = path.join(config.dataDir, 'pglite');
-if (!config.databaseUrl && existsSync(path.join(embedded, 'postmaster.pid'))) {
+// PGlite is one process's: while the service has DATA_DIR's database open, a second process writing it
+// would corrupt it.
+const embedded = embeddedDatabaseInUse(config);
+if (embedded) {
   console.error(
     `admin:create: the embedded database in ${embedded} is open in another process, the service most likely. ` +
       'It takes one process at a time: stop the service, run this again, then start it. (If no process has ' +

@@ -70,7 +70,7 @@ import { healthRoutes } from './modules/health/index.js';
 import { iatiRoutes } from './modules/iati/index.js';
 import { reportRoutes, sharedReportRoutes } from './modules/reports/index.js';
 import { FileQuota } from './storage/file-quota.js';
-import { createFileStorage } from './storage/file-storage.js';
+import { createFileStorage } from './storage/configured-storage.js';
 import {
   createMailTransport,
   type OutboxWorker,
@@ -182,7 +182,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     sessions: parts.sessions,
     memberships,
     ...limits,
-    storage: createFileStorage(config),
+    storage: createFileStorage(config, database),
     // Attachments and form submissions' files (the modules above projects that keep files).
     storedFileKeys: [storageKeysUnder, submissionFileKeys],
     fileQuota: new FileQuota(config.fileQuotas, [attachmentBytes, submissionFileBytes]),

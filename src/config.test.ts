@@ -47,6 +47,7 @@ describe('defaults', () => {
       databaseTimeouts: { statementMs: 10_000, lockMs: 5_000, exportStatementMs: 300_000 },
       metricsToken: null,
       dataDir,
+      fileStorage: 'filesystem',
       jwtSecret: SECRET,
       piiKeyring: { current: { id: expect.stringMatching(/^[0-9a-f]{16}$/), secret: expect.any(Buffer) } },
       auditRetentionSeconds: 730 * 86_400,
@@ -192,6 +193,7 @@ describe('defaults', () => {
       HEADERS_TIMEOUT: '15',
       KEEP_ALIVE_TIMEOUT: '2m',
       CONNECTION_TIMEOUT: '5m',
+      FILE_STORAGE: 'database',
     });
     expect(config).toMatchObject({
       env: 'production',
@@ -202,6 +204,7 @@ describe('defaults', () => {
       redisUrl: 'redis://cache:6379',
       rateLimit: { max: 50, windowSeconds: 120, publicMax: 500, publicUploadMax: 12, authMax: 5 },
       fileQuotas: { formBytes: 500 * 2 ** 20, orgBytes: 2 ** 31 },
+      fileStorage: 'database',
       trustProxy: ['10.0.0.1', '10.0.0.2'],
       bcryptCost: 10,
       threadPoolSize: 8,
@@ -382,6 +385,23 @@ describe('bad values', () => {
     errorOf({ PORT: 'abc' });
     expect(() => statSync(path.join(dataDir, 'jwt-secret'))).toThrow();
     expect(() => statSync(path.join(dataDir, 'pii-key'))).toThrow();
+  });
+});
+
+describe('FILE_STORAGE', () => {
+  it('keeps files on the filesystem unless told the database, on PostgreSQL too', () => {
+    expect(load({ JWT_SECRET: SECRET }).fileStorage).toBe('filesystem');
+    expect(load({ JWT_SECRET: SECRET, DATABASE_URL: 'postgres://mel:pw@db:5432/mel' }).fileStorage).toBe(
+      'filesystem',
+    );
+    expect(load({ JWT_SECRET: SECRET, FILE_STORAGE: 'database' }).fileStorage).toBe('database');
+    expect(load({ JWT_SECRET: SECRET, FILE_STORAGE: 'filesystem' }).fileStorage).toBe('filesystem');
+  });
+
+  it('refuses any other value, naming the variable', () => {
+    expect(errorOf({ JWT_SECRET: SECRET, FILE_STORAGE: 's3' }).message).toBe(
+      'Invalid configuration:\n- FILE_STORAGE must be one of filesystem, database (got "s3")',
+    );
   });
 });
 

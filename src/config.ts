@@ -33,6 +33,11 @@ export interface Config {
   /** METRICS_TOKEN: GET /metrics answers Prometheus text to this bearer token; unset, there is no /metrics. */
   readonly metricsToken: string | null;
   readonly dataDir: string;
+  /**
+   * FILE_STORAGE: where uploaded files are kept: `filesystem` (DATA_DIR/files, the default) or `database`
+   * (chunked in PostgreSQL, so instances on one database share them and its backups hold them).
+   */
+  readonly fileStorage: FileStorageKind;
   readonly jwtSecret: string;
   /** The key personal data is sealed under (PII_KEY) and, during a rotation, the one before (PII_KEY_PREVIOUS). */
   readonly piiKeyring: Keyring;
@@ -103,6 +108,8 @@ export const REGISTRATION_MODES = ['open', 'invite', 'domains'] as const;
 export type RegistrationMode = (typeof REGISTRATION_MODES)[number];
 export const ORG_CREATION = ['anyone', 'admins'] as const;
 export type OrgCreation = (typeof ORG_CREATION)[number];
+export const FILE_STORAGE_KINDS = ['filesystem', 'database'] as const;
+export type FileStorageKind = (typeof FILE_STORAGE_KINDS)[number];
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 const secureOrLoopback = (url: URL) => url.protocol === 'https:' || LOOPBACK.has(url.hostname);
@@ -151,6 +158,9 @@ const SETTINGS = {
     formBytes: read.byteSize('FORM_FILES_QUOTA', '1GiB'),
     orgBytes: read.byteSize('ORG_FILES_QUOTA', '10GiB'),
   }),
+  // The filesystem on PostgreSQL too: moving files into the database is an operator's choice (its size,
+  // its backups), made with `npm run files:migrate`, never by an upgrade.
+  fileStorage: (read) => oneOf(read, 'FILE_STORAGE', FILE_STORAGE_KINDS),
   webhookAllowPrivate: (read) => read.flag('WEBHOOK_ALLOW_PRIVATE'),
   registration: registrationOf,
   orgCreation: (read) => oneOf(read, 'ORG_CREATION', ORG_CREATION),

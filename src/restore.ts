@@ -179,7 +179,7 @@ try {
     const counts = differences(manifest.counts, (await databaseFacts(database.db)).counts);
     if (counts.length > 0)
       throw new BackupRefused(`the restored rows differ from the backup's: ${counts.join('; ')}`);
-    restoredFiles = await restoreFiles(config, file, entries);
+    restoredFiles = await restoreFiles(config, database, file, entries);
   } finally {
     await database.close();
   }

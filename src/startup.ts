@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
+import path from 'node:path';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import { createEmbeddedDatabase } from './db/embedded-first-start.js';
@@ -33,6 +35,15 @@ export async function waitForDatabaseOrExit(
     console.error(err.message);
     process.exit(1);
   }
+}
+
+/**
+ * The embedded database's folder while another process has it open (PGlite keeps a postmaster.pid there
+ * meanwhile), else null: a second process writing it would corrupt it. Always null on PostgreSQL.
+ */
+export function embeddedDatabaseInUse(config: Pick<Config, 'databaseUrl' | 'dataDir'>): string | null {
+  const embedded = path.join(config.dataDir, 'pglite');
+  return !config.databaseUrl && existsSync(path.join(embedded, 'postmaster.pid')) ? embedded : null;
 }
 
 /** The log lines' destination for LOG_FORMAT; pino-pretty missing ends the process (1). */

@@ -13,6 +13,7 @@ import {
 import { PollLoop } from './lib/poll-loop.js';
 import { SealedValueError } from './lib/sealed-values.js';
 import { purgeWebhookHistory } from './modules/webhooks/index.js';
+import { purgeUnfinishedFiles } from './storage/database-storage.js';
 
 /**
  * Before serving: the personal data in the database must open under PII_KEY (else SealingKeyMismatch,
@@ -39,7 +40,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /**
  * The daily retention jobs: personal answers of forms past their `personalDataRetentionDays`, audit
  * entries past AUDIT_RETENTION, Idempotency-Keys past their 24 hours (with their sealed answers), and
- * webhook deliveries finished more than 30 days ago.
+ * webhook deliveries finished more than 30 days ago, and files whose writing into the database was
+ * left unfinished a day ago (the process stopped mid-upload).
  * All are idempotent, so every instance may run them; the first run comes a minute after start, then
  * one a day.
  */
@@ -78,9 +80,10 @@ export class RetentionJobs {
       const entries = await purgeAuditEntries(this.db, this.config.auditRetentionSeconds);
       const idempotencyKeys = await purgeExpiredIdempotencyKeys(this.db);
       const webhooks = await purgeWebhookHistory(this.db);
+      const unfinishedFiles = await purgeUnfinishedFiles(this.db);
       this.log.info(
-        { answers, entries, idempotencyKeys, webhooks },
-        'retention: personal answers erased; audit entries, expired idempotency keys and old webhook deliveries purged',
+        { answers, entries, idempotencyKeys, webhooks, unfinishedFiles },
+        'retention: personal answers erased; audit entries, expired idempotency keys, old webhook deliveries and unfinished stored files purged',
       );
     } catch (err) {
       this.log.error({ err }, 'retention jobs failed');

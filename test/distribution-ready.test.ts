@@ -27,6 +27,11 @@ const LOCAL: Readonly<Record<string, string>> = {
   'public.login_failures': 'failed sign-ins per email address, before anyone is known',
   'public.revoked_tokens': 'signed-out sessions, checked per request before any organization is chosen',
   'public.idempotency_keys': 'keyed requests per caller (a user or a public form), not per organization',
+  // FILE_STORAGE=database: reached only by a storage key that a tenant row holds, never joined with one;
+  // large, so under Citus either here or distributed by key on their own (not co-located).
+  'public.stored_files': 'uploaded files kept in the database, by storage key',
+  'public.stored_file_chunks':
+    'the bytes of the stored files, chunk by chunk, with a foreign key to stored_files',
 };
 
 /**

@@ -37,7 +37,8 @@ function runBash(script: string, env: Record<string, string>): Promise<Run> {
     execFile(
       'bash',
       ['-euo', 'pipefail', '-c', script],
-      { env: { ...process.env, ...env }, timeout: 50_000 },
+      // No start-up file of the machine's (BASH_ENV): the blocks as a reader's own shell runs them.
+      { env: { ...process.env, BASH_ENV: undefined, ENV: undefined, ...env }, timeout: 50_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
         resolve({ code, stdout, stderr });

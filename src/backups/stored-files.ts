@@ -3,7 +3,8 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import { UUID_PATTERN } from '../lib/ids.js';
 import { tarEntryStream, type TarEntry, type TarWriter } from '../lib/tar.js';
-import { createFileStorage } from '../storage/file-storage.js';
+import type { Database } from '../db/client.js';
+import { createFileStorage } from '../storage/configured-storage.js';
 import { FILES_PREFIX } from './manifest.js';
 
 /**
@@ -69,10 +70,11 @@ export function keyOfEntry(entry: TarEntry): string | null {
 /** Puts the archive's files into the configured file storage; their count and bytes. */
 export async function restoreFiles(
   config: Config,
+  database: Pick<Database, 'db' | 'driver'>,
   archivePath: string,
   entries: TarEntry[],
 ): Promise<{ count: number; bytes: number }> {
-  const storage = createFileStorage(config);
+  const storage = createFileStorage(config, database);
   let count = 0;
   let bytes = 0;
   for (const entry of entries) {

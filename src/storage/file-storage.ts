@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -19,6 +19,14 @@ export interface FileStorage {
   delete(key: string): Promise<void>;
 }
 
+/** A storage whose files can be listed and measured: what `npm run files:migrate` moves between. */
+export interface MovableStorage extends FileStorage {
+  /** Every complete file's key (a file being written is not listed). */
+  keys(): AsyncIterable<string>;
+  /** A complete file's size in bytes, or null when none is stored under the key. */
+  size(key: string): Promise<number | null>;
+}
+
 export class StoredFileMissing extends Error {
   constructor(key: string) {
     super(`No stored file under ${key}`);
@@ -31,13 +39,18 @@ export const newStorageKey = (): string => randomUUID();
 // one file under two keys. `newStorageKey` writes lower case.
 const KEY_PATTERN = new RegExp(UUID_PATTERN.source);
 
+/** The key itself, when it is one `newStorageKey` could have made; else an error (never a path or a query). */
+export function checkedKey(key: string): string {
+  if (!KEY_PATTERN.test(key)) throw new Error(`Invalid storage key ${JSON.stringify(key)}`);
+  return key;
+}
+
 /** Files under `<DATA_DIR>/files/<first two key characters>/<key>`; a key is checked, so no path escapes. */
-export class LocalDiskStorage implements FileStorage {
+export class LocalDiskStorage implements MovableStorage {
   constructor(private readonly root: string) {}
 
   private pathOf(key: string): string {
-    if (!KEY_PATTERN.test(key)) throw new Error(`Invalid storage key ${JSON.stringify(key)}`);
-    return path.join(this.root, key.slice(0, 2), key);
+    return path.join(this.root, checkedKey(key).slice(0, 2), key);
   }
 
   async put(key: string, content: Readable | Buffer): Promise<void> {
@@ -70,11 +83,37 @@ export class LocalDiskStorage implements FileStorage {
   async delete(key: string): Promise<void> {
     await rm(this.pathOf(key), { force: true });
   }
+
+  async size(key: string): Promise<number | null> {
+    try {
+      return (await stat(this.pathOf(key))).size;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  async *keys(): AsyncIterable<string> {
+    for (const folder of (await entries(this.root)).sort()) {
+      // `.part` files are being written; anything else there is not ours.
+      const names = await entries(path.join(this.root, folder));
+      for (const name of names.sort()) if (KEY_PATTERN.test(name) && name.startsWith(folder)) yield name;
+    }
+  }
 }
 
-export function createFileStorage(config: Pick<Config, 'dataDir'>): FileStorage {
-  return new LocalDiskStorage(path.join(config.dataDir, 'files'));
+async function entries(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    throw err;
+  }
 }
+
+/** The files directory of the filesystem storage. */
+export const filesDirectory = (config: Pick<Config, 'dataDir'>): string => path.join(config.dataDir, 'files');
 
 /** DECISIONS.md section 9: 10 MiB per file. */
 export const MAX_FILE_SIZE = 10 * 1024 * 1024;

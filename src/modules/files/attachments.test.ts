@@ -18,7 +18,8 @@ import {
 } from '../../../test/helpers/http.js';
 import { projects } from '../projects/projects.tables.js';
 import { attachments } from './files.tables.js';
-import { contentDisposition, createFileStorage, sanitizeFileName } from '../../storage/file-storage.js';
+import { createFileStorage } from '../../storage/configured-storage.js';
+import { contentDisposition, sanitizeFileName } from '../../storage/file-storage.js';
 import { useSuite } from '../../../test/helpers/suite.js';
 
 const { t, team } = useSuite();
@@ -179,7 +180,7 @@ describe('DELETE /orgs/:orgId/attachments/:id', () => {
 
 describe('storage helpers', () => {
   it('refuses keys that are not generated UUIDs, so no path leaves the files directory', async () => {
-    const storage = createFileStorage({ dataDir: t.config.dataDir });
+    const storage = createFileStorage(t.config, t.database);
     for (const key of ['../../etc/passwd', 'report.pdf', '']) {
       await expect(storage.put(key, Buffer.from('x'))).rejects.toThrow('Invalid storage key');
       await expect(storage.get(key)).rejects.toThrow('Invalid storage key');
