@@ -37,8 +37,9 @@ function runBash(script: string, env: Record<string, string>): Promise<Run> {
     execFile(
       'bash',
       ['-euo', 'pipefail', '-c', script],
-      // No start-up file of the machine's (BASH_ENV): the blocks as a reader's own shell runs them.
-      { env: { ...process.env, BASH_ENV: undefined, ENV: undefined, ...env }, timeout: 50_000 },
+      // No start-up file of the machine's, as in a reader's own shell: not BASH_ENV's, and not Debian's
+      // /etc/bash.bashrc, which bash reads at shell level 1 when its stdin is a socket (Node's pipes are).
+      { env: { ...process.env, BASH_ENV: undefined, ENV: undefined, SHLVL: '1', ...env }, timeout: 50_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
         resolve({ code, stdout, stderr });
