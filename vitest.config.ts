@@ -7,7 +7,6 @@ import { defineConfig } from 'vitest/config';
  */
 const ISOLATED = [
   'test/admin-create.test.ts',
-  'test/backup-restore.test.ts',
   'src/http/pipeline/idempotency-release.test.ts',
   'src/http/pipeline/session.test.ts',
   'src/lib/claim-keeper.test.ts',

@@ -1,23 +1,27 @@
 /**
- * `npm run backup` and `npm run restore`, as an operator runs them: the compiled commands in processes of
- * their own, on PostgreSQL (TEST_DATABASE_URL: a source database and a new, empty one) or on embedded
- * databases in two DATA_DIRs. Data made through the API reads back the same bytes from the restored copy.
+ * `npm run backup` and `npm run restore`, on PostgreSQL (TEST_DATABASE_URL: a source database and a new,
+ * empty one) or on embedded databases in two DATA_DIRs. One backup and one restore run as an operator runs
+ * them, the compiled commands in processes of their own; data made through the API reads back the same
+ * bytes from the restored copy. The refusals are asked of the functions those commands call, in this
+ * process, with the configuration the commands would read.
  */
-import { execFile, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Manifest } from '../src/backups/manifest.js';
+import { ArchiveWriter, eachEntry, entryBytes } from '../src/backups/archive.js';
+import { makeBackup } from '../src/backups/backup-command.js';
+import { BackupRefused, type Manifest } from '../src/backups/manifest.js';
 import { postgresTarget } from '../src/backups/postgres.js';
+import { restoreBackup } from '../src/backups/restore-command.js';
+import { loadConfig, type Config } from '../src/config.js';
 import { openDatabase } from '../src/db/client.js';
 import { sealingKey } from '../src/lib/sealed-values.js';
-import { tarEntries, tarEntryBuffer } from '../src/lib/tar.js';
 import { person, postActivity, participantsUrl, register, registrationsUrl } from './helpers/activities.js';
 import { buildTestApp, maintenanceQuery, TEST_PII_KEY } from './helpers/app.js';
+import { buildOnce, runEntry } from './helpers/commands.js';
 import { migratedDataDir } from './helpers/embedded.js';
 import { createProject, createTeam } from './helpers/factories.js';
 import { multipart, PDF, PNG } from './helpers/files.js';
@@ -25,7 +29,6 @@ import { formUrl, publishedForm, submissionFileUrl, submissionsUrl, submitUrl } 
 import { call } from './helpers/http.js';
 import { createDonorReport, donorReportsUrl, donorReportUrl } from './helpers/reports.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const testUrl = process.env.TEST_DATABASE_URL;
 // buildTestApp's: sessions made on the source are accepted by the restored copy.
 const JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-signing';
@@ -56,7 +59,7 @@ async function newDatabase(template: string | null): Promise<string> {
 
 beforeAll(async () => {
   // Built once here, so the runs below do not each rebuild.
-  await promisify(execFile)(process.execPath, [path.join(root, 'scripts/build.mjs')]);
+  await buildOnce();
   work = mkdtempSync(path.join(tmpdir(), 'mel-backup-'));
   archive = path.join(work, 'backup.tar');
   source = { url: null, dataDir: path.join(work, 'source') };
@@ -81,51 +84,52 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** A command as an operator runs it, with the service's production environment for `place`. */
-function command(
-  place: Place,
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--enable-source-maps', path.join(root, 'scripts/start.mjs'), ...args],
-      {
-        env: {
-          PATH: process.env.PATH,
-          HOME: process.env.HOME,
-          NODE_ENV: 'production',
-          JWT_SECRET,
-          PII_KEY: TEST_PII_KEY,
-          DATA_DIR: place.dataDir,
-          LOG_LEVEL: 'error',
-          ...(place.url ? { DATABASE_URL: place.url } : { ALLOW_EMBEDDED_IN_PRODUCTION: 'true' }),
-          ...env,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, err });
-    });
+/** The service's production environment for `place`, as an operator runs the commands with it. */
+function environment(place: Place, env: Record<string, string> = {}): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    JWT_SECRET,
+    PII_KEY: TEST_PII_KEY,
+    DATA_DIR: place.dataDir,
+    LOG_LEVEL: 'error',
+    ...(place.url ? { DATABASE_URL: place.url } : { ALLOW_EMBEDDED_IN_PRODUCTION: 'true' }),
+    ...env,
+  };
+}
+
+/** The configuration the commands read from that environment: for the functions they call, in this process. */
+const configOf = (place: Place, env: Record<string, string> = {}): Config =>
+  loadConfig(environment(place, env));
+
+/** A command as an operator runs it: the compiled one, in a process of its own. */
+const command = (place: Place, [entry, ...args]: string[]) => runEntry(entry!, args, environment(place));
+
+/** The archive's entries in order, with their bytes. */
+async function entriesOf(file: string): Promise<{ name: string; content: Buffer }[]> {
+  const entries: { name: string; content: Buffer }[] = [];
+  await eachEntry(file, async ({ name }, content) => {
+    entries.push({ name, content: await entryBytes(content) });
   });
+  return entries;
+}
+
+/** Another archive, of `entries` (each as given), next to the backup. */
+async function archiveOf(name: string, entries: { name: string; content: Buffer }[]): Promise<string> {
+  const file = path.join(work, name);
+  const writer = await ArchiveWriter.create(file);
+  for (const entry of entries) await writer.addBuffer(entry.name, entry.content);
+  await writer.close();
+  return file;
 }
 
 /** The app on `place`'s database and files, for `work`; closed after (the embedded one takes one process). */
 async function withService<T>(
   place: Place,
   work: (t: Awaited<ReturnType<typeof buildTestApp>>) => Promise<T>,
+  env: Record<string, string> = {},
 ) {
   const database = openDatabase({ databaseUrl: place.url, dataDir: place.dataDir, poolSize: 5 });
-  const t = await buildTestApp({ DATA_DIR: place.dataDir }, { database, worker: false });
+  const t = await buildTestApp({ DATA_DIR: place.dataDir, ...env }, { database, worker: false });
   try {
     return await work(t);
   } finally {
@@ -136,6 +140,15 @@ async function withService<T>(
 
 const get = (t: Awaited<ReturnType<typeof buildTestApp>>, url: string, token: string) =>
   t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } });
+
+/** Every GET made on the source answers the same status, type and bytes on `t`. */
+async function expectSameReads(t: Awaited<ReturnType<typeof buildTestApp>>) {
+  for (const read of reads) {
+    const res = await get(t, read.url, read.token);
+    expect([res.statusCode, String(res.headers['content-type'])], read.url).toEqual([read.status, read.type]);
+    expect(res.rawPayload.equals(read.body), `${read.url}: ${res.body}`).toBe(true);
+  }
+}
 
 async function restoredIsEmpty(): Promise<boolean> {
   if (target.url) return (await postgresTarget(target.url)).relations === 0;
@@ -214,12 +227,14 @@ describe('npm run backup and npm run restore', { timeout: 120_000 }, () => {
 
       // The embedded database is open here, as in a running service: a backup is refused.
       if (!source.url) {
-        const refused = await command(source, ['backup', '--out', archive]);
-        expect([refused.code, refused.out]).toEqual([1, '']);
-        expect(refused.err).toMatch(
+        const refused = await makeBackup(configOf(source), archive);
+        expect([refused.exitCode, refused.out]).toEqual([1, []]);
+        expect(refused.err).toHaveLength(1);
+        expect(refused.err[0]).toMatch(
           /^backup: the embedded database in .+ is open in another process, the service most likely\./,
         );
         expect(existsSync(archive)).toBe(false);
+        expect(existsSync(`${archive}.part`)).toBe(false);
       }
     });
 
@@ -227,7 +242,7 @@ describe('npm run backup and npm run restore', { timeout: 120_000 }, () => {
     expect([run.code, run.err]).toEqual([0, '']);
     expect(run.out).toMatch(/^backup: wrote .+backup\.tar \(\d+ bytes\)/);
 
-    const entries = await tarEntries(archive);
+    const entries = await entriesOf(archive);
     const names = entries.map((entry) => entry.name);
     expect(names.slice(0, 2)).toEqual([
       'manifest.json',
@@ -235,7 +250,7 @@ describe('npm run backup and npm run restore', { timeout: 120_000 }, () => {
     ]);
     expect(names.slice(2)).toHaveLength(2);
     expect(names.slice(2).every((name) => /^files\/[0-9a-f]{2}\/[0-9a-f-]{36}$/.test(name))).toBe(true);
-    const manifest = JSON.parse((await tarEntryBuffer(archive, entries[0]!)).toString()) as Manifest;
+    const manifest = JSON.parse(entries[0]!.content.toString()) as Manifest;
     expect(manifest).toMatchObject({
       format: 1,
       app: { name: 'mel-service' },
@@ -255,20 +270,20 @@ describe('npm run backup and npm run restore', { timeout: 120_000 }, () => {
     for (const secret of [TEST_PII_KEY, JWT_SECRET, sealingKey(TEST_PII_KEY).secret.toString('hex')]) {
       expect(text.includes(secret)).toBe(false);
     }
-    // A plain POSIX tar: the system's tar lists it alike.
+    // A standard tar: the system's tar lists it alike.
     const listed = spawnSync('tar', ['-tf', archive], { encoding: 'utf8' });
     if (!listed.error) expect(listed.stdout.trim().split('\n')).toEqual(names);
   });
 
   it("refuses a restore with the wrong PII_KEY with the service's own message, and writes nothing", async () => {
-    const run = await command(target, ['restore', archive], { PII_KEY: WRONG_KEY });
-    expect([run.code, run.out]).toEqual([1, '']);
-    expect(run.err).toBe(
+    const report = await restoreBackup(configOf(target, { PII_KEY: WRONG_KEY }), archive);
+    expect([report.exitCode, report.out]).toEqual([1, []]);
+    expect(report.err.join('\n')).toBe(
       `PII_KEY does not open the personal data in this database: it is sealed under key ${
         sealingKey(TEST_PII_KEY).id
       }, and PII_KEY is key ${sealingKey(WRONG_KEY).id}. Start with the key the data was sealed under as ` +
         'PII_KEY (during a rotation: the new key as PII_KEY and the old one as PII_KEY_PREVIOUS).\n' +
-        'restore: nothing was restored\n',
+        'restore: nothing was restored',
     );
     expect(await restoredIsEmpty()).toBe(true);
   });
@@ -277,12 +292,81 @@ describe('npm run backup and npm run restore', { timeout: 120_000 }, () => {
     const other: Place = target.url
       ? { url: null, dataDir: target.dataDir }
       : { url: 'postgres://nobody@127.0.0.1:1/none', dataDir: target.dataDir };
-    const run = await command(other, ['restore', archive]);
-    expect([run.code, run.out]).toEqual([1, '']);
-    expect(run.err).toMatch(
+    const report = await restoreBackup(configOf(other), archive);
+    expect([report.exitCode, report.out]).toEqual([1, []]);
+    expect(report.err[0]).toMatch(
       /^restore: this backup is of (a PostgreSQL database|the embedded database), and this service is configured for/,
     );
+    expect(report.err[1]).toBe('restore: nothing was restored');
     expect(await restoredIsEmpty()).toBe(true);
+  });
+
+  it('refuses an archive that is damaged, cut short, incomplete or holds other entries, and writes nothing', async () => {
+    const entries = await entriesOf(archive);
+    const whole = readFileSync(archive);
+    const refusal = async (file: string) => {
+      const report = await restoreBackup(configOf(target), file);
+      expect([report.exitCode, report.out, report.err[1]]).toEqual([1, [], 'restore: nothing was restored']);
+      return report.err[0];
+    };
+    const cut = (name: string, bytes: number) => {
+      const file = path.join(work, name);
+      writeFileSync(file, whole.subarray(0, bytes));
+      return file;
+    };
+    // Inside the last file's bytes; then between two entries (tar would list it without complaint).
+    const lastFile = entries.at(-1)!.content.length;
+    const lastStart = whole.length - 1024 - Math.ceil(lastFile / 512) * 512;
+    expect(await refusal(cut('inside.tar', lastStart + Math.floor(lastFile / 2)))).toMatch(
+      /is not a backup of this service \(the archive is cut short\)$/,
+    );
+    const withoutLast = await archiveOf('without-last.tar', entries.slice(0, -1));
+    const boundary = readFileSync(withoutLast).length - 1024;
+    expect(await refusal(cut('boundary.tar', boundary))).toMatch(
+      /is not a backup of this service \(the archive is cut short\)$/,
+    );
+    // Whole as a tar, and one stored file short of its manifest.
+    expect(await refusal(withoutLast)).toMatch(
+      /^restore: the archive holds 1 stored files \(\d+ bytes\), and its manifest lists 2 \(\d+ bytes\): it is incomplete$/,
+    );
+    expect(await refusal(await archiveOf('no-database.tar', [entries[0]!, ...entries.slice(2)]))).toMatch(
+      /^restore: the archive has no database\.(pgdump|pglite\.tar\.gz): it is incomplete$/,
+    );
+    const unexpected = [
+      '../../etc/cron.d/x',
+      'files/00/../../../x',
+      `files/zz/${randomUUID()}`,
+      'README',
+      entries.at(-1)!.name, // twice
+    ];
+    for (const name of unexpected) {
+      const other = await archiveOf('other.tar', [...entries, { name, content: Buffer.from('x') }]);
+      expect(await refusal(other)).toBe(
+        `restore: ${other} is not a backup archive made by npm run backup: unexpected entry ${JSON.stringify(name)}`,
+      );
+      rmSync(other);
+    }
+    const garbage = path.join(work, 'garbage.tar');
+    writeFileSync(garbage, Buffer.alloc(4096, 'not a tar archive '));
+    expect(await refusal(garbage)).toMatch(/is not a backup of this service \(not a tar archive\)$/);
+    expect(await refusal(await archiveOf('files-only.tar', entries.slice(2)))).toMatch(
+      /is not a backup of this service \(it has no manifest\.json\)$/,
+    );
+    expect(await restoredIsEmpty()).toBe(true);
+  });
+
+  it('fails a backup whose file changes size while it is archived, rather than write a bad entry', async () => {
+    const file = path.join(work, 'growing');
+    writeFileSync(file, Buffer.alloc(1000, 1));
+    for (const size of [999, 1001]) {
+      const writer = await ArchiveWriter.create(path.join(work, `changed-${size}.tar`));
+      await expect(writer.addFile('files/ab/x', file, size)).rejects.toThrow(
+        new BackupRefused(
+          `${file} changed while it was being archived (${size} bytes, then 1000): run the backup again`,
+        ),
+      );
+      await writer.abandon();
+    }
   });
 
   it('restores into a new database and DATA_DIR, where every read answers the same bytes', async () => {
@@ -290,27 +374,38 @@ describe('npm run backup and npm run restore', { timeout: 120_000 }, () => {
     expect([run.code, run.err]).toEqual([0, '']);
     expect(run.out).toMatch(/^restore: restored .+ 2 stored files \(\d+ bytes\), as the backup lists them/);
 
-    await withService(target, async (t) => {
-      for (const read of reads) {
-        const res = await get(t, read.url, read.token);
-        expect([res.statusCode, String(res.headers['content-type'])], read.url).toEqual([
-          read.status,
-          read.type,
-        ]);
-        expect(res.rawPayload.equals(read.body), `${read.url}: ${res.body}`).toBe(true);
-      }
-    });
+    await withService(target, (t) => expectSameReads(t));
+  });
+
+  it('puts the files into the database when the restored service keeps them there (FILE_STORAGE=database)', async () => {
+    const place: Place = {
+      url: testUrl ? await newDatabase(null) : null,
+      dataDir: path.join(work, 'restored-files-in-database'),
+    };
+    try {
+      const inDatabase = { FILE_STORAGE: 'database' };
+      const report = await restoreBackup(configOf(place, inDatabase), archive);
+      expect([report.exitCode, report.err]).toEqual([0, []]);
+      expect(existsSync(path.join(place.dataDir, 'files'))).toBe(false);
+      await withService(place, (t) => expectSameReads(t), inDatabase);
+    } finally {
+      if (place.url)
+        await maintenanceQuery(
+          testUrl!,
+          `DROP DATABASE IF EXISTS ${new URL(place.url).pathname.slice(1)} WITH (FORCE)`,
+        );
+    }
   });
 
   it('refuses to restore into a database or DATA_DIR that is not empty', async () => {
-    const run = await command(target, ['restore', archive]);
-    expect([run.code, run.out]).toEqual([1, '']);
-    expect(run.err).toMatch(/^restore: DATA_DIR \(.+\) is not empty \((files|pglite)/);
+    const report = await restoreBackup(configOf(target), archive);
+    expect([report.exitCode, report.out]).toEqual([1, []]);
+    expect(report.err[0]).toMatch(/^restore: DATA_DIR \(.+\) is not empty \((files|pglite)/);
     if (target.url) {
       const fresh: Place = { url: target.url, dataDir: path.join(work, 'empty') };
-      const again = await command(fresh, ['restore', archive]);
-      expect([again.code, again.out]).toEqual([1, '']);
-      expect(again.err).toMatch(
+      const again = await restoreBackup(configOf(fresh), archive);
+      expect([again.exitCode, again.out]).toEqual([1, []]);
+      expect(again.err[0]).toMatch(
         /^restore: the database at DATABASE_URL is not empty \(\d+ tables, views or sequences\)/,
       );
     }

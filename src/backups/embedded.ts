@@ -3,6 +3,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import { embeddedOptions, openDatabase, type Database } from '../db/client.js';
+import { embeddedDatabaseInUse } from '../startup.js';
 import { BackupRefused } from './manifest.js';
 
 /**
@@ -18,8 +19,8 @@ export const embeddedDirectory = (dataDir: string) => path.join(dataDir, 'pglite
 
 /** Refuses while another process (the service, most likely) has the embedded database open. */
 export function refuseWhileOpen(dataDir: string, command: string): void {
-  const dir = embeddedDirectory(dataDir);
-  if (!existsSync(path.join(dir, 'postmaster.pid'))) return;
+  const dir = embeddedDatabaseInUse({ databaseUrl: null, dataDir });
+  if (!dir) return;
   throw new BackupRefused(
     `the embedded database in ${dir} is open in another process, the service most likely. It takes one ` +
       `process at a time, and a copy taken while it runs is not consistent: stop the service (and the ` +

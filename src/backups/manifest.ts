@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { TarFormatError } from '../lib/tar.js';
 import { MIGRATIONS_FOLDER, rowsOf, type Db } from '../db/client.js';
 import { sealedUnderKeyId } from '../modules/privacy/index.js';
 
@@ -37,6 +36,9 @@ export interface Manifest {
 
 /** A backup or restore that cannot go on: its message says why and what to do; exit 1. */
 export class BackupRefused extends Error {}
+
+/** A file that is not an archive `npm run backup` wrote, or one damaged: the message says how. */
+export class ArchiveFormatError extends Error {}
 
 export type DatabaseKind = 'postgresql' | 'embedded';
 
@@ -107,8 +109,16 @@ export async function databaseFacts(
 /** The manifest of an archive, checked to be one this code wrote. */
 export function parseManifest(text: string): Manifest {
   const manifest = JSON.parse(text) as Manifest;
-  if (manifest.format !== 1 || !manifest.database || !manifest.keys || !manifest.counts) {
-    throw new TarFormatError('its manifest.json is not one this version understands');
+  if (
+    manifest.format !== 1 ||
+    !manifest.database ||
+    !manifest.keys ||
+    !manifest.counts ||
+    !manifest.files ||
+    // The entry it names is looked for among the archive's: only the one its kind of database has.
+    DATABASE_ENTRY[manifest.database.kind] !== manifest.database.entry
+  ) {
+    throw new ArchiveFormatError('its manifest.json is not one this version understands');
   }
   return manifest;
 }

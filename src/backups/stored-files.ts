@@ -1,10 +1,11 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import type { Config } from '../config.js';
 import { UUID_PATTERN } from '../lib/ids.js';
-import { tarEntryStream, type TarEntry, type TarWriter } from '../lib/tar.js';
 import type { Database } from '../db/client.js';
 import { createFileStorage } from '../storage/configured-storage.js';
+import type { ArchiveWriter } from './archive.js';
 import { FILES_PREFIX } from './manifest.js';
 
 /**
@@ -48,41 +49,36 @@ export async function filesOnDisk(dataDir: string): Promise<FileOnDisk[]> {
 }
 
 export async function archiveFiles(
-  archive: TarWriter,
+  archive: ArchiveWriter,
   files: FileOnDisk[],
 ): Promise<{ count: number; bytes: number }> {
   let bytes = 0;
   for (const file of files) {
-    await archive.addFile(`${FILES_PREFIX}${file.key.slice(0, 2)}/${file.key}`, file.path, file.size);
+    await archive.addFile(entryOfKey(file.key), file.path, file.size);
     bytes += file.size;
   }
   return { count: files.length, bytes };
 }
 
-/** The storage key an archive entry holds, or null for an entry that is no stored file. */
-export function keyOfEntry(entry: TarEntry): string | null {
-  if (!entry.name.startsWith(FILES_PREFIX)) return null;
-  const [shard, key, ...rest] = entry.name.slice(FILES_PREFIX.length).split('/');
-  if (rest.length > 0 || !key || !KEY.test(key) || key.slice(0, 2) !== shard) return null;
-  return key;
+const entryOfKey = (key: string) => `${FILES_PREFIX}${key.slice(0, 2)}/${key}`;
+
+/** The storage key an archive entry holds (`files/<2 characters>/<key>`), or null for any other name. */
+export function keyOfEntry(name: string): string | null {
+  if (!name.startsWith(FILES_PREFIX)) return null;
+  const key = name.slice(name.lastIndexOf('/') + 1);
+  return KEY.test(key) && name === entryOfKey(key) ? key : null;
 }
 
-/** Puts the archive's files into the configured file storage; their count and bytes. */
-export async function restoreFiles(
-  config: Config,
-  database: Pick<Database, 'db' | 'driver'>,
-  archivePath: string,
-  entries: TarEntry[],
-): Promise<{ count: number; bytes: number }> {
+/** The configured file storage, taking the archive's files one at a time; what it took, counted. */
+export function storedFilesTarget(config: Config, database: Pick<Database, 'db' | 'driver'>) {
   const storage = createFileStorage(config, database);
-  let count = 0;
-  let bytes = 0;
-  for (const entry of entries) {
-    const key = keyOfEntry(entry);
-    if (!key) continue;
-    await storage.put(key, tarEntryStream(archivePath, entry));
-    count += 1;
-    bytes += entry.size;
-  }
-  return { count, bytes };
+  const restored = { count: 0, bytes: 0 };
+  return {
+    restored,
+    async put(key: string, size: number, content: AsyncIterable<Buffer>): Promise<void> {
+      await storage.put(key, Readable.from(content));
+      restored.count += 1;
+      restored.bytes += size;
+    },
+  };
 }
