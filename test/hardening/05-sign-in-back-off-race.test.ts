@@ -65,7 +65,8 @@ function firstAnswers(calls: Promise<Call>[], count: number): Promise<Call[]> {
   });
 }
 
-describe('finding 5: concurrent guesses cannot skip the sign-in back-off', () => {
+// Concurrently: each test waits out back-offs of an email of its own.
+describe.concurrent('finding 5: concurrent guesses cannot skip the sign-in back-off', () => {
   it('checks few of 20 concurrent wrong passwords after 8 failures; the rest and the right password are refused unchecked', async () => {
     const user = await registerUser(first.app);
     // 8 failures, the last 2 s ago: the 2 s back-off they call for has just been served.

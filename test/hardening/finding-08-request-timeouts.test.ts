@@ -101,7 +101,8 @@ function storedFiles(): string[] {
 /** Nothing at error level was logged: a cut-off is the client's doing, not a server failure. */
 const serverErrors = () => logs.filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
 
-describe('finding 8: slow clients are cut off', () => {
+// Concurrently: each test mostly waits on a slow client of its own, on a connection of its own.
+describe.concurrent('finding 8: slow clients are cut off', () => {
   it('applies the configured limits to the listening server', () => {
     const server = t.app.server;
     expect({
