@@ -69,8 +69,10 @@ async function heldUp<T>(hold: (tx: Db) => Promise<unknown>, start: () => Promis
     requests.forEach((request) => void request.catch(() => undefined));
     // PGlite runs one transaction at a time: the requests simply wait for this one.
     for (let tries = 0; t.database.driver === 'pg' && tries < 200; tries += 1) {
-      const waiting = await tx.execute(sql`SELECT count(*)::int AS n FROM pg_locks
-        WHERE locktype = 'transactionid' AND NOT granted AND transactionid = pg_current_xact_id()::text::xid`);
+      // Every request waits on a lock, on this transaction's or on the other request's (which waits on
+      // this one): counted in this file's own database.
+      const waiting = await tx.execute(sql`SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND wait_event_type = 'Lock'`);
       if (rowsOf<{ n: number }>(waiting)[0]!.n >= requests.length) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
