@@ -29,11 +29,15 @@ describe.skipIf(!hasChromium)('the API documentation in Chromium', () => {
     return { page, csp: (await answer?.headerValue('content-security-policy')) ?? '' };
   }
 
+  // Opened once for the file: drawing the whole document takes Swagger UI seconds.
+  let opened: Promise<{ page: Page; csp: string }> | undefined;
+  const documentation = () => (opened ??= openDocumentation());
+
   const violations = (page: Page) =>
     page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations);
 
   it("is titled with the service's name, in the page title and the top bar, without Swagger's logo", async () => {
-    const { page } = await openDocumentation();
+    const { page } = await documentation();
     expect(await page.title()).toBe(API_TITLE);
     await expect.poll(() => page.locator('.topbar .service-name').textContent()).toBe(API_TITLE);
     // No logo, Swagger's or the plugin's (an image), in the top bar: the name alone.
@@ -51,7 +55,7 @@ describe.skipIf(!hasChromium)('the API documentation in Chromium', () => {
   });
 
   it('keeps its CSP closed to inline style and script, and breaks none of it', async () => {
-    const { page, csp } = await openDocumentation();
+    const { page, csp } = await documentation();
     expect(csp).toContain("style-src 'self'");
     expect(csp).toContain("script-src 'self'");
     expect(csp).not.toContain('unsafe-inline');
