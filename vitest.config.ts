@@ -2,11 +2,10 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Files that run in a fresh process each (isolate), because they change process state (environment,
- * mocked clocks or globals, spies), alter the test database's schema or close it, or start the compiled
- * server.
+ * mocked clocks or globals, spies), or alter the test database's schema or close it. Files that only
+ * start the compiled commands in processes of their own (start-up, start-stop, admin-create, backup) share.
  */
 const ISOLATED = [
-  'test/admin-create.test.ts',
   'src/http/pipeline/idempotency-release.test.ts',
   'src/http/pipeline/session.test.ts',
   'src/lib/claim-keeper.test.ts',
@@ -23,8 +22,6 @@ const ISOLATED = [
   'test/module-graph.test.ts',
   'test/personal-data-at-rest.test.ts',
   'test/sealing-key-check.test.ts',
-  'test/start-stop.test.ts',
-  'test/start-up.test.ts',
   'test/webhook-events.test.ts',
 ];
 
