@@ -144,6 +144,7 @@ describe('npm run admin:create', () => {
             reminderDaysBefore: [7, 1],
             overdueReminder: true,
             separateApproval: false,
+            ageBands: ['0-17', '18-35', '36-59', '60+', 'unknown'],
             createdAt: expect.stringMatching(TIMESTAMP),
             role: 'org_admin',
           },

@@ -942,7 +942,7 @@ export interface paths {
         put?: never;
         /**
          * Pre-fill an indicator report from participant counts
-         * @description Counts the distinct participants registered in the project's activities that overlap the period (cancelled activities aside; with `attendedOnly`, the default, only confirmed attendance). A person in several activities counts once. `value` is that count; `disaggregatedValues` gives it by sex (female, male, other) and by age band at the period's end (0-17, 18-35, 36-59, 60+, unknown without a date of birth or with one after the period), every category present, zeros included. An indicator without disaggregations gets both breakdowns (each adds up to the value on its own). An indicator with disaggregations gets the ones that are exactly the sexes or exactly the age bands; if any of its disaggregations differs (other categories, a subset), nothing is written: 400 naming it. The draft or rejected report is updated (200; status, target and narrative kept); without one a draft is created (201). A submitted or approved report: 409. A locked period: `Reporting period is locked` (403). The other checks are those of creating a report.
+         * @description Counts the distinct participants registered in the project's activities that overlap the period (cancelled activities aside; with `attendedOnly`, the default, only confirmed attendance). A person in several activities counts once. An indicator without disaggregations gets two breakdowns, each adding up to the value on its own: by sex (female, male, other) and by the organization's age bands at the period's end (its `ageBands`; by default 0-17, 18-35, 36-59, 60+, and unknown without a date of birth or with one after the period). An indicator with disaggregations gets each of them filled: one whose categories are some of female, male, other is by sex; one whose categories are age ranges written `a-b` or `a+` that do not overlap (and `unknown` if listed) is by age at the period's end, whatever the organization's bands. Every category is present, zeros included. A person who falls in no category of one of them (a man when only `female` is listed, an age no range holds, an unknown age without an `unknown` category) is left out of that disaggregation, of the others and of the value, so that each disaggregation adds up to the value; `prefill` says how many were counted and left out, and why. Any other disaggregation (other categories, overlapping ranges): nothing is written, 400 naming it. The draft or rejected report is updated (200; status, target and narrative kept); without one a draft is created (201). A submitted or approved report: 409. A locked period: `Reporting period is locked` (403). The other checks are those of creating a report.
          */
         post: operations["prefillIndicatorReport"];
         delete?: never;
@@ -2976,10 +2976,10 @@ export interface components {
             dateOfBirth: string | null;
             age: number | null;
             /**
-             * @description From the age today (the pre-fill bands); kept as it was at erasure
-             * @enum {string}
+             * @description From the age today, among the organization's age bands (`ageBands` of the organization; by default 0-17, 18-35, 36-59, 60+, unknown); kept as it was at erasure, whatever the bands later
+             * @example 18-35
              */
-            ageBand: "0-17" | "18-35" | "36-59" | "60+" | "unknown";
+            ageBand: string;
             phone: string | null;
             nationalId: string | null;
             village: string;
@@ -3198,10 +3198,10 @@ export interface components {
             sex: "female" | "male" | "other";
             age: number | null;
             /**
-             * @description From the age today (the pre-fill bands); kept as it was at erasure
-             * @enum {string}
+             * @description From the age today, among the organization's age bands (`ageBands` of the organization; by default 0-17, 18-35, 36-59, 60+, unknown); kept as it was at erasure, whatever the bands later
+             * @example 18-35
              */
-            ageBand: "0-17" | "18-35" | "36-59" | "60+" | "unknown";
+            ageBand: string;
             /** Format: date-time */
             createdAt: string;
         };
@@ -3608,6 +3608,8 @@ export interface components {
             overdueReminder: boolean;
             /** @description Four eyes (default false): when true, the person who last submitted an indicator report may not approve or reject it (403 `separate_approval_required`); another M&E officer or org admin reviews it. */
             separateApproval: boolean;
+            /** @description The organization's age bands, youngest first, ending with `unknown` (people whose age is not known, always added): the `ageBand` given for participants and household members, kept at erasure, and the age breakdown of a pre-fill of an indicator without disaggregations. Default: the contract’s `0-17, 18-35, 36-59, 60+, unknown`. */
+            ageBands: string[];
             /** Format: date-time */
             createdAt: string;
             /** @enum {string} */
@@ -3644,6 +3646,8 @@ export interface components {
             overdueReminder: boolean;
             /** @description Four eyes (default false): when true, the person who last submitted an indicator report may not approve or reject it (403 `separate_approval_required`); another M&E officer or org admin reviews it. */
             separateApproval: boolean;
+            /** @description The organization's age bands, youngest first, ending with `unknown` (people whose age is not known, always added): the `ageBand` given for participants and household members, kept at erasure, and the age breakdown of a pre-fill of an indicator without disaggregations. Default: the contract’s `0-17, 18-35, 36-59, 60+, unknown`. */
+            ageBands: string[];
             /** Format: date-time */
             createdAt: string;
         };
@@ -3679,6 +3683,7 @@ export interface components {
             overdueReminder?: boolean;
             /** @description Four eyes (default false): when true, the person who last submitted an indicator report may not approve or reject it (403 `separate_approval_required`); another M&E officer or org admin reviews it. */
             separateApproval?: boolean;
+            ageBands?: string[] | null;
         };
         /** @description An outcome node with its outputs */
         OutcomeNode: {
@@ -3749,10 +3754,10 @@ export interface components {
             dateOfBirth: string | null;
             age: number | null;
             /**
-             * @description From the age today (the pre-fill bands); kept as it was at erasure
-             * @enum {string}
+             * @description From the age today, among the organization's age bands (`ageBands` of the organization; by default 0-17, 18-35, 36-59, 60+, unknown); kept as it was at erasure, whatever the bands later
+             * @example 18-35
              */
-            ageBand: "0-17" | "18-35" | "36-59" | "60+" | "unknown";
+            ageBand: string;
             phone: string | null;
             nationalId: string | null;
             village: string;
@@ -3844,6 +3849,53 @@ export interface components {
         PasswordResetRequest: {
             /** Format: email */
             email: string;
+        };
+        /** @description The pre-filled report and how its people were counted */
+        PrefilledIndicatorReport: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            orgId: string;
+            /** Format: uuid */
+            projectId: string;
+            /** Format: uuid */
+            indicatorId: string;
+            /** Format: uuid */
+            reportingPeriodId: string;
+            value: number | null;
+            target: number | null;
+            narrative: string | null;
+            disaggregatedValues: {
+                [key: string]: number;
+            };
+            /** @enum {string} */
+            status: "draft" | "submitted" | "approved" | "rejected";
+            comment: string | null;
+            submittedAt: string | null;
+            submittedBy: string | null;
+            reviewedAt: string | null;
+            reviewedBy: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description Who the pre-fill counted and who it left out (not stored: given with this answer only) */
+            prefill: {
+                /** @description People in the value (and in every disaggregation’s total) */
+                counted: number;
+                /** @description People registered but in no category of some disaggregation: in neither the value nor any cell */
+                leftOut: number;
+                /**
+                 * @description Left-out people by reason, `dimension:what`: `sex:male` (a sex the disaggregation does not list), `age:0-14` (ages no range holds, the stretch between ranges they fall in), `age:unknown` (no birth date, or one after the period, and no `unknown` category). A person left out for two reasons is under both; reasons with nobody are not listed.
+                 * @example {
+                 *       "age:unknown": 2,
+                 *       "sex:other": 1
+                 *     }
+                 */
+                leftOutBy: {
+                    [key: string]: number;
+                };
+            };
         };
         /** @description A program with its donors and projects, each sorted by name then id */
         Program: {
@@ -5523,6 +5575,13 @@ export interface operations {
                      *       ],
                      *       "overdueReminder": true,
                      *       "separateApproval": false,
+                     *       "ageBands": [
+                     *         "0-17",
+                     *         "18-35",
+                     *         "36-59",
+                     *         "60+",
+                     *         "unknown"
+                     *       ],
                      *       "createdAt": "2026-01-05T08:15:02.518Z"
                      *     }
                      */
@@ -8281,7 +8340,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The value of one indicator for one project and reporting period */
+            /** @description The pre-filled report and how its people were counted */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8292,10 +8351,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["IndicatorReport"];
+                    "application/json": components["schemas"]["PrefilledIndicatorReport"];
                 };
             };
-            /** @description The value of one indicator for one project and reporting period */
+            /** @description The pre-filled report and how its people were counted */
             201: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8307,7 +8366,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["IndicatorReport"];
+                    "application/json": components["schemas"]["PrefilledIndicatorReport"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -115,6 +115,7 @@ export type ParticipantRegistration = components['schemas']['ParticipantRegistra
 export type ParticipantUpdate = components['schemas']['ParticipantUpdate'];
 export type PasswordReset = components['schemas']['PasswordReset'];
 export type PasswordResetRequest = components['schemas']['PasswordResetRequest'];
+export type PrefilledIndicatorReport = components['schemas']['PrefilledIndicatorReport'];
 export type Program = components['schemas']['Program'];
 export type ProgramCreate = components['schemas']['ProgramCreate'];
 export type ProgramOverview = components['schemas']['ProgramOverview'];

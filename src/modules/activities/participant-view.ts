@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client.js';
 import type { Member } from '../../http/pipeline/access.js';
-import { ageBandOf, ageOn, todayUtc, type AgeBand } from '../../lib/demographics.js';
+import { ageBandOf, ageOn, todayUtc } from '../../lib/demographics.js';
 import {
   HOUSEHOLD_PERSONAL_FIELDS,
   PARTICIPANT_PERSONAL_FIELDS,
@@ -8,13 +8,21 @@ import {
   withoutFields,
 } from '../../lib/personal-data.js';
 import type { Keyring } from '../../lib/sealed-values.js';
+import { ageBandsOf } from '../orgs/index.js';
 import { recordPersonalRead, type AuditSource } from '../privacy/index.js';
 import { openContact } from './participant-sealing.js';
 import { householdsOf, type HouseholdMemberRow, type ParticipantRow } from './participants.repo.js';
 import type { RegistrationRow } from './registrations.repo.js';
 
-/** A household member as every route returns one; `personal` false leaves out name and age. */
-export function presentHouseholdMember(person: HouseholdMemberRow, personal: boolean) {
+/**
+ * A household member as every route returns one; `personal` false leaves out name and age. `bands`: the
+ * organization's age bands (ageBandsOf).
+ */
+export function presentHouseholdMember(
+  person: HouseholdMemberRow,
+  personal: boolean,
+  bands: readonly string[],
+) {
   const view = {
     id: person.id,
     participantId: person.participantId,
@@ -23,7 +31,7 @@ export function presentHouseholdMember(person: HouseholdMemberRow, personal: boo
     sex: person.sex,
     age: person.age,
     // Kept at erasure, when age is gone.
-    ageBand: (person.ageBand as AgeBand | null) ?? ageBandOf(person.age),
+    ageBand: person.ageBand ?? ageBandOf(person.age, bands),
     createdAt: person.createdAt,
   };
   return personal ? view : withoutFields(view, [...HOUSEHOLD_PERSONAL_FIELDS]);
@@ -39,6 +47,7 @@ function present(
   row: ParticipantRow,
   household: HouseholdMemberRow[],
   today: string,
+  bands: readonly string[],
 ) {
   const age = ageOn(row.dateOfBirth, today);
   const view = {
@@ -49,12 +58,12 @@ function present(
     sex: row.sex,
     dateOfBirth: row.dateOfBirth,
     age,
-    ageBand: (row.ageBand as AgeBand | null) ?? ageBandOf(age),
+    ageBand: row.ageBand ?? ageBandOf(age, bands),
     phone: personal ? openContact(keyring, row.phone) : null,
     nationalId: personal ? openContact(keyring, row.nationalId) : null,
     village: row.village,
     district: row.district,
-    householdMembers: household.map((person) => presentHouseholdMember(person, personal)),
+    householdMembers: household.map((person) => presentHouseholdMember(person, personal, bands)),
     erasedAt: row.erasedAt,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
@@ -79,7 +88,9 @@ export async function viewParticipants(db: Db, keyring: Keyring, member: Member,
   const personal = seesPersonalData(member.role);
   const households = await householdsOf(db, member.orgId, [...new Set(rows.map((row) => row.id))], personal);
   const today = todayUtc();
-  return rows.map((row) => present(keyring, personal, row, households.get(row.id) ?? [], today));
+  // Age bands are the organization's (skipped for nothing to show).
+  const bands = rows.length > 0 ? await ageBandsOf(db, member.orgId) : [];
+  return rows.map((row) => present(keyring, personal, row, households.get(row.id) ?? [], today, bands));
 }
 
 /** Registrations with their nested participant. */

@@ -44,8 +44,10 @@ const registration = {
 const AgeBandSchema = () =>
   Type.Unsafe<AgeBand>({
     type: 'string',
-    enum: [...AGE_BANDS],
-    description: 'From the age today (the pre-fill bands); kept as it was at erasure',
+    description:
+      "From the age today, among the organization's age bands (`ageBands` of the organization; by " +
+      `default ${AGE_BANDS.join(', ')}); kept as it was at erasure, whatever the bands later`,
+    examples: ['18-35'],
   });
 
 const PERSONAL = 'null for viewers and once erased';

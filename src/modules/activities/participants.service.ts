@@ -28,6 +28,7 @@ import {
   participantsByNationalIdIndex,
   updateParticipant,
 } from './participants.repo.js';
+import { ageBandsOf } from '../orgs/index.js';
 import { visibilityOf } from '../projects/index.js';
 import type { HouseholdMemberInput, ParticipantFields } from './participants.schemas.js';
 
@@ -148,8 +149,9 @@ export class ParticipantService {
   async household(member: Member, id: string) {
     await this.visible(member, id);
     const personal = seesPersonalData(member.role);
+    const bands = await ageBandsOf(this.db, member.orgId);
     return ((await householdsOf(this.db, member.orgId, [id], personal)).get(id) ?? []).map((person) =>
-      presentHouseholdMember(person, personal),
+      presentHouseholdMember(person, personal, bands),
     );
   }
 
@@ -170,7 +172,7 @@ export class ParticipantService {
       // The participant was deleted with their organization in between.
       refusedWrite({ gone: () => notFound('Participant') }),
     );
-    return presentHouseholdMember(row, true);
+    return presentHouseholdMember(row, true, await ageBandsOf(this.db, member.orgId));
   }
 
   /**
@@ -184,12 +186,14 @@ export class ParticipantService {
       if (found.participant.erasedAt) throw conflict(ALREADY_ERASED.participant, 'personal_data_erased');
       const today = todayUtc();
       const household = (await householdsOf(tx, member.orgId, [id])).get(id) ?? [];
+      // The band kept is the organization's at erasure; it stays if the bands change later.
+      const bands = await ageBandsOf(tx, member.orgId);
       const row = await eraseParticipant(
         tx,
         member.orgId,
         id,
-        ageBandOf(ageOn(found.participant.dateOfBirth, today)),
-        new Map(household.map((person) => [person.id, person.ageBand ?? ageBandOf(person.age)])),
+        ageBandOf(ageOn(found.participant.dateOfBirth, today), bands),
+        new Map(household.map((person) => [person.id, person.ageBand ?? ageBandOf(person.age, bands)])),
       );
       await recordAudit(tx, source, {
         action: 'erase',

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, gte, inArray, lte, ne, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
-import type { AgeBand, Sex } from '../../lib/demographics.js';
+import type { Sex } from '../../lib/demographics.js';
 import { compareText } from '../../lib/text.js';
 import { activities, activityParticipants, participants } from './activities.tables.js';
 import { participantOrder } from './participants.repo.js';
@@ -130,13 +130,17 @@ export async function deleteRegistration(
 
 export interface ParticipantGroup {
   sex: Sex;
-  ageBand: AgeBand;
+  /** Completed years at the period's end; null without a birth date or with one after it. */
+  age: number | null;
+  /** Without an age: the band kept at erasure, if any. */
+  keptBand: string | null;
   people: number;
 }
 
 /**
  * Distinct people registered in the project's activities that overlap the period (cancelled ones
- * aside), counted by sex and by age band at the period's end: one statement, whatever their number.
+ * aside), counted by sex and by age at the period's end: one statement, whatever their number (at most
+ * a group per sex and year of age).
  */
 export function countParticipantGroups(
   db: Db,
@@ -144,14 +148,10 @@ export function countParticipantGroups(
   where: { projectId: string; startDate: string; endDate: string; attendedOnly: boolean },
 ): Promise<ParticipantGroup[]> {
   const end = sql`${where.endDate}::date`;
-  const years = sql`extract(year FROM age(${end}, ${participants.dateOfBirth}))`;
-  const ageBand = sql<AgeBand>`CASE
-    WHEN ${participants.dateOfBirth} IS NULL OR ${participants.dateOfBirth} > ${end}
-      THEN coalesce(${participants.ageBand}, 'unknown')
-    WHEN ${years} < 18 THEN '0-17'
-    WHEN ${years} < 36 THEN '18-35'
-    WHEN ${years} < 60 THEN '36-59'
-    ELSE '60+' END`;
+  const ageless = sql`${participants.dateOfBirth} IS NULL OR ${participants.dateOfBirth} > ${end}`;
+  const age = sql<number | null>`CASE WHEN ${ageless} THEN NULL
+    ELSE extract(year FROM age(${end}, ${participants.dateOfBirth}))::int END`;
+  const keptBand = sql<string | null>`CASE WHEN ${ageless} THEN ${participants.ageBand} END`;
   const registered = db
     .select({ participantId: activityParticipants.participantId })
     .from(activityParticipants)
@@ -174,11 +174,11 @@ export function countParticipantGroups(
     );
   return (
     db
-      .select({ sex: participants.sex, ageBand, people: sql<number>`count(*)::int` })
+      .select({ sex: participants.sex, age, keptBand, people: sql<number>`count(*)::int` })
       .from(participants)
       .where(and(eq(participants.orgId, orgId), inArray(participants.id, registered)))
-      // By position: the band's expression carries parameters, which GROUP BY cannot match by text.
-      .groupBy(sql`1`, sql`2`)
+      // By position: the age's expression carries parameters, which GROUP BY cannot match by text.
+      .groupBy(sql`1`, sql`2`, sql`3`)
   );
 }
 

@@ -15,6 +15,7 @@ import {
   IndicatorReport,
   IndicatorReportQuery,
   PrefillBody,
+  PrefilledIndicatorReport,
   RejectBody,
   UpdateIndicatorReportBody,
 } from './indicator-reports.schemas.js';
@@ -117,31 +118,37 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<
         description:
           "Counts the distinct participants registered in the project's activities that overlap the period " +
           '(cancelled activities aside; with `attendedOnly`, the default, only confirmed attendance). A ' +
-          'person in several activities counts once. `value` is that count; `disaggregatedValues` gives it ' +
-          "by sex (female, male, other) and by age band at the period's end (0-17, 18-35, 36-59, 60+, " +
-          'unknown without a date of birth or with one after the period), every category present, zeros included. An indicator without ' +
-          'disaggregations gets both breakdowns (each adds up to the value on its own). An indicator with ' +
-          'disaggregations gets the ones that are exactly the sexes or exactly the age bands; if any of its ' +
-          'disaggregations differs (other categories, a subset), nothing is written: 400 naming it. ' +
-          'The draft or rejected report is updated (200; status, target and narrative kept); without one a ' +
+          'person in several activities counts once. An indicator without disaggregations gets two ' +
+          'breakdowns, each adding up to the value on its own: by sex (female, male, other) and by the ' +
+          "organization's age bands at the period's end (its `ageBands`; by default 0-17, 18-35, 36-59, " +
+          '60+, and unknown without a date of birth or with one after the period). An indicator with ' +
+          'disaggregations gets each of them filled: one whose categories are some of female, male, other ' +
+          'is by sex; one whose categories are age ranges written `a-b` or `a+` that do not overlap (and ' +
+          "`unknown` if listed) is by age at the period's end, whatever the organization's bands. Every " +
+          'category is present, zeros included. A person who falls in no category of one of them (a man ' +
+          'when only `female` is listed, an age no range holds, an unknown age without an `unknown` ' +
+          'category) is left out of that disaggregation, of the others and of the value, so that each ' +
+          'disaggregation adds up to the value; `prefill` says how many were counted and left out, and why. ' +
+          'Any other disaggregation (other categories, overlapping ranges): nothing is written, 400 naming ' +
+          'it. The draft or rejected report is updated (200; status, target and narrative kept); without one a ' +
           `draft is created (201). A submitted or approved report: 409. A locked period: ${LOCKED}. The ` +
           'other checks are those of creating a report.',
         params: Params('orgId', 'projectId'),
         body: PrefillBody,
         response: {
-          200: IndicatorReport,
-          201: IndicatorReport,
+          200: PrefilledIndicatorReport,
+          201: PrefilledIndicatorReport,
           409: errorResponse('The report is submitted or approved'),
         },
       },
     },
     async (request, reply) => {
-      const { created, report } = await reports.prefill(
+      const { created, report, prefill } = await reports.prefill(
         memberOf(request),
         request.params.projectId,
         request.body,
       );
-      return reply.status(created ? 201 : 200).send(report);
+      return reply.status(created ? 201 : 200).send({ ...report, prefill });
     },
   );
 

@@ -65,6 +65,33 @@ export const IndicatorReport = Type.Object(
   },
 );
 
+export const PrefilledIndicatorReport = Type.Object(
+  {
+    ...IndicatorReport.properties,
+    prefill: Type.Object(
+      {
+        counted: Type.Integer({ description: 'People in the value (and in every disaggregation’s total)' }),
+        leftOut: Type.Integer({
+          description:
+            'People registered but in no category of some disaggregation: in neither the value nor any cell',
+        }),
+        leftOutBy: Type.Record(Type.String(), Type.Integer(), {
+          description:
+            'Left-out people by reason, `dimension:what`: `sex:male` (a sex the disaggregation does not ' +
+            'list), `age:0-14` (ages no range holds, the stretch between ranges they fall in), ' +
+            '`age:unknown` (no birth date, or one after the period, and no `unknown` category). A person ' +
+            'left out for two reasons is under both; reasons with nobody are not listed.',
+          examples: [{ 'age:unknown': 2, 'sex:other': 1 }],
+        }),
+      },
+      {
+        description: 'Who the pre-fill counted and who it left out (not stored: given with this answer only)',
+      },
+    ),
+  },
+  { title: 'PrefilledIndicatorReport', description: 'The pre-filled report and how its people were counted' },
+);
+
 export const CreateIndicatorReportBody = Body(
   {
     indicatorId: Uuid('An indicator linked to the project, not a formula indicator'),

@@ -10,7 +10,7 @@ import { findUserName } from '../auth/index.js';
 import { recordFeedEventBy } from '../feed/index.js';
 import { dimensionsOf, findIndicator, lockIndicatorForShare } from '../indicators/index.js';
 import { queueEmail } from '../mail/index.js';
-import { requiresSeparateApproval } from '../orgs/index.js';
+import { ageBandsOf, requiresSeparateApproval } from '../orgs/index.js';
 import { findPeriod, lockPeriodForShare } from '../periods/index.js';
 import type { AuditSource } from '../privacy/index.js';
 import { countTarget, refusedCountTarget, type CountTargetRefusal } from './count-target.js';
@@ -34,7 +34,7 @@ import {
   type PrefillInput,
 } from './indicator-reports.schemas.js';
 import { INDICATOR_REPORT_STATUSES } from './indicator-reports.tables.js';
-import { breakdownsFor, tally } from './prefill.js';
+import { axesFor, tally } from './prefill.js';
 import { clean, reportValues, same } from './report-values.js';
 import { reportReturnedEmail, type ReportNames } from './indicator-reports.emails.js';
 import { readHistory, recordHistory, type PersonalAmounts } from './report-history.js';
@@ -180,7 +180,8 @@ export class IndicatorReportService {
   create(member: Member, projectId: string, input: NewIndicatorReport): Promise<IndicatorReportRow> {
     return transaction(this.db, async (tx) => {
       const { indicator, period } = await reportable(tx, member, projectId, input);
-      const values = reportValues(await dimensionsOf(tx, member.orgId, indicator.id), input);
+      const dimensions = await dimensionsOf(tx, member.orgId, indicator.id);
+      const values = reportValues(dimensions, input, undefined, await this.bandsFor(tx, member, dimensions));
       const report = await insertIndicatorReport(tx, member.orgId, {
         projectId,
         indicatorId: indicator.id,
@@ -209,7 +210,9 @@ export class IndicatorReportService {
   prefill(member: Member, projectId: string, input: PrefillInput) {
     return transaction(this.db, async (tx) => {
       const { indicator, period } = await reportable(tx, member, projectId, input);
-      const breakdowns = breakdownsFor(await dimensionsOf(tx, member.orgId, indicator.id));
+      const dimensions = await dimensionsOf(tx, member.orgId, indicator.id);
+      // The organization's bands matter only to an indicator without disaggregations of its own.
+      const axes = axesFor(dimensions, dimensions.length === 0 ? await ageBandsOf(tx, member.orgId) : []);
       const key = { projectId, indicatorId: indicator.id, reportingPeriodId: period.id };
       const existing = await lockIndicatorReportFor(tx, member.orgId, key);
       if (existing) checkEditable(existing.status, 'pre-filled');
@@ -219,14 +222,22 @@ export class IndicatorReportService {
         endDate: period.endDate,
         attendedOnly: input.attendedOnly ?? true,
       });
-      const values = { ...tally(groups, breakdowns), prefillValue: null as number | null };
-      values.prefillValue = values.value;
+      const { prefill, ...counted } = tally(groups, axes);
+      const values = { ...counted, prefillValue: counted.value };
       const report = existing
         ? (await updateIndicatorReport(tx, member.orgId, existing.id, EDITABLE, values))!
         : await insertIndicatorReport(tx, member.orgId, { ...key, ...values, target: null, narrative: null });
       await recordHistory(tx, { kind: 'prefilled', actor: member, before: existing ?? null, after: report });
-      return { created: !existing, report };
+      return { created: !existing, report, prefill };
     }).catch(refusedDuplicate(DUPLICATE)); // Another request created the report in between.
+  }
+
+  /**
+   * The organization's age bands, which an indicator without disaggregations takes as the keys of a
+   * breakdown (report-values' implicitDimensions); not read for an indicator with disaggregations.
+   */
+  private async bandsFor(tx: Db, member: Member, dimensions: unknown[]) {
+    return dimensions.length === 0 ? await ageBandsOf(tx, member.orgId) : undefined;
   }
 
   /** Edits a draft or rejected report; it keeps its status. */
@@ -235,8 +246,9 @@ export class IndicatorReportService {
       const report = await this.editable(tx, member, id);
       // Stored values are checked again only when the request touches them.
       const touchesValues = input.value !== undefined || input.disaggregatedValues !== undefined;
+      const dimensions = touchesValues ? await dimensionsOf(tx, member.orgId, report.indicatorId) : [];
       const values = touchesValues
-        ? reportValues(await dimensionsOf(tx, member.orgId, report.indicatorId), input, report)
+        ? reportValues(dimensions, input, report, await this.bandsFor(tx, member, dimensions))
         : {};
       const changes = { ...values, target: input.target, narrative: cleanNarrative(input.narrative) };
       const set = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));

@@ -135,15 +135,16 @@ describe('POST .../indicator-reports/prefill: what it refuses', () => {
 
   const differs = (names: string) =>
     badRequest(
-      'Participant counts fill disaggregations by sex (female, male, other) or by age band ' +
-        `(0-17, 18-35, 36-59, 60+, unknown) only; this indicator's ${names} differs`,
+      'Participant counts fill disaggregations by sex (some of female, male, other) or by age (ranges ' +
+        `written a-b or a+ that do not overlap, and unknown) only; this indicator's ${names} differs`,
     );
 
   it.each<[string, [string, string[]][], string]>([
-    ['a subset of the sexes', [['Sex', ['female', 'male']]], 'Sex'],
     ['the sexes and one more', [['Sex', [...SEXES, 'intersex']]], 'Sex'],
     ['the sexes capitalised', [['Sex', ['Female', 'Male', 'Other']]], 'Sex'],
-    ['the age bands without unknown', [['Age', AGE_BANDS.slice(0, 4)]], 'Age'],
+    ['the age bands and a word', [['Age', [...AGE_BANDS, 'adults']]], 'Age'],
+    ['age ranges that overlap', [['Age', ['0-17', '15-24', '25+']]], 'Age (0-17 overlaps 15-24)'],
+    ['only unknown', [['Age', ['unknown']]], 'Age'],
     [
       'exact sexes beside other categories',
       [

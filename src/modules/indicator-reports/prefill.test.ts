@@ -154,8 +154,10 @@ describe('POST .../indicator-reports/prefill: the counts', () => {
       reviewedBy: null,
       createdAt: expect.stringMatching(TIMESTAMP),
       updatedAt: expect.stringMatching(TIMESTAMP),
+      prefill: { counted: 8, leftOut: 0, leftOutBy: {} },
     });
-    expect(await get(res.body.id)).toEqual(res.body);
+    const { prefill: _counts, ...report } = res.body;
+    expect(await get(res.body.id)).toEqual(report);
     expect(await stored(res.body.id)).toMatchObject({ value: 8, status: 'draft' });
   });
 
@@ -275,6 +277,7 @@ describe('POST .../indicator-reports/prefill: the report it writes', () => {
         value: 1,
         disaggregatedValues: { female: 0, male: 1, other: 0 },
         updatedAt: expect.stringMatching(TIMESTAMP),
+        prefill: { counted: 1, leftOut: 0, leftOutBy: {} },
       },
     ]);
 
@@ -287,9 +290,11 @@ describe('POST .../indicator-reports/prefill: the report it writes', () => {
         value: 2,
         disaggregatedValues: { female: 0, male: 1, other: 1 },
         updatedAt: expect.any(String),
+        prefill: { counted: 2, leftOut: 0, leftOutBy: {} },
       },
     ]);
-    expect(await get(draft.id)).toEqual(second.body);
+    const { prefill: _counts, ...report } = second.body;
+    expect(await get(draft.id)).toEqual(report);
     expect((await reportsOf(s.project.id)).map((r) => r.id)).toEqual([draft.id]);
   });
 
@@ -321,6 +326,7 @@ describe('POST .../indicator-reports/prefill: the report it writes', () => {
           unknown: 1,
         },
         updatedAt: expect.stringMatching(TIMESTAMP),
+        prefill: { counted: 2, leftOut: 0, leftOutBy: {} },
       },
     ]);
     expect(res.body).toMatchObject({ status: 'rejected', comment: 'Use the registration lists' });

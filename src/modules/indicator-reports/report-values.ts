@@ -1,5 +1,5 @@
 import { badRequest } from '../../errors/catalogue.js';
-import { PARTICIPANT_DIMENSIONS } from '../../lib/demographics.js';
+import { DEFAULT_AGE_BANDS, PARTICIPANT_DIMENSIONS, SEXES, UNKNOWN_AGE } from '../../lib/demographics.js';
 
 export interface Dimension {
   name: string;
@@ -30,6 +30,7 @@ export function reportValues(
   dimensions: Dimension[],
   sent: { value?: number | null; disaggregatedValues?: DisaggregatedValues | null },
   stored: ReportValues = { value: null, disaggregatedValues: {} },
+  orgBands: readonly string[] = DEFAULT_AGE_BANDS,
 ): ReportValues {
   const disaggregatedValues =
     sent.disaggregatedValues === undefined ? stored.disaggregatedValues : (sent.disaggregatedValues ?? {});
@@ -40,7 +41,7 @@ export function reportValues(
   const keys = Object.keys(disaggregatedValues);
   if (keys.length === 0) return { value, disaggregatedValues };
 
-  const total = totalOf(dimensions, disaggregatedValues);
+  const total = totalOf(dimensions, disaggregatedValues, orgBands);
   // Values that are each finite can add up past the largest double.
   if (!Number.isFinite(total)) throw badRequest('disaggregatedValues must add up to a finite number');
   if (value !== null && !same(value, total)) {
@@ -54,13 +55,21 @@ export function reportValues(
  * participant categories (a pre-fill's breakdown by sex and by age band) are those two dimensions, each
  * adding up to the total on its own.
  */
-function implicitDimensions(values: DisaggregatedValues): Dimension[] {
-  const known = new Set(PARTICIPANT_DIMENSIONS.flatMap((d) => d.categories));
-  return Object.keys(values).every((key) => known.has(key)) ? PARTICIPANT_DIMENSIONS : [];
+function implicitDimensions(values: DisaggregatedValues, orgBands: readonly string[]): Dimension[] {
+  // An organization's own bands too (its pre-fills use them), and the contract's (pre-fills made before).
+  const dimensions =
+    orgBands === DEFAULT_AGE_BANDS
+      ? PARTICIPANT_DIMENSIONS
+      : [
+          { name: 'sex', categories: [...SEXES] as string[] },
+          { name: 'age band', categories: [...new Set([...DEFAULT_AGE_BANDS, ...orgBands, UNKNOWN_AGE])] },
+        ];
+  const known = new Set(dimensions.flatMap((d) => d.categories));
+  return Object.keys(values).every((key) => known.has(key)) ? dimensions : [];
 }
 
-function totalOf(declared: Dimension[], values: DisaggregatedValues): number {
-  const dimensions = declared.length > 0 ? declared : implicitDimensions(values);
+function totalOf(declared: Dimension[], values: DisaggregatedValues, orgBands: readonly string[]): number {
+  const dimensions = declared.length > 0 ? declared : implicitDimensions(values, orgBands);
   if (dimensions.length === 0) return sum(Object.values(values));
   const known = new Set(dimensions.flatMap((d) => d.categories));
   const unknown = Object.keys(values).filter((key) => !known.has(key));

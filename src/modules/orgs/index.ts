@@ -3,6 +3,7 @@ export { createAdministrator, type AdministratorOutcome, type AdministratorReque
 export type { IatiOrganisationType } from './iati-organisation-types.js';
 export { memberships } from './memberships.repo.js';
 export {
+  ageBandsOf,
   countMembers,
   deleteMember,
   findMember,

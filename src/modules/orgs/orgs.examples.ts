@@ -21,5 +21,6 @@ export const ORGANIZATION: Static<typeof Organization> = {
   reminderDaysBefore: [7, 1],
   overdueReminder: true,
   separateApproval: false,
+  ageBands: ['0-17', '18-35', '36-59', '60+', 'unknown'],
   createdAt: TIMES.organizationCreated,
 };

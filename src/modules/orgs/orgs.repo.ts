@@ -2,6 +2,7 @@ import { and, asc, count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { users } from '../auth/auth.tables.js';
+import { DEFAULT_AGE_BANDS, UNKNOWN_AGE } from '../../lib/demographics.js';
 import type { IatiOrganisationType } from './iati-organisation-types.js';
 import { organizations, orgMembers, type OrgRole } from './orgs.tables.js';
 
@@ -17,8 +18,12 @@ export const publicOrganization = (org: OrganizationRow) => ({
   reminderDaysBefore: org.reminderDaysBefore,
   overdueReminder: org.overdueReminder,
   separateApproval: org.separateApproval,
+  ageBands: shownAgeBands(org.ageBands),
   createdAt: org.createdAt,
 });
+
+/** The bands as an organization shows them: the contract's when unset, `unknown` last. */
+export const shownAgeBands = (stored: string[] | null) => [...(stored ?? DEFAULT_AGE_BANDS), UNKNOWN_AGE];
 
 /** What a client may set on an organization. */
 export interface OrganizationValues {
@@ -31,6 +36,8 @@ export interface OrganizationValues {
   reminderDaysBefore?: number[];
   overdueReminder?: boolean;
   separateApproval?: boolean;
+  /** Checked (ageBandProblems) and stored without `unknown`; null: back to the contract's. */
+  ageBands?: string[] | null;
 }
 
 const organizationColumns = {
@@ -43,6 +50,7 @@ const organizationColumns = {
   reminderDaysBefore: organizations.reminderDaysBefore,
   overdueReminder: organizations.overdueReminder,
   separateApproval: organizations.separateApproval,
+  ageBands: organizations.ageBands,
   createdAt: organizations.createdAt,
 };
 
@@ -75,6 +83,19 @@ export async function requiresSeparateApproval(db: Db, orgId: string): Promise<b
     .where(eq(organizations.id, orgId))
     .limit(1);
   return row?.separateApproval ?? false;
+}
+
+/**
+ * The organization's age bands, youngest first, `unknown` aside (the contract's until it sets its own;
+ * those for an unknown organization too).
+ */
+export async function ageBandsOf(db: Db, orgId: string): Promise<readonly string[]> {
+  const [row] = await db
+    .select({ ageBands: organizations.ageBands })
+    .from(organizations)
+    .where(eq(organizations.id, orgId))
+    .limit(1);
+  return row?.ageBands ?? DEFAULT_AGE_BANDS;
 }
 
 export async function findOrganizationByCode(db: Db, code: string): Promise<OrganizationRow | undefined> {

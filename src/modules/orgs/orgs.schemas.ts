@@ -46,6 +46,23 @@ const OVERDUE_REMINDER =
 const SEPARATE_APPROVAL =
   'Four eyes (default false): when true, the person who last submitted an indicator report may not approve ' +
   'or reject it (403 `separate_approval_required`); another M&E officer or org admin reviews it.';
+const AGE_BANDS_TEXT =
+  "The organization's age bands, youngest first, ending with `unknown` (people whose age is not known, " +
+  'always added): the `ageBand` given for participants and household members, kept at erasure, and the ' +
+  'age breakdown of a pre-fill of an indicator without disaggregations. Default: the contract’s ' +
+  '`0-17, 18-35, 36-59, 60+, unknown`.';
+const AgeBandsInput = () =>
+  Nullable(
+    Type.Array(Type.String({ minLength: 1, maxLength: 10 }), {
+      minItems: 1,
+      maxItems: 20,
+      description:
+        `${AGE_BANDS_TEXT} Set: labels \`a-b\` or \`a+\` from the youngest, the first starting at 0, each ` +
+        'starting the year after the previous one ends (no overlap, no age left out), the last open-ended ' +
+        '(like `60+`); `unknown` may close the list and is added when it does not. null: back to the default.',
+      examples: [['0-4', '5-17', '18-59', '60+']],
+    }),
+  );
 const ReminderDaysBefore = () =>
   Type.Array(Type.Integer({ minimum: 1, maximum: 90 }), {
     uniqueItems: true,
@@ -64,6 +81,7 @@ export const Organization = Type.Object(
     reminderDaysBefore: Type.Array(Type.Integer(), { description: REMINDER_DAYS_BEFORE }),
     overdueReminder: Type.Boolean({ description: OVERDUE_REMINDER }),
     separateApproval: Type.Boolean({ description: SEPARATE_APPROVAL }),
+    ageBands: Type.Array(Type.String(), { description: AGE_BANDS_TEXT }),
     createdAt: Timestamp(),
   },
   { title: 'Organization' },
@@ -94,6 +112,7 @@ export const UpdateOrganizationBody = Body(
     reminderDaysBefore: Type.Optional(ReminderDaysBefore()),
     overdueReminder: Type.Optional(Type.Boolean({ description: OVERDUE_REMINDER })),
     separateApproval: Type.Optional(Type.Boolean({ description: SEPARATE_APPROVAL })),
+    ageBands: Type.Optional(AgeBandsInput()),
   },
   { title: 'OrganizationUpdate' },
 );

@@ -1,7 +1,8 @@
 import { transaction, type Db } from '../../db/client.js';
 import type { Session } from '../../http/pipeline/access.js';
 import type { Config } from '../../config.js';
-import { duplicate, notFound, orgCreationClosed } from '../../errors/catalogue.js';
+import { badRequest, duplicate, notFound, orgCreationClosed } from '../../errors/catalogue.js';
+import { ageBandProblems, DEFAULT_AGE_BANDS, withoutUnknown } from '../../lib/demographics.js';
 import { refusedDuplicate } from '../../errors/refusals.js';
 import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import type { Sessions } from '../../http/pipeline/session.js';
@@ -14,6 +15,7 @@ import {
   listOrganizationsOf,
   organizationCodeTaken,
   publicOrganization,
+  shownAgeBands,
   updateOrganization,
   type OrganizationValues,
 } from './orgs.repo.js';
@@ -30,7 +32,11 @@ export class OrganizationService {
   listMine(userId: string, query: PageRequest) {
     return paginate(query, {
       count: () => countOrganizationsOf(this.db, userId),
-      list: (window) => listOrganizationsOf(this.db, userId, window),
+      list: async (window) =>
+        (await listOrganizationsOf(this.db, userId, window)).map((org) => ({
+          ...org,
+          ageBands: shownAgeBands(org.ageBands),
+        })),
     });
   }
 
@@ -74,6 +80,7 @@ export class OrganizationService {
       }),
       ...(changes.overdueReminder !== undefined && { overdueReminder: changes.overdueReminder }),
       ...(changes.separateApproval !== undefined && { separateApproval: changes.separateApproval }),
+      ...(changes.ageBands !== undefined && { ageBands: checkedAgeBands(changes.ageBands) }),
     };
     // refusedDuplicate: another organization took the code between the check and the update.
     const org =
@@ -83,6 +90,17 @@ export class OrganizationService {
     if (!org) throw notFound('Organization');
     return publicOrganization(org);
   }
+}
+
+/** The bands to store: null (the contract's) for null or for exactly the contract's; else checked. */
+function checkedAgeBands(bands: string[] | null): string[] | null {
+  if (bands === null) return null;
+  const problems = ageBandProblems(bands);
+  if (problems.length > 0) throw badRequest(...problems);
+  const ranges = withoutUnknown(bands);
+  const contract =
+    ranges.length === DEFAULT_AGE_BANDS.length && ranges.every((b, i) => b === DEFAULT_AGE_BANDS[i]);
+  return contract ? null : ranges;
 }
 
 export type NewOrganization = OrganizationValues & { name: string; code: string };

@@ -26,6 +26,8 @@ export const organizations = pgTable('organizations', {
   overdueReminder: boolean('overdue_reminder').notNull().default(true),
   /** Four eyes: whoever last submitted an indicator report may not approve or reject it. */
   separateApproval: boolean('separate_approval').notNull().default(false),
+  /** The organization's age bands (`0-4`, `5-17`, ..., `60+`, `unknown` not stored); null: the contract's. */
+  ageBands: text('age_bands').array(),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
