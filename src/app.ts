@@ -52,6 +52,7 @@ import {
   indicatorReportRoutes,
   indicatorReportUse,
   reportsInPeriod,
+  setPeriodTargets,
 } from './modules/indicator-reports/index.js';
 import { indicatorRoutes, projectIndicatorRoutes } from './modules/indicators/index.js';
 import { indicatorsInBand } from './modules/progress/index.js';
@@ -437,7 +438,8 @@ async function registerModules(
     withOptions(indicatorRoutes, {
       dependents: { ...indicatorReportUse, inBand: indicatorsInBand },
     }),
-    projectIndicatorRoutes,
+    // A period's target is its indicator report's: the indicator-reports module sets it.
+    withOptions(projectIndicatorRoutes, { periodTargets: setPeriodTargets }),
     // Forms keep which submissions were counted into a report: they answer for its recount and history.
     withOptions(indicatorReportRoutes, { countedSources: countedInto, personalAmounts }),
     activityRoutes,

@@ -146,8 +146,9 @@ export const SUBMITTED_IT =
 export const separateApprovalRequired = () =>
   new AppError(403, SUBMITTED_IT, {}, 'separate_approval_required');
 /** A change to a locked reporting period: 403 for its reports (the contract), 409 for the period itself. */
-export const periodLocked = (statusCode: 403 | 409 = 403) =>
-  new AppError(statusCode, PERIOD_LOCKED, {}, 'period_locked');
+/** `period`: names the locked period after the contract's words, where a request names several. */
+export const periodLocked = (statusCode: 403 | 409 = 403, period?: string) =>
+  new AppError(statusCode, period ? `${PERIOD_LOCKED}: ${period}` : PERIOD_LOCKED, {}, 'period_locked');
 export const notFound = (what: string) => new AppError(404, `${what} not found`, {}, 'not_found');
 export const conflict = (message: string, code: ErrorCode = 'conflict') =>
   new AppError(409, message, {}, code);

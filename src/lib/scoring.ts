@@ -255,3 +255,20 @@ export function scoreIndicator(
 ): Progress {
   return progressOf(aggregate(method, periods), cumulativeTarget(method, periods, linkTarget));
 }
+
+/**
+ * The target to date of an assembled report: the included periods' own targets (oldest first) combined
+ * as the indicator's values are (sum → sum, average → average, latest → the latest period's, min, max).
+ * Null when there is no period, or when any period has no target: a partial sum would overstate progress.
+ * Unlike the cumulative target, it never falls back to the project link's target.
+ */
+export function targetToDate(
+  method: AggregationMethod,
+  periods: { periodStart: string; target: number | null }[],
+): number | null {
+  if (periods.length === 0 || periods.some((period) => period.target === null)) return null;
+  return aggregate(
+    method,
+    periods.map((period) => ({ periodStart: period.periodStart, value: period.target, target: null })),
+  );
+}

@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { progressOf, targetToDate, type AggregationMethod } from '../../src/lib/scoring.js';
 import type { TestUser } from './factories.js';
 import { call } from './http.js';
 import { act, linkIndicator, postReport } from './indicators.js';
@@ -34,9 +35,27 @@ export function indicatorEntry(
     provenance?: unknown;
     /** A formula's inputs; by default any. */
     inputs?: { code: string; value: number | null }[];
+    /**
+     * The to-date figures; by default those of the periods' targets shown (when only submitted and approved
+     * reports hold targets, they are all the periods' targets).
+     */
+    toDate?: { targetToDate: number | null; progressToDatePct: number | null; statusToDate: Status | null };
   },
 ) {
   const formula = indicator.isFormula === true;
+  const toDateTarget =
+    formula || !indicator.aggregationMethod
+      ? null
+      : targetToDate(
+          indicator.aggregationMethod as AggregationMethod,
+          rest.periods.map((p, i) => ({ periodStart: String(i).padStart(4, '0'), target: p.target })),
+        );
+  const toDateScore = progressOf(score.value, toDateTarget);
+  const toDate = rest.toDate ?? {
+    targetToDate: toDateTarget,
+    progressToDatePct: toDateScore.progressPct,
+    statusToDate: toDateScore.status,
+  };
   // Values typed in through the API: all manual.
   const typedIn = (manual?: number) =>
     expect.objectContaining({
@@ -52,6 +71,7 @@ export function indicatorEntry(
     unit: indicator.unit,
     aggregationMethod: indicator.aggregationMethod,
     ...score,
+    ...toDate,
     baseline: rest.baseline ?? null,
     narrative: rest.narrative ?? '',
     disaggregatedValues: rest.disaggregatedValues ?? {},

@@ -901,8 +901,12 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Edit a project’s target and baseline for an indicator
+         * Edit a project’s target and baseline for an indicator, and its periods’ targets
          * @description Any subset of target, baseline, baselineYear; null clears. Not linked: 404.
+         *
+         *     `periodTargets` `{ "<periodId>": number | null }` sets several reporting periods’ targets at once. A period's target is its indicator report's `target`: the report of this indicator for that period takes it, keeping its status (draft or rejected); where the period has no report, a draft report is created with the target and no value (null creates nothing). The answer is the link, plus `periodTargets`: each named period after the change, oldest first.
+         *
+         *     All or nothing, checked before anything is written, in this order: a key that is not a UUID: 400; a period unknown in the organization: 404 `Reporting period not found`; a period of another project: 400 naming each (`periodTargets.<id> must be a reporting period of this project`); a formula indicator (it takes no reports): 400. Then, for each period whose target would change: a locked period: 403 `Reporting period is locked: <label> (<id>)`; a submitted or approved report: 409 naming the period. A target sent as it already is changes nothing and is never refused. Numbers as for `target` (finite). At most 200 periods.
          */
         patch: operations["updateProjectIndicator"];
         trace?: never;
@@ -1827,7 +1831,7 @@ export interface paths {
         };
         /**
          * The organization at a glance
-         * @description Project counts (activeProjects: status active); budgets and spending (budget lines’ actual amounts) summed per currency; indicator-project pairs per band of their org-level score (every submitted and approved value); reporting periods due from today to today + 30 days (UTC, both included, locked or not), soonest first; per program its status, project count, money and indicatorCompletionRate (percent of its pairs on track, null without pairs), by name; and up to 10 off-track pairs, largest gap first, shaped as in `GET /indicators?status=`. Reporters: only their assigned projects, and only the programs holding them.
+         * @description Project counts (activeProjects: status active); budgets and spending (budget lines’ actual amounts) summed per currency; indicator-project pairs per band of their org-level score (every submitted and approved value); reporting periods due from today to today + 30 days (UTC, both included, locked or not), soonest first; per program its status, project count, money and indicatorCompletionRate (the percent of its indicator-project pairs on track, no_target and no_data pairs included in the whole; null without pairs: not a reporting completion rate), by name; and up to 10 off-track pairs, largest gap first, shaped as in `GET /indicators?status=`. Reporters: only their assigned projects, and only the programs holding them.
          */
         get: operations["getDashboardSummary"];
         put?: never;
@@ -3850,6 +3854,17 @@ export interface components {
             /** Format: email */
             email: string;
         };
+        /** @description A reporting period's target after the change */
+        PeriodTarget: {
+            /** Format: uuid */
+            reportingPeriodId: string;
+            label: string;
+            target: number | null;
+            indicatorReportId: string | null;
+            status: ("draft" | "submitted" | "approved" | "rejected") | null;
+            /** @description Whether this request created the draft report */
+            created: boolean;
+        };
         /** @description The pre-filled report and how its people were counted */
         PrefilledIndicatorReport: {
             /** Format: uuid */
@@ -4097,6 +4112,27 @@ export interface components {
             /** @description Value before the project */
             baseline?: number | null;
             baselineYear?: number | null;
+            /** @description Targets per reporting period of the project, by period id: each becomes the target of the period's indicator report (a draft report is created where none exists; null clears, and creates nothing). At most 200 periods. */
+            periodTargets?: {
+                [key: string]: number | null;
+            };
+        };
+        /** @description The link, as its other routes answer it, and the periods whose targets the request set */
+        ProjectIndicatorUpdated: {
+            /** Format: uuid */
+            projectId: string;
+            /** Format: uuid */
+            indicatorId: string;
+            target: number | null;
+            baseline: number | null;
+            baselineYear: number | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            indicator: components["schemas"]["Indicator"];
+            /** @description Only when the request sent periodTargets: each period it named, oldest first */
+            periodTargets?: components["schemas"]["PeriodTarget"][];
         };
         ProjectList: components["schemas"]["Project"][];
         ProjectPage: {
@@ -4406,6 +4442,15 @@ export interface components {
                 progressPct: number | null;
                 /** @enum {string} */
                 status: "on_track" | "at_risk" | "off_track" | "no_target" | "no_data";
+                /** @description The included periods' own targets (their indicator reports' targets, whatever the report's status) combined by aggregationMethod: sum adds them, average averages them, latest takes the latest period's, min and max the least and greatest. Null unless every included period has a target, for formula indicators, and in reports assembled before it existed. Unlike `target`, never the project link's target. */
+                targetToDate?: number | null;
+                /** @description value / targetToDate × 100, one decimal; null when either is missing or 0 */
+                progressToDatePct?: number | null;
+                /**
+                 * @description `status` against targetToDate: on_track >= 90, at_risk 70 to < 90, off_track < 70, no_target when targetToDate is null or 0, no_data without a value; null in reports assembled before it existed
+                 * @enum {string|null}
+                 */
+                statusToDate?: "on_track" | "at_risk" | "off_track" | "no_target" | "no_data" | null;
                 /** @description The included values' narratives in period order, blank lines between */
                 narrative: string;
                 /** @description Each category aggregated over the periods by aggregationMethod; {} for formula indicators */
@@ -8156,7 +8201,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description An indicator tracked by a project, with the project’s target and baseline */
+            /** @description The link, as its other routes answer it, and the periods whose targets the request set */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8166,13 +8211,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProjectIndicator"];
+                    "application/json": components["schemas"]["ProjectIndicatorUpdated"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            /** @description Not permitted, or a named period is locked */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             404: components["responses"]["NotFound"];
+            /** @description A named period’s report is submitted or approved */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];

@@ -19,7 +19,8 @@ export const dashboardRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app
           'summed per currency; indicator-project pairs per band of their org-level score (every submitted and ' +
           `approved value); reporting periods due from today to today + ${DEADLINE_WINDOW_DAYS} days (UTC, both ` +
           'included, locked or not), soonest first; per program its status, project count, money and ' +
-          'indicatorCompletionRate (percent of its pairs on track, null without pairs), by name; and up to ' +
+          'indicatorCompletionRate (the percent of its indicator-project pairs on track, no_target and no_data ' +
+          'pairs included in the whole; null without pairs: not a reporting completion rate), by name; and up to ' +
           `${OFF_TRACK_LIMIT} off-track pairs, largest gap first, shaped as in \`GET /indicators?status=\`. ` +
           'Reporters: only their assigned projects, and only the programs holding them.',
         params: Params('orgId'),

@@ -43,7 +43,14 @@ export const DashboardSummary = Type.Object(
         projectCount: Type.Integer(),
         budgetByCurrency: BudgetByCurrency,
         indicatorCompletionRate: Nullable(
-          Type.Number({ description: 'Percent of the indicator-project pairs on track, one decimal' }),
+          Type.Number({
+            description:
+              'Despite its name, not a share of completed or reported indicators: the percent of the ' +
+              "program's indicator-project pairs whose org-level score is on_track (every submitted and " +
+              'approved value of the project against its cumulative target, as `indicatorScores` counts), ' +
+              'one decimal. Pairs with no_target or no_data count in the whole and never as on track. ' +
+              'Null when the program has no pair.',
+          }),
         ),
       }),
     ),

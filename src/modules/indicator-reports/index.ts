@@ -2,6 +2,7 @@
 export { countTarget, refusedCountTarget, type CountTargetRefusal } from './count-target.js';
 export { findIndicatorReport } from './indicator-reports.repo.js';
 export { indicatorReportRoutes } from './indicator-reports.routes.js';
+export { setPeriodTargets } from './period-targets.js';
 export { countIntoIndicatorReport, uncountFromIndicatorReport } from './indicator-reports.service.js';
 export { indicatorReportsOfPeriod, indicatorReportUse, reportsInPeriod } from './indicator-use.js';
 /** The statuses in which a report's value may still change (draft, rejected). */

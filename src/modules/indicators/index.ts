@@ -9,5 +9,6 @@ export {
 } from './indicators.repo.js';
 export { indicatorRoutes } from './indicators.routes.js';
 export { IndicatorProgress, ProgressStatusSchema } from './indicators.schemas.js';
+export type { PeriodTargetResult, PeriodTargets } from './period-targets.js';
 export { isLinked, linkedIndicators } from './project-indicators.repo.js';
 export { projectIndicatorRoutes } from './project-indicators.routes.js';

@@ -190,11 +190,57 @@ export const LinkIndicatorBody = Body(
   { title: 'ProjectIndicatorCreate' },
 );
 
+/** Most reporting periods one request may target: far above a project's periods (monthly for 10 years). */
+export const MAX_PERIOD_TARGETS = 200;
+
 export const UpdateLinkBody = Body(
   {
     target: Type.Optional(NullableNumber({ description: 'Target over the life of the project' })),
     baseline: Type.Optional(NullableNumber({ description: 'Value before the project' })),
     baselineYear: Type.Optional(Year()),
+    periodTargets: Type.Optional(
+      Type.Record(Type.String(), NullableNumber(), {
+        maxProperties: MAX_PERIOD_TARGETS,
+        description:
+          "Targets per reporting period of the project, by period id: each becomes the target of the period's " +
+          'indicator report (a draft report is created where none exists; null clears, and creates nothing). ' +
+          `At most ${MAX_PERIOD_TARGETS} periods.`,
+      }),
+    ),
   },
   { title: 'ProjectIndicatorUpdate' },
+);
+
+export const PeriodTarget = Type.Object(
+  {
+    reportingPeriodId: Uuid(),
+    label: Type.String(),
+    target: Nullable(Type.Number({ description: "The period's target: its indicator report's target" })),
+    indicatorReportId: Nullable(Uuid('The report holding it; null when the period has no report')),
+    status: Nullable(
+      Type.Unsafe<'draft' | 'submitted' | 'approved' | 'rejected'>({
+        type: 'string',
+        enum: ['draft', 'submitted', 'approved', 'rejected'],
+      }),
+    ),
+    created: Type.Boolean({ description: 'Whether this request created the draft report' }),
+  },
+  { title: 'PeriodTarget', description: "A reporting period's target after the change" },
+);
+
+export const UpdatedProjectIndicator = Type.Composite(
+  [
+    ProjectIndicator,
+    Type.Object({
+      periodTargets: Type.Optional(
+        Type.Array(PeriodTarget, {
+          description: 'Only when the request sent periodTargets: each period it named, oldest first',
+        }),
+      ),
+    }),
+  ],
+  {
+    title: 'ProjectIndicatorUpdated',
+    description: 'The link, as its other routes answer it, and the periods whose targets the request set',
+  },
 );

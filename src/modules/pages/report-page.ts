@@ -36,18 +36,35 @@ function size(bytes: number) {
   return `${numbers.format(Math.round(bytes / (1024 * 102.4)) / 10)} MB`;
 }
 
+/**
+ * What the row scores against: the target to date when the report has one for the indicator (the
+ * included periods' own targets), else the cumulative target the contract computes.
+ */
+function basisOf(entry: IndicatorEntry) {
+  return entry.targetToDate !== null && entry.statusToDate !== null
+    ? {
+        toDate: true,
+        target: entry.targetToDate,
+        progressPct: entry.progressToDatePct,
+        status: entry.statusToDate,
+      }
+    : { toDate: false, target: entry.target, progressPct: entry.progressPct, status: entry.status };
+}
+
 /** A bar coloured by the band, with its number and the band in words (colour is never the only sign). */
 function progress(entry: IndicatorEntry): Html {
-  const label = STATUS_LABELS[entry.status];
-  if (entry.progressPct === null) return html`<span class="status band-${entry.status}">${label}</span>`;
+  const { status, progressPct, toDate } = basisOf(entry);
+  const label = STATUS_LABELS[status];
+  const of = toDate ? 'of target to date' : 'of target';
+  if (progressPct === null) return html`<span class="status band-${status}">${label}</span>`;
   return html`<progress
-      class="band-${entry.status}"
+      class="band-${status}"
       max="100"
-      value="${Math.min(Math.max(entry.progressPct, 0), 100)}"
-      aria-label="${numbers.format(entry.progressPct)}% of target"
+      value="${Math.min(Math.max(progressPct, 0), 100)}"
+      aria-label="${numbers.format(progressPct)}% ${of}"
     ></progress>
-    <span class="pct">${numbers.format(entry.progressPct)}%</span>
-    <span class="status band-${entry.status}">${label}</span>`;
+    <span class="pct">${numbers.format(progressPct)}%</span>
+    <span class="status band-${status}">${label}</span>`;
 }
 
 /**
@@ -87,7 +104,11 @@ function indicatorRows(entry: IndicatorEntry): Html {
         }
       </th>
       <td class="num">${number(entry.baseline)}</td>
-      <td class="num">${number(entry.target)}</td>
+      <td class="num" data-target>
+        ${number(basisOf(entry).target)}${
+          basisOf(entry).toDate ? html`<br /><span class="hint" data-basis="to-date">to date</span>` : null
+        }
+      </td>
       <td class="num" data-value>
         ${number(entry.value)}${
           categories.length > 0
@@ -150,9 +171,24 @@ function periodTable(indicators: IndicatorEntry[]): Html | null {
     </div>`;
 }
 
+/** Says which target the rows are scored against, when any row is scored to date. */
+function basisNote(indicators: IndicatorEntry[]): Html | null {
+  const toDate = indicators.filter((entry) => basisOf(entry).toDate).length;
+  if (toDate === 0) return null;
+  const periods = 'the targets of the reporting periods in this report, combined as the values are';
+  return html`<p class="hint" data-basis-note>
+    ${
+      toDate === indicators.length
+        ? `Targets and progress are to date: ${periods}.`
+        : `Targets and progress marked “to date” are against ${periods}; the others are against the ` +
+          'cumulative target.'
+    }
+  </p>`;
+}
+
 function indicatorSection(indicators: IndicatorEntry[]): Html {
   if (indicators.length === 0) return html`<p>No indicators are linked to this project.</p>`;
-  return html`<div class="scroll">
+  return html`${basisNote(indicators)}<div class="scroll">
       <table class="indicators">
         <thead>
           <tr>

@@ -199,6 +199,10 @@ describe('assembleIndicators: aggregation and cumulative target', () => {
       baseline: 3,
       progressPct: null,
       status: 'no_data',
+      // No period has a target: none to date, whatever the link's.
+      targetToDate: null,
+      progressToDatePct: null,
+      statusToDate: 'no_data',
       narrative: '',
       disaggregatedValues: {},
       resultNode: null,

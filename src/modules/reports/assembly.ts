@@ -1,4 +1,4 @@
-import { aggregate, percentOf, type AggregationMethod } from '../../lib/scoring.js';
+import { aggregate, percentOf, progressOf, targetToDate, type AggregationMethod } from '../../lib/scoring.js';
 import { ProgressCalculator, type CountedReport, type ScoredIndicator } from '../progress/index.js';
 import { provenanceOf, type ValueSources } from './provenance.js';
 import type {
@@ -50,6 +50,13 @@ export interface IncludedValue extends ValueSources {
   disaggregatedValues: Record<string, number>;
 }
 
+/** A target held by a report of an included period, whatever the report's status (see targetsInPeriods). */
+export interface PeriodTargetRow {
+  indicatorId: string;
+  periodId: string;
+  target: number | null;
+}
+
 export interface AssemblyInput {
   range: { startDate: string; endDate: string };
   project: ReportProject;
@@ -58,6 +65,8 @@ export interface AssemblyInput {
   periods: IncludedPeriod[];
   links: LinkedIndicator[];
   values: IncludedValue[];
+  /** The included periods' targets; without them, those of the included values. */
+  periodTargets?: PeriodTargetRow[];
   /** Every indicator of the organization: formulas may use indicators by code. */
   formulaBasics: ScoredIndicator[];
   activities: ActivityEntry[];
@@ -94,8 +103,33 @@ function disaggregationsOf(method: AggregationMethod, values: (IncludedValue & {
   return result;
 }
 
+/**
+ * The to-date figures of an entry, beside the contract's: the included periods' own targets combined by
+ * the indicator's method (null unless each has one; null for formulas, whose inputs' targets do not
+ * combine into theirs), and the entry's value scored against it with the same bands.
+ */
+function toDateOf(
+  indicator: LinkedIndicator['indicator'],
+  periods: IncludedPeriod[],
+  targets: Map<string, number | null>,
+  value: number | null,
+) {
+  const target =
+    indicator.isFormula || !indicator.aggregationMethod
+      ? null
+      : targetToDate(
+          indicator.aggregationMethod,
+          periods.map((p) => ({
+            periodStart: p.startDate,
+            target: targets.get(`${indicator.id}/${p.id}`) ?? null,
+          })),
+        );
+  const scored = progressOf(value, target);
+  return { targetToDate: target, progressToDatePct: scored.progressPct, statusToDate: scored.status };
+}
+
 export function assembleIndicators(
-  input: Pick<AssemblyInput, 'periods' | 'links' | 'values' | 'formulaBasics' | 'project'>,
+  input: Pick<AssemblyInput, 'periods' | 'links' | 'values' | 'formulaBasics' | 'project' | 'periodTargets'>,
 ) {
   const periods = inStartOrder(input.periods);
   const startOf = new Map(periods.map((p) => [p.id, p.startDate]));
@@ -118,6 +152,10 @@ export function assembleIndicators(
     else byIndicator.set(v.indicatorId, [v]);
   }
 
+  const targets = new Map(
+    (input.periodTargets ?? input.values).map((t) => [`${t.indicatorId}/${t.periodId}`, t.target]),
+  );
+
   return [...input.links].sort(byCode).map((link): IndicatorEntry => {
     const { indicator } = link;
     const own = byIndicator.get(indicator.id) ?? [];
@@ -134,6 +172,7 @@ export function assembleIndicators(
       baseline: link.baseline,
       progressPct: progress.progressPct,
       status: progress.status,
+      ...toDateOf(indicator, periods, targets, progress.value),
       narrative: own
         .map((v) => v.narrative?.trim())
         .filter(Boolean)

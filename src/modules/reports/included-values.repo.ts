@@ -6,7 +6,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Db } from '../../db/client.js';
 import { isoTime } from '../../db/columns.js';
-import type { IncludedPeriod, IncludedValue } from './assembly.js';
+import type { IncludedPeriod, IncludedValue, PeriodTargetRow } from './assembly.js';
 import type { Range } from './assembly.repo.js';
 import { CHANGE_KINDS, type ChangeKind } from './report-snapshot.js';
 
@@ -128,4 +128,28 @@ export async function valuesSubmittedIn(db: Db, orgId: string, projectId: string
   );
   const periods = new Map<string, IncludedPeriod>(rows.map((row) => [row.period!.id, row.period!]));
   return { periods: [...periods.values()], values: rows.map(included) };
+}
+
+/**
+ * Every target the project's reports of these periods hold, whatever the report's status: a period's target
+ * is set ahead of its value (`periodTargets` creates draft reports for it), so a target counts towards the
+ * target to date before the period's value is submitted. One statement, on the reports' project index.
+ */
+export async function targetsInPeriods(
+  db: Db,
+  orgId: string,
+  projectId: string,
+  periodIds: string[],
+): Promise<PeriodTargetRow[]> {
+  if (periodIds.length === 0) return [];
+  const ids = sql.join(
+    periodIds.map((id) => sql`${id}`),
+    sql`, `,
+  );
+  const result = await db.execute(sql`
+    SELECT indicator_id AS "indicatorId", reporting_period_id AS "periodId", target
+    FROM indicator_reports
+    WHERE org_id = ${orgId} AND project_id = ${projectId} AND reporting_period_id IN (${ids})
+      AND target IS NOT NULL`);
+  return rowsOf<PeriodTargetRow>(result);
 }

@@ -48,6 +48,8 @@ describe('report assembly: which values count', () => {
         {
           narrative: 'approved\n\nsubmitted',
           periods: [at(q1!, 1, 5), at(q2!, 10, 5), at(q3!, null), at(q4!, null)],
+          // A period's target counts to date whatever its report's status: 5 + 5 + 50 + 500 = 560, 11 is 2.0 %.
+          toDate: { targetToDate: 560, progressToDatePct: 2, statusToDate: 'off_track' },
         },
       ),
     ]);
@@ -86,7 +88,11 @@ describe('report assembly: which values count', () => {
       indicatorEntry(
         onlyDraft,
         { value: null, target: 30, progressPct: null, status: 'no_data' },
-        { baseline: 2, periods: [at(q1!, null)] },
+        {
+          baseline: 2,
+          periods: [at(q1!, null)],
+          toDate: { targetToDate: 25, progressToDatePct: null, statusToDate: 'no_data' },
+        },
       ),
     ]);
   });

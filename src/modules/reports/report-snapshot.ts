@@ -1,6 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateOnly, Nullable, NullableNumber, NullableString, Uuid } from '../../http/schemas/schemas.js';
-import { AGGREGATION_METHODS, type AggregationMethod } from '../../lib/scoring.js';
+import {
+  AGGREGATION_METHODS,
+  PROGRESS_STATUSES,
+  type AggregationMethod,
+  type ProgressStatus,
+} from '../../lib/scoring.js';
 import { ProgressStatusSchema } from '../indicators/index.js';
 
 /**
@@ -98,6 +103,31 @@ export const IndicatorEntry = Type.Object({
   baseline: Nullable(Type.Number()),
   progressPct: Nullable(Type.Number()),
   status: ProgressStatusSchema,
+  // Optional as stored: reports assembled before them lack them, and are served with null (report-view.ts).
+  targetToDate: Type.Optional(
+    NullableNumber({
+      description:
+        "The included periods' own targets (their indicator reports' targets, whatever the report's status) " +
+        'combined by aggregationMethod: sum adds them, average averages them, latest takes the latest ' +
+        "period's, min and max the least and greatest. Null unless every included period has a target, " +
+        'for formula indicators, and in reports assembled before it existed. Unlike `target`, never the ' +
+        "project link's target.",
+    }),
+  ),
+  progressToDatePct: Type.Optional(
+    NullableNumber({
+      description: 'value / targetToDate × 100, one decimal; null when either is missing or 0',
+    }),
+  ),
+  statusToDate: Type.Optional(
+    Type.Unsafe<ProgressStatus | null>({
+      type: ['string', 'null'],
+      enum: [...PROGRESS_STATUSES, null],
+      description:
+        '`status` against targetToDate: on_track >= 90, at_risk 70 to < 90, off_track < 70, no_target ' +
+        'when targetToDate is null or 0, no_data without a value; null in reports assembled before it existed',
+    }),
+  ),
   narrative: Type.String({
     description: "The included values' narratives in period order, blank lines between",
   }),

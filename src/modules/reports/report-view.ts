@@ -1,9 +1,18 @@
 import type { Config } from '../../config.js';
+import type { IndicatorEntry } from './report-snapshot.js';
 import type { ReportRow } from './reports.repo.js';
 import { shareUrl } from './share-links.js';
 
 /** Where a report's attachments are downloaded: by members, or through the share link it was read by. */
 export type AttachmentLinks = { orgId: string } | { shareToken: string };
+
+/** A snapshot stored before the to-date figures existed lacks them: null, as the schema says. */
+const withToDate = (entry: IndicatorEntry) => ({
+  ...entry,
+  targetToDate: entry.targetToDate ?? null,
+  progressToDatePct: entry.progressToDatePct ?? null,
+  statusToDate: entry.statusToDate ?? null,
+});
 
 /** The full report of DECISIONS.md section 11 from its row: identity, sharing, snapshot and narratives. */
 export function reportView(row: ReportRow, config: Pick<Config, 'appUrl'>, links: AttachmentLinks) {
@@ -30,7 +39,7 @@ export function reportView(row: ReportRow, config: Pick<Config, 'appUrl'>, links
     updatedAt: row.updatedAt,
     project,
     cover,
-    sections: { ...row.narratives, indicators, activities, budget },
+    sections: { ...row.narratives, indicators: indicators.map(withToDate), activities, budget },
     attachments: attachments.map((file) => ({ ...file, downloadUrl: download(file.id) })),
   };
 }

@@ -23,7 +23,7 @@ import {
   projectForReport,
   type Range,
 } from './assembly.repo.js';
-import { valuesInPeriods, valuesSubmittedIn } from './included-values.repo.js';
+import { targetsInPeriods, valuesInPeriods, valuesSubmittedIn } from './included-values.repo.js';
 import {
   countReports,
   deleteReport,
@@ -126,7 +126,16 @@ async function assembleFor(
     'periodIds' in selection
       ? await chosenPeriods(db, orgId, found.project, selection.periodIds, lenient)
       : await periodsInRange(db, orgId, projectId, selection.range);
-  const [data, included] = await Promise.all([projectData(db, orgId, found.project, range), values]);
+  const [data, included, periodTargets] = await Promise.all([
+    projectData(db, orgId, found.project, range),
+    values,
+    targetsInPeriods(
+      db,
+      orgId,
+      projectId,
+      periods.map((period) => period.id),
+    ),
+  ]);
   const content = assemble({
     ...data,
     range,
@@ -134,6 +143,7 @@ async function assembleFor(
     organization: found.organization,
     periods,
     values: included,
+    periodTargets,
   });
   return { range, content };
 }

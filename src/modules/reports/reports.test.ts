@@ -110,6 +110,10 @@ function fullReport(s: Simple, range: { startDate: string; endDate: string }, fi
           baseline: null,
           progressPct: 40,
           status: 'off_track',
+          // Q1 has no target of its own: none to date (the link's target is not one).
+          targetToDate: null,
+          progressToDatePct: null,
+          statusToDate: 'no_target',
           narrative: '',
           disaggregatedValues: {},
           resultNode: null,
