@@ -11205,6 +11205,9 @@ export interface operations {
                      *             "baseline": 300,
                      *             "progressPct": 113.3,
                      *             "status": "on_track",
+                     *             "targetToDate": 300,
+                     *             "progressToDatePct": 113.3,
+                     *             "statusToDate": "on_track",
                      *             "narrative": "Three boreholes in Nyakach were rehabilitated and handed over to their water committees; 340 households now draw safe water within 500 m of home.",
                      *             "disaggregatedValues": {
                      *               "female": 190,
@@ -11398,6 +11401,9 @@ export interface operations {
                      *             "baseline": 300,
                      *             "progressPct": 113.3,
                      *             "status": "on_track",
+                     *             "targetToDate": 300,
+                     *             "progressToDatePct": 113.3,
+                     *             "statusToDate": "on_track",
                      *             "narrative": "Three boreholes in Nyakach were rehabilitated and handed over to their water committees; 340 households now draw safe water within 500 m of home.",
                      *             "disaggregatedValues": {
                      *               "female": 190,
@@ -11664,6 +11670,9 @@ export interface operations {
                      *             "baseline": 300,
                      *             "progressPct": 113.3,
                      *             "status": "on_track",
+                     *             "targetToDate": 300,
+                     *             "progressToDatePct": 113.3,
+                     *             "statusToDate": "on_track",
                      *             "narrative": "Three boreholes in Nyakach were rehabilitated and handed over to their water committees; 340 households now draw safe water within 500 m of home.",
                      *             "disaggregatedValues": {
                      *               "female": 190,
@@ -11855,6 +11864,9 @@ export interface operations {
                      *             "baseline": 300,
                      *             "progressPct": 113.3,
                      *             "status": "on_track",
+                     *             "targetToDate": 300,
+                     *             "progressToDatePct": 113.3,
+                     *             "statusToDate": "on_track",
                      *             "narrative": "Three boreholes in Nyakach were rehabilitated and handed over to their water committees; 340 households now draw safe water within 500 m of home.",
                      *             "disaggregatedValues": {
                      *               "female": 190,
@@ -12181,6 +12193,9 @@ export interface operations {
                      *             "baseline": 300,
                      *             "progressPct": 113.3,
                      *             "status": "on_track",
+                     *             "targetToDate": 300,
+                     *             "progressToDatePct": 113.3,
+                     *             "statusToDate": "on_track",
                      *             "narrative": "Three boreholes in Nyakach were rehabilitated and handed over to their water committees; 340 households now draw safe water within 500 m of home.",
                      *             "disaggregatedValues": {
                      *               "female": 190,

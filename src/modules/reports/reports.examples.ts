@@ -86,6 +86,9 @@ const DRAFT: Static<typeof Report> = {
         baseline: 300,
         progressPct: 113.3,
         status: 'on_track',
+        targetToDate: FIGURE.target,
+        progressToDatePct: 113.3,
+        statusToDate: 'on_track',
         narrative: FIGURE.narrative,
         disaggregatedValues: FIGURE.disaggregatedValues,
         resultNode: {
