@@ -209,7 +209,9 @@ export class IndicatorReportService {
   prefill(member: Member, projectId: string, input: PrefillInput) {
     return transaction(this.db, async (tx) => {
       const { indicator, period } = await reportable(tx, member, projectId, input);
-      const breakdowns = breakdownsFor(await dimensionsOf(tx, member.orgId, indicator.id));
+      // Participant counts fill the plain disaggregations; a cross's cells are left to be entered.
+      const dimensions = await dimensionsOf(tx, member.orgId, indicator.id);
+      const breakdowns = breakdownsFor(dimensions.filter((d) => !d.crosses));
       const key = { projectId, indicatorId: indicator.id, reportingPeriodId: period.id };
       const existing = await lockIndicatorReportFor(tx, member.orgId, key);
       if (existing) checkEditable(existing.status, 'pre-filled');
