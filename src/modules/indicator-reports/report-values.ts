@@ -71,9 +71,11 @@ function totalOf(declared: Dimension[], values: DisaggregatedValues): number {
     );
   }
   const filled = (d: Dimension) => d.categories.some((category) => Object.hasOwn(values, category));
+  // The first filled cross's margins of a crossed disaggregation not sent: the others must give the same.
+  const derived = new Map<string, { cross: string; values: Record<string, number> }>();
   const disagreeing = dimensions
     .filter((d) => isCross(d) && filled(d))
-    .flatMap((cross) => marginProblems(cross, dimensions, values, filled));
+    .flatMap((cross) => marginProblems(cross, dimensions, values, filled, derived));
   if (disagreeing.length > 0) throw badRequest(...disagreeing);
   const totals = dimensions.filter(filled).map((d) => ({
     name: d.name,
@@ -90,17 +92,33 @@ function totalOf(declared: Dimension[], values: DisaggregatedValues): number {
 /**
  * A cross's cells against the one-dimensional values sent beside them: for each crossed disaggregation
  * the request fills in, the cells holding a category add up to that category's value (a missing cell
- * or category counts 0). Crossed disaggregations left empty are derived from the cells, not checked.
+ * or category counts 0). A crossed disaggregation left empty is derived from the cells; two crosses
+ * crossing it must then derive the same margins.
  */
 function marginProblems(
   cross: Dimension,
   dimensions: Dimension[],
   values: DisaggregatedValues,
   filled: (d: Dimension) => boolean,
+  derived: Map<string, { cross: string; values: Record<string, number> }>,
 ): string[] {
   return marginsOf(cross, dimensions, values).flatMap((margin) => {
     const crossed = dimensions.find((d) => d.name === margin.name);
-    if (!crossed || !filled(crossed)) return [];
+    if (!crossed) return [];
+    if (!filled(crossed)) {
+      const first = derived.get(margin.name);
+      if (!first) {
+        derived.set(margin.name, { cross: cross.name, values: margin.values });
+        return [];
+      }
+      return Object.entries(margin.values)
+        .filter(([category, total]) => !same(total, first.values[category] ?? 0))
+        .map(
+          ([category, total]) =>
+            `disaggregatedValues: the cells of "${cross.name}" with ${category} add up to ${total}, and ` +
+            `the cells of "${first.cross}" with ${category} add up to ${first.values[category] ?? 0}`,
+        );
+    }
     return Object.entries(margin.values)
       .filter(([category, total]) => !same(total, values[category] ?? 0))
       .map(

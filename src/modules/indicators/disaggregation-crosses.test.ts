@@ -185,4 +185,24 @@ describe('indicator reports with cells of a cross', () => {
     const plain = await post({ disaggregatedValues: { female: 2, male: 1 } });
     expect([plain.status, plain.body.value]).toEqual([201, 3]);
   });
+
+  it('wants two crosses of one disaggregation to agree on its margins when it is not sent', async () => {
+    const { ind, post } = await setUp();
+    await postDisaggregation(t.app, team.officer, team.org.id, ind.id, 'Disability', ['yes', 'no']);
+    const more = await create(ind.id, { name: 'Sex by disability', crosses: ['Sex', 'Disability'] });
+    expect([more.status, more.body.categories]).toEqual([
+      201,
+      ['female|yes', 'female|no', 'male|yes', 'male|no'],
+    ]);
+    const byAge = { 'female|0-14': 4, 'male|15-24': 6 };
+    expectViolations(
+      await post({ disaggregatedValues: { ...byAge, 'female|yes': 1, 'female|no': 2, 'male|no': 7 } }),
+      'disaggregatedValues: the cells of "Sex by disability" with female add up to 3, and the cells of "Sex by age" with female add up to 4',
+      'disaggregatedValues: the cells of "Sex by disability" with male add up to 7, and the cells of "Sex by age" with male add up to 6',
+    );
+    const agreeing = await post({
+      disaggregatedValues: { ...byAge, 'female|yes': 1, 'female|no': 3, 'male|no': 6 },
+    });
+    expect([agreeing.status, agreeing.body.value]).toEqual([201, 10]);
+  });
 });

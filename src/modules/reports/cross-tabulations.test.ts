@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { createProject } from '../../../test/helpers/factories.js';
-import { call } from '../../../test/helpers/http.js';
+import {
+  ALL_ROLES,
+  MISSING_ID,
+  UNAUTHORIZED,
+  badRequest,
+  call,
+  expectError,
+  notAMember,
+  notAssigned,
+  notFoundBody,
+} from '../../../test/helpers/http.js';
 import {
   act,
   indicatorUrl,
@@ -19,10 +29,10 @@ const { t, team } = useSuite();
  * A project with one indicator crossing Sex (female, male) by Age (0-14, 15-24), and two periods: Q1 with
  * cells and margins, Q2 with cells alone (one cell left out).
  */
-async function crossedProject() {
+async function crossedProject(code = 'PEOPLE_X') {
   const orgId = team.org.id;
   const officer = team.officer;
-  const ind = await postIndicator(t.app, officer, orgId, { name: 'People trained', code: 'PEOPLE_X' });
+  const ind = await postIndicator(t.app, officer, orgId, { name: 'People trained', code });
   await postDisaggregation(t.app, officer, orgId, ind.id, 'Sex', ['female', 'male']);
   await postDisaggregation(t.app, officer, orgId, ind.id, 'Age', ['0-14', '15-24']);
   const cross = await call(t.app, 'POST', `${indicatorUrl(orgId, ind.id)}/disaggregations`, {
@@ -101,6 +111,30 @@ describe('outputs of a cross', () => {
       },
     ]);
 
+    const csv = await call(t.app, 'GET', `${donorReportUrl(team.org.id, report.id)}/indicators.csv`, {
+      as: team.viewer,
+    });
+    expect([csv.status, csv.headers['content-type']]).toEqual([200, 'text/csv; charset=utf-8']);
+    expect(csv.headers['content-disposition']).toBe(
+      `attachment; filename="report-${report.id}-indicators.csv"`,
+    );
+    const line = (breakdown: string, category: string, value: number | string) =>
+      `"PEOPLE_X","People trained","children","${breakdown}","${category}",${value}`;
+    expect(String(csv.body).trim().split('\n')).toEqual([
+      '"code","indicator","unit","breakdown","category","value"',
+      line('', '', 24),
+      line('Sex', 'female', 10),
+      line('Sex', 'male', 5),
+      line('Sex by age', 'female|0-14', 5),
+      line('Sex by age', 'female|15-24', 8),
+      line('Sex by age', 'male|0-14', 1),
+      line('Sex by age', 'male|15-24', 10),
+      line('Sex by age', 'female', 13),
+      line('Sex by age', 'male', 11),
+      line('Sex by age', '0-14', 6),
+      line('Sex by age', '15-24', 18),
+    ]);
+
     const share = await call(t.app, 'PATCH', donorReportUrl(team.org.id, report.id, 'share'), {
       as: team.officer,
     });
@@ -127,5 +161,43 @@ describe('outputs of a cross', () => {
       '<actual value="7"><dimension name="Sex" value="female"/><dimension name="Age" value="15-24"/></actual>',
     );
     expect(text).toContain('<actual value="10"><dimension name="Sex" value="female"/></actual>');
+  });
+});
+
+describe('GET /orgs/:orgId/reports/:id/indicators.csv', () => {
+  it('gives every number of the report, and refuses: 400 bad id, 401, 403, 404 another organization’s', async () => {
+    const { project, periods } = await crossedProject('PEOPLE_Y');
+    const report = await createDonorReport(t.app, team.officer, team.org.id, {
+      projectId: project.id,
+      periodIds: [periods[1]!.id],
+    });
+    const url = (orgId: string, id: string) => `${donorReportUrl(orgId, id)}/indicators.csv`;
+    const res = await call(t.app, 'GET', url(team.org.id, report.id), { as: team.officer });
+    expect(res.status).toBe(200);
+    // Q2 alone: male|0-14 was not given, an empty value.
+    expect(String(res.body)).toContain('"PEOPLE_Y","People trained","children","Sex by age","male|0-14",\n');
+    expect(String(res.body)).toContain('"PEOPLE_Y","People trained","children","","",9\n');
+
+    expectError(await call(t.app, 'GET', url(team.org.id, report.id)), UNAUTHORIZED);
+    expectError(
+      await call(t.app, 'GET', url(team.org.id, report.id), { as: team.outsider }),
+      notAMember(ALL_ROLES),
+    );
+    // A reporter not assigned to the project.
+    expectError(
+      await call(t.app, 'GET', url(team.org.id, report.id), { as: team.reporter }),
+      notAssigned(ALL_ROLES),
+    );
+    const foreignProject = await createProject(t.database.db, team.outsiderOrg.id);
+    const foreignPeriod = await createPeriod(t.database.db, team.outsiderOrg.id, foreignProject.id);
+    const foreign = await createDonorReport(t.app, team.outsider, team.outsiderOrg.id, {
+      projectId: foreignProject.id,
+      periodIds: [foreignPeriod.id],
+    });
+    for (const id of [foreign.id, MISSING_ID]) {
+      expectError(await call(t.app, 'GET', url(team.org.id, id), { as: team.admin }), notFoundBody('Report'));
+    }
+    const bad = await call(t.app, 'GET', url(team.org.id, 'nope'), { as: team.admin });
+    expect([bad.status, bad.body]).toEqual([400, badRequest('id must be a UUID')]);
   });
 });
