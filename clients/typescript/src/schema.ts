@@ -1716,6 +1716,26 @@ export interface paths {
         patch: operations["updateReport"];
         trace?: never;
     };
+    "/orgs/{orgId}/reports/{id}/indicators.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A report's indicator values as CSV
+         * @description From the stored snapshot, indicators in the report’s order. Columns code, indicator, unit, breakdown, category, value; per indicator one row for its value (breakdown and category empty), one per key of its disaggregatedValues that is not a cell (breakdown: the crossed disaggregation the category belongs to, else empty), then per cross of the indicator one row per cell (`female|15-24`) and one per margin (`female`), breakdown the cross’s name. An empty value is a cell no included period gave. Text starting with =, +, -, @ gets a leading apostrophe. Reporters only for projects assigned to them.
+         */
+        get: operations["exportReportIndicators"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/reports/{id}/refresh": {
         parameters: {
             query?: never;
@@ -11664,6 +11684,40 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    exportReportIndicators: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row per number of the report */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
