@@ -177,7 +177,7 @@ function crossTable(entry: IndicatorEntry, cross: CrossTabulation): Html {
       </caption>
       <thead>
         <tr>
-          <th scope="col">${cross.crosses[0]} \ ${cross.crosses.slice(1).join(' · ')}</th>
+          <th scope="col">${cross.crosses[0]} \\ ${cross.crosses.slice(1).join(' · ')}</th>
           ${columns.map((column) => html`<th scope="col" class="num">${column.join(' · ')}</th>`)}
           <th scope="col" class="num">Total</th>
         </tr>

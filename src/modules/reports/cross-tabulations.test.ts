@@ -143,6 +143,7 @@ describe('outputs of a cross', () => {
     expect(page.status).toBe(200);
     const html = String(page.body);
     expect(html).toContain('data-cross="Sex by age"');
+    expect(html).toContain('Sex \\ Age</th>');
     expect(html).toMatch(/data-cell="female\|15-24"[^>]*>\s*8\s*</);
     expect(html).toMatch(/data-cell="male\|0-14"[^>]*>\s*1\s*</);
     expect(html).toMatch(/data-cross-total[^>]*>24</);
