@@ -146,6 +146,7 @@ const MATRIX: Record<string, Rule> = {
   'POST /orgs/:orgId/reports': 'manage',
   'POST /orgs/:orgId/projects/:projectId/reports': 'manage',
   'GET /orgs/:orgId/reports/:id': 'read-project',
+  'GET /orgs/:orgId/reports/:id/indicators.csv': 'read-project',
   'PATCH /orgs/:orgId/reports/:id': 'manage',
   'POST /orgs/:orgId/reports/:id/refresh': 'manage',
   'DELETE /orgs/:orgId/reports/:id': 'manage',

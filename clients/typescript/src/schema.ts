@@ -824,13 +824,15 @@ export interface paths {
         };
         /**
          * Disaggregations of an indicator
-         * @description In creation order.
+         * @description In creation order. A cross carries `crosses` and its cells as `categories`.
          */
         get: operations["listDisaggregations"];
         put?: never;
         /**
          * Add a disaggregation
          * @description 1 to 50 non-empty categories, unique (case-insensitively: 400). Name, or a category already used by another disaggregation of the indicator (case-insensitively): 409. Existing reports keep their values; a disaggregation a report leaves empty is not reported.
+         *
+         *     A cross (sex by age): `{ name, crosses: ["Sex", "Age"] }` instead of categories names 2 to 4 plain disaggregations of the indicator (case-insensitively; stored with their own spelling). Its categories are its cells, every combination of theirs joined by `|` in the order of `crosses` (`female|15-24`), the first varying slowest, at most 1,000; the answer carries `crosses` (a plain one has none). 400: a name that is not a disaggregation of the indicator, a cross among them (cross plain ones), a crossed category holding `|`, fewer than two, both `categories` and `crosses`. 409: the name taken, or the same disaggregations already crossed (in any order). A crossed disaggregation cannot be removed while the cross exists (409).
          */
         post: operations["createDisaggregation"];
         delete?: never;
@@ -851,7 +853,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a disaggregation
-         * @description Refused (409) while a report of the indicator holds a value for one of its categories.
+         * @description Refused (409) while a report of the indicator holds a value for one of its categories (a cross: one of its cells), or while a cross crosses it (remove the cross first).
          */
         delete: operations["deleteDisaggregation"];
         options?: never;
@@ -1718,6 +1720,26 @@ export interface paths {
         patch: operations["updateReport"];
         trace?: never;
     };
+    "/orgs/{orgId}/reports/{id}/indicators.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A report's indicator values as CSV
+         * @description From the stored snapshot, indicators in the report’s order. Columns code, indicator, unit, breakdown, category, value; per indicator one row for its value (breakdown and category empty), one per key of its disaggregatedValues that is not a cell (breakdown: the crossed disaggregation the category belongs to, else empty), then per cross of the indicator one row per cell (`female|15-24`) and one per margin (`female`), breakdown the cross’s name. An empty value is a cell no included period gave. Text starting with =, +, -, @ gets a leading apostrophe. Reporters only for projects assigned to them.
+         */
+        get: operations["exportReportIndicators"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/reports/{id}/refresh": {
         parameters: {
             query?: never;
@@ -1859,7 +1881,7 @@ export interface paths {
          *
          *     `budget` (type 1 original, status 1 indicative): the budget lines’ planned amounts summed, spread over the project’s years from its start date (IATI asks for periods of a year at most) in proportion to their days, in cents adding up to the total; none without budget lines.
          *
-         *     `result`s: the results framework’s nodes that have indicators linked to the project, in the tree’s order, typed impact 3, outcome 2, output 1; linked indicators attached to no node go under one result of type 9 (Other). Each `indicator` (measure 2 when its unit is a percentage, else 1) has its link’s `baseline` (dated its baselineYear, else the project’s start year) and a `period` per reporting period of the project: `target` and `actual` from the APPROVED report of that period only, and one more `actual` per category of its disaggregations, with a `dimension` (name: the disaggregation, value: the category). A formula indicator’s `actual` is its formula over its inputs’ approved values of that period; it has no target.
+         *     `result`s: the results framework’s nodes that have indicators linked to the project, in the tree’s order, typed impact 3, outcome 2, output 1; linked indicators attached to no node go under one result of type 9 (Other). Each `indicator` (measure 2 when its unit is a percentage, else 1) has its link’s `baseline` (dated its baselineYear, else the project’s start year) and a `period` per reporting period of the project: `target` and `actual` from the APPROVED report of that period only, and one more `actual` per category of its disaggregations, with a `dimension` (name: the disaggregation, value: the category); a cell of a cross (sex by age) is one `actual` with one `dimension` per crossed disaggregation (name Sex value female, name Age value 15-24). A formula indicator’s `actual` is its formula over its inputs’ approved values of that period; it has no target.
          */
         get: operations["exportIatiActivities"];
         put?: never;
@@ -2513,6 +2535,29 @@ export interface components {
             /** Format: password */
             password: string;
         };
+        /** @description A cross of an indicator over the included periods: cells aggregated like the keys of disaggregatedValues, margins and total derived from each period’s cells and aggregated alike; periods that leave the cross empty add nothing. */
+        CrossTabulation: {
+            /** @description The cross (a disaggregation with `crosses`) */
+            name: string;
+            /** @description The crossed disaggregations, in the order of the cell keys */
+            crosses: string[];
+            /** @description Per crossed disaggregation, its margins derived from the cells */
+            dimensions: {
+                name: string;
+                categories: {
+                    category: string;
+                    value: number | null;
+                }[];
+            }[];
+            /** @description Every cell, the first crossed disaggregation varying slowest */
+            cells: {
+                /** @description The key in disaggregatedValues: `female|15-24` */
+                key: string;
+                categories: string[];
+                value: number | null;
+            }[];
+            total: number | null;
+        };
         CurrentUser: {
             /** Format: uuid */
             id: string;
@@ -2586,14 +2631,19 @@ export interface components {
             /** Format: uuid */
             indicatorId: string;
             name: string;
+            /** @description Its categories; for a cross, its cells: the crossed categories joined by `|`, in the order of `crosses`. */
             categories: string[];
+            /** @description Only on a cross: the names of the disaggregations it crosses, in the order of its cell keys. */
+            crosses?: string[];
             /** Format: date-time */
             createdAt: string;
         };
         DisaggregationCreate: {
             name: string;
-            /** @description 1 to 50 category names, unique within the indicator’s disaggregations whatever their case; they are the keys of an indicator report’s disaggregatedValues. */
-            categories: string[];
+            /** @description 1 to 50 category names, unique within the indicator’s disaggregations whatever their case; they are the keys of an indicator report’s disaggregatedValues. Required unless `crosses` is sent. */
+            categories?: string[];
+            /** @description Instead of categories: the names of 2 to 4 plain disaggregations of the indicator this one crosses (sex by age). Its categories are then the cells, every combination of the crossed categories joined by `|` in this order (`female|15-24`), at most 1,000. */
+            crosses?: string[];
         };
         DisaggregationList: components["schemas"]["Disaggregation"][];
         DisaggregationPage: {
@@ -4463,6 +4513,8 @@ export interface components {
                     level: string;
                     title: string;
                 } | null;
+                /** @description One table per cross of the indicator (sex by age) */
+                crossTabulations?: components["schemas"]["CrossTabulation"][];
                 provenance?: components["schemas"]["IndicatorProvenance"];
                 /** @description A formula indicator's inputs, each code it uses once; null for other indicators */
                 inputs?: components["schemas"]["FormulaInput"][] | null;
@@ -7948,7 +8000,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /** @description Name or category taken; or the same Idempotency-Key is still running (with Retry-After) */
+            /** @description Name or category taken, or the same disaggregations already crossed; or the same Idempotency-Key is still running (with Retry-After) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7994,7 +8046,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /** @description Reports use its categories */
+            /** @description Reports use its categories, or a cross crosses it */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11764,6 +11816,40 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    exportReportIndicators: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row per number of the report */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };

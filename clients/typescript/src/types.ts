@@ -27,6 +27,7 @@ export type CountedSubmission = components['schemas']['CountedSubmission'];
 export type CountedSubmissionList = components['schemas']['CountedSubmissionList'];
 export type CountedSubmissionPage = components['schemas']['CountedSubmissionPage'];
 export type Credentials = components['schemas']['Credentials'];
+export type CrossTabulation = components['schemas']['CrossTabulation'];
 export type CurrentUser = components['schemas']['CurrentUser'];
 export type CurrentUserUpdate = components['schemas']['CurrentUserUpdate'];
 export type DashboardSummary = components['schemas']['DashboardSummary'];

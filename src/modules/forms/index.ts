@@ -12,3 +12,4 @@ export {
   submissionsInPeriod,
 } from './submissions.repo.js';
 export { SubmissionService } from './submissions.service.js';
+export { inert as inertCsvText } from './submissions-csv.js';

@@ -45,7 +45,7 @@ const SKIPPED = /^[\p{Zs}"]$/u;
  * may split off (after a separator, leading spaces and quotes skipped as import trimming would), gets an apostrophe.
  * One pass over the characters: linear whatever the input.
  */
-function inert(text: string): string {
+export function inert(text: string): string {
   // Most answers hold no trigger at all: one native scan (a single character class) returns them as they are.
   if (!ANY_TRIGGER.test(text)) return text;
   let out = '';

@@ -84,7 +84,10 @@ function budgets(project: IatiProject): Markup[] {
   );
 }
 
-/** One `target`, then one `actual` for the total and one per category of a disaggregation. */
+/**
+ * One `target`, then one `actual` for the total and one per category of a disaggregation; a cell of a
+ * cross is one `actual` with a `dimension` per crossed disaggregation.
+ */
 function period(entry: IatiPeriod): Markup {
   return element(
     'period',
@@ -97,7 +100,9 @@ function period(entry: IatiPeriod): Markup {
       element(
         'actual',
         { value: decimal(dimension.amount) },
-        element('dimension', { name: dimension.name, value: dimension.category }),
+        (dimension.crossed ?? [dimension]).map((d) =>
+          element('dimension', { name: d.name, value: d.category }),
+        ),
       ),
     ),
   );

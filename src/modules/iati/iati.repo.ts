@@ -96,6 +96,7 @@ export function disaggregationsOfLinked(db: Db, orgId: string, projectIds: strin
       indicatorId: disaggregations.indicatorId,
       name: disaggregations.name,
       categories: disaggregations.categories,
+      crosses: disaggregations.crosses,
     })
     .from(disaggregations)
     .where(and(eq(disaggregations.orgId, orgId), inArray(disaggregations.indicatorId, linked)))

@@ -31,7 +31,8 @@ const DESCRIPTION = [
     'link’s `baseline` (dated its baselineYear, else the project’s start year) and a `period` per ' +
     'reporting period of the project: `target` and `actual` from the APPROVED report of that period only, ' +
     'and one more `actual` per category of its disaggregations, with a `dimension` (name: the ' +
-    'disaggregation, value: the category). A formula indicator’s `actual` is its formula over its ' +
+    'disaggregation, value: the category); a cell of a cross (sex by age) is one `actual` with one ' +
+    '`dimension` per crossed disaggregation (name Sex value female, name Age value 15-24). A formula indicator’s `actual` is its formula over its ' +
     'inputs’ approved values of that period; it has no target.',
 ].join('\n\n');
 

@@ -4,6 +4,7 @@
  * of the project whose target and actual come from the approved report of that period alone.
  */
 import type { RESULT_LEVELS } from '../results/results.tables.js';
+import { CELL_SEPARATOR } from '../../lib/crosses.js';
 import { INDICATOR_MEASURE, OTHER_RESULT_TYPE, RESULT_TYPE } from './iati-codes.js';
 
 type ResultLevel = (typeof RESULT_LEVELS)[number];
@@ -24,6 +25,8 @@ export interface LinkedIndicator {
 export interface Disaggregation {
   name: string;
   categories: string[];
+  /** A cross's crossed disaggregations; its categories are then cells (`female|15-24`). */
+  crosses?: string[] | null;
 }
 
 export interface Period {
@@ -43,6 +46,8 @@ export interface DimensionValue {
   name: string;
   category: string;
   amount: number;
+  /** A cell of a cross: one `dimension` per crossed disaggregation (Sex female, Age 15-24). */
+  crossed?: { name: string; category: string }[];
 }
 
 export interface IatiPeriod {
@@ -92,13 +97,24 @@ export const measureOf = (unit: string): string =>
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The categories a report gives values for, as dimensions in the disaggregations' order. */
+/** The categories a report gives values for, as dimensions in the disaggregations' order (a cross's cells too). */
 function dimensionsOf(disaggregations: readonly Disaggregation[], values: Record<string, number>) {
   const dimensions: DimensionValue[] = [];
-  for (const { name, categories } of disaggregations) {
+  for (const { name, categories, crosses } of disaggregations) {
     for (const category of categories) {
       const amount = values[category];
-      if (typeof amount === 'number' && Number.isFinite(amount)) dimensions.push({ name, category, amount });
+      if (typeof amount !== 'number' || !Number.isFinite(amount)) continue;
+      const parts = category.split(CELL_SEPARATOR);
+      dimensions.push(
+        crosses
+          ? {
+              name,
+              category,
+              amount,
+              crossed: crosses.map((crossed, i) => ({ name: crossed, category: parts[i]! })),
+            }
+          : { name, category, amount },
+      );
     }
   }
   return dimensions;

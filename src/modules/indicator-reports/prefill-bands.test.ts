@@ -152,6 +152,47 @@ describe('POST .../indicator-reports/prefill: disaggregations it maps', () => {
     const edited = await patch(report.id, { disaggregatedValues: cells, value: 2 });
     expect([edited.status, edited.body.value]).toEqual([200, 2]);
   });
+
+  it('fills a cross of sex and age cell by cell, with the same people left out', async () => {
+    const s = await withPeople(
+      [
+        ['Sex', ['female', 'male']],
+        ['Age', ['15-24', '25-49', '50+']],
+      ],
+      [
+        ['female', AGE_20],
+        ['female', AGE_30],
+        ['male', AGE_30],
+        ['male', AGE_75],
+        ['other', AGE_30],
+        ['male', AGE_10],
+      ],
+    );
+    const cross = await call(t.app, 'POST', `/orgs/${s.orgId}/indicators/${s.indicator.id}/disaggregations`, {
+      as: team.officer,
+      body: { name: 'Sex by age', crosses: ['Sex', 'Age'] },
+    });
+    expect(cross.status, JSON.stringify(cross.body)).toBe(201);
+    const [status, value, cells, counts] = await filled(s);
+    expect([status, value, cells, counts]).toEqual([
+      201,
+      4,
+      {
+        female: 2,
+        male: 2,
+        '15-24': 1,
+        '25-49': 2,
+        '50+': 1,
+        'female|15-24': 1,
+        'female|25-49': 1,
+        'female|50+': 0,
+        'male|15-24': 0,
+        'male|25-49': 1,
+        'male|50+': 1,
+      },
+      { counted: 4, leftOut: 2, leftOutBy: { 'age:0-14': 1, 'sex:other': 1 } },
+    ]);
+  });
 });
 
 describe("the organization's age bands", () => {

@@ -1,4 +1,5 @@
 import { badRequest } from '../../errors/catalogue.js';
+import { cellKey, isCross } from '../../lib/crosses.js';
 import { ageRangeOf, overlap, SEXES, UNKNOWN_AGE, type AgeRange } from '../../lib/demographics.js';
 import type { ParticipantGroup } from '../activities/index.js';
 import type { Dimension } from './report-values.js';
@@ -107,8 +108,7 @@ export function axesFor(dimensions: Dimension[], orgBands: readonly string[]): A
   }
   const axes: Axis[] = [];
   const differing: string[] = [];
-  for (const dimension of dimensions) {
-    // Crosses plug in here: a dimension crossing others becomes an axis of their axes (see Axis).
+  for (const dimension of dimensions.filter((d) => !isCross(d))) {
     if (isSexes(dimension.categories)) {
       axes.push(sexAxis(dimension.name, dimension.categories));
       continue;
@@ -116,6 +116,11 @@ export function axesFor(dimensions: Dimension[], orgBands: readonly string[]): A
     const ages = ageRangesOf(dimension.categories);
     if (ages && 'ranges' in ages) axes.push(ageAxis(dimension.name, dimension.categories, ages.ranges));
     else differing.push(ages ? `${dimension.name} (${ages.problem})` : dimension.name);
+  }
+  // A cross of sex and age breakdowns is filled cell by cell from its parts' places.
+  for (const cross of dimensions.filter(isCross)) {
+    const parts = (cross.crosses ?? []).map((name) => axes.find((axis) => axis.name === name));
+    if (parts.every((part) => part !== undefined)) axes.push(crossAxis(cross, parts));
   }
   if (differing.length > 0) {
     throw badRequest(
@@ -125,6 +130,20 @@ export function axesFor(dimensions: Dimension[], orgBands: readonly string[]): A
     );
   }
   return axes;
+}
+
+/** A cross's cells: the categories its parts place a person in, joined; left out when any part leaves them. */
+function crossAxis(cross: Dimension, parts: Axis[]): Axis {
+  return {
+    name: cross.name,
+    categories: cross.categories,
+    place(person) {
+      const places = parts.map((part) => part.place(person));
+      const reasons = places.flatMap((p) => ('leftOut' in p ? p.leftOut : []));
+      if (reasons.length > 0) return { leftOut: reasons };
+      return { category: cellKey(places.map((p) => (p as { category: string }).category)) };
+    },
+  };
 }
 
 /** What a pre-fill tells beside the report: who was counted, who was left out and why. */

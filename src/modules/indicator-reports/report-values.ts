@@ -1,10 +1,8 @@
 import { badRequest } from '../../errors/catalogue.js';
+import { isCross, marginsOf, type Dimension } from '../../lib/crosses.js';
 import { DEFAULT_AGE_BANDS, PARTICIPANT_DIMENSIONS, SEXES, UNKNOWN_AGE } from '../../lib/demographics.js';
 
-export interface Dimension {
-  name: string;
-  categories: string[];
-}
+export type { Dimension } from '../../lib/crosses.js';
 
 export type DisaggregatedValues = Record<string, number>;
 
@@ -20,8 +18,9 @@ const sum = (values: number[]) => clean(values.reduce((total, v) => total + v, 0
 
 /**
  * The value and disaggregated values a report ends up with (DECISIONS.md section 7), from what the
- * request sent laid over what is stored. With disaggregations, keys must be their categories and every
- * disaggregation the request fills in must add up to the same total; without, the keys are free and add
+ * request sent laid over what is stored. With disaggregations, keys must be their categories (a cross's:
+ * its cells, `female|15-24`) and every disaggregation the request fills in must add up to the same total;
+ * a cross's cells must also add up to each category of a crossed disaggregation sent beside them; without, the keys are free and add
  * up (participant categories excepted, see implicitDimensions). That total is the value; a `value` that differs is refused. A disaggregation left entirely empty
  * is simply not reported. `disaggregatedValues` null or `{}` clears them and keeps the value; `value`
  * null with disaggregated values means "their total".
@@ -80,16 +79,61 @@ function totalOf(declared: Dimension[], values: DisaggregatedValues, orgBands: r
       ),
     );
   }
-  const totals = dimensions
-    .filter((d) => d.categories.some((category) => Object.hasOwn(values, category)))
-    .map((d) => ({
-      name: d.name,
-      total: sum(d.categories.map((category) => (Object.hasOwn(values, category) ? values[category]! : 0))),
-    }));
+  const filled = (d: Dimension) => d.categories.some((category) => Object.hasOwn(values, category));
+  // The first filled cross's margins of a crossed disaggregation not sent: the others must give the same.
+  const derived = new Map<string, { cross: string; values: Record<string, number> }>();
+  const disagreeing = dimensions
+    .filter((d) => isCross(d) && filled(d))
+    .flatMap((cross) => marginProblems(cross, dimensions, values, filled, derived));
+  if (disagreeing.length > 0) throw badRequest(...disagreeing);
+  const totals = dimensions.filter(filled).map((d) => ({
+    name: d.name,
+    total: sum(d.categories.map((category) => (Object.hasOwn(values, category) ? values[category]! : 0))),
+  }));
   const first = totals[0]!.total;
   if (totals.some((t) => !same(t.total, first))) {
     const listed = totals.map((t) => `${t.name} ${t.total}`).join(', ');
     throw badRequest(`disaggregatedValues: every disaggregation must add up to the same total (${listed})`);
   }
   return first;
+}
+
+/**
+ * A cross's cells against the one-dimensional values sent beside them: for each crossed disaggregation
+ * the request fills in, the cells holding a category add up to that category's value (a missing cell
+ * or category counts 0). A crossed disaggregation left empty is derived from the cells; two crosses
+ * crossing it must then derive the same margins.
+ */
+function marginProblems(
+  cross: Dimension,
+  dimensions: Dimension[],
+  values: DisaggregatedValues,
+  filled: (d: Dimension) => boolean,
+  derived: Map<string, { cross: string; values: Record<string, number> }>,
+): string[] {
+  return marginsOf(cross, dimensions, values).flatMap((margin) => {
+    const crossed = dimensions.find((d) => d.name === margin.name);
+    if (!crossed) return [];
+    if (!filled(crossed)) {
+      const first = derived.get(margin.name);
+      if (!first) {
+        derived.set(margin.name, { cross: cross.name, values: margin.values });
+        return [];
+      }
+      return Object.entries(margin.values)
+        .filter(([category, total]) => !same(total, first.values[category] ?? 0))
+        .map(
+          ([category, total]) =>
+            `disaggregatedValues: the cells of "${cross.name}" with ${category} add up to ${total}, and ` +
+            `the cells of "${first.cross}" with ${category} add up to ${first.values[category] ?? 0}`,
+        );
+    }
+    return Object.entries(margin.values)
+      .filter(([category, total]) => !same(total, values[category] ?? 0))
+      .map(
+        ([category, total]) =>
+          `disaggregatedValues: the cells of "${cross.name}" with ${category} add up to ${total}, and ` +
+          `disaggregatedValues.${category} is ${Object.hasOwn(values, category) ? values[category] : 'missing (0)'}`,
+      );
+  });
 }

@@ -41,7 +41,7 @@ export async function insertDisaggregation(
   db: Db,
   orgId: string,
   indicatorId: string,
-  values: { name: string; categories: string[] },
+  values: { name: string; categories: string[]; crosses?: string[] | null },
 ): Promise<DisaggregationRow> {
   const [row] = await db
     .insert(disaggregations)

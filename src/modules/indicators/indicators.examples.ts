@@ -43,7 +43,8 @@ export const DISAGGREGATION_CREATE: Static<typeof CreateDisaggregationBody> = {
 export const DISAGGREGATION: Static<typeof Disaggregation> = {
   id: IDS.disaggregation,
   indicatorId: IDS.indicator,
-  ...DISAGGREGATION_CREATE,
+  name: DISAGGREGATION_CREATE.name,
+  categories: DISAGGREGATION_CREATE.categories!,
   createdAt: TIMES.disaggregationCreated,
 };
 

@@ -205,7 +205,11 @@ export async function lockIndicatorForShare(db: Db, orgId: string, id: string) {
 /** The indicator's disaggregations as dimensions (name and categories), oldest first. */
 export function dimensionsOf(db: Db, orgId: string, indicatorId: string) {
   return db
-    .select({ name: disaggregations.name, categories: disaggregations.categories })
+    .select({
+      name: disaggregations.name,
+      categories: disaggregations.categories,
+      crosses: disaggregations.crosses,
+    })
     .from(disaggregations)
     .where(and(eq(disaggregations.orgId, orgId), eq(disaggregations.indicatorId, indicatorId)))
     .orderBy(asc(disaggregations.createdAt), asc(disaggregations.id));

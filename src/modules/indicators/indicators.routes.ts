@@ -156,7 +156,7 @@ export const indicatorRoutes: FastifyPluginAsyncTypebox<
         operationId: 'listDisaggregations',
         tags,
         summary: 'Disaggregations of an indicator',
-        description: 'In creation order.',
+        description: 'In creation order. A cross carries `crosses` and its cells as `categories`.',
         params: Params('orgId', 'id'),
         querystring: Type.Object(PageQuery),
         response: { 200: Collection(Disaggregation) },
@@ -180,12 +180,20 @@ export const indicatorRoutes: FastifyPluginAsyncTypebox<
         description:
           '1 to 50 non-empty categories, unique (case-insensitively: 400). Name, or a category already used ' +
           'by another disaggregation of the indicator (case-insensitively): 409. Existing reports keep their ' +
-          'values; a disaggregation a report leaves empty is not reported.',
+          'values; a disaggregation a report leaves empty is not reported.\n\n' +
+          'A cross (sex by age): `{ name, crosses: ["Sex", "Age"] }` instead of categories names 2 to 4 plain ' +
+          'disaggregations of the indicator (case-insensitively; stored with their own spelling). Its categories ' +
+          'are its cells, every combination of theirs joined by `|` in the order of `crosses` (`female|15-24`), ' +
+          'the first varying slowest, at most 1,000; the answer carries `crosses` (a plain one has none). ' +
+          '400: a name that is not a disaggregation of the indicator, a cross among them (cross plain ones), a ' +
+          'crossed category holding `|`, fewer than two, both `categories` and `crosses`. 409: the name taken, ' +
+          'or the same disaggregations already crossed (in any order). A crossed disaggregation cannot be ' +
+          'removed while the cross exists (409).',
         params: Params('orgId', 'id'),
         body: withExample(CreateDisaggregationBody, DISAGGREGATION_CREATE),
         response: {
           201: withExample(Disaggregation, DISAGGREGATION),
-          409: errorResponse('Name or category taken'),
+          409: errorResponse('Name or category taken, or the same disaggregations already crossed'),
         },
       },
     },
@@ -206,9 +214,11 @@ export const indicatorRoutes: FastifyPluginAsyncTypebox<
         operationId: 'deleteDisaggregation',
         tags,
         summary: 'Remove a disaggregation',
-        description: 'Refused (409) while a report of the indicator holds a value for one of its categories.',
+        description:
+          'Refused (409) while a report of the indicator holds a value for one of its categories (a cross: one ' +
+          'of its cells), or while a cross crosses it (remove the cross first).',
         params: Params('orgId', 'id', 'disaggregationId'),
-        response: { 204: NoContent, 409: errorResponse('Reports use its categories') },
+        response: { 204: NoContent, 409: errorResponse('Reports use its categories, or a cross crosses it') },
       },
     },
     async (request, reply) => {

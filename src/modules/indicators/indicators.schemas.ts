@@ -140,7 +140,16 @@ export const Disaggregation = Type.Object(
     id: Uuid(),
     indicatorId: Uuid(),
     name: Type.String(),
-    categories: Type.Array(Type.String()),
+    categories: Type.Array(Type.String(), {
+      description:
+        'Its categories; for a cross, its cells: the crossed categories joined by `|`, in the order of `crosses`.',
+    }),
+    crosses: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          'Only on a cross: the names of the disaggregations it crosses, in the order of its cell keys.',
+      }),
+    ),
     createdAt: Timestamp(),
   },
   { title: 'Disaggregation' },
@@ -149,16 +158,30 @@ export const Disaggregation = Type.Object(
 export const CreateDisaggregationBody = Body(
   {
     name: Text(100),
-    categories: Type.Array(Text(100), {
-      minItems: 1,
-      maxItems: 50,
-      uniqueItems: true,
-      description:
-        '1 to 50 category names, unique within the indicator’s disaggregations whatever their case; ' +
-        'they are the keys of an indicator report’s disaggregatedValues.',
-    }),
+    categories: Type.Optional(
+      Type.Array(Text(100), {
+        minItems: 1,
+        maxItems: 50,
+        uniqueItems: true,
+        description:
+          '1 to 50 category names, unique within the indicator’s disaggregations whatever their case; ' +
+          'they are the keys of an indicator report’s disaggregatedValues. Required unless `crosses` is sent.',
+      }),
+    ),
+    crosses: Type.Optional(
+      Type.Array(Text(100), {
+        minItems: 2,
+        maxItems: 4,
+        uniqueItems: true,
+        description:
+          'Instead of categories: the names of 2 to 4 plain disaggregations of the indicator this one crosses ' +
+          '(sex by age). Its categories are then the cells, every combination of the crossed categories ' +
+          'joined by `|` in this order (`female|15-24`), at most 1,000.',
+      }),
+    ),
   },
-  { title: 'DisaggregationCreate' },
+  // Without crosses, categories are required (and reported as such, as before crosses existed).
+  { title: 'DisaggregationCreate', if: { required: ['crosses'] }, else: { required: ['categories'] } },
 );
 
 const Year = () => Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 1900, maximum: 2200 });

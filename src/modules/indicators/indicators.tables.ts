@@ -83,7 +83,11 @@ export const formulaInputs = pgTable(
   ],
 );
 
-/** A dimension of an indicator (sex, age group) and its categories. */
+/**
+ * A dimension of an indicator (sex, age group) and its categories. A cross (sex by age) names the
+ * disaggregations it crosses in `crosses` and its categories are its cells (`female|15-24`); null for a
+ * plain one.
+ */
 export const disaggregations = pgTable(
   'indicator_disaggregations',
   {
@@ -92,6 +96,7 @@ export const disaggregations = pgTable(
     indicatorId: uuid('indicator_id').notNull(),
     name: text('name').notNull(),
     categories: text('categories').array().notNull(),
+    crosses: text('crosses').array(),
     createdAt: createdAt(),
   },
   (t) => [

@@ -90,7 +90,9 @@ const inputsOf = (entry: IndicatorEntry) =>
     : null;
 
 function indicatorRows(entry: IndicatorEntry): Html {
-  const categories = Object.entries(entry.disaggregatedValues);
+  // A cross's cells have their own table (crossTable) below.
+  const cells = new Set((entry.crossTabulations ?? []).flatMap((cross) => cross.cells.map((c) => c.key)));
+  const categories = Object.entries(entry.disaggregatedValues).filter(([key]) => !cells.has(key));
   const source = sourceOf(entry);
   const inputs = inputsOf(entry);
   return html`<tr>
@@ -186,6 +188,67 @@ function basisNote(indicators: IndicatorEntry[]): Html | null {
   </p>`;
 }
 
+type CrossTabulation = NonNullable<IndicatorEntry['crossTabulations']>[number];
+
+/**
+ * A cross as a small table: the first crossed disaggregation's categories down, every combination of the
+ * others across, the margins in the last column and row, the total in the corner.
+ */
+function crossTable(entry: IndicatorEntry, cross: CrossTabulation): Html {
+  const [rows, ...rest] = cross.dimensions;
+  const byKey = new Map(cross.cells.map((cell) => [cell.key, cell]));
+  const columns = cross.cells
+    .filter((cell) => cell.categories[0] === rows?.categories[0]?.category)
+    .map((cell) => cell.categories.slice(1));
+  const columnTotal = (column: string[]) =>
+    rest.length === 1
+      ? (rest[0]!.categories.find((c) => c.category === column[0])?.value ?? null)
+      : cross.cells
+          .filter((cell) => cell.categories.slice(1).join('|') === column.join('|') && cell.value !== null)
+          .reduce<number | null>((sum, cell) => (sum ?? 0) + cell.value!, null);
+  return html`<div class="scroll">
+    <table class="cross" data-cross="${cross.name}">
+      <caption>
+        <span class="code">${entry.code}</span> ${entry.indicatorName}: ${cross.name}
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">${cross.crosses[0]} \\ ${cross.crosses.slice(1).join(' · ')}</th>
+          ${columns.map((column) => html`<th scope="col" class="num">${column.join(' · ')}</th>`)}
+          <th scope="col" class="num">Total</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${(rows?.categories ?? []).map(
+          (row) =>
+            html`<tr>
+              <th scope="row">${row.category}</th>
+              ${columns.map(
+                (column) =>
+                  html`<td class="num" data-cell="${[row.category, ...column].join('|')}">
+                    ${number(byKey.get([row.category, ...column].join('|'))?.value ?? null)}
+                  </td>`,
+              )}
+              <td class="num">${number(row.value)}</td>
+            </tr> `,
+        )}
+        <tr>
+          <th scope="row">Total</th>
+          ${columns.map((column) => html`<td class="num">${number(columnTotal(column))}</td>`)}
+          <td class="num" data-cross-total>${number(cross.total)}</td>
+        </tr>
+      </tbody>
+    </table>
+  </div>`;
+}
+
+function crossTables(indicators: IndicatorEntry[]): Html | null {
+  const tables = indicators.flatMap((entry) =>
+    (entry.crossTabulations ?? []).map((cross) => crossTable(entry, cross)),
+  );
+  return tables.length === 0 ? null : html`<h3>Cross-tabulated values</h3>${tables}`;
+}
+
 function indicatorSection(indicators: IndicatorEntry[]): Html {
   if (indicators.length === 0) return html`<p>No indicators are linked to this project.</p>`;
   return html`${basisNote(indicators)}<div class="scroll">
@@ -205,7 +268,7 @@ function indicatorSection(indicators: IndicatorEntry[]): Html {
         </tbody>
       </table>
     </div>
-    ${periodTable(indicators)}`;
+    ${crossTables(indicators)} ${periodTable(indicators)}`;
 }
 
 function activitySection(activities: SharedReport['sections']['activities']): Html {

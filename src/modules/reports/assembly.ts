@@ -1,5 +1,7 @@
 import { aggregate, percentOf, progressOf, targetToDate, type AggregationMethod } from '../../lib/scoring.js';
 import { ProgressCalculator, type CountedReport, type ScoredIndicator } from '../progress/index.js';
+import type { Dimension } from '../../lib/crosses.js';
+import { crossTabulationsOf } from './cross-tabulations.js';
 import { provenanceOf, type ValueSources } from './provenance.js';
 import type {
   ActivityEntry,
@@ -39,6 +41,8 @@ export interface LinkedIndicator {
   target: number | null;
   baseline: number | null;
   resultNode: { id: string; level: string; title: string } | null;
+  /** The indicator's disaggregations when it has a cross (crossTabulations.ts). */
+  dimensions?: Dimension[];
 }
 
 /** A submitted or approved value in an included period, with where it comes from. */
@@ -182,6 +186,9 @@ export function assembleIndicators(
           ? {}
           : disaggregationsOf(indicator.aggregationMethod, own),
       resultNode: link.resultNode,
+      ...(link.dimensions && indicator.aggregationMethod && !indicator.isFormula
+        ? { crossTabulations: crossTabulationsOf(indicator.aggregationMethod, link.dimensions, own) }
+        : {}),
       provenance: indicator.isFormula ? null : provenanceOf(own),
       inputs: overall.inputsOf(input.project.id, indicator.id),
       periods: periods.map((period) => ({

@@ -84,6 +84,44 @@ export const FormulaInput = Type.Object(
 );
 export type FormulaInput = Static<typeof FormulaInput>;
 
+export const CrossTabulation = Type.Object(
+  {
+    name: Type.String({ description: 'The cross (a disaggregation with `crosses`)' }),
+    crosses: Type.Array(Type.String(), {
+      description: 'The crossed disaggregations, in the order of the cell keys',
+    }),
+    dimensions: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        categories: Type.Array(
+          Type.Object({
+            category: Type.String(),
+            value: Nullable(Type.Number({ description: 'The margin: the cells holding the category' })),
+          }),
+        ),
+      }),
+      { description: 'Per crossed disaggregation, its margins derived from the cells' },
+    ),
+    cells: Type.Array(
+      Type.Object({
+        key: Type.String({ description: 'The key in disaggregatedValues: `female|15-24`' }),
+        categories: Type.Array(Type.String()),
+        value: Nullable(Type.Number({ description: 'null when no included period gives the cell' })),
+      }),
+      { description: 'Every cell, the first crossed disaggregation varying slowest' },
+    ),
+    total: Nullable(Type.Number({ description: 'The sum of the cells' })),
+  },
+  {
+    title: 'CrossTabulation',
+    description:
+      'A cross of an indicator over the included periods: cells aggregated like the keys of ' +
+      'disaggregatedValues, margins and total derived from each period’s cells and aggregated alike; ' +
+      'periods that leave the cross empty add nothing.',
+  },
+);
+export type CrossTabulation = Static<typeof CrossTabulation>;
+
 export const IndicatorEntry = Type.Object({
   indicatorId: Uuid(),
   indicatorName: Type.String(),
@@ -135,6 +173,10 @@ export const IndicatorEntry = Type.Object({
     description: 'Each category aggregated over the periods by aggregationMethod; {} for formula indicators',
   }),
   resultNode: ResultNodeRef,
+  // Only for an indicator with crosses: every other entry reads as before.
+  crossTabulations: Type.Optional(
+    Type.Array(CrossTabulation, { description: 'One table per cross of the indicator (sex by age)' }),
+  ),
   // Optional: reports assembled before issue 24 were stored without them, and are served as they are.
   provenance: Type.Optional(NullableProvenance),
   inputs: Type.Optional(

@@ -3,7 +3,8 @@ import type { AppContext } from '../../context.js';
 import { ALL_ROLES, MANAGERS, memberOf } from '../../http/pipeline/access.js';
 import { errorResponse } from '../../http/errors/replies.js';
 import { Collection } from '../../http/schemas/pagination.js';
-import { NoContent, Params, withExample } from '../../http/schemas/schemas.js';
+import { CsvDownload, NoContent, Params, withExample } from '../../http/schemas/schemas.js';
+import { contentDisposition } from '../../storage/file-storage.js';
 import { optionalBody } from '../../http/schemas/validation.js';
 import {
   CreateProjectReportBody,
@@ -116,6 +117,35 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
       },
     },
     (request) => reports.get(memberOf(request), request.params.id),
+  );
+
+  app.get(
+    '/orgs/:orgId/reports/:id/indicators.csv',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        operationId: 'exportReportIndicators',
+        tags,
+        summary: "A report's indicator values as CSV",
+        description:
+          'From the stored snapshot, indicators in the report’s order. Columns code, indicator, unit, ' +
+          'breakdown, category, value; per indicator one row for its value (breakdown and category empty), ' +
+          'one per key of its disaggregatedValues that is not a cell (breakdown: the crossed disaggregation ' +
+          'the category belongs to, else empty), then per cross of the indicator one row per cell ' +
+          '(`female|15-24`) and one per margin (`female`), breakdown the cross’s name. An empty value is a ' +
+          'cell no included period gave. Text starting with =, +, -, @ gets a leading apostrophe. ' +
+          READ,
+        params: Params('orgId', 'id'),
+        answers: { 200: CsvDownload('One row per number of the report') },
+      },
+    },
+    async (request, reply) => {
+      const { fileName, csv } = await reports.indicatorsCsv(memberOf(request), request.params.id);
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', contentDisposition(fileName))
+        .send(csv);
+    },
   );
 
   app.patch(

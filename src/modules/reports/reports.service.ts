@@ -1,3 +1,4 @@
+import { indicatorsCsv } from './indicators-csv.js';
 import { asReturned, queueWebhookEvent } from '../webhooks/index.js';
 import type { Config } from '../../config.js';
 import { singleWrite, transaction, type Db } from '../../db/client.js';
@@ -254,6 +255,12 @@ export class ReportService {
 
   async get(member: Member, id: string) {
     return this.view(await this.readable(member, id));
+  }
+
+  /** The report's indicator values as CSV (indicators-csv.ts), from its stored snapshot. */
+  async indicatorsCsv(member: Member, id: string) {
+    const row = await this.readable(member, id);
+    return { fileName: `report-${row.id}-indicators.csv`, csv: indicatorsCsv(row.content.indicators) };
   }
 
   /**
