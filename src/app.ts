@@ -284,7 +284,16 @@ async function openParts(
   const replica = createReadRouting(database.db, config, { log: app.log, ...options.replica });
   // One per process: bcrypt's threads are the process's (its load is a metric, its hashes the auth routes').
   const passwords = new PasswordHasher(config);
-  return { redis, sessions: new Sessions(config), passwords, mail, clock, jobs, replica, notCounted: new Tally() };
+  return {
+    redis,
+    sessions: new Sessions(config),
+    passwords,
+    mail,
+    clock,
+    jobs,
+    replica,
+    notCounted: new Tally(),
+  };
 }
 
 /** The app's decorations, and every route recorded with its declarations as it is added. */

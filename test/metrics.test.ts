@@ -286,7 +286,9 @@ describe('with METRICS_TOKEN', () => {
     });
     const plain = await publishedForm(t.app, admin, org.id, { projectId: project.id });
     const reason = (text: string, name: string) =>
-      text.match(new RegExp(`^mel_form_submissions_not_counted_total\\{reason="${name}"\\} (\\d+)$`, 'm'))?.[1];
+      text.match(
+        new RegExp(`^mel_form_submissions_not_counted_total\\{reason="${name}"\\} (\\d+)$`, 'm'),
+      )?.[1];
     const before = Number(reason((await scrape(t.app)).body as string, 'period_locked') ?? 0);
     for (const form of [locked, locked, plain]) {
       const res = await call(t.app, 'POST', submitUrl(form.publicToken), { body: { answers: answers() } });

@@ -196,7 +196,9 @@ describe('forms counting by the date of each submission (countInto period_of_dat
   it('stays exact under concurrency: 30 submissions over two periods, the report of each created once', async () => {
     const s = await scene();
     const form = await byDateForm(s, { valueFieldKey: null });
-    const dates = Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? today() : `${LAST_YEAR}-02-${10 + (i % 9)}`));
+    const dates = Array.from({ length: 30 }, (_, i) =>
+      i % 3 === 0 ? today() : `${LAST_YEAR}-02-${10 + (i % 9)}`,
+    );
     const results = await Promise.all(dates.map((visit_date) => submit(form, { visit_date })));
     expect(results.map((res) => res.status)).toEqual(dates.map(() => 201));
     expect(await reportIn(s, s.now.id)).toMatchObject({ value: 10 });
@@ -243,16 +245,19 @@ describe('why a submission was not counted', () => {
       uncountedBy: { report_submitted: 2, report_approved: 1 },
     });
 
-    const feed = await call(t.app, 'GET', `/orgs/${team.org.id}/activity-feed?limit=100`, { as: team.viewer });
+    const feed = await call(t.app, 'GET', `/orgs/${team.org.id}/activity-feed?limit=100`, {
+      as: team.viewer,
+    });
     const missed = (feed.body.data as Record<string, unknown>[]).filter(
-      (entry) => entry.type === 'form_submission.not_counted' && (entry.subject as { id: string }).id === form.id,
+      (entry) =>
+        entry.type === 'form_submission.not_counted' && (entry.subject as { id: string }).id === form.id,
     );
     expect(missed).toHaveLength(3);
     expect(missed[0]).toMatchObject({
       actor: null,
       projectId: targets.project.id,
       subject: { type: 'form', id: form.id, label: form.title },
-      summary: `A response to “${form.title}” was stored but not counted: the indicator report is approved`,
+      summary: `A response to “${form.title as string}” was stored but not counted: the indicator report is approved`,
     });
   });
 
@@ -306,7 +311,9 @@ describe('POST .../indicator-reports/:id/recount?takeIn=true&dryRun=true', () =>
       [locked]: 'period_locked',
     });
     // Too late while submitted: a take-in only on a draft or rejected report.
-    const early = await call(t.app, 'POST', recountUrl(s, id, '?takeIn=true&dryRun=true'), { as: team.officer });
+    const early = await call(t.app, 'POST', recountUrl(s, id, '?takeIn=true&dryRun=true'), {
+      as: team.officer,
+    });
     expect(early.status).toBe(409);
 
     await act(t.app, team.admin, team.org.id, id, 'reject');
@@ -316,18 +323,28 @@ describe('POST .../indicator-reports/:id/recount?takeIn=true&dryRun=true', () =>
     });
     expect(extend.status).toBe(200);
 
-    const dry = await call(t.app, 'POST', recountUrl(s, id, '?takeIn=true&dryRun=true'), { as: team.officer });
+    const dry = await call(t.app, 'POST', recountUrl(s, id, '?takeIn=true&dryRun=true'), {
+      as: team.officer,
+    });
     expect(dry.status).toBe(200);
     expect(dry.body).toMatchObject({
       dryRun: true,
       value: { from: 2, to: 9 },
       counted: { from: 2, to: 9 },
       submissions: { from: 1, to: 3 },
-      uncounted: { submissions: 2, amount: 7, byReason: { report_submitted: 1, no_period_for_date: 1 }, takenIn: true },
+      uncounted: {
+        submissions: 2,
+        amount: 7,
+        byReason: { report_submitted: 1, no_period_for_date: 1 },
+        takenIn: true,
+      },
       report: { value: 9, status: 'rejected' },
     });
     expect(await reportIn(s, s.feb.id)).toMatchObject({ value: 2 });
-    expect(await reasons(form)).toMatchObject({ [refused]: 'report_submitted', [late]: 'no_period_for_date' });
+    expect(await reasons(form)).toMatchObject({
+      [refused]: 'report_submitted',
+      [late]: 'no_period_for_date',
+    });
 
     // Without takeIn: offered, not taken.
     const offered = await call(t.app, 'POST', recountUrl(s, id), { as: team.officer });
@@ -380,9 +397,14 @@ describe('POST .../indicator-reports/:id/recount?takeIn=true&dryRun=true', () =>
     });
     expect((await submit(foreignForm, {})).status).toBe(201);
     const foreignReport = (
-      await call(t.app, 'GET', `${reportsUrl(foreign.orgId, foreign.project.id)}?periodId=${foreign.now.id}`, {
-        as: team.outsider,
-      })
+      await call(
+        t.app,
+        'GET',
+        `${reportsUrl(foreign.orgId, foreign.project.id)}?periodId=${foreign.now.id}`,
+        {
+          as: team.outsider,
+        },
+      )
     ).body[0].id as string;
     for (const other of [foreignReport, MISSING_ID]) {
       const res = await call(t.app, 'POST', recountUrl(s, other, q), { as: team.officer });

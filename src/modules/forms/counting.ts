@@ -27,7 +27,11 @@ export function amountOf(form: Pick<FormRow, 'valueFieldKey'>, answers: Record<s
 }
 
 /** The date a form counting by date places a submission by: its date field's answer, else `today` (UTC). */
-export function countDateOf(form: Pick<FormRow, 'countDateField'>, answers: Record<string, unknown>, today: string) {
+export function countDateOf(
+  form: Pick<FormRow, 'countDateField'>,
+  answers: Record<string, unknown>,
+  today: string,
+) {
   const answer = form.countDateField ? answers[form.countDateField] : undefined;
   return typeof answer === 'string' ? answer : today;
 }
@@ -63,7 +67,12 @@ export async function countSubmission(
     submissionId: at.submissionId,
   });
   if ('refused' in result) return outcome(result.refused, period);
-  return { reportingPeriodId: period, countDate, counted: { reportId: result.reportId, amount }, reason: null };
+  return {
+    reportingPeriodId: period,
+    countDate,
+    counted: { reportId: result.reportId, amount },
+    reason: null,
+  };
 }
 
 /** What a recount can take in (or took): how many submissions, what they add, how many by reason. */

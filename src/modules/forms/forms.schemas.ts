@@ -15,7 +15,11 @@ import { Coordinates, FormFieldSchema, KEY_PATTERN, MAX_FIELDS } from './form-fi
 import { COUNT_INTO, COUNTED_REASONS, type CountInto, type CountedReason } from './forms.tables.js';
 
 const Reason = (description: string) =>
-  Type.Unsafe<CountedReason | null>({ type: ['string', 'null'], enum: [...COUNTED_REASONS, null], description });
+  Type.Unsafe<CountedReason | null>({
+    type: ['string', 'null'],
+    enum: [...COUNTED_REASONS, null],
+    description,
+  });
 
 /** Why a submission is not counted, documented once. */
 export const REASONS_TEXT =

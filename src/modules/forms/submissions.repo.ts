@@ -419,7 +419,12 @@ export async function lockUncountedOfPeriod(db: Db, orgId: string, report: Repor
         or(
           and(
             eq(formSubmissions.reportingPeriodId, report.reportingPeriodId),
-            inArray(formSubmissions.countedReason, ['period_locked', 'report_submitted', 'report_approved', 'unknown']),
+            inArray(formSubmissions.countedReason, [
+              'period_locked',
+              'report_submitted',
+              'report_approved',
+              'unknown',
+            ]),
           ),
           and(
             eq(formSubmissions.countedReason, 'no_period_for_date'),

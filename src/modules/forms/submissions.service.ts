@@ -22,7 +22,7 @@ import {
 import type { FileQuota, QuotaScope, Room } from '../../storage/file-quota.js';
 import { ensureProjectAccess } from '../projects/index.js';
 import { ALREADY_ERASED, recordAudit, type AuditSource } from '../privacy/index.js';
-import { checkSubmission, type Submission } from './answers.js';
+import { checkSubmission } from './answers.js';
 import type { FormField } from './form-fields.js';
 import { findForm, findFormByToken, lockFormForSubmission, type FormRow } from './forms.repo.js';
 import { readableSubmissions, recordPageRead } from './submission-pages.js';

@@ -195,7 +195,13 @@ describe('GET /orgs/:orgId/forms/:id/submissions', () => {
       { id: third.id, answers: answers({ name: 'Third', source: 'river', river_reason: 'Closer' }) },
     ]
       .sort((a, b) => b.id.localeCompare(a.id))
-      .map((s) => ({ ...s, submittedAt: '2026-05-02T10:00:00.000Z', location: null, counted: true, countedReason: null }));
+      .map((s) => ({
+        ...s,
+        submittedAt: '2026-05-02T10:00:00.000Z',
+        location: null,
+        counted: true,
+        countedReason: null,
+      }));
     const expected = [
       ...tied,
       {

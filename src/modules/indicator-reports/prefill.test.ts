@@ -154,6 +154,7 @@ describe('POST .../indicator-reports/prefill: the counts', () => {
       reviewedBy: null,
       createdAt: expect.stringMatching(TIMESTAMP),
       updatedAt: expect.stringMatching(TIMESTAMP),
+      refusedSinceSubmitted: 0,
     });
     expect(await get(res.body.id)).toEqual(res.body);
     expect(await stored(res.body.id)).toMatchObject({ value: 8, status: 'draft' });
