@@ -287,7 +287,6 @@ export class SubmissionService {
               reportingPeriodId: outcome.reportingPeriodId,
               submittedAt: saved.submittedAt,
               indicatorReportId: counted?.reportId ?? null,
-              countedReason: outcome.reason,
             },
           },
           this.webhooksQueued,
