@@ -13,6 +13,6 @@ UPDATE "form_submissions" s SET "counted_reason" = CASE
     AND jsonb_typeof(s."answers" -> f."value_field_key") IS DISTINCT FROM 'number' THEN 'no_value'
   ELSE 'unknown' END
 FROM "forms" f
-WHERE f."org_id" = s."org_id" AND f."id" = s."form_id" AND NOT s."counted";--> statement-breakpoint
+WHERE f."org_id" = s."org_id" AND f."id" = s."form_id" AND NOT s."counted" AND s."counted_reason" IS NULL;--> statement-breakpoint
 ALTER TABLE "form_submissions" ADD CONSTRAINT "form_submissions_counted_reason_check" CHECK ("form_submissions"."counted_reason" IS NULL OR ("form_submissions"."counted_reason" IN ('not_counting', 'no_value', 'no_period_for_date', 'period_locked', 'report_submitted', 'report_approved', 'value_out_of_range', 'category_not_mapped', 'unknown') AND NOT "form_submissions"."counted"));--> statement-breakpoint
 ALTER TABLE "forms" ADD CONSTRAINT "forms_count_into_check" CHECK ("forms"."count_into" IN ('fixed_period', 'period_of_date'));

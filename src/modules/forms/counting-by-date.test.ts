@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { assignProject, createProject } from '../../../test/helpers/factories.js';
 import {
@@ -15,6 +17,7 @@ import { call, MISSING_ID, UNAUTHORIZED, MANAGERS, refusedTo } from '../../../te
 import { act, linkIndicator, postIndicator, reportsUrl } from '../../../test/helpers/indicators.js';
 import { createPeriod } from '../../../test/helpers/periods.js';
 import { useSuite } from '../../../test/helpers/suite.js';
+import { formSubmissions } from './forms.tables.js';
 
 const { t, team } = useSuite();
 
@@ -412,5 +415,47 @@ describe('POST .../indicator-reports/:id/recount?takeIn=true&dryRun=true', () =>
     }
     // The submission form of another organization is not in this one's feed or counts.
     expect(await reportIn(s, s.feb.id)).toMatchObject({ value: 2 });
+  });
+});
+
+describe('migration 0025: the reasons of submissions stored before', () => {
+  it('are derived where they can be (not_counting, no_value), else unknown; counted ones get none', async () => {
+    const targets = await formTargets(t.app, t.database.db, team.officer, team.org.id);
+    const counting = await publishedForm(t.app, team.officer, team.org.id, {
+      projectId: targets.project.id,
+      indicatorId: targets.indicator.id,
+      reportingPeriodId: targets.period.id,
+      valueFieldKey: 'household_size',
+    });
+    const plain = await publishedForm(t.app, team.officer, team.org.id, { projectId: targets.project.id });
+    const ids = {
+      counted: await submitted(counting, { household_size: 2 }),
+      empty: await submitted(counting, { household_size: undefined }),
+      refused: await submitted(counting, { household_size: 3 }),
+      plain: await submitted(plain, {}),
+    };
+    // As they were before the migration: no reason kept.
+    await t.database.db
+      .update(formSubmissions)
+      .set({ countedReason: null, counted: false, indicatorReportId: null, countedAmount: null })
+      .where(inArray(formSubmissions.id, [ids.empty, ids.refused, ids.plain]));
+    await t.database.db
+      .update(formSubmissions)
+      .set({ countedReason: null })
+      .where(eq(formSubmissions.id, ids.counted));
+    const migration = await readFile(
+      new URL('../../db/migrations/0025_counting_by_date.sql', import.meta.url),
+      'utf8',
+    );
+    const backfill = migration
+      .split('--> statement-breakpoint')
+      .find((part) => part.trim().startsWith('UPDATE'));
+    await t.database.db.execute(sql.raw(backfill!));
+    expect({ ...(await reasons(counting)), ...(await reasons(plain)) }).toEqual({
+      [ids.counted]: null,
+      [ids.empty]: 'no_value',
+      [ids.refused]: 'unknown',
+      [ids.plain]: 'not_counting',
+    });
   });
 });
