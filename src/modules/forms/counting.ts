@@ -3,7 +3,7 @@ import { countIntoIndicatorReport } from '../indicator-reports/index.js';
 import { lockPeriodHoldingDate } from '../periods/index.js';
 import type { FormRow } from './forms.repo.js';
 import type { CountedReason } from './forms.tables.js';
-import { lockUncountedOfPeriod, markCounted, type ReportOfPeriod } from './submissions.repo.js';
+import { markCounted, uncountedOfPeriod, type ReportOfPeriod } from './submissions.repo.js';
 
 /**
  * Where a submission went: the period it belongs to (kept on the submission), the date it was placed by
@@ -84,7 +84,7 @@ export interface TakeIn {
 
 /**
  * The uncounted submissions of a report's period that its recount may take in (see
- * lockUncountedOfPeriod), and with `write` marks them counted into it: in the caller's transaction,
+ * uncountedOfPeriod), and with `write` marks them counted into it: in the caller's transaction,
  * which holds the report's row lock and moves its value (the recount adds their sum to the counted part).
  */
 export async function takeInUncounted(
@@ -93,7 +93,7 @@ export async function takeInUncounted(
   report: ReportOfPeriod,
   write: boolean,
 ): Promise<TakeIn> {
-  const rows = await lockUncountedOfPeriod(tx, orgId, report);
+  const rows = await uncountedOfPeriod(tx, orgId, report, write);
   const byReason: Record<string, number> = {};
   for (const row of rows) byReason[row.reason] = (byReason[row.reason] ?? 0) + 1;
   if (write) await markCounted(tx, orgId, report, rows);

@@ -400,13 +400,13 @@ const amountNow = sql<number | null>`CASE
   END`;
 
 /**
- * The uncounted submissions a report's recount can take in, row-locked: of forms of its project counting
+ * The uncounted submissions a report's recount can take in (row-locked with `lock`): of forms of its project counting
  * into its indicator now, refused for its period (locked, the report under review, or a reason not
  * kept), or counting by date with a date in its period that no period held then. Those with no amount
  * are left out. Oldest first.
  */
-export async function lockUncountedOfPeriod(db: Db, orgId: string, report: ReportOfPeriod) {
-  const rows = await db
+export async function uncountedOfPeriod(db: Db, orgId: string, report: ReportOfPeriod, lock: boolean) {
+  const query = db
     .select({ id: formSubmissions.id, reason: formSubmissions.countedReason, amount: amountNow })
     .from(formSubmissions)
     .innerJoin(forms, and(eq(forms.orgId, formSubmissions.orgId), eq(forms.id, formSubmissions.formId)))
@@ -435,8 +435,8 @@ export async function lockUncountedOfPeriod(db: Db, orgId: string, report: Repor
         ),
       ),
     )
-    .orderBy(asc(formSubmissions.submittedAt), asc(formSubmissions.id))
-    .for('update', { of: formSubmissions });
+    .orderBy(asc(formSubmissions.submittedAt), asc(formSubmissions.id));
+  const rows = lock ? await query.for('update', { of: formSubmissions }) : await query;
   return rows
     .filter((row) => row.amount !== null && Number.isFinite(Number(row.amount)))
     .map((row) => ({ id: row.id, reason: row.reason ?? 'unknown', amount: Number(row.amount) }));
