@@ -59,6 +59,7 @@ import { indicatorsInBand } from './modules/progress/index.js';
 import { feedRoutes } from './modules/feed/index.js';
 import {
   personalAmounts,
+  takeInUncounted,
   formRoutes,
   publicFormRoutes,
   countedInto,
@@ -86,6 +87,7 @@ import { auditLogRoutes } from './modules/privacy/index.js';
 import { preparePersonalData } from './upkeep.js';
 import { Jobs } from './jobs.js';
 import { systemClock, type Clock } from './lib/clock.js';
+import { Tally } from './lib/tally.js';
 import type { ReminderJob, ReminderJobOptions } from './modules/reminders/index.js';
 import {
   type WebhookWorker,
@@ -191,6 +193,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     webhooksQueued: parts.jobs.webhooksQueued,
     clock: parts.clock,
     replica: parts.replica,
+    notCounted: parts.notCounted,
   });
 
   app.addHook('onReady', async () => parts.jobs.start());
@@ -282,7 +285,16 @@ async function openParts(
   const replica = createReadRouting(database.db, config, { log: app.log, ...options.replica });
   // One per process: bcrypt's threads are the process's (its load is a metric, its hashes the auth routes').
   const passwords = new PasswordHasher(config);
-  return { redis, sessions: new Sessions(config), passwords, mail, clock, jobs, replica };
+  return {
+    redis,
+    sessions: new Sessions(config),
+    passwords,
+    mail,
+    clock,
+    jobs,
+    replica,
+    notCounted: new Tally(),
+  };
 }
 
 /** The app's decorations, and every route recorded with its declarations as it is added. */
@@ -340,6 +352,7 @@ async function registerPlumbing(app: FastifyInstance, config: Config, database: 
       outbox: () => outboxDepth(database.db),
       webhookDeliveries: () => webhookDeliveryDepth(database.db),
       hashing: () => parts.passwords.load(),
+      notCounted: () => parts.notCounted.totals(),
       ...(redis ? { redis: () => redis.check() } : {}),
       dataDir: config.dataDir,
     },
@@ -441,7 +454,11 @@ async function registerModules(
     // A period's target is its indicator report's: the indicator-reports module sets it.
     withOptions(projectIndicatorRoutes, { periodTargets: setPeriodTargets }),
     // Forms keep which submissions were counted into a report: they answer for its recount and history.
-    withOptions(indicatorReportRoutes, { countedSources: countedInto, personalAmounts }),
+    withOptions(indicatorReportRoutes, {
+      countedSources: countedInto,
+      personalAmounts,
+      uncountedSources: takeInUncounted,
+    }),
     activityRoutes,
     participantRoutes,
     budgetLineRoutes,

@@ -1,3 +1,4 @@
+import type { Tally } from './lib/tally.js';
 import type { Config } from './config.js';
 import type { Clock } from './lib/clock.js';
 import type { Db } from './db/client.js';
@@ -36,4 +37,6 @@ export interface AppContext {
   webhooksQueued: () => void;
   /** What the service takes for now (one clock, so tests can move it). */
   clock: Clock;
+  /** Form submissions stored but not counted in this process, by reason (a metric). */
+  notCounted: Tally;
 }

@@ -12,7 +12,10 @@ import {
 } from '../src/http/observability/metrics.js';
 import { buildTestApp, type TestApp } from './helpers/app.js';
 import { createOrg, createProject, registerUser, type TestUser } from './helpers/factories.js';
+import { answers, publishedForm, submitUrl } from './helpers/forms.js';
 import { call, MISSING_ID, UNAUTHORIZED } from './helpers/http.js';
+import { linkIndicator, postIndicator } from './helpers/indicators.js';
+import { createPeriod } from './helpers/periods.js';
 
 const TOKEN = 'scrape-token-0123456789abcdef';
 const PROMETHEUS_TEXT = 'text/plain; version=0.0.4; charset=utf-8';
@@ -269,6 +272,32 @@ describe('with METRICS_TOKEN', () => {
     for (const name of ['mel_replica_lag_seconds', 'mel_replica_usable', 'mel_replica_fallbacks_total']) {
       expect(named(samples, name)).toEqual([]);
     }
+  });
+
+  it('counts form submissions stored but not counted, by reason (not those of a form counting into nothing)', async () => {
+    const project = await createProject(t.database.db, org.id);
+    const period = await createPeriod(t.database.db, org.id, project.id, { isLocked: true });
+    const indicator = await postIndicator(t.app, admin, org.id);
+    await linkIndicator(t.app, admin, org.id, project.id, indicator.id);
+    const locked = await publishedForm(t.app, admin, org.id, {
+      projectId: project.id,
+      indicatorId: indicator.id,
+      reportingPeriodId: period.id,
+    });
+    const plain = await publishedForm(t.app, admin, org.id, { projectId: project.id });
+    const reason = (text: string, name: string) =>
+      text.match(
+        new RegExp(`^mel_form_submissions_not_counted_total\\{reason="${name}"\\} (\\d+)$`, 'm'),
+      )?.[1];
+    const before = Number(reason((await scrape(t.app)).body as string, 'period_locked') ?? 0);
+    for (const form of [locked, locked, plain]) {
+      const res = await call(t.app, 'POST', submitUrl(form.publicToken), { body: { answers: answers() } });
+      expect(res.status).toBe(201);
+    }
+    const text = (await scrape(t.app)).body as string;
+    expect(text).toContain('# TYPE mel_form_submissions_not_counted_total counter');
+    expect(Number(reason(text, 'period_locked'))).toBe(before + 2);
+    expect(reason(text, 'not_counting')).toBeUndefined();
   });
 });
 

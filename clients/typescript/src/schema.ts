@@ -1069,7 +1069,7 @@ export interface paths {
         put?: never;
         /**
          * Recompute the counted part of a report from its submissions
-         * @description Sums the amounts of the form submissions counted into the report (see its sources) and moves the value by the difference from the counted part it held; the part entered by hand or by a pre-fill stays. Recorded in the history as `recounted` (even when nothing was off). Only draft or rejected reports (409), not in a locked period (`Reporting period is locked` (403)). Submissions being counted meanwhile wait for it and are counted after. No body.
+         * @description Sums the amounts of the form submissions counted into the report (see its sources) and moves the value by the difference from the counted part it held; the part entered by hand or by a pre-fill stays. Recorded in the history as `recounted` (even when nothing was off). Only draft or rejected reports (409), not in a locked period (`Reporting period is locked` (403)). Submissions being counted meanwhile wait for it and are counted after. No body. `uncounted` lists the form submissions stored but not counted that belong in this report: of forms of the project counting into its indicator, refused for its period (`period_locked`, `report_submitted`, `report_approved`, or `unknown`: stored before reasons were kept), or counting by date with a date in the period that no period held then (`no_period_for_date`), and with an amount as their form counts now (submissions without one stay out). With `takeIn=true` they are taken in: marked counted into this report (`countedReason` null) and their amounts added to its value, in the same transaction. With `dryRun=true` nothing is written: the answer says what the recount (with the take-in, if asked) would do, `report` as it would be. A dry run is refused as the recount would be (409, 403).
          */
         post: operations["recountIndicatorReport"];
         delete?: never;
@@ -2513,6 +2513,11 @@ export interface components {
             } | null;
             /** @description Whether it was added to the indicator's report */
             counted: boolean;
+            /**
+             * @description Null when counted; else why not: not_counting (the form counts into no indicator), no_value (the value field unanswered), no_period_for_date (counting by date: no period of the project holds it), period_locked, report_submitted, report_approved, value_out_of_range (the sum would pass the largest double), category_not_mapped (reserved for forms filling disaggregations; not produced yet), unknown (stored before reasons were kept, not derivable)
+             * @enum {string|null}
+             */
+            countedReason: "not_counting" | "no_value" | "no_period_for_date" | "period_locked" | "report_submitted" | "report_approved" | "value_out_of_range" | "category_not_mapped" | "unknown" | null;
             /** @description Answers of the fields that were shown; a file answer is { fileName, contentType, size, url }. The answers of fields marked personal are null for viewers, and for everyone once erased. */
             answers: {
                 [key: string]: unknown;
@@ -3048,7 +3053,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            type: "indicator_report.submitted" | "indicator_report.approved" | "indicator_report.rejected" | "report.published" | "participant.registered" | "reporting_period.locked" | "reporting_period.unlocked" | "member.invited" | "member.joined" | "reminders.sent";
+            type: "indicator_report.submitted" | "indicator_report.approved" | "indicator_report.rejected" | "report.published" | "participant.registered" | "reporting_period.locked" | "reporting_period.unlocked" | "member.invited" | "member.joined" | "reminders.sent" | "form_submission.not_counted";
             /** Format: date-time */
             occurredAt: string;
             actor: {
@@ -3081,6 +3086,12 @@ export interface components {
             indicatorId: string | null;
             reportingPeriodId: string | null;
             valueFieldKey: string | null;
+            /**
+             * @description fixed_period (default): submissions count into reportingPeriodId. period_of_date: each counts into the project's reporting period holding its date (countDateField's answer, else submittedAt's date in UTC), the report created there as needed; a date in no period, or in a locked one, is stored but not counted, with its reason. Needs indicatorId, and reportingPeriodId null.
+             * @enum {string}
+             */
+            countInto: "fixed_period" | "period_of_date";
+            countDateField: string | null;
             title: string;
             description: string | null;
             /**
@@ -3096,6 +3107,12 @@ export interface components {
             personalDataRetentionDays: number | null;
             fields: components["schemas"]["FormField"][];
             submissionCount: number;
+            /** @description Submissions stored but not counted (any reason, not_counting included) */
+            uncountedCount: number;
+            /** @description Not counted submissions by reason (only reasons with at least one): not_counting (the form counts into no indicator), no_value (the value field unanswered), no_period_for_date (counting by date: no period of the project holds it), period_locked, report_submitted, report_approved, value_out_of_range (the sum would pass the largest double), category_not_mapped (reserved for forms filling disaggregations; not produced yet), unknown (stored before reasons were kept, not derivable) */
+            uncountedBy: {
+                [key: string]: number;
+            };
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -3131,6 +3148,13 @@ export interface components {
             reportingPeriodId?: string | null;
             /** @description The key of a number field: a counted submission adds its answer instead of 1. Needs indicatorId. */
             valueFieldKey?: string | null;
+            /**
+             * @description fixed_period (default): submissions count into reportingPeriodId. period_of_date: each counts into the project's reporting period holding its date (countDateField's answer, else submittedAt's date in UTC), the report created there as needed; a date in no period, or in a locked one, is stored but not counted, with its reason. Needs indicatorId, and reportingPeriodId null.
+             * @enum {string}
+             */
+            countInto?: "fixed_period" | "period_of_date";
+            /** @description With countInto period_of_date: the key of a date field giving the date to count by (paper forms entered later); a date in the future is refused (400); unanswered: submittedAt's date. */
+            countDateField?: string | null;
         };
         /** @description Answers: text up to 2000 characters, textarea up to 20000; number a finite number; select one of the options; multi_select a list of distinct options; date YYYY-MM-DD; boolean true or false; location { lat, lng, accuracy? } or the name of a place; file a part of a multipart body (PDF, JPEG, PNG, WebP, DOCX, XLSX or CSV, 10 MiB at most). */
         FormField: {
@@ -3171,6 +3195,11 @@ export interface components {
             } | null;
             /** @description Whether it was added to the indicator's report */
             counted: boolean;
+            /**
+             * @description Null when counted; else why not: not_counting (the form counts into no indicator), no_value (the value field unanswered), no_period_for_date (counting by date: no period of the project holds it), period_locked, report_submitted, report_approved, value_out_of_range (the sum would pass the largest double), category_not_mapped (reserved for forms filling disaggregations; not produced yet), unknown (stored before reasons were kept, not derivable)
+             * @enum {string|null}
+             */
+            countedReason: "not_counting" | "no_value" | "no_period_for_date" | "period_locked" | "report_submitted" | "report_approved" | "value_out_of_range" | "category_not_mapped" | "unknown" | null;
             /** @description Answers of the fields that were shown; a file answer is { fileName, contentType, size, url }. The answers of fields marked personal are null for viewers, and for everyone once erased. */
             answers: {
                 [key: string]: unknown;
@@ -3236,6 +3265,13 @@ export interface components {
             reportingPeriodId?: string | null;
             /** @description The key of a number field: a counted submission adds its answer instead of 1. Needs indicatorId. */
             valueFieldKey?: string | null;
+            /**
+             * @description fixed_period (default): submissions count into reportingPeriodId. period_of_date: each counts into the project's reporting period holding its date (countDateField's answer, else submittedAt's date in UTC), the report created there as needed; a date in no period, or in a locked one, is stored but not counted, with its reason. Needs indicatorId, and reportingPeriodId null.
+             * @enum {string}
+             */
+            countInto?: "fixed_period" | "period_of_date";
+            /** @description With countInto period_of_date: the key of a date field giving the date to count by (paper forms entered later); a date in the future is refused (400); unanswered: submittedAt's date. */
+            countDateField?: string | null;
         };
         HealthStatus: {
             status: string;
@@ -3428,6 +3464,8 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description Form submissions refused (stored, not counted: `report_submitted` or `report_approved`) because the report was submitted or approved, since it was last submitted; 0 again at each submission. Not lowered when a recount takes them in. */
+            refusedSinceSubmitted: number;
         };
         IndicatorReportApproval: {
             comment?: string | null;
@@ -3538,6 +3576,25 @@ export interface components {
                 /** @description How many submissions are counted into it */
                 to: number;
             };
+            value: {
+                from: number | null;
+                to: number | null;
+            };
+            /** @description The submissions stored but not counted that belong in this report */
+            uncounted: {
+                /** @description Uncounted submissions of the report's period that a take-in takes in */
+                submissions: number;
+                /** @description What they add up to */
+                amount: number;
+                /** @description How many of them by the reason they were not counted (reasons present only) */
+                byReason: {
+                    [key: string]: number;
+                };
+                /** @description Whether they were taken in (in a dry run: would be) */
+                takenIn: boolean;
+            };
+            /** @description True when nothing was written */
+            dryRun: boolean;
         };
         IndicatorReportRejection: {
             /** @description Why the report is returned; the submitter receives it by email */
@@ -3944,6 +4001,8 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description Form submissions refused (stored, not counted: `report_submitted` or `report_approved`) because the report was submitted or approved, since it was last submitted; 0 again at each submission. Not lowered when a recount takes them in. */
+            refusedSinceSubmitted: number;
             /** @description Who the pre-fill counted and who it left out (not stored: given with this answer only) */
             prefill: {
                 /** @description People in the value (and in every disaggregation’s total) */
@@ -8409,7 +8468,8 @@ export interface operations {
                      *       "reviewedAt": null,
                      *       "reviewedBy": null,
                      *       "createdAt": "2026-04-08T14:10:44.530Z",
-                     *       "updatedAt": "2026-04-08T14:10:44.530Z"
+                     *       "updatedAt": "2026-04-08T14:10:44.530Z",
+                     *       "refusedSinceSubmitted": 0
                      *     }
                      */
                     "application/json": components["schemas"]["IndicatorReport"];
@@ -8644,7 +8704,8 @@ export interface operations {
                      *       "reviewedAt": null,
                      *       "reviewedBy": null,
                      *       "createdAt": "2026-04-08T14:10:44.530Z",
-                     *       "updatedAt": "2026-04-09T16:45:12.087Z"
+                     *       "updatedAt": "2026-04-09T16:45:12.087Z",
+                     *       "refusedSinceSubmitted": 0
                      *     }
                      */
                     "application/json": components["schemas"]["IndicatorReport"];
@@ -8724,7 +8785,8 @@ export interface operations {
                      *       "reviewedAt": "2026-04-12T10:05:16.842Z",
                      *       "reviewedBy": "0194a3c0-7d02-7c19-8b3e-2a4c6e8f0b02",
                      *       "createdAt": "2026-04-08T14:10:44.530Z",
-                     *       "updatedAt": "2026-04-12T10:05:16.842Z"
+                     *       "updatedAt": "2026-04-12T10:05:16.842Z",
+                     *       "refusedSinceSubmitted": 0
                      *     }
                      */
                     "application/json": components["schemas"]["IndicatorReport"];
@@ -8815,7 +8877,8 @@ export interface operations {
                      *       "reviewedAt": "2026-04-10T09:20:58.364Z",
                      *       "reviewedBy": "0194a3c0-7d02-7c19-8b3e-2a4c6e8f0b02",
                      *       "createdAt": "2026-04-08T14:10:44.530Z",
-                     *       "updatedAt": "2026-04-10T09:20:58.364Z"
+                     *       "updatedAt": "2026-04-10T09:20:58.364Z",
+                     *       "refusedSinceSubmitted": 0
                      *     }
                      */
                     "application/json": components["schemas"]["IndicatorReport"];
@@ -8898,7 +8961,12 @@ export interface operations {
     };
     recountIndicatorReport: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Also take in the uncounted submissions of the report's period (see the route's description) */
+                takeIn?: boolean;
+                /** @description Answer what would change, writing nothing */
+                dryRun?: boolean;
+            };
             header?: {
                 /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -10189,6 +10257,8 @@ export interface operations {
                      *       "indicatorId": null,
                      *       "reportingPeriodId": null,
                      *       "valueFieldKey": null,
+                     *       "countInto": "fixed_period",
+                     *       "countDateField": null,
                      *       "title": "Household water survey, 2026 Q1",
                      *       "description": "Ask the head of the household or their spouse; it takes about five minutes. Answers are confidential.",
                      *       "closesAt": "2026-03-31T20:59:59.000Z",
@@ -10241,6 +10311,8 @@ export interface operations {
                      *       "publicUrl": "https://mel.example.org/f/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e12",
                      *       "isPublished": false,
                      *       "submissionCount": 0,
+                     *       "uncountedCount": 0,
+                     *       "uncountedBy": {},
                      *       "createdAt": "2026-01-07T07:50:09.441Z",
                      *       "updatedAt": "2026-01-07T07:50:09.441Z"
                      *     }
@@ -10422,6 +10494,8 @@ export interface operations {
                      *       "indicatorId": null,
                      *       "reportingPeriodId": null,
                      *       "valueFieldKey": null,
+                     *       "countInto": "fixed_period",
+                     *       "countDateField": null,
                      *       "title": "Household water survey, 2026 Q1",
                      *       "description": "Ask the head of the household or their spouse; it takes about five minutes. Answers are confidential.",
                      *       "closesAt": "2026-03-31T20:59:59.000Z",
@@ -10474,6 +10548,8 @@ export interface operations {
                      *       "publicUrl": "https://mel.example.org/f/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e12",
                      *       "isPublished": true,
                      *       "submissionCount": 0,
+                     *       "uncountedCount": 0,
+                     *       "uncountedBy": {},
                      *       "createdAt": "2026-01-07T07:50:09.441Z",
                      *       "updatedAt": "2026-01-07T08:00:27.006Z"
                      *     }
@@ -10538,6 +10614,8 @@ export interface operations {
                      *       "indicatorId": null,
                      *       "reportingPeriodId": null,
                      *       "valueFieldKey": null,
+                     *       "countInto": "fixed_period",
+                     *       "countDateField": null,
                      *       "title": "Household water survey, 2026 Q1",
                      *       "description": "Ask the head of the household or their spouse; it takes about five minutes. Answers are confidential.",
                      *       "closesAt": "2026-03-31T20:59:59.000Z",
@@ -10590,6 +10668,8 @@ export interface operations {
                      *       "publicUrl": "https://mel.example.org/f/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e12",
                      *       "isPublished": false,
                      *       "submissionCount": 0,
+                     *       "uncountedCount": 0,
+                     *       "uncountedBy": {},
                      *       "createdAt": "2026-01-07T07:50:09.441Z",
                      *       "updatedAt": "2026-01-07T08:00:27.006Z"
                      *     }

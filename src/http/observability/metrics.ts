@@ -25,6 +25,8 @@ export interface MetricsSources {
   /** Null or absent when no replica is configured. */
   replica?: () => ReplicaStatus | null;
   hashing: () => { active: number; pending: number };
+  /** Form submissions stored but not counted into their indicator report in this process, by reason. */
+  notCounted?: () => Record<string, number>;
   /** Whether Redis answers now (REDIS_URL); absent without Redis. */
   redis?: () => Promise<boolean>;
   /** DATA_DIR: uploaded files (and the embedded database) fill its file system. */
@@ -215,6 +217,7 @@ function defineSourceMetrics(log: FastifyBaseLogger, registers: Registry[], sour
   }
 
   defineReplicaMetrics(registers, sources.replica);
+  defineCountingMetrics(registers, sources.notCounted);
 
   // Asked on each scrape (a PING, at most REDIS_COMMAND_TIMEOUT): an idle service has no command to tell.
   const redisUp = sources.redis;
@@ -311,4 +314,22 @@ function defineReplicaMetrics(registers: Registry[], replica: MetricsSources['re
       for (const [reason, total] of Object.entries(status()?.fallbacks ?? {})) this.inc({ reason }, total);
     },
   });
+}
+
+/** Form submissions stored but not counted, by reason: the forms module tallies them as they commit. */
+function defineCountingMetrics(registers: Registry[], notCounted: MetricsSources['notCounted']): void {
+  if (notCounted) {
+    new Counter({
+      name: 'mel_form_submissions_not_counted_total',
+      help:
+        'Form submissions stored but not counted into the indicator report of their form, by reason ' +
+        '(a form that counts into no indicator is not counted here).',
+      labelNames: ['reason'] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const [reason, total] of Object.entries(notCounted())) this.inc({ reason }, total);
+      },
+    });
+  }
 }

@@ -17,6 +17,8 @@ export const FEED_EVENT_TYPES = [
   'member.joined',
   /** A run of the deadline reminder job that emailed someone: about the organization, by no one. */
   'reminders.sent',
+  /** A form submission stored but not counted into its indicator report (its form counts into one). */
+  'form_submission.not_counted',
 ] as const;
 export type FeedEventType = (typeof FEED_EVENT_TYPES)[number];
 

@@ -62,7 +62,16 @@ const source = (
   form: FormJson,
   amount: number | null,
   given: Record<string, unknown>,
-) => ({ id, submittedAt: at, location: null, counted: true, answers: given, formId: form.id, amount });
+) => ({
+  id,
+  submittedAt: at,
+  location: null,
+  counted: true,
+  countedReason: null,
+  answers: given,
+  formId: form.id,
+  amount,
+});
 
 const T1 = '2026-02-01T09:00:00.000Z';
 const T2 = '2026-02-02T09:00:00.000Z';

@@ -55,7 +55,8 @@ async function answeredForm(extra: Record<string, unknown> = {}) {
   const project = await createProject(t.database.db, team.org.id);
   const form = await publishedForm(t.app, team.officer, team.org.id, { projectId: project.id, ...extra });
   expect((await submit(form.publicToken)).status).toBe(201);
-  return { ...form, submissionCount: 1 };
+  // Counting into no indicator: stored, not counted (not_counting).
+  return { ...form, submissionCount: 1, uncountedCount: 1, uncountedBy: { not_counting: 1 } };
 }
 
 const EDIT_REFUSED = (keys: string) =>

@@ -11,6 +11,14 @@ export type FormValues = Partial<Omit<FormRow, 'id' | 'orgId' | 'projectId' | 'c
 const submissionCount = sql<number>`(SELECT count(*)::int FROM form_submissions s
   WHERE s.org_id = "forms"."org_id" AND s.form_id = "forms"."id")`;
 
+const uncountedCount = sql<number>`(SELECT count(*)::int FROM form_submissions s
+  WHERE s.org_id = "forms"."org_id" AND s.form_id = "forms"."id" AND NOT s.counted)`;
+
+/** One grouped read of the (org_id, form_id) rows: reasons present only. */
+const uncountedBy = sql<Record<string, number>>`(SELECT coalesce(jsonb_object_agg(r.reason, r.n), '{}'::jsonb)
+  FROM (SELECT coalesce(s.counted_reason, 'unknown') AS reason, count(*)::int AS n FROM form_submissions s
+    WHERE s.org_id = "forms"."org_id" AND s.form_id = "forms"."id" AND NOT s.counted GROUP BY 1) r)`;
+
 const formColumns = {
   id: forms.id,
   orgId: forms.orgId,
@@ -18,6 +26,8 @@ const formColumns = {
   indicatorId: forms.indicatorId,
   reportingPeriodId: forms.reportingPeriodId,
   valueFieldKey: forms.valueFieldKey,
+  countInto: forms.countInto,
+  countDateField: forms.countDateField,
   title: forms.title,
   description: forms.description,
   publicToken: forms.publicToken,
@@ -26,6 +36,8 @@ const formColumns = {
   personalDataRetentionDays: forms.personalDataRetentionDays,
   fields: forms.fields,
   submissionCount,
+  uncountedCount,
+  uncountedBy,
   createdAt: forms.createdAt,
   updatedAt: forms.updatedAt,
 };
@@ -97,7 +109,8 @@ export async function lockFormForSubmission(db: Db, orgId: string, id: string): 
   const [row] = rowsOf<FormRow>(
     await db.execute(sql`SELECT f.id, f.org_id AS "orgId", f.project_id AS "projectId",
         f.indicator_id AS "indicatorId", f.reporting_period_id AS "reportingPeriodId",
-        f.value_field_key AS "valueFieldKey", f.title, f.description, f.public_token AS "publicToken",
+        f.value_field_key AS "valueFieldKey", f.count_into AS "countInto",
+        f.count_date_field AS "countDateField", f.title, f.description, f.public_token AS "publicToken",
         f.is_published AS "isPublished", f.closes_at AS "closesAt",
         f.personal_data_retention_days AS "personalDataRetentionDays", f.fields,
         f.created_at AS "createdAt", f.updated_at AS "updatedAt"

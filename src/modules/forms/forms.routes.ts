@@ -41,7 +41,10 @@ const LINKS =
 
 export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
   const formService = new FormService(ctx.db, ctx.config, ctx.storage, app.log);
-  const submissions = new SubmissionService(ctx.db, ctx.storage, ctx.fileQuota, ctx.webhooksQueued);
+  const submissions = new SubmissionService(ctx.db, ctx.storage, ctx.fileQuota, ctx.webhooksQueued, {
+    clock: ctx.clock,
+    notCounted: ctx.notCounted,
+  });
 
   app.get(
     '/orgs/:orgId/forms',

@@ -12,6 +12,22 @@ import {
   Uuid,
 } from '../../http/schemas/schemas.js';
 import { Coordinates, FormFieldSchema, KEY_PATTERN, MAX_FIELDS } from './form-fields.js';
+import { COUNT_INTO, COUNTED_REASONS, type CountInto, type CountedReason } from './forms.tables.js';
+
+const Reason = (description: string) =>
+  Type.Unsafe<CountedReason | null>({
+    type: ['string', 'null'],
+    enum: [...COUNTED_REASONS, null],
+    description,
+  });
+
+/** Why a submission is not counted, documented once. */
+export const REASONS_TEXT =
+  'not_counting (the form counts into no indicator), no_value (the value field unanswered), ' +
+  'no_period_for_date (counting by date: no period of the project holds it), period_locked, ' +
+  'report_submitted, report_approved, value_out_of_range (the sum would pass the largest double), ' +
+  'category_not_mapped (reserved for forms filling disaggregations; not produced yet), unknown (stored ' +
+  'before reasons were kept, not derivable)';
 
 /** Named for the OpenAPI document; the same schema as form-fields.ts. */
 const FormField = CloneType(FormFieldSchema, { title: 'FormField' });
@@ -37,6 +53,21 @@ const links = {
     pattern: KEY_PATTERN,
     description:
       'The key of a number field: a counted submission adds its answer instead of 1. Needs indicatorId.',
+  }),
+  countInto: Type.Unsafe<CountInto>({
+    type: 'string',
+    enum: [...COUNT_INTO],
+    description:
+      'fixed_period (default): submissions count into reportingPeriodId. period_of_date: each counts into ' +
+      "the project's reporting period holding its date (countDateField's answer, else submittedAt's date " +
+      'in UTC), the report created there as needed; a date in no period, or in a locked one, is stored ' +
+      'but not counted, with its reason. Needs indicatorId, and reportingPeriodId null.',
+  }),
+  countDateField: NullableString({
+    pattern: KEY_PATTERN,
+    description:
+      'With countInto period_of_date: the key of a date field giving the date to count by (paper forms ' +
+      "entered later); a date in the future is refused (400); unanswered: submittedAt's date.",
   }),
 };
 
@@ -73,6 +104,8 @@ export const Form = Type.Object(
     indicatorId: Nullable(Uuid()),
     reportingPeriodId: Nullable(Uuid()),
     valueFieldKey: Nullable(Type.String()),
+    countInto: links.countInto,
+    countDateField: Nullable(Type.String()),
     title: Type.String(),
     description: Nullable(Type.String()),
     publicToken: Uuid('The secret of the public link'),
@@ -82,6 +115,12 @@ export const Form = Type.Object(
     personalDataRetentionDays: Nullable(Type.Integer(retention)),
     fields: Type.Array(FormField),
     submissionCount: Type.Integer(),
+    uncountedCount: Type.Integer({
+      description: 'Submissions stored but not counted (any reason, not_counting included)',
+    }),
+    uncountedBy: Type.Record(Type.String(), Type.Integer(), {
+      description: `Not counted submissions by reason (only reasons with at least one): ${REASONS_TEXT}`,
+    }),
     createdAt: Timestamp(),
     updatedAt: Timestamp(),
   },
@@ -109,6 +148,8 @@ export const CreateFormBody = Body(
     indicatorId: Type.Optional(editable.indicatorId),
     reportingPeriodId: Type.Optional(editable.reportingPeriodId),
     valueFieldKey: Type.Optional(editable.valueFieldKey),
+    countInto: Type.Optional(editable.countInto),
+    countDateField: Type.Optional(editable.countDateField),
   },
   { title: 'FormCreate' },
 );
@@ -123,6 +164,8 @@ export const UpdateFormBody = Body(
     indicatorId: Type.Optional(editable.indicatorId),
     reportingPeriodId: Type.Optional(editable.reportingPeriodId),
     valueFieldKey: Type.Optional(editable.valueFieldKey),
+    countInto: Type.Optional(editable.countInto),
+    countDateField: Type.Optional(editable.countDateField),
   },
   { title: 'FormUpdate' },
 );
@@ -184,6 +227,7 @@ export const SubmissionSchema = Type.Object(
         'personal: null for viewers, and for everyone once erased.',
     }),
     counted: Type.Boolean({ description: "Whether it was added to the indicator's report" }),
+    countedReason: Reason(`Null when counted; else why not: ${REASONS_TEXT}`),
     answers: Type.Record(Type.String(), Type.Unknown(), {
       description:
         'Answers of the fields that were shown; a file answer is { fileName, contentType, size, url }. ' +

@@ -38,12 +38,25 @@ import {
 } from './submissions.repo.js';
 
 type Links = Pick<FormValues, 'indicatorId' | 'reportingPeriodId' | 'valueFieldKey'>;
+type Counting = Required<Pick<FormValues, 'countInto' | 'countDateField'>>;
 
 /** The rules between fields and links that need no database: all reported at once. */
-function linkProblems(fields: FormField[], links: Links): string[] {
+function linkProblems(fields: FormField[], links: Links, counting: Counting): string[] {
   const problems = fieldProblems(fields);
-  if (links.indicatorId && !links.reportingPeriodId) {
+  const byDate = counting.countInto === 'period_of_date';
+  if (links.indicatorId && !links.reportingPeriodId && !byDate) {
     problems.push('reportingPeriodId is required with indicatorId');
+  }
+  if (byDate) {
+    if (!links.indicatorId) problems.push('countInto period_of_date needs indicatorId');
+    if (links.reportingPeriodId) {
+      problems.push('reportingPeriodId must be null when countInto is period_of_date');
+    }
+  }
+  if (counting.countDateField) {
+    if (!byDate) problems.push('countDateField needs countInto period_of_date');
+    const field = fields.find((f) => f.key === counting.countDateField);
+    if (field?.type !== 'date') problems.push('countDateField must be the key of a date field');
   }
   if (links.valueFieldKey) {
     if (!links.indicatorId) problems.push('valueFieldKey needs indicatorId');
@@ -167,13 +180,18 @@ export class FormService {
       reportingPeriodId: input.reportingPeriodId ?? null,
       valueFieldKey: input.valueFieldKey ?? null,
     };
-    const problems = linkProblems(input.fields, links);
+    const counting: Counting = {
+      countInto: input.countInto ?? 'fixed_period',
+      countDateField: input.countDateField ?? null,
+    };
+    const problems = linkProblems(input.fields, links, counting);
     if (problems.length > 0) throw badRequest(...problems);
     const id = await transaction(this.db, async (tx) => {
       await checkTargets(tx, member.orgId, input.projectId, links);
       return insertForm(tx, member.orgId, {
         projectId: input.projectId,
         ...links,
+        ...counting,
         title: input.title.trim(),
         description: optionalText(input.description) ?? null,
         closesAt: input.closesAt ? new Date(input.closesAt) : null,
@@ -195,8 +213,12 @@ export class FormService {
           input.reportingPeriodId === undefined ? form.reportingPeriodId : input.reportingPeriodId,
         valueFieldKey: input.valueFieldKey === undefined ? form.valueFieldKey : input.valueFieldKey,
       };
+      const counting: Counting = {
+        countInto: input.countInto ?? form.countInto,
+        countDateField: input.countDateField === undefined ? form.countDateField : input.countDateField,
+      };
       const fields = input.fields ?? form.fields;
-      const problems = linkProblems(fields, links);
+      const problems = linkProblems(fields, links, counting);
       if (problems.length > 0) throw badRequest(...problems);
       if (input.fields && (await hasSubmissions(tx, member.orgId, id))) {
         const broken = breakingEdits(form.fields, input.fields);
@@ -213,6 +235,7 @@ export class FormService {
       });
       const changes: FormValues = {
         ...links,
+        ...counting,
         ...(input.title !== undefined && { title: input.title.trim() }),
         ...(input.description !== undefined && { description: optionalText(input.description) ?? null }),
         ...(input.closesAt !== undefined && { closesAt: input.closesAt ? new Date(input.closesAt) : null }),

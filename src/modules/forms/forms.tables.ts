@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import {
   boolean,
   check,
+  date,
   doublePrecision,
   foreignKey,
   index,
@@ -21,6 +22,30 @@ import { reportingPeriods } from '../periods/periods.tables.js';
 import { projects } from '../projects/projects.tables.js';
 import type { FormField, Location } from './form-fields.js';
 
+/** How a form picks the period a submission counts into: the form's own, or the one holding its date. */
+export const COUNT_INTO = ['fixed_period', 'period_of_date'] as const;
+export type CountInto = (typeof COUNT_INTO)[number];
+
+/**
+ * Why a submission was stored but not counted (null: counted). `category_not_mapped` is declared for
+ * forms that fill disaggregations (nothing produces it yet); `unknown` only for submissions stored
+ * before reasons were kept whose reason cannot be derived.
+ */
+export const COUNTED_REASONS = [
+  'not_counting',
+  'no_value',
+  'no_period_for_date',
+  'period_locked',
+  'report_submitted',
+  'report_approved',
+  'value_out_of_range',
+  'category_not_mapped',
+  'unknown',
+] as const;
+export type CountedReason = (typeof COUNTED_REASONS)[number];
+
+const inList = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(', '));
+
 /**
  * A data-collection form of a project, answered through its public link. The indicator link and the
  * period are referenced without ON DELETE actions: unlinking the indicator or deleting the period is
@@ -35,6 +60,10 @@ export const forms = pgTable(
     indicatorId: uuid('indicator_id'),
     reportingPeriodId: uuid('reporting_period_id'),
     valueFieldKey: text('value_field_key'),
+    /** fixed_period: `reportingPeriodId`; period_of_date: the project's period holding the submission's date. */
+    countInto: text('count_into').$type<CountInto>().notNull().default('fixed_period'),
+    /** With period_of_date: the key of a date field whose answer is that date (else submittedAt's, UTC). */
+    countDateField: text('count_date_field'),
     title: text('title').notNull(),
     description: text('description'),
     publicToken: uuid('public_token').notNull(),
@@ -67,6 +96,7 @@ export const forms = pgTable(
       'forms_personal_data_retention_days_check',
       sql`${t.personalDataRetentionDays} BETWEEN 1 AND 36500`,
     ),
+    check('forms_count_into_check', sql`${t.countInto} IN (${inList(COUNT_INTO)})`),
     index('forms_org_id_project_id_idx').on(t.orgId, t.projectId),
     index('forms_project_id_indicator_id_idx').on(t.projectId, t.indicatorId),
     index('forms_reporting_period_id_idx').on(t.reportingPeriodId),
@@ -89,6 +119,10 @@ export const formSubmissions = pgTable(
     /** The respondent's position: personal data (DECISIONS.md section 13), removed with the personal answers. */
     location: jsonb('location').$type<Location>(),
     counted: boolean('counted').notNull(),
+    /** Why it was not counted; null when counted. */
+    countedReason: text('counted_reason').$type<CountedReason>(),
+    /** The date a form counting by date placed it by (its date field's answer, or submittedAt's date). */
+    countDate: date('count_date', { mode: 'string' }),
     /** The indicator report it was counted into (its source), and the amount it added there. */
     indicatorReportId: uuid('indicator_report_id'),
     countedAmount: doublePrecision('counted_amount'),
@@ -121,6 +155,10 @@ export const formSubmissions = pgTable(
     check(
       'form_submissions_counted_link_check',
       sql`(${t.indicatorReportId} IS NULL) = (${t.countedAmount} IS NULL) AND (${t.indicatorReportId} IS NULL OR ${t.counted})`,
+    ),
+    check(
+      'form_submissions_counted_reason_check',
+      sql`${t.countedReason} IS NULL OR (${t.countedReason} IN (${inList(COUNTED_REASONS)}) AND NOT ${t.counted})`,
     ),
     finite('form_submissions_counted_amount_finite', t.countedAmount),
     check(

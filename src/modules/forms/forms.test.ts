@@ -67,6 +67,8 @@ describe('POST /orgs/:orgId/forms', () => {
       indicatorId: indicator.id,
       reportingPeriodId: period.id,
       valueFieldKey: 'household_size',
+      countInto: 'fixed_period',
+      countDateField: null,
       title: 'Household water survey',
       description: 'Ask the head of the household',
       publicToken: expect.stringMatching(UUID),
@@ -76,6 +78,8 @@ describe('POST /orgs/:orgId/forms', () => {
       personalDataRetentionDays: null,
       fields: SURVEY_FIELDS,
       submissionCount: 0,
+      uncountedCount: 0,
+      uncountedBy: {},
       createdAt: expect.stringMatching(TIMESTAMP),
       updatedAt: res.body.createdAt,
     });

@@ -2,6 +2,7 @@
 export { eraseExpiredPersonalAnswers } from './answer-retention.js';
 export { PLACE_MAX, TEXT_MAX } from './answers.js';
 export { personalAmounts } from './counted-sources.js';
+export { takeInUncounted } from './counting.js';
 export type { FormField } from './form-fields.js';
 export { formRoutes } from './forms.routes.js';
 export { publicFormRoutes } from './public-forms.routes.js';

@@ -25,7 +25,10 @@ export const publicFormRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
   await app.register(multipart, {
     limits: { fileSize: MAX_FILE_SIZE, fields: 5, fieldSize: 1024 * 1024, parts: 210 },
   });
-  const submissions = new SubmissionService(ctx.db, ctx.storage, ctx.fileQuota, ctx.webhooksQueued);
+  const submissions = new SubmissionService(ctx.db, ctx.storage, ctx.fileQuota, ctx.webhooksQueued, {
+    clock: ctx.clock,
+    notCounted: ctx.notCounted,
+  });
 
   app.get(
     '/forms/public/:token',

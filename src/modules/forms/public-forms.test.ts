@@ -142,7 +142,14 @@ describe('POST /forms/public/:token/submit with JSON', () => {
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ id: expect.any(String), submittedAt: expect.stringMatching(TIMESTAMP) });
     expect(await storedAnswers(form)).toEqual([
-      { id: res.body.id, submittedAt: res.body.submittedAt, location, counted: false, answers: answers() },
+      {
+        id: res.body.id,
+        submittedAt: res.body.submittedAt,
+        location,
+        counted: false,
+        countedReason: 'not_counting',
+        answers: answers(),
+      },
     ]);
   });
 

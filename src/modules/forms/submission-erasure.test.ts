@@ -91,6 +91,7 @@ describe('POST /orgs/:orgId/forms/:formId/submissions/:id/erase', () => {
       submittedAt: before.submittedAt.toISOString(),
       location: null,
       counted: true,
+      countedReason: null,
       answers: { ...HIDDEN, source: 'well', village: 'Kisumu East', consent: true },
     });
     const row = await stored(id);

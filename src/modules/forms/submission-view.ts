@@ -59,5 +59,12 @@ export function submissionView(row: SubmissionRow, files: SubmissionFileRow[], p
     };
   }
   const location = readableLocation(personal, row);
-  return { id: row.id, submittedAt: row.submittedAt, location, counted: row.counted, answers };
+  return {
+    id: row.id,
+    submittedAt: row.submittedAt,
+    location,
+    counted: row.counted,
+    countedReason: row.countedReason,
+    answers,
+  };
 }

@@ -10,7 +10,7 @@ export type SubmissionFileRow = typeof formSubmissionFiles.$inferSelect;
 export async function insertSubmission(
   db: Db,
   orgId: string,
-  values: Omit<typeof formSubmissions.$inferInsert, 'orgId' | 'submittedAt'>,
+  values: Omit<typeof formSubmissions.$inferInsert, 'orgId'>,
   files: Omit<SubmissionFileRow, 'orgId' | 'submissionId'>[],
 ): Promise<{ id: string; submittedAt: Date }> {
   const [row] = await db
@@ -382,4 +382,81 @@ export async function submissionsInPeriod(
     .where(and(eq(formSubmissions.orgId, orgId), eq(formSubmissions.reportingPeriodId, reportingPeriodId)))
     .limit(1);
   return row !== undefined;
+}
+
+/** Which report a take-in is for: its key and id. */
+export interface ReportOfPeriod {
+  id: string;
+  projectId: string;
+  indicatorId: string;
+  reportingPeriodId: string;
+}
+
+/** What a submission adds, as its form counts now: 1, or its answer to the value field (null: none). */
+const amountNow = sql<number | null>`CASE
+  WHEN ${forms.valueFieldKey} IS NULL THEN 1::float8
+  WHEN jsonb_typeof(${formSubmissions.answers} -> ${forms.valueFieldKey}) = 'number'
+    THEN (${formSubmissions.answers} ->> ${forms.valueFieldKey})::float8
+  END`;
+
+/**
+ * The uncounted submissions a report's recount can take in (row-locked with `lock`): of forms of its project counting
+ * into its indicator now, refused for its period (locked, the report under review, or a reason not
+ * kept), or counting by date with a date in its period that no period held then. Those with no amount
+ * are left out. Oldest first.
+ */
+export async function uncountedOfPeriod(db: Db, orgId: string, report: ReportOfPeriod, lock: boolean) {
+  const query = db
+    .select({ id: formSubmissions.id, reason: formSubmissions.countedReason, amount: amountNow })
+    .from(formSubmissions)
+    .innerJoin(forms, and(eq(forms.orgId, formSubmissions.orgId), eq(forms.id, formSubmissions.formId)))
+    .where(
+      and(
+        eq(formSubmissions.orgId, orgId),
+        eq(formSubmissions.counted, false),
+        eq(forms.projectId, report.projectId),
+        eq(forms.indicatorId, report.indicatorId),
+        or(
+          and(
+            eq(formSubmissions.reportingPeriodId, report.reportingPeriodId),
+            inArray(formSubmissions.countedReason, [
+              'period_locked',
+              'report_submitted',
+              'report_approved',
+              'unknown',
+            ]),
+          ),
+          and(
+            eq(formSubmissions.countedReason, 'no_period_for_date'),
+            sql`${formSubmissions.countDate} BETWEEN
+              (SELECT start_date FROM reporting_periods WHERE org_id = ${orgId} AND id = ${report.reportingPeriodId})
+              AND (SELECT end_date FROM reporting_periods WHERE org_id = ${orgId} AND id = ${report.reportingPeriodId})`,
+          ),
+        ),
+      ),
+    )
+    .orderBy(asc(formSubmissions.submittedAt), asc(formSubmissions.id));
+  const rows = lock ? await query.for('update', { of: formSubmissions }) : await query;
+  return rows
+    .filter((row) => row.amount !== null && Number.isFinite(Number(row.amount)))
+    .map((row) => ({ id: row.id, reason: row.reason ?? 'unknown', amount: Number(row.amount) }));
+}
+
+/** Marks the submissions counted into the report, each with its amount: one statement. */
+export async function markCounted(
+  db: Db,
+  orgId: string,
+  report: ReportOfPeriod,
+  taken: { id: string; amount: number }[],
+) {
+  if (taken.length === 0) return;
+  const amounts = sql.join(
+    taken.map((row) => sql`(${row.id}::uuid, ${row.amount}::float8)`),
+    sql`, `,
+  );
+  await db.execute(sql`UPDATE form_submissions s SET counted = true, counted_reason = NULL,
+      indicator_report_id = ${report.id}, counted_amount = v.amount,
+      reporting_period_id = ${report.reportingPeriodId}
+    FROM (VALUES ${amounts}) AS v(id, amount)
+    WHERE s.org_id = ${orgId} AND s.id = v.id AND NOT s.counted`);
 }

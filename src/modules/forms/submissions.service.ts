@@ -5,7 +5,11 @@ import type { Member } from '../../http/pipeline/access.js';
 import { AppError, badRequest, conflict, gone, notFound } from '../../errors/catalogue.js';
 import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import { newId, UUID_PATTERN } from '../../lib/ids.js';
-import { countIntoIndicatorReport } from '../indicator-reports/index.js';
+import { recordFeedEvent } from '../feed/index.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Tally } from '../../lib/tally.js';
+import { countSubmission, isMiss } from './counting.js';
+import type { CountedReason } from './forms.tables.js';
 import { multipartError } from '../files/index.js';
 import {
   ACCEPTED_TYPES,
@@ -18,7 +22,7 @@ import {
 import type { FileQuota, QuotaScope, Room } from '../../storage/file-quota.js';
 import { ensureProjectAccess } from '../projects/index.js';
 import { ALREADY_ERASED, recordAudit, type AuditSource } from '../privacy/index.js';
-import { checkSubmission, type Submission } from './answers.js';
+import { checkSubmission } from './answers.js';
 import type { FormField } from './form-fields.js';
 import { findForm, findFormByToken, lockFormForSubmission, type FormRow } from './forms.repo.js';
 import { readableSubmissions, recordPageRead } from './submission-pages.js';
@@ -42,6 +46,20 @@ interface Upload extends StoredFile {
   fieldKey: string;
   fileName: string;
 }
+
+/** How the feed says why a submission was not counted. */
+const MISSED: Record<Exclude<CountedReason, 'not_counting'>, string> = {
+  no_value: 'its value field was not answered',
+  no_period_for_date: 'no reporting period of the project holds its date',
+  period_locked: 'its reporting period is locked',
+  report_submitted: 'the indicator report is submitted',
+  report_approved: 'the indicator report is approved',
+  value_out_of_range: 'the sum would pass the largest number the report can hold',
+  category_not_mapped: 'its answer names no category of the indicator',
+  unknown: 'the reason was not recorded',
+};
+
+const missedBecause = (reason: CountedReason) => (reason === 'not_counting' ? '' : MISSED[reason]);
 
 /** What a multipart body carried besides its JSON: stored files, refused files' keys, part problems. */
 interface Received {
@@ -151,6 +169,8 @@ export class SubmissionService {
     private readonly quota: FileQuota,
     /** Wakes the webhook worker; queueWebhookEvent calls it once a delivery it queued has committed. */
     private readonly webhooksQueued: () => void,
+    /** Today's date for counting by date, and the metric of submissions not counted (by reason). */
+    private readonly counting: { clock: Clock; notCounted: Tally },
   ) {}
 
   private async byToken(token: string) {
@@ -187,6 +207,7 @@ export class SubmissionService {
   private async record(form: FormRow, body: unknown, received: Received) {
     const { uploads, refused, problems: partProblems } = received;
     let kept: string[] = [];
+    let missed: CountedReason | null = null;
     try {
       const saved = await transaction(this.db, async (tx) => {
         // Before the form's row lock: every write of files takes the two in this order.
@@ -204,20 +225,32 @@ export class SubmissionService {
           .filter((upload) => kept.includes(upload.fieldKey))
           .reduce((sum, upload) => sum + upload.size, 0);
         await this.quota.reserve(tx, quotaScope(current), keptBytes);
+        const now = this.counting.clock.now();
+        const today = now.toISOString().slice(0, 10);
+        const dateKey = current.countInto === 'period_of_date' ? current.countDateField : null;
+        const backdated = dateKey ? submission.answers[dateKey] : undefined;
+        if (typeof backdated === 'string' && backdated > today) {
+          throw badRequest(`answers.${dateKey} must not be a date in the future`);
+        }
         const id = newId();
-        const counted = await this.count(tx, current, submission, id);
+        const outcome = await countSubmission(tx, current, submission.answers, { submissionId: id, today });
+        const counted = outcome.counted;
         const saved = await insertSubmission(
           tx,
           current.orgId,
           {
             id,
             formId: current.id,
-            reportingPeriodId: current.reportingPeriodId,
+            reportingPeriodId: outcome.reportingPeriodId,
             answers: submission.answers,
             location: submission.location,
-            counted: counted !== undefined,
+            counted: counted !== null,
+            countedReason: outcome.reason,
+            countDate: outcome.countDate,
             indicatorReportId: counted?.reportId ?? null,
             countedAmount: counted?.amount ?? null,
+            // The date it was counted by is the stored one's.
+            ...(current.countInto === 'period_of_date' && { submittedAt: now }),
           },
           uploads
             .filter((upload) => kept.includes(upload.fieldKey))
@@ -229,6 +262,17 @@ export class SubmissionService {
               storageKey: upload.key,
             })),
         );
+        if (isMiss(outcome.reason)) {
+          missed = outcome.reason;
+          await recordFeedEvent(tx, {
+            orgId: current.orgId,
+            type: 'form_submission.not_counted',
+            actorId: null,
+            projectId: current.projectId,
+            subject: { type: 'form', id: current.id, label: current.title },
+            summary: `A response to “${current.title}” was stored but not counted: ${missedBecause(outcome.reason)}`,
+          });
+        }
         // No answers and no counted amount (either may be personal): what it is and where it was counted.
         await queueWebhookEvent(
           tx,
@@ -240,7 +284,7 @@ export class SubmissionService {
               id: saved.id,
               formId: current.id,
               projectId: current.projectId,
-              reportingPeriodId: current.reportingPeriodId,
+              reportingPeriodId: outcome.reportingPeriodId,
               submittedAt: saved.submittedAt,
               indicatorReportId: counted?.reportId ?? null,
             },
@@ -249,6 +293,7 @@ export class SubmissionService {
         );
         return saved;
       });
+      if (missed) this.counting.notCounted.add(missed);
       return saved;
     } catch (err) {
       kept = [];
@@ -257,24 +302,6 @@ export class SubmissionService {
       const dropped = uploads.filter((upload) => !kept.includes(upload.fieldKey));
       await Promise.all(dropped.map((upload) => this.storage.delete(upload.key)));
     }
-  }
-
-  /**
-   * Adds 1, or the answer of the value field, to the report of the form's indicator and period: the
-   * report and the amount, which the submission keeps as its link to the report (its source). Not
-   * counted: no indicator, no answer to add, a locked period, a submitted or approved report.
-   */
-  private async count(tx: Db, form: FormRow, submission: Submission, submissionId: string) {
-    if (!form.indicatorId || !form.reportingPeriodId) return undefined;
-    const amount = form.valueFieldKey ? submission.answers[form.valueFieldKey] : 1;
-    if (typeof amount !== 'number') return undefined;
-    const key = {
-      projectId: form.projectId,
-      indicatorId: form.indicatorId,
-      reportingPeriodId: form.reportingPeriodId,
-    };
-    const reportId = await countIntoIndicatorReport(tx, form.orgId, key, { amount, submissionId });
-    return reportId === undefined ? undefined : { reportId, amount };
   }
 
   /** The form, for a member who may read its project. */

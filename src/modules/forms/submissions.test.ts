@@ -195,7 +195,13 @@ describe('GET /orgs/:orgId/forms/:id/submissions', () => {
       { id: third.id, answers: answers({ name: 'Third', source: 'river', river_reason: 'Closer' }) },
     ]
       .sort((a, b) => b.id.localeCompare(a.id))
-      .map((s) => ({ ...s, submittedAt: '2026-05-02T10:00:00.000Z', location: null, counted: true }));
+      .map((s) => ({
+        ...s,
+        submittedAt: '2026-05-02T10:00:00.000Z',
+        location: null,
+        counted: true,
+        countedReason: null,
+      }));
     const expected = [
       ...tied,
       {
@@ -203,6 +209,7 @@ describe('GET /orgs/:orgId/forms/:id/submissions', () => {
         submittedAt: '2026-05-01T10:00:00.000Z',
         location,
         counted: true,
+        countedReason: null,
         answers: answers({ name: 'First' }),
       },
     ];
@@ -231,6 +238,7 @@ describe('GET /orgs/:orgId/forms/:id/submissions', () => {
         submittedAt: res.body.submittedAt,
         location: null,
         counted: false,
+        countedReason: 'not_counting',
         answers: {
           distribution_list: {
             fileName: 'list.pdf',

@@ -155,6 +155,11 @@ export async function lockIndicatorReportFor(
 const MAX_COUNTED_VALUE = 1.79e308;
 const countable = (n: number) => Math.abs(n) <= MAX_COUNTED_VALUE;
 
+/** Why a count was refused by the report: under review, or a sum float8 cannot hold. */
+export interface CountRefusal {
+  refused: 'report_submitted' | 'report_approved' | 'value_out_of_range';
+}
+
 /** A report before and after a change; `before` null when the change created it. */
 export interface ReportChange {
   before: IndicatorReportRow | null;
@@ -165,15 +170,15 @@ export interface ReportChange {
  * Adds a counted submission's `amount` to the report of an indicator for a project and period, creating
  * it as a draft when there is none. The report stays row-locked until the transaction ends, so
  * concurrent additions take turns and never lose one, and a recount waits for them. A report that is
- * submitted or approved is left alone, and so is a sum past MAX_COUNTED_VALUE (float8 would overflow):
- * undefined.
+ * submitted or approved is left alone (it counts the refusal in `refusedSinceSubmitted`), and so is a
+ * sum past MAX_COUNTED_VALUE (float8 would overflow): the refusal.
  */
 export async function countIntoReport(
   db: Db,
   orgId: string,
   key: IndicatorReportKey,
   amount: number,
-): Promise<ReportChange | undefined> {
+): Promise<ReportChange | CountRefusal> {
   // Two rounds at most: when the insert loses to another submission creating the report, the second
   // round finds that report (the insert waited for its transaction to commit).
   for (let round = 0; round < 2; round++) {
@@ -187,10 +192,17 @@ export async function countIntoReport(
       if (after) return { before: null, after };
       continue;
     }
-    if (!EDITABLE.includes(before.status)) return undefined;
+    if (!EDITABLE.includes(before.status)) {
+      // Under the row lock: concurrent refusals each add one.
+      await db
+        .update(indicatorReports)
+        .set({ refusedSinceSubmitted: sql`${indicatorReports.refusedSinceSubmitted} + 1` })
+        .where(and(eq(indicatorReports.orgId, orgId), eq(indicatorReports.id, before.id)));
+      return { refused: before.status === 'approved' ? 'report_approved' : 'report_submitted' };
+    }
     const value = (before.value ?? 0) + amount;
     const countedValue = before.countedValue + amount;
-    if (!countable(value) || !countable(countedValue)) return undefined;
+    if (!countable(value) || !countable(countedValue)) return { refused: 'value_out_of_range' };
     // Written as additions, though the row is locked and the sums known: the statement says what a count
     // does (the benchmark's floor replays it as it is, many times over).
     const [after] = await db

@@ -11,6 +11,7 @@ import {
   ApproveBody,
   CreateIndicatorReportBody,
   HistoryEntry,
+  RecountQuery,
   RecountResult,
   IndicatorReport,
   IndicatorReportQuery,
@@ -19,7 +20,11 @@ import {
   RejectBody,
   UpdateIndicatorReportBody,
 } from './indicator-reports.schemas.js';
-import { IndicatorReportService, type CountedSources } from './indicator-reports.service.js';
+import {
+  IndicatorReportService,
+  type CountedSources,
+  type UncountedSources,
+} from './indicator-reports.service.js';
 import type { PersonalAmounts } from './report-history.js';
 import {
   INDICATOR_REPORT_APPROVAL,
@@ -43,7 +48,11 @@ const REVIEW_REFUSED = errorResponse(
 );
 
 export const indicatorReportRoutes: FastifyPluginAsyncTypebox<
-  AppContext & { countedSources: CountedSources; personalAmounts: PersonalAmounts }
+  AppContext & {
+    countedSources: CountedSources;
+    personalAmounts: PersonalAmounts;
+    uncountedSources: UncountedSources;
+  }
 > = async (app, ctx) => {
   const reports = new IndicatorReportService(
     ctx.db,
@@ -52,6 +61,7 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<
     ctx.countedSources,
     ctx.personalAmounts,
     ctx.webhooksQueued,
+    ctx.uncountedSources,
   );
 
   app.get(
@@ -316,11 +326,21 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<
           'the value by the difference from the counted part it held; the part entered by hand or by a ' +
           'pre-fill stays. Recorded in the history as `recounted` (even when nothing was off). Only draft ' +
           `or rejected reports (409), not in a locked period (${LOCKED}). Submissions being counted meanwhile ` +
-          'wait for it and are counted after. No body.',
+          'wait for it and are counted after. No body. ' +
+          '`uncounted` lists the form submissions stored but not counted that belong in this report: of ' +
+          'forms of the project counting into its indicator, refused for its period (`period_locked`, ' +
+          '`report_submitted`, `report_approved`, or `unknown`: stored before reasons were kept), or counting ' +
+          'by date with a date in the period that no period held then (`no_period_for_date`), and with an ' +
+          'amount as their form counts now (submissions without one stay out). With `takeIn=true` they are ' +
+          'taken in: marked counted into this report (`countedReason` null) and their amounts added to its ' +
+          'value, in the same transaction. With `dryRun=true` nothing is written: the answer says what the ' +
+          'recount (with the take-in, if asked) would do, `report` as it would be. A dry run is refused ' +
+          'as the recount would be (409, 403).',
         params: Params('orgId', 'projectId', 'id'),
+        querystring: RecountQuery,
         response: { 200: RecountResult, 409: errorResponse('The report is submitted or approved') },
       },
     },
-    (request) => reports.recount(memberOf(request), request.params),
+    (request) => reports.recount(memberOf(request), request.params, request.query),
   );
 };

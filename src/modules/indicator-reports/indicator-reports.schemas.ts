@@ -58,6 +58,13 @@ export const IndicatorReport = Type.Object(
     reviewedBy: Nullable(Uuid()),
     createdAt: Timestamp(),
     updatedAt: Timestamp(),
+    refusedSinceSubmitted: Type.Integer({
+      minimum: 0,
+      description:
+        'Form submissions refused (stored, not counted: `report_submitted` or `report_approved`) because ' +
+        'the report was submitted or approved, since it was last submitted; 0 again at each submission. ' +
+        'Not lowered when a recount takes them in.',
+    }),
   },
   {
     title: 'IndicatorReport',
@@ -186,6 +193,34 @@ export const RecountResult = Type.Object(
     report: IndicatorReport,
     counted: FromTo(Type.Number({ description: 'The counted part of the value' })),
     submissions: FromTo(Type.Integer({ description: 'How many submissions are counted into it' })),
+    value: FromTo(Nullable(Type.Number({ description: 'The value of the report' }))),
+    uncounted: Type.Object(
+      {
+        submissions: Type.Integer({
+          description: "Uncounted submissions of the report's period that a take-in takes in",
+        }),
+        amount: Type.Number({ description: 'What they add up to' }),
+        byReason: Type.Record(Type.String(), Type.Integer(), {
+          description: 'How many of them by the reason they were not counted (reasons present only)',
+        }),
+        takenIn: Type.Boolean({ description: 'Whether they were taken in (in a dry run: would be)' }),
+      },
+      { description: 'The submissions stored but not counted that belong in this report' },
+    ),
+    dryRun: Type.Boolean({ description: 'True when nothing was written' }),
   },
   { title: 'IndicatorReportRecount' },
 );
+
+export const RecountQuery = Type.Object({
+  takeIn: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description:
+        "Also take in the uncounted submissions of the report's period (see the route's description)",
+    }),
+  ),
+  dryRun: Type.Optional(
+    Type.Boolean({ default: false, description: 'Answer what would change, writing nothing' }),
+  ),
+});

@@ -19,6 +19,7 @@ import {
   countIndicatorReports,
   countIntoReport,
   findIndicatorReport,
+  type CountRefusal,
   insertIndicatorReport,
   listIndicatorReports,
   lockIndicatorReportFor,
@@ -50,11 +51,39 @@ export type CountedSources = (
   reportId: string,
 ) => Promise<{ amount: number; submissions: number }>;
 
+/** What a recount can take in of the uncounted submissions of the report's period. */
+export interface Uncounted {
+  submissions: number;
+  amount: number;
+  byReason: Record<string, number>;
+}
+
+/**
+ * The uncounted submissions of a report's period a recount may take in, and with `write` marks them
+ * counted into it (the forms module, which keeps the submissions, answers: wired in `buildApp`).
+ */
+export type UncountedSources = (
+  tx: Db,
+  orgId: string,
+  report: { id: string; projectId: string; indicatorId: string; reportingPeriodId: string },
+  write: boolean,
+) => Promise<Uncounted>;
+
 /** A recount: the report after it, and the counted part before and after. */
 export interface Recount {
   report: IndicatorReportRow;
   counted: { from: number; to: number };
   submissions: { from: number; to: number };
+  value: { from: number | null; to: number | null };
+  uncounted: Uncounted & { takenIn: boolean };
+  dryRun: boolean;
+}
+
+/** Carries a dry run's answer out of its transaction, which it rolls back. */
+class DryRun extends Error {
+  constructor(readonly result: Recount) {
+    super('dry run');
+  }
 }
 
 export const DUPLICATE = 'An indicator report already exists for this indicator and reporting period';
@@ -89,25 +118,28 @@ async function reportable(
   return { indicator: indicator!, period: period! };
 }
 
+/** Why a submission was not counted into its report, as the indicator reports module knows it. */
+export type ReportRefusal = 'period_locked' | CountRefusal['refused'];
+
 /**
  * Adds a submission's `amount` to the report of an indicator for a project and period, in the caller's
  * transaction (forms count each submission so), and records it in the report's history: the id of the
- * report it went into. Not counted (undefined): an unknown or locked period, a submitted or approved
- * report, a sum past the largest double. The period stays locked FOR SHARE, so it cannot be locked while
- * the count is being written.
+ * report it went into, or why not: a locked (or unknown) period, a submitted or approved report, a sum
+ * past the largest double. The period stays locked FOR SHARE, so it cannot be locked while the count is
+ * being written.
  */
 export async function countIntoIndicatorReport(
   tx: Db,
   orgId: string,
   key: IndicatorReportKey,
   count: { amount: number; submissionId: string },
-): Promise<string | undefined> {
+): Promise<{ reportId: string } | { refused: ReportRefusal }> {
   const period = await lockPeriodForShare(tx, orgId, key.reportingPeriodId);
-  if (!period || period.isLocked) return undefined;
+  if (!period || period.isLocked) return { refused: 'period_locked' };
   const change = await countIntoReport(tx, orgId, key, count.amount);
-  if (!change) return undefined;
+  if ('refused' in change) return change;
   await recordHistory(tx, { kind: 'counted', actor: { submissionId: count.submissionId }, ...change });
-  return change.after.id;
+  return { reportId: change.after.id };
 }
 
 /**
@@ -152,6 +184,7 @@ export class IndicatorReportService {
     private readonly personalAmounts: PersonalAmounts,
     /** Wakes the webhook worker; queueWebhookEvent calls it once a delivery it queued has committed. */
     private readonly webhooksQueued: () => void,
+    private readonly uncountedSources: UncountedSources,
   ) {}
 
   async list(member: Member, projectId: string, query: PageRequest & IndicatorReportFilter) {
@@ -267,6 +300,8 @@ export class IndicatorReportService {
         status: 'submitted',
         submittedAt: new Date(),
         submittedBy: member.userId,
+        // Each submission starts a new count of the form submissions it refuses.
+        refusedSinceSubmitted: 0,
       });
       await recordHistory(tx, { kind: 'submitted', actor: member, before: report, after: submitted! });
       await this.recordEvent(tx, member, submitted!, 'submitted');
@@ -334,9 +369,17 @@ export class IndicatorReportService {
    * value moves by the difference, the manual and pre-filled parts stay. Recorded in the history, even
    * when nothing was off. The row lock makes counting submissions wait, so none is missed or added twice.
    */
-  recount(member: Member, at: { projectId: string; id: string }): Promise<Recount> {
-    return transaction(this.db, async (tx) => {
+  async recount(
+    member: Member,
+    at: { projectId: string; id: string },
+    options: { takeIn?: boolean; dryRun?: boolean } = {},
+  ): Promise<Recount> {
+    const takeIn = options.takeIn === true;
+    const dryRun = options.dryRun === true;
+    const run = transaction(this.db, async (tx) => {
       const report = await this.editable(tx, member, at.id, 'recounted', at.projectId);
+      // Taken in first: linked to the report, they are among the sources summed below.
+      const uncounted = await this.uncountedSources(tx, member.orgId, report, takeIn);
       const sources = await this.countedSources(tx, member.orgId, report.id);
       // Counting adds in float8 one submission at a time; the sources are summed exactly: a difference
       // of rounding only is no difference.
@@ -347,12 +390,24 @@ export class IndicatorReportService {
         countedSubmissions: sources.submissions,
       }))!;
       await recordHistory(tx, { kind: 'recounted', actor: member, before: report, after: recounted });
-      return {
+      const result: Recount = {
         report: recounted,
         counted: { from: report.countedValue, to: recounted.countedValue },
         submissions: { from: report.countedSubmissions, to: sources.submissions },
+        value: { from: report.value, to: recounted.value },
+        uncounted: { ...uncounted, takenIn: takeIn },
+        dryRun,
       };
+      // Everything done as it would be, then rolled back: the answer is exactly what would change.
+      if (dryRun) throw new DryRun(result);
+      return result;
     });
+    return dryRun
+      ? run.catch((err: unknown) => {
+          if (err instanceof DryRun) return err.result;
+          throw err;
+        })
+      : run;
   }
 
   /** A report read through its project's path: 404 when it is another project's. */

@@ -44,6 +44,8 @@ export const indicatorReports = pgTable(
     countedValue: doublePrecision('counted_value').notNull().default(0),
     /** How many submissions were counted into it. */
     countedSubmissions: integer('counted_submissions').notNull().default(0),
+    /** Submissions refused because it was submitted or approved, since it was last submitted. */
+    refusedSinceSubmitted: integer('refused_since_submitted').notNull().default(0),
     /**
      * Set when a deleted form's submissions had counted personal answers (a number field marked personal)
      * into it: their amounts are gone with them, and the history hides its values from everyone.

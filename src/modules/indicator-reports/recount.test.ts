@@ -22,6 +22,8 @@ import { useSuite } from '../../../test/helpers/suite.js';
 const { t, team } = useSuite();
 const { scene, newReport, patch, get, reportsOf, stored } = reportScene(() => ({ t, team }));
 
+const NOTHING_UNCOUNTED = { submissions: 0, amount: 0, byReason: {}, takenIn: false };
+
 const recount = (s: Scene, id: string, as: TestUser | null = team.officer) =>
   call(t.app, 'POST', recountUrl(s, id), { as });
 
@@ -69,6 +71,9 @@ describe('POST .../indicator-reports/:id/recount', () => {
       report: { ...before, value: 15, updatedAt: expect.stringMatching(TIMESTAMP) },
       counted: { from: 2, to: 7 },
       submissions: { from: 1, to: 2 },
+      value: { from: 10, to: 15 },
+      uncounted: NOTHING_UNCOUNTED,
+      dryRun: false,
     });
     expect(await get(id)).toEqual(res.body.report);
     expect(await stored(id)).toMatchObject({ value: 15, countedValue: 7, countedSubmissions: 2 });
@@ -97,6 +102,9 @@ describe('POST .../indicator-reports/:id/recount', () => {
       report: await get(id),
       counted: { from: before!.countedValue, to: before!.countedValue },
       submissions: { from: 3, to: 3 },
+      value: { from: before!.value, to: before!.value },
+      uncounted: NOTHING_UNCOUNTED,
+      dryRun: false,
     });
     expect(await stored(id)).toMatchObject({ value: before!.value, countedValue: before!.countedValue });
     expect(await lastEntry(s, id)).toEqual(recounted(team.officer, {}));

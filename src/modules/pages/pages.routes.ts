@@ -73,7 +73,10 @@ const send = sendPage;
 export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
   // Compressed by the app's one @fastify/compress registration (src/http/pipeline/compression.ts).
   const assets = new Assets();
-  const submissions = new SubmissionService(ctx.db, ctx.storage, ctx.fileQuota, ctx.webhooksQueued);
+  const submissions = new SubmissionService(ctx.db, ctx.storage, ctx.fileQuota, ctx.webhooksQueued, {
+    clock: ctx.clock,
+    notCounted: ctx.notCounted,
+  });
   const sharing = new SharingService(ctx.db, ctx.config, ctx.storage, ctx.replica);
   const invitations = new InvitationService(ctx.db, ctx.webhooksQueued);
 

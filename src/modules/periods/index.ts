@@ -1,3 +1,3 @@
 /** What other modules and the entry points may use of the periods module (docs/architecture.md, "Module order"). */
-export { findPeriod, lockPeriodForShare } from './periods.repo.js';
+export { findPeriod, lockPeriodForShare, lockPeriodHoldingDate } from './periods.repo.js';
 export { reportingPeriodRoutes } from './periods.routes.js';

@@ -126,3 +126,24 @@ export async function lockPeriodForShare(db: Db, orgId: string, id: string) {
     .for('share');
   return row;
 }
+
+/**
+ * The project's period holding the date (`YYYY-MM-DD`; periods of a project never overlap, so one at
+ * most), locked FOR SHARE like lockPeriodForShare: it cannot be locked or moved under a count.
+ */
+export async function lockPeriodHoldingDate(db: Db, orgId: string, projectId: string, day: string) {
+  const [row] = await db
+    .select({ id: reportingPeriods.id })
+    .from(reportingPeriods)
+    .where(
+      and(
+        eq(reportingPeriods.orgId, orgId),
+        eq(reportingPeriods.projectId, projectId),
+        lte(reportingPeriods.startDate, day),
+        gte(reportingPeriods.endDate, day),
+      ),
+    )
+    .limit(1)
+    .for('share');
+  return row;
+}

@@ -1,0 +1,101 @@
+import type { Db } from '../../db/client.js';
+import { countIntoIndicatorReport } from '../indicator-reports/index.js';
+import { lockPeriodHoldingDate } from '../periods/index.js';
+import type { FormRow } from './forms.repo.js';
+import type { CountedReason } from './forms.tables.js';
+import { markCounted, uncountedOfPeriod, type ReportOfPeriod } from './submissions.repo.js';
+
+/**
+ * Where a submission went: the period it belongs to (kept on the submission), the date it was placed by
+ * (forms counting by date), and the report and amount it was counted into, or why it was not.
+ */
+export interface CountOutcome {
+  reportingPeriodId: string | null;
+  countDate: string | null;
+  counted: { reportId: string; amount: number } | null;
+  reason: CountedReason | null;
+}
+
+/** The reasons that mean something was missed (feed event, metric): all but a form counting into nothing. */
+export const isMiss = (reason: CountedReason | null): reason is CountedReason =>
+  reason !== null && reason !== 'not_counting';
+
+/** What a submission adds: its answer to the value field, or 1; null when that answer is not a number. */
+export function amountOf(form: Pick<FormRow, 'valueFieldKey'>, answers: Record<string, unknown>) {
+  const amount = form.valueFieldKey ? answers[form.valueFieldKey] : 1;
+  return typeof amount === 'number' ? amount : null;
+}
+
+/** The date a form counting by date places a submission by: its date field's answer, else `today` (UTC). */
+export function countDateOf(
+  form: Pick<FormRow, 'countDateField'>,
+  answers: Record<string, unknown>,
+  today: string,
+) {
+  const answer = form.countDateField ? answers[form.countDateField] : undefined;
+  return typeof answer === 'string' ? answer : today;
+}
+
+/**
+ * Counts one submission into its indicator report, in the caller's transaction (the one storing it): the
+ * one place deciding the period, the amount and the reason. `today` is submittedAt's date (UTC).
+ */
+export async function countSubmission(
+  tx: Db,
+  form: FormRow,
+  answers: Record<string, unknown>,
+  at: { submissionId: string; today: string },
+): Promise<CountOutcome> {
+  const byDate = form.countInto === 'period_of_date';
+  const countDate = byDate ? countDateOf(form, answers, at.today) : null;
+  const outcome = (reason: CountedReason, reportingPeriodId = form.reportingPeriodId): CountOutcome => ({
+    reportingPeriodId,
+    countDate,
+    counted: null,
+    reason,
+  });
+  if (!form.indicatorId || (!byDate && !form.reportingPeriodId)) return outcome('not_counting');
+  const period = byDate
+    ? ((await lockPeriodHoldingDate(tx, form.orgId, form.projectId, countDate!))?.id ?? null)
+    : form.reportingPeriodId!;
+  const amount = amountOf(form, answers);
+  if (amount === null) return outcome('no_value', period);
+  if (period === null) return outcome('no_period_for_date', null);
+  const key = { projectId: form.projectId, indicatorId: form.indicatorId, reportingPeriodId: period };
+  const result = await countIntoIndicatorReport(tx, form.orgId, key, {
+    amount,
+    submissionId: at.submissionId,
+  });
+  if ('refused' in result) return outcome(result.refused, period);
+  return {
+    reportingPeriodId: period,
+    countDate,
+    counted: { reportId: result.reportId, amount },
+    reason: null,
+  };
+}
+
+/** What a recount can take in (or took): how many submissions, what they add, how many by reason. */
+export interface TakeIn {
+  submissions: number;
+  amount: number;
+  byReason: Record<string, number>;
+}
+
+/**
+ * The uncounted submissions of a report's period that its recount may take in (see
+ * uncountedOfPeriod), and with `write` marks them counted into it: in the caller's transaction,
+ * which holds the report's row lock and moves its value (the recount adds their sum to the counted part).
+ */
+export async function takeInUncounted(
+  tx: Db,
+  orgId: string,
+  report: ReportOfPeriod,
+  write: boolean,
+): Promise<TakeIn> {
+  const rows = await uncountedOfPeriod(tx, orgId, report, write);
+  const byReason: Record<string, number> = {};
+  for (const row of rows) byReason[row.reason] = (byReason[row.reason] ?? 0) + 1;
+  if (write) await markCounted(tx, orgId, report, rows);
+  return { submissions: rows.length, amount: rows.reduce((sum, row) => sum + row.amount, 0), byReason };
+}
