@@ -23,10 +23,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 describe('login timing', () => {
-  it('takes as long for an unknown email as for a wrong password (medians within 20 %)', async () => {
+  it('takes as long for an unknown email as for a wrong password (the fastest of each within 20 %)', async () => {
     const known = await registerUser(t.app, { email: uniqueEmail('timed') });
     const timed = async (email: string) => {
       const started = performance.now();
@@ -44,7 +43,9 @@ describe('login timing', () => {
       unknown.push(await timed(uniqueEmail('nobody')));
       wrong.push(await timed(accounts[i]!.email));
     }
-    const [a, b] = [median(unknown), median(wrong)];
+    // The fastest of each: the machine's other work only ever adds time, so a median moved with the load
+    // (a busy two-core run failed on medians 30 % apart), while the least time each path takes does not.
+    const [a, b] = [Math.min(...unknown), Math.min(...wrong)];
     expect(
       Math.abs(a - b) / Math.max(a, b),
       `unknown ${a.toFixed(1)} ms, wrong ${b.toFixed(1)} ms`,

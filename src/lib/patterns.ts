@@ -57,6 +57,12 @@ export const IDEMPOTENCY_KEY: NamedPattern = {
 };
 
 /** Text with a character that is not white space (what `notBlank` amounts to). */
+/** An age band of an organization: a range of whole years, closed (`18-59`) or open (`60+`), or `unknown`. */
+export const AGE_BAND: NamedPattern = {
+  pattern: '^(?:(?:0|[1-9][0-9]{0,2})(?:-(?:0|[1-9][0-9]{0,2})|\\+)|unknown)$',
+  rule: 'must be an age range in whole years written a-b or a+ (like 18-59 or 60+), or unknown',
+};
+
 export const NOT_BLANK: NamedPattern = { pattern: '\\S', rule: 'should not be empty' };
 
 /**
@@ -79,6 +85,7 @@ const RULES = new Map(
     HTTP_URL,
     IATI_IDENTIFIER,
     IDEMPOTENCY_KEY,
+    AGE_BAND,
     NOT_BLANK,
     ...TEXT,
   ].map(({ pattern, rule }) => [pattern, rule]),

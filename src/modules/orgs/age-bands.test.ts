@@ -80,8 +80,8 @@ describe("an organization's age bands", () => {
       [
         ['children', '18 to 35', '60+'],
         [
-          'ageBands: "children" is not an age band; write a-b (like 18-35) or a+ (like 60+)',
-          'ageBands: "18 to 35" is not an age band; write a-b (like 18-35) or a+ (like 60+)',
+          'ageBands.0 must be an age range in whole years written a-b or a+ (like 18-59 or 60+), or unknown',
+          'ageBands.1 must be an age range in whole years written a-b or a+ (like 18-59 or 60+), or unknown',
         ],
       ],
       [['unknown', '0+'], ['ageBands: unknown is always added; list it last or not at all']],

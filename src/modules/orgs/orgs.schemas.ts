@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Body, Email, Nullable, NullableString, Text, Timestamp, Uuid } from '../../http/schemas/schemas.js';
-import { HTTP_URL, IATI_IDENTIFIER, ORGANIZATION_CODE } from '../../lib/patterns.js';
+import { AGE_BAND, HTTP_URL, IATI_IDENTIFIER, ORGANIZATION_CODE } from '../../lib/patterns.js';
 import { IATI_ORGANISATION_TYPES, type IatiOrganisationType } from './iati-organisation-types.js';
 import { ORG_ROLES, type OrgRole } from './orgs.tables.js';
 
@@ -53,7 +53,7 @@ const AGE_BANDS_TEXT =
   '`0-17, 18-35, 36-59, 60+, unknown`.';
 const AgeBandsInput = () =>
   Nullable(
-    Type.Array(Type.String({ minLength: 1, maxLength: 10 }), {
+    Type.Array(Type.String({ minLength: 1, maxLength: 10, pattern: AGE_BAND.pattern }), {
       minItems: 1,
       maxItems: 20,
       description:
