@@ -23,7 +23,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-
 describe('login timing', () => {
   it('takes as long for an unknown email as for a wrong password (the fastest of each within 20 %)', async () => {
     const known = await registerUser(t.app, { email: uniqueEmail('timed') });
