@@ -363,4 +363,39 @@ describe('forms that fill disaggregations (disaggregateBy)', () => {
     const again = await recount(s, id);
     expect(again.body.report.disaggregatedValues).toEqual(taken.body.report.disaggregatedValues);
   });
+
+  it('lists the cells each source added; a deleted form takes its cells out of the counted part, the cells stay', async () => {
+    const s = await scene({ cross: true });
+    const form = await countingForm(s);
+    const other = await countingForm(s, { title: 'Second form' });
+    await submit(form, { sex: 'F', age: 20 });
+    await submit(other, { sex: 'M', age: 3 });
+    const { id } = await reportOf(s);
+    const sources = await call(t.app, 'GET', `${reportsUrl(s.orgId, s.project.id)}/${id}/sources`, {
+      as: team.viewer,
+    });
+    expect(sources.status).toBe(200);
+    expect((sources.body as { cells: unknown }[]).map((row) => row.cells)).toEqual([
+      { female: 1, '15-24': 1, 'female|15-24': 1 },
+      { male: 1, '0-14': 1, 'male|0-14': 1 },
+    ]);
+
+    const removed = await call(t.app, 'DELETE', formUrl(s.orgId, other.id), { as: team.officer });
+    expect(removed.status).toBe(204);
+    const [stored] = await t.database.db.select().from(indicatorReports).where(eq(indicatorReports.id, id));
+    expect(stored!.countedDisaggregatedValues).toEqual({
+      female: 1,
+      '15-24': 1,
+      'female|15-24': 1,
+      male: 0,
+      '0-14': 0,
+      'male|0-14': 0,
+    });
+    // The value and the cells keep what was counted; a recount finds nothing off.
+    const after = await recount(s, id);
+    expect(after.body.report).toMatchObject({
+      value: 2,
+      disaggregatedValues: { female: 1, male: 1, '0-14': 1, '15-24': 1, 'female|15-24': 1, 'male|0-14': 1 },
+    });
+  });
 });

@@ -286,6 +286,17 @@ export const CountedSubmission = Type.Object(
           'the reader is a viewer, or the personal answers were erased.',
       }),
     ),
+    cells: Type.Optional(
+      Nullable(
+        Type.Record(Type.String(), Type.Number(), {
+          description:
+            "What it added to the report's disaggregatedValues (a form filling disaggregations, " +
+            'disaggregateBy): the amount in one category of each disaggregation and in the cell of each ' +
+            'cross. Absent when it added none; null where the answers it was placed by may be personal ' +
+            'and are hidden (its form has a select, text or number field marked personal).',
+        }),
+      ),
+    ),
   },
   { title: 'CountedSubmission', description: 'A form submission counted into an indicator report' },
 );

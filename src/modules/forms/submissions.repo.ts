@@ -323,9 +323,9 @@ export async function countedInto(db: Db, orgId: string, reportId: string) {
 
 /**
  * The cells the submissions counted into these reports added (forms filling disaggregations), per
- * report and key, summed exactly: one grouped read.
+ * report and key, summed exactly: one grouped read; with `formId`, those of one form's submissions.
  */
-export async function countedCellsInto(db: Db, orgId: string, reportIds: string[]) {
+export async function countedCellsInto(db: Db, orgId: string, reportIds: string[], formId?: string) {
   const byReport = new Map<string, Record<string, number>>();
   if (reportIds.length === 0) return byReport;
   const rows = rowsOf<{ reportId: string; key: string; amount: number }>(
@@ -335,7 +335,7 @@ export async function countedCellsInto(db: Db, orgId: string, reportIds: string[
       WHERE s.org_id = ${orgId} AND s.indicator_report_id IN (${sql.join(
         reportIds.map((id) => sql`${id}::uuid`),
         sql`, `,
-      )}) AND s.counted_cells IS NOT NULL
+      )}) AND s.counted_cells IS NOT NULL ${formId ? sql`AND s.form_id = ${formId}` : sql``}
       GROUP BY 1, 2`),
   );
   for (const row of rows) {
@@ -396,6 +396,7 @@ export async function countedByReport(db: Db, orgId: string, formId: string) {
     db,
     orgId,
     rows.map((row) => row.reportId!),
+    formId,
   );
   return rows.map((row) => ({
     reportId: row.reportId!,
