@@ -398,4 +398,37 @@ describe('forms that fill disaggregations (disaggregateBy)', () => {
       disaggregatedValues: { female: 1, male: 1, '0-14': 1, '15-24': 1, 'female|15-24': 1, 'male|0-14': 1 },
     });
   });
+
+  it('a take-in counts the responses a corrected mapping now places, with their cells', async () => {
+    const s = await scene();
+    const mappings = (categories: Record<string, string>) => [
+      { disaggregation: 'Sex', field: 'gender', categories },
+      { disaggregation: 'Age', field: 'age' },
+    ];
+    const form = await countingForm(s, { disaggregateBy: mappings({}) });
+    await submit(form, { gender: 'female', age: 30 });
+    const typed = await submit(form, { gender: 'Female', age: 12 });
+    const other = await submit(form, { gender: 'unsure', age: 12 });
+    const { id } = await reportOf(s);
+    const patched = await call(t.app, 'PATCH', formUrl(s.orgId, form.id), {
+      as: team.officer,
+      body: { disaggregateBy: mappings({ Female: 'female' }) },
+    });
+    expect(patched.status).toBe(200);
+    const dry = await recount(s, id, '?takeIn=true&dryRun=true');
+    expect(dry.body.uncounted).toEqual({
+      submissions: 1,
+      amount: 1,
+      byReason: { category_not_mapped: 1 },
+      takenIn: true,
+    });
+    const taken = await recount(s, id, '?takeIn=true');
+    expect(taken.body.report).toMatchObject({
+      value: 2,
+      disaggregatedValues: { female: 2, '25+': 1, '0-14': 1 },
+    });
+    const reasons = await reasonsOf(form);
+    expect(reasons[typed]).toBeNull();
+    expect(reasons[other]).toBe('category_not_mapped');
+  });
 });
