@@ -1,8 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { formUrl, formsUrl, submissionsUrl, submitUrl, type FormJson } from '../../../test/helpers/forms.js';
-import { publishedForm } from '../../../test/helpers/forms.js';
+import {
+  formUrl,
+  formsUrl,
+  publishedForm,
+  submissionsUrl,
+  submitUrl,
+  type FormJson,
+} from '../../../test/helpers/forms.js';
 import { call } from '../../../test/helpers/http.js';
 import {
   act,
