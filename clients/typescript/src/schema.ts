@@ -2514,7 +2514,7 @@ export interface components {
             /** @description Whether it was added to the indicator's report */
             counted: boolean;
             /**
-             * @description Null when counted; else why not: not_counting (the form counts into no indicator), no_value (the value field unanswered), no_period_for_date (counting by date: no period of the project holds it), period_locked, report_submitted, report_approved, value_out_of_range (the sum would pass the largest double), category_not_mapped (reserved for forms filling disaggregations; not produced yet), unknown (stored before reasons were kept, not derivable)
+             * @description Null when counted; else why not: not_counting (the form counts into no indicator), no_value (the value field unanswered), no_period_for_date (counting by date: no period of the project holds it), period_locked, report_submitted, report_approved, value_out_of_range (the sum would pass the largest double), category_not_mapped (a form filling disaggregations: an answer mapping to no category), unknown (stored before reasons were kept, not derivable)
              * @enum {string|null}
              */
             countedReason: "not_counting" | "no_value" | "no_period_for_date" | "period_locked" | "report_submitted" | "report_approved" | "value_out_of_range" | "category_not_mapped" | "unknown" | null;
@@ -2528,6 +2528,9 @@ export interface components {
              */
             formId: string;
             amount: number | null;
+            cells?: {
+                [key: string]: number;
+            } | null;
         };
         CountedSubmissionList: components["schemas"]["CountedSubmission"][];
         CountedSubmissionPage: {
@@ -3092,6 +3095,8 @@ export interface components {
              */
             countInto: "fixed_period" | "period_of_date";
             countDateField: string | null;
+            /** @description Fills the indicator's disaggregations from answers: each counted submission adds its amount to the category its answer maps to in every mapped disaggregation, and to the cell of every cross of them, in the same statement as the value. Every one of the indicator's disaggregations must be mapped (they add up to the value). A submission whose answer maps to no category is stored, not counted (category_not_mapped). null or []: the value only, as without it. */
+            disaggregateBy: components["schemas"]["FormDisaggregationMapping"][] | null;
             title: string;
             description: string | null;
             /**
@@ -3109,7 +3114,7 @@ export interface components {
             submissionCount: number;
             /** @description Submissions stored but not counted (any reason, not_counting included) */
             uncountedCount: number;
-            /** @description Not counted submissions by reason (only reasons with at least one): not_counting (the form counts into no indicator), no_value (the value field unanswered), no_period_for_date (counting by date: no period of the project holds it), period_locked, report_submitted, report_approved, value_out_of_range (the sum would pass the largest double), category_not_mapped (reserved for forms filling disaggregations; not produced yet), unknown (stored before reasons were kept, not derivable) */
+            /** @description Not counted submissions by reason (only reasons with at least one): not_counting (the form counts into no indicator), no_value (the value field unanswered), no_period_for_date (counting by date: no period of the project holds it), period_locked, report_submitted, report_approved, value_out_of_range (the sum would pass the largest double), category_not_mapped (a form filling disaggregations: an answer mapping to no category), unknown (stored before reasons were kept, not derivable) */
             uncountedBy: {
                 [key: string]: number;
             };
@@ -3155,6 +3160,18 @@ export interface components {
             countInto?: "fixed_period" | "period_of_date";
             /** @description With countInto period_of_date: the key of a date field giving the date to count by (paper forms entered later); a date in the future is refused (400); unanswered: submittedAt's date. */
             countDateField?: string | null;
+            /** @description Fills the indicator's disaggregations from answers: each counted submission adds its amount to the category its answer maps to in every mapped disaggregation, and to the cell of every cross of them, in the same statement as the value. Every one of the indicator's disaggregations must be mapped (they add up to the value). A submission whose answer maps to no category is stored, not counted (category_not_mapped). null or []: the value only, as without it. */
+            disaggregateBy?: components["schemas"]["FormDisaggregationMapping"][] | null;
+        };
+        FormDisaggregationMapping: {
+            /** @description A plain disaggregation of the indicator, by name (crosses are filled from their parts) */
+            disaggregation: string;
+            /** @description The key of a select or text field (its answer names a category), or of a number field (an age, placed in the age ranges a-b / a+; unanswered: unknown, when a category) */
+            field: string;
+            /** @description Answer to category; an answer equal to a category name maps to it without this */
+            categories?: {
+                [key: string]: string;
+            };
         };
         /** @description Answers: text up to 2000 characters, textarea up to 20000; number a finite number; select one of the options; multi_select a list of distinct options; date YYYY-MM-DD; boolean true or false; location { lat, lng, accuracy? } or the name of a place; file a part of a multipart body (PDF, JPEG, PNG, WebP, DOCX, XLSX or CSV, 10 MiB at most). */
         FormField: {
@@ -3196,7 +3213,7 @@ export interface components {
             /** @description Whether it was added to the indicator's report */
             counted: boolean;
             /**
-             * @description Null when counted; else why not: not_counting (the form counts into no indicator), no_value (the value field unanswered), no_period_for_date (counting by date: no period of the project holds it), period_locked, report_submitted, report_approved, value_out_of_range (the sum would pass the largest double), category_not_mapped (reserved for forms filling disaggregations; not produced yet), unknown (stored before reasons were kept, not derivable)
+             * @description Null when counted; else why not: not_counting (the form counts into no indicator), no_value (the value field unanswered), no_period_for_date (counting by date: no period of the project holds it), period_locked, report_submitted, report_approved, value_out_of_range (the sum would pass the largest double), category_not_mapped (a form filling disaggregations: an answer mapping to no category), unknown (stored before reasons were kept, not derivable)
              * @enum {string|null}
              */
             countedReason: "not_counting" | "no_value" | "no_period_for_date" | "period_locked" | "report_submitted" | "report_approved" | "value_out_of_range" | "category_not_mapped" | "unknown" | null;
@@ -3272,6 +3289,8 @@ export interface components {
             countInto?: "fixed_period" | "period_of_date";
             /** @description With countInto period_of_date: the key of a date field giving the date to count by (paper forms entered later); a date in the future is refused (400); unanswered: submittedAt's date. */
             countDateField?: string | null;
+            /** @description Fills the indicator's disaggregations from answers: each counted submission adds its amount to the category its answer maps to in every mapped disaggregation, and to the cell of every cross of them, in the same statement as the value. Every one of the indicator's disaggregations must be mapped (they add up to the value). A submission whose answer maps to no category is stored, not counted (category_not_mapped). null or []: the value only, as without it. */
+            disaggregateBy?: components["schemas"]["FormDisaggregationMapping"][] | null;
         };
         HealthStatus: {
             status: string;
@@ -10259,6 +10278,7 @@ export interface operations {
                      *       "valueFieldKey": null,
                      *       "countInto": "fixed_period",
                      *       "countDateField": null,
+                     *       "disaggregateBy": null,
                      *       "title": "Household water survey, 2026 Q1",
                      *       "description": "Ask the head of the household or their spouse; it takes about five minutes. Answers are confidential.",
                      *       "closesAt": "2026-03-31T20:59:59.000Z",
@@ -10496,6 +10516,7 @@ export interface operations {
                      *       "valueFieldKey": null,
                      *       "countInto": "fixed_period",
                      *       "countDateField": null,
+                     *       "disaggregateBy": null,
                      *       "title": "Household water survey, 2026 Q1",
                      *       "description": "Ask the head of the household or their spouse; it takes about five minutes. Answers are confidential.",
                      *       "closesAt": "2026-03-31T20:59:59.000Z",
@@ -10616,6 +10637,7 @@ export interface operations {
                      *       "valueFieldKey": null,
                      *       "countInto": "fixed_period",
                      *       "countDateField": null,
+                     *       "disaggregateBy": null,
                      *       "title": "Household water survey, 2026 Q1",
                      *       "description": "Ask the head of the household or their spouse; it takes about five minutes. Answers are confidential.",
                      *       "closesAt": "2026-03-31T20:59:59.000Z",

@@ -49,6 +49,7 @@ export type FeedEntryList = components['schemas']['FeedEntryList'];
 export type FeedEntryPage = components['schemas']['FeedEntryPage'];
 export type Form = components['schemas']['Form'];
 export type FormCreate = components['schemas']['FormCreate'];
+export type FormDisaggregationMapping = components['schemas']['FormDisaggregationMapping'];
 export type FormField = components['schemas']['FormField'];
 export type FormList = components['schemas']['FormList'];
 export type FormPage = components['schemas']['FormPage'];

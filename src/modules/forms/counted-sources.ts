@@ -32,9 +32,17 @@ export async function reportOfProject(db: Db, member: Member, at: { projectId: s
 export const amountIsPersonal = (fields: FormField[]) =>
   fields.some((field) => field.type === 'number' && field.personal === true);
 
+/** Whether the cells a form's submissions added may tell personal answers: a field a mapping can read is personal. */
+const cellsArePersonal = (fields: FormField[]) =>
+  fields.some((field) => ['select', 'text', 'number'].includes(field.type) && field.personal === true);
+
 /** What the member gets of a form's submissions. */
 function readerOf(fields: FormField[], member: Member) {
-  return { personal: personalAnswersFor(fields, member.role), amountIsPersonal: amountIsPersonal(fields) };
+  return {
+    personal: personalAnswersFor(fields, member.role),
+    amountIsPersonal: amountIsPersonal(fields),
+    cellsArePersonal: cellsArePersonal(fields),
+  };
 }
 
 /**
@@ -77,9 +85,11 @@ export async function countedSources(
       });
       return views.map((view, i) => {
         const row = rows[i]!;
-        const { personal, amountIsPersonal } = readers.get(row.formId)!;
+        const { personal, amountIsPersonal, cellsArePersonal } = readers.get(row.formId)!;
         const amount = amountIsPersonal && !showsPersonal(personal, row) ? null : row.countedAmount;
-        return { ...view, formId: row.formId, amount };
+        // Only where it added cells: the sources of forms that fill none read as before.
+        const cells = cellsArePersonal && !showsPersonal(personal, row) ? null : row.countedCells;
+        return { ...view, formId: row.formId, amount, ...(row.countedCells !== null && { cells }) };
       });
     },
   });

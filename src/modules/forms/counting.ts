@@ -1,5 +1,7 @@
 import type { Db } from '../../db/client.js';
 import { countIntoIndicatorReport } from '../indicator-reports/index.js';
+import { dimensionsOf } from '../indicators/index.js';
+import { cellsOf } from './disaggregate-by.js';
 import { lockPeriodHoldingDate } from '../periods/index.js';
 import type { FormRow } from './forms.repo.js';
 import type { CountedReason } from './forms.tables.js';
@@ -12,7 +14,7 @@ import { markCounted, uncountedOfPeriod, type ReportOfPeriod } from './submissio
 export interface CountOutcome {
   reportingPeriodId: string | null;
   countDate: string | null;
-  counted: { reportId: string; amount: number } | null;
+  counted: { reportId: string; amount: number; cells: Record<string, number> | null } | null;
   reason: CountedReason | null;
 }
 
@@ -61,16 +63,27 @@ export async function countSubmission(
   const amount = amountOf(form, answers);
   if (amount === null) return outcome('no_value', period);
   if (period === null) return outcome('no_period_for_date', null);
+  let cells: Record<string, number> | null = null;
+  if (form.disaggregateBy?.length) {
+    cells = cellsOf(
+      form.disaggregateBy,
+      await dimensionsOf(tx, form.orgId, form.indicatorId),
+      answers,
+      amount,
+    );
+    if (cells === null) return outcome('category_not_mapped', period);
+  }
   const key = { projectId: form.projectId, indicatorId: form.indicatorId, reportingPeriodId: period };
   const result = await countIntoIndicatorReport(tx, form.orgId, key, {
     amount,
     submissionId: at.submissionId,
+    cells: cells ?? undefined,
   });
   if ('refused' in result) return outcome(result.refused, period);
   return {
     reportingPeriodId: period,
     countDate,
-    counted: { reportId: result.reportId, amount },
+    counted: { reportId: result.reportId, amount, cells },
     reason: null,
   };
 }
@@ -93,7 +106,17 @@ export async function takeInUncounted(
   report: ReportOfPeriod,
   write: boolean,
 ): Promise<TakeIn> {
-  const rows = await uncountedOfPeriod(tx, orgId, report, write);
+  const found = await uncountedOfPeriod(tx, orgId, report, write);
+  // A form filling disaggregations: each brings its cells, as its form maps its answers now; one whose
+  // answer still maps to no category stays out.
+  const dimensions = found.some((row) => row.disaggregateBy?.length)
+    ? await dimensionsOf(tx, orgId, report.indicatorId)
+    : [];
+  const rows = found.flatMap((row): (typeof row & { cells: Record<string, number> | null })[] => {
+    if (!row.disaggregateBy?.length) return [{ ...row, cells: null }];
+    const cells = cellsOf(row.disaggregateBy, dimensions, row.answers, row.amount);
+    return cells ? [{ ...row, cells }] : [];
+  });
   const byReason: Record<string, number> = {};
   for (const row of rows) byReason[row.reason] = (byReason[row.reason] ?? 0) + 1;
   if (write) await markCounted(tx, orgId, report, rows);

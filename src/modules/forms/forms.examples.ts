@@ -50,6 +50,7 @@ export const FORM: Static<typeof Form> = {
   valueFieldKey: null,
   countInto: 'fixed_period',
   countDateField: null,
+  disaggregateBy: null,
   ...survey,
   publicToken: IDS.formToken,
   publicUrl: `${EXAMPLE_URL}/f/${IDS.formToken}`,

@@ -12,6 +12,7 @@ import {
   Uuid,
 } from '../../http/schemas/schemas.js';
 import { Coordinates, FormFieldSchema, KEY_PATTERN, MAX_FIELDS } from './form-fields.js';
+import type { DisaggregateBy } from './disaggregate-by.js';
 import { COUNT_INTO, COUNTED_REASONS, type CountInto, type CountedReason } from './forms.tables.js';
 
 const Reason = (description: string) =>
@@ -26,7 +27,7 @@ export const REASONS_TEXT =
   'not_counting (the form counts into no indicator), no_value (the value field unanswered), ' +
   'no_period_for_date (counting by date: no period of the project holds it), period_locked, ' +
   'report_submitted, report_approved, value_out_of_range (the sum would pass the largest double), ' +
-  'category_not_mapped (reserved for forms filling disaggregations; not produced yet), unknown (stored ' +
+  'category_not_mapped (a form filling disaggregations: an answer mapping to no category), unknown (stored ' +
   'before reasons were kept, not derivable)';
 
 /** Named for the OpenAPI document; the same schema as form-fields.ts. */
@@ -37,6 +38,28 @@ const Fields = Type.Array(FormField, {
   maxItems: MAX_FIELDS,
   description: 'In the order respondents see them; keys unique',
 });
+
+const DisaggregationMapping = Type.Object(
+  {
+    disaggregation: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'A plain disaggregation of the indicator, by name (crosses are filled from their parts)',
+    }),
+    field: Type.String({
+      pattern: KEY_PATTERN,
+      description:
+        'The key of a select or text field (its answer names a category), or of a number field (an age, ' +
+        'placed in the age ranges a-b / a+; unanswered: unknown, when a category)',
+    }),
+    categories: Type.Optional(
+      Type.Record(Type.String({ minLength: 1, maxLength: 2000 }), Type.String(), {
+        description: 'Answer to category; an answer equal to a category name maps to it without this',
+      }),
+    ),
+  },
+  { additionalProperties: false, title: 'FormDisaggregationMapping' },
+);
 
 const links = {
   indicatorId: NullableString({
@@ -68,6 +91,17 @@ const links = {
     description:
       'With countInto period_of_date: the key of a date field giving the date to count by (paper forms ' +
       "entered later); a date in the future is refused (400); unanswered: submittedAt's date.",
+  }),
+  disaggregateBy: Type.Unsafe<DisaggregateBy[] | null>({
+    type: ['array', 'null'],
+    items: CloneType(DisaggregationMapping),
+    maxItems: 50,
+    description:
+      "Fills the indicator's disaggregations from answers: each counted submission adds its amount to the " +
+      'category its answer maps to in every mapped disaggregation, and to the cell of every cross of them, ' +
+      "in the same statement as the value. Every one of the indicator's disaggregations must be mapped " +
+      '(they add up to the value). A submission whose answer maps to no category is stored, not counted ' +
+      '(category_not_mapped). null or []: the value only, as without it.',
   }),
 };
 
@@ -106,6 +140,7 @@ export const Form = Type.Object(
     valueFieldKey: Nullable(Type.String()),
     countInto: links.countInto,
     countDateField: Nullable(Type.String()),
+    disaggregateBy: links.disaggregateBy,
     title: Type.String(),
     description: Nullable(Type.String()),
     publicToken: Uuid('The secret of the public link'),
@@ -150,6 +185,7 @@ export const CreateFormBody = Body(
     valueFieldKey: Type.Optional(editable.valueFieldKey),
     countInto: Type.Optional(editable.countInto),
     countDateField: Type.Optional(editable.countDateField),
+    disaggregateBy: Type.Optional(editable.disaggregateBy),
   },
   { title: 'FormCreate' },
 );
@@ -166,6 +202,7 @@ export const UpdateFormBody = Body(
     valueFieldKey: Type.Optional(editable.valueFieldKey),
     countInto: Type.Optional(editable.countInto),
     countDateField: Type.Optional(editable.countDateField),
+    disaggregateBy: Type.Optional(editable.disaggregateBy),
   },
   { title: 'FormUpdate' },
 );
@@ -248,6 +285,17 @@ export const CountedSubmission = Type.Object(
           'that answer may be personal and is hidden: the form has a number field marked personal and ' +
           'the reader is a viewer, or the personal answers were erased.',
       }),
+    ),
+    cells: Type.Optional(
+      Nullable(
+        Type.Record(Type.String(), Type.Number(), {
+          description:
+            "What it added to the report's disaggregatedValues (a form filling disaggregations, " +
+            'disaggregateBy): the amount in one category of each disaggregation and in the cell of each ' +
+            'cross. Absent when it added none; null where the answers it was placed by may be personal ' +
+            'and are hidden (its form has a select, text or number field marked personal).',
+        }),
+      ),
     ),
   },
   { title: 'CountedSubmission', description: 'A form submission counted into an indicator report' },

@@ -14,6 +14,8 @@ import { findIndicatorReport, uncountFromIndicatorReport } from '../indicator-re
 import { countTarget, refusedCountTarget, type CountTargetRefusal } from '../indicator-reports/index.js';
 import { ensureProjectAccess, requireProject, visibilityOf } from '../projects/index.js';
 import { recordPersonalRead, type AuditSource } from '../privacy/index.js';
+import { dimensionsOf } from '../indicators/index.js';
+import { canonicalMappings, disaggregateByProblems, type DisaggregateBy } from './disaggregate-by.js';
 import { breakingEdits, fieldProblems, type FormField } from './form-fields.js';
 import {
   countForms,
@@ -64,6 +66,24 @@ function linkProblems(fields: FormField[], links: Links, counting: Counting): st
     if (field?.type !== 'number') problems.push('valueFieldKey must be the key of a number field');
   }
   return problems;
+}
+
+/**
+ * The form's mappings to its indicator's disaggregations, checked against them (400, every problem) and
+ * with the names as the indicator spells them; null for none.
+ */
+async function checkedMappings(
+  tx: Db,
+  orgId: string,
+  mappings: DisaggregateBy[] | null,
+  fields: FormField[],
+  indicatorId: string | null,
+): Promise<DisaggregateBy[] | null> {
+  if (!mappings?.length) return null;
+  const dimensions = indicatorId ? await dimensionsOf(tx, orgId, indicatorId) : null;
+  const problems = disaggregateByProblems(mappings, fields, dimensions);
+  if (problems.length > 0) throw badRequest(...problems);
+  return canonicalMappings(mappings, dimensions!);
 }
 
 /** The indicator first, then the period; a locked period does not stop linking a form to it. */
@@ -188,10 +208,18 @@ export class FormService {
     if (problems.length > 0) throw badRequest(...problems);
     const id = await transaction(this.db, async (tx) => {
       await checkTargets(tx, member.orgId, input.projectId, links);
+      const disaggregateBy = await checkedMappings(
+        tx,
+        member.orgId,
+        input.disaggregateBy ?? null,
+        input.fields,
+        links.indicatorId,
+      );
       return insertForm(tx, member.orgId, {
         projectId: input.projectId,
         ...links,
         ...counting,
+        disaggregateBy,
         title: input.title.trim(),
         description: optionalText(input.description) ?? null,
         closesAt: input.closesAt ? new Date(input.closesAt) : null,
@@ -233,9 +261,23 @@ export class FormService {
         indicatorId: input.indicatorId === undefined ? null : links.indicatorId,
         reportingPeriodId: input.reportingPeriodId === undefined ? null : links.reportingPeriodId,
       });
+      // Checked again when what they depend on is edited, not on every edit (a disaggregation added to
+      // the indicator since is met by counting: category_not_mapped).
+      const remaps =
+        input.disaggregateBy !== undefined || input.fields !== undefined || input.indicatorId !== undefined;
+      const disaggregateBy = remaps
+        ? await checkedMappings(
+            tx,
+            member.orgId,
+            input.disaggregateBy === undefined ? form.disaggregateBy : input.disaggregateBy,
+            fields,
+            links.indicatorId,
+          )
+        : form.disaggregateBy;
       const changes: FormValues = {
         ...links,
         ...counting,
+        disaggregateBy,
         ...(input.title !== undefined && { title: input.title.trim() }),
         ...(input.description !== undefined && { description: optionalText(input.description) ?? null }),
         ...(input.closesAt !== undefined && { closesAt: input.closesAt ? new Date(input.closesAt) : null }),

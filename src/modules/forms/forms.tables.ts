@@ -20,6 +20,7 @@ import { indicatorReports } from '../indicator-reports/indicator-reports.tables.
 import { projectIndicators } from '../indicators/indicators.tables.js';
 import { reportingPeriods } from '../periods/periods.tables.js';
 import { projects } from '../projects/projects.tables.js';
+import type { DisaggregateBy } from './disaggregate-by.js';
 import type { FormField, Location } from './form-fields.js';
 
 /** How a form picks the period a submission counts into: the form's own, or the one holding its date. */
@@ -27,9 +28,9 @@ export const COUNT_INTO = ['fixed_period', 'period_of_date'] as const;
 export type CountInto = (typeof COUNT_INTO)[number];
 
 /**
- * Why a submission was stored but not counted (null: counted). `category_not_mapped` is declared for
- * forms that fill disaggregations (nothing produces it yet); `unknown` only for submissions stored
- * before reasons were kept whose reason cannot be derived.
+ * Why a submission was stored but not counted (null: counted). `category_not_mapped`: a form filling
+ * disaggregations got an answer mapping to no category; `unknown` only for submissions stored before
+ * reasons were kept whose reason cannot be derived.
  */
 export const COUNTED_REASONS = [
   'not_counting',
@@ -64,6 +65,8 @@ export const forms = pgTable(
     countInto: text('count_into').$type<CountInto>().notNull().default('fixed_period'),
     /** With period_of_date: the key of a date field whose answer is that date (else submittedAt's, UTC). */
     countDateField: text('count_date_field'),
+    /** Form fields filling the indicator's disaggregations (and so its crosses); null: the value only. */
+    disaggregateBy: jsonb('disaggregate_by').$type<DisaggregateBy[]>(),
     title: text('title').notNull(),
     description: text('description'),
     publicToken: uuid('public_token').notNull(),
@@ -126,6 +129,8 @@ export const formSubmissions = pgTable(
     /** The indicator report it was counted into (its source), and the amount it added there. */
     indicatorReportId: uuid('indicator_report_id'),
     countedAmount: doublePrecision('counted_amount'),
+    /** The cells it added there (a form filling disaggregations); null when none. */
+    countedCells: jsonb('counted_cells').$type<Record<string, number>>(),
     /** When the answers of fields marked personal and the position were erased (by request or by retention). */
     personalErasedAt: timestamptz('personal_erased_at'),
     submittedAt: timestamp('submitted_at', { withTimezone: true, mode: 'date', precision: 3 })

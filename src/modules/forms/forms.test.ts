@@ -69,6 +69,7 @@ describe('POST /orgs/:orgId/forms', () => {
       valueFieldKey: 'household_size',
       countInto: 'fixed_period',
       countDateField: null,
+      disaggregateBy: null,
       title: 'Household water survey',
       description: 'Ask the head of the household',
       publicToken: expect.stringMatching(UUID),

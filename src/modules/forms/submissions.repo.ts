@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, inArray, isNotNull, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { rowsOf, type Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { projects } from '../projects/projects.tables.js';
 import { forms, formSubmissionFiles, formSubmissions } from './forms.tables.js';
@@ -314,7 +314,36 @@ export async function countedInto(db: Db, orgId: string, reportId: string) {
     })
     .from(formSubmissions)
     .where(and(eq(formSubmissions.orgId, orgId), eq(formSubmissions.indicatorReportId, reportId)));
-  return { amount: Number(row!.amount), submissions: row!.submissions };
+  return {
+    amount: Number(row!.amount),
+    submissions: row!.submissions,
+    cells: await countedCellsInto(db, orgId, [reportId]).then((cells) => cells.get(reportId) ?? {}),
+  };
+}
+
+/**
+ * The cells the submissions counted into these reports added (forms filling disaggregations), per
+ * report and key, summed exactly: one grouped read; with `formId`, those of one form's submissions.
+ */
+export async function countedCellsInto(db: Db, orgId: string, reportIds: string[], formId?: string) {
+  const byReport = new Map<string, Record<string, number>>();
+  if (reportIds.length === 0) return byReport;
+  const rows = rowsOf<{ reportId: string; key: string; amount: number }>(
+    await db.execute(sql`SELECT s.indicator_report_id AS "reportId", c.key,
+        sum(c.value::numeric)::float8 AS amount
+      FROM form_submissions s, jsonb_each_text(s.counted_cells) c
+      WHERE s.org_id = ${orgId} AND s.indicator_report_id IN (${sql.join(
+        reportIds.map((id) => sql`${id}::uuid`),
+        sql`, `,
+      )}) AND s.counted_cells IS NOT NULL ${formId ? sql`AND s.form_id = ${formId}` : sql``}
+      GROUP BY 1, 2`),
+  );
+  for (const row of rows) {
+    const cells = byReport.get(row.reportId) ?? {};
+    cells[row.key] = Number(row.amount);
+    byReport.set(row.reportId, cells);
+  }
+  return byReport;
 }
 
 /**
@@ -363,10 +392,17 @@ export async function countedByReport(db: Db, orgId: string, formId: string) {
     .groupBy(formSubmissions.indicatorReportId)
     // The caller locks the reports in this order: two deletions never wait on each other in a circle.
     .orderBy(formSubmissions.indicatorReportId);
+  const cells = await countedCellsInto(
+    db,
+    orgId,
+    rows.map((row) => row.reportId!),
+    formId,
+  );
   return rows.map((row) => ({
     reportId: row.reportId!,
     amount: Number(row.amount),
     submissions: row.submissions,
+    cells: cells.get(row.reportId!) ?? {},
   }));
 }
 
@@ -401,13 +437,19 @@ const amountNow = sql<number | null>`CASE
 
 /**
  * The uncounted submissions a report's recount can take in (row-locked with `lock`): of forms of its project counting
- * into its indicator now, refused for its period (locked, the report under review, or a reason not
- * kept), or counting by date with a date in its period that no period held then. Those with no amount
+ * into its indicator now, refused for its period (locked, the report under review, an answer mapping
+ * to no category then, or a reason not kept), or counting by date with a date in its period that no period held then. Those with no amount
  * are left out. Oldest first.
  */
 export async function uncountedOfPeriod(db: Db, orgId: string, report: ReportOfPeriod, lock: boolean) {
   const query = db
-    .select({ id: formSubmissions.id, reason: formSubmissions.countedReason, amount: amountNow })
+    .select({
+      id: formSubmissions.id,
+      reason: formSubmissions.countedReason,
+      amount: amountNow,
+      answers: formSubmissions.answers,
+      disaggregateBy: forms.disaggregateBy,
+    })
     .from(formSubmissions)
     .innerJoin(forms, and(eq(forms.orgId, formSubmissions.orgId), eq(forms.id, formSubmissions.formId)))
     .where(
@@ -424,6 +466,7 @@ export async function uncountedOfPeriod(db: Db, orgId: string, report: ReportOfP
               'report_submitted',
               'report_approved',
               'unknown',
+              'category_not_mapped',
             ]),
           ),
           and(
@@ -439,24 +482,33 @@ export async function uncountedOfPeriod(db: Db, orgId: string, report: ReportOfP
   const rows = lock ? await query.for('update', { of: formSubmissions }) : await query;
   return rows
     .filter((row) => row.amount !== null && Number.isFinite(Number(row.amount)))
-    .map((row) => ({ id: row.id, reason: row.reason ?? 'unknown', amount: Number(row.amount) }));
+    .map((row) => ({
+      id: row.id,
+      reason: row.reason ?? 'unknown',
+      amount: Number(row.amount),
+      answers: row.answers,
+      disaggregateBy: row.disaggregateBy,
+    }));
 }
 
-/** Marks the submissions counted into the report, each with its amount: one statement. */
+/** Marks the submissions counted into the report, each with its amount and cells: one statement. */
 export async function markCounted(
   db: Db,
   orgId: string,
   report: ReportOfPeriod,
-  taken: { id: string; amount: number }[],
+  taken: { id: string; amount: number; cells: Record<string, number> | null }[],
 ) {
   if (taken.length === 0) return;
   const amounts = sql.join(
-    taken.map((row) => sql`(${row.id}::uuid, ${row.amount}::float8)`),
+    taken.map(
+      (row) =>
+        sql`(${row.id}::uuid, ${row.amount}::float8, ${row.cells === null ? null : JSON.stringify(row.cells)}::jsonb)`,
+    ),
     sql`, `,
   );
   await db.execute(sql`UPDATE form_submissions s SET counted = true, counted_reason = NULL,
-      indicator_report_id = ${report.id}, counted_amount = v.amount,
+      indicator_report_id = ${report.id}, counted_amount = v.amount, counted_cells = v.cells,
       reporting_period_id = ${report.reportingPeriodId}
-    FROM (VALUES ${amounts}) AS v(id, amount)
+    FROM (VALUES ${amounts}) AS v(id, amount, cells)
     WHERE s.org_id = ${orgId} AND s.id = v.id AND NOT s.counted`);
 }

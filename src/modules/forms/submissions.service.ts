@@ -249,6 +249,7 @@ export class SubmissionService {
             countDate: outcome.countDate,
             indicatorReportId: counted?.reportId ?? null,
             countedAmount: counted?.amount ?? null,
+            countedCells: counted?.cells ?? null,
             // The date it was counted by is the stored one's.
             ...(current.countInto === 'period_of_date' && { submittedAt: now }),
           },

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { byCode } from '../indicators/index.js';
@@ -155,6 +155,17 @@ export async function lockIndicatorReportFor(
 const MAX_COUNTED_VALUE = 1.79e308;
 const countable = (n: number) => Math.abs(n) <= MAX_COUNTED_VALUE;
 
+/**
+ * A jsonb of numbers with `cells` added key by key (a missing key counts 0), read from the row the
+ * statement updates: under its row lock, concurrent counts add up.
+ */
+function addedTo(column: AnyColumn, cells: Record<string, number>) {
+  const pairs = Object.entries(cells).map(
+    ([key, add]) => sql`${key}::text, coalesce((${column} ->> ${key}::text)::float8, 0) + ${add}::float8`,
+  );
+  return sql<Record<string, number>>`${column} || jsonb_build_object(${sql.join(pairs, sql`, `)})`;
+}
+
 /** Why a count was refused by the report: under review, or a sum float8 cannot hold. */
 export interface CountRefusal {
   refused: 'report_submitted' | 'report_approved' | 'value_out_of_range';
@@ -171,13 +182,15 @@ export interface ReportChange {
  * it as a draft when there is none. The report stays row-locked until the transaction ends, so
  * concurrent additions take turns and never lose one, and a recount waits for them. A report that is
  * submitted or approved is left alone (it counts the refusal in `refusedSinceSubmitted`), and so is a
- * sum past MAX_COUNTED_VALUE (float8 would overflow): the refusal.
+ * sum past MAX_COUNTED_VALUE (float8 would overflow): the refusal. `cells` (a form filling
+ * disaggregations) are added to `disaggregatedValues` and its counted part in the same statement.
  */
 export async function countIntoReport(
   db: Db,
   orgId: string,
   key: IndicatorReportKey,
   amount: number,
+  cells: Record<string, number> = {},
 ): Promise<ReportChange | CountRefusal> {
   // Two rounds at most: when the insert loses to another submission creating the report, the second
   // round finds that report (the insert waited for its transaction to commit).
@@ -186,7 +199,15 @@ export async function countIntoReport(
     if (!before) {
       const [after] = await db
         .insert(indicatorReports)
-        .values({ orgId, ...key, value: amount, countedValue: amount, countedSubmissions: 1 })
+        .values({
+          orgId,
+          ...key,
+          value: amount,
+          countedValue: amount,
+          countedSubmissions: 1,
+          disaggregatedValues: cells,
+          countedDisaggregatedValues: cells,
+        })
         .onConflictDoNothing()
         .returning();
       if (after) return { before: null, after };
@@ -211,6 +232,10 @@ export async function countIntoReport(
         value: sql`coalesce(${indicatorReports.value}, 0) + ${amount}::float8`,
         countedValue: sql`${indicatorReports.countedValue} + ${amount}::float8`,
         countedSubmissions: sql`${indicatorReports.countedSubmissions} + 1`,
+        ...(Object.keys(cells).length > 0 && {
+          disaggregatedValues: addedTo(indicatorReports.disaggregatedValues, cells),
+          countedDisaggregatedValues: addedTo(indicatorReports.countedDisaggregatedValues, cells),
+        }),
       })
       .where(and(eq(indicatorReports.orgId, orgId), eq(indicatorReports.id, before.id)))
       .returning();

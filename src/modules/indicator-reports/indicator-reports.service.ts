@@ -42,14 +42,15 @@ import { readHistory, recordHistory, type PersonalAmounts } from './report-histo
 import { checkEditable, checkMove, EDITABLE, movableTo } from './report-workflow.js';
 
 /**
- * What the submissions counted into a report add up to now (the forms module, which keeps the link of
+ * What the submissions counted into a report add up to now, the value and the cells of forms filling
+ * disaggregations (the forms module, which keeps the link of
  * each counted submission to its report, answers: wired in `buildApp`).
  */
 export type CountedSources = (
   tx: Db,
   orgId: string,
   reportId: string,
-) => Promise<{ amount: number; submissions: number }>;
+) => Promise<{ amount: number; submissions: number; cells: Record<string, number> }>;
 
 /** What a recount can take in of the uncounted submissions of the report's period. */
 export interface Uncounted {
@@ -132,11 +133,11 @@ export async function countIntoIndicatorReport(
   tx: Db,
   orgId: string,
   key: IndicatorReportKey,
-  count: { amount: number; submissionId: string },
+  count: { amount: number; submissionId: string; cells?: Record<string, number> },
 ): Promise<{ reportId: string } | { refused: ReportRefusal }> {
   const period = await lockPeriodForShare(tx, orgId, key.reportingPeriodId);
   if (!period || period.isLocked) return { refused: 'period_locked' };
-  const change = await countIntoReport(tx, orgId, key, count.amount);
+  const change = await countIntoReport(tx, orgId, key, count.amount, count.cells);
   if ('refused' in change) return change;
   await recordHistory(tx, { kind: 'counted', actor: { submissionId: count.submissionId }, ...change });
   return { reportId: change.after.id };
@@ -151,13 +152,22 @@ export async function countIntoIndicatorReport(
 export async function uncountFromIndicatorReport(
   tx: Db,
   member: Member,
-  released: { reportId: string; amount: number; submissions: number; personal: boolean },
+  released: {
+    reportId: string;
+    amount: number;
+    submissions: number;
+    personal: boolean;
+    cells?: Record<string, number>;
+  },
   reason: string,
 ): Promise<void> {
   const report = await findIndicatorReport(tx, member.orgId, released.reportId, { lock: true });
   if (!report) return;
   const after = (await updateIndicatorReport(tx, member.orgId, report.id, INDICATOR_REPORT_STATUSES, {
     countedValue: clean(report.countedValue - released.amount),
+    ...(Object.keys(released.cells ?? {}).length > 0 && {
+      countedDisaggregatedValues: addCells(report.countedDisaggregatedValues, released.cells!, -1),
+    }),
     countedSubmissions: report.countedSubmissions - released.submissions,
     personalAmountsGone: report.personalAmountsGone || released.personal,
   }))!;
@@ -171,6 +181,24 @@ export async function uncountFromIndicatorReport(
       `${reason}: ${released.submissions} counted submission(s) adding ${released.amount} no longer ` +
       `have a source (counted part ${counted.from} → ${counted.to}; the value stays)`,
   });
+}
+
+/** `cells` added to `to` key by key (`sign` -1: taken away); a missing key counts 0. */
+function addCells(to: Record<string, number>, cells: Record<string, number>, sign = 1) {
+  const sum = { ...to };
+  for (const [key, n] of Object.entries(cells)) sum[key] = clean((sum[key] ?? 0) + sign * n);
+  return sum;
+}
+
+/**
+ * The report's cells with their counted part rebuilt from the sources' cells (the rest, entered by
+ * hand, stays); null when nothing is off, or neither counted any cell.
+ */
+function rebuiltCells(report: IndicatorReportRow, sources: Record<string, number>) {
+  const counted = report.countedDisaggregatedValues;
+  const keys = new Set([...Object.keys(counted), ...Object.keys(sources)]);
+  if ([...keys].every((key) => same(counted[key] ?? 0, sources[key] ?? 0))) return null;
+  return addCells(addCells(report.disaggregatedValues, counted, -1), sources);
 }
 
 /** Indicator values per project and period, and their review (SPEC.md IndicatorReport status). */
@@ -384,10 +412,12 @@ export class IndicatorReportService {
       // Counting adds in float8 one submission at a time; the sources are summed exactly: a difference
       // of rounding only is no difference.
       const off = !same(sources.amount, report.countedValue);
+      const cells = rebuiltCells(report, sources.cells);
       const recounted = (await updateIndicatorReport(tx, member.orgId, report.id, EDITABLE, {
         value: off ? clean((report.value ?? 0) + sources.amount - report.countedValue) : report.value,
         countedValue: off ? sources.amount : report.countedValue,
         countedSubmissions: sources.submissions,
+        ...(cells && { disaggregatedValues: cells, countedDisaggregatedValues: sources.cells }),
       }))!;
       await recordHistory(tx, { kind: 'recounted', actor: member, before: report, after: recounted });
       const result: Recount = {

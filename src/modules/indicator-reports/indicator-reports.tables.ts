@@ -56,6 +56,14 @@ export const indicatorReports = pgTable(
     target: doublePrecision('target'),
     narrative: text('narrative'),
     disaggregatedValues: jsonb('disaggregated_values').$type<Record<string, number>>().notNull().default({}),
+    /**
+     * The part of `disaggregatedValues` counted from submissions of forms filling disaggregations
+     * (`disaggregateBy`), cell by cell: what a recount rebuilds the cells from, as `countedValue` the value.
+     */
+    countedDisaggregatedValues: jsonb('counted_disaggregated_values')
+      .$type<Record<string, number>>()
+      .notNull()
+      .default({}),
     status: indicatorReportStatus('status').notNull().default('draft'),
     comment: text('comment'),
     submittedAt: timestamptz('submitted_at'),
