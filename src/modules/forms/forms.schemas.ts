@@ -7,6 +7,7 @@ import {
   Nullable,
   NullableString,
   Paragraphs,
+  SINGLE_LINE,
   Text,
   Timestamp,
   Uuid,
@@ -44,6 +45,8 @@ const DisaggregationMapping = Type.Object(
     disaggregation: Type.String({
       minLength: 1,
       maxLength: 200,
+      notBlank: true,
+      ...SINGLE_LINE,
       description: 'A plain disaggregation of the indicator, by name (crosses are filled from their parts)',
     }),
     field: Type.String({
@@ -53,9 +56,11 @@ const DisaggregationMapping = Type.Object(
         'placed in the age ranges a-b / a+; unanswered: unknown, when a category)',
     }),
     categories: Type.Optional(
-      Type.Record(Type.String({ minLength: 1, maxLength: 2000 }), Type.String(), {
-        description: 'Answer to category; an answer equal to a category name maps to it without this',
-      }),
+      Type.Record(
+        Type.String({ minLength: 1, maxLength: 2000 }),
+        Type.String({ minLength: 1, maxLength: 200, notBlank: true, ...SINGLE_LINE }),
+        { description: 'Answer to category; an answer equal to a category name maps to it without this' },
+      ),
     ),
   },
   { additionalProperties: false, title: 'FormDisaggregationMapping' },
