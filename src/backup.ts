@@ -14,6 +14,10 @@ function finish(report: CommandReport): never {
   process.exit(report.exitCode);
 }
 
+// Everything this process and pg_dump write (the dump on its way into the archive) is its owner's alone:
+// a backup holds personal data.
+process.umask(0o077);
+
 const read = readBackupArguments(process.argv.slice(2));
 if ('report' in read) finish(read.report);
 finish(await makeBackup(loadConfigOrExit(), read.out));

@@ -352,6 +352,22 @@ describe('npm run backup and npm run restore', { timeout: 120_000 }, () => {
     expect(await refusal(await archiveOf('files-only.tar', entries.slice(2)))).toMatch(
       /is not a backup of this service \(it has no manifest\.json\)$/,
     );
+    // A manifest of another shape (null, a field missing) is refused, not read.
+    for (const [name, manifest] of [
+      ['null-manifest.tar', 'null'],
+      [
+        'no-migrations.tar',
+        JSON.stringify({ ...JSON.parse(entries[0]!.content.toString()), migrations: undefined }),
+      ],
+    ] as const) {
+      const other = await archiveOf(name, [
+        { name: 'manifest.json', content: Buffer.from(manifest) },
+        ...entries.slice(1),
+      ]);
+      expect(await refusal(other)).toMatch(
+        /is not a backup of this service \(its manifest\.json is not one this version understands\)$/,
+      );
+    }
     expect(await restoredIsEmpty()).toBe(true);
   });
 

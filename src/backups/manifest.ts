@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import { sql } from 'drizzle-orm';
 import { MIGRATIONS_FOLDER, rowsOf, type Db } from '../db/client.js';
 import { sealedUnderKeyId } from '../modules/privacy/index.js';
@@ -106,15 +108,30 @@ export async function databaseFacts(
   };
 }
 
+/** The shape of a manifest this code writes: a restore reads no field it has not checked. */
+const MANIFEST_SHAPE = Type.Object({
+  format: Type.Literal(1),
+  createdAt: Type.String(),
+  app: Type.Object({ name: Type.String(), version: Type.String() }),
+  database: Type.Object({
+    kind: Type.Union([Type.Literal('postgresql'), Type.Literal('embedded')]),
+    entry: Type.String(),
+    serverVersion: Type.String(),
+  }),
+  migrations: Type.Object({
+    applied: Type.Integer({ minimum: 0 }),
+    last: Type.Union([Type.String(), Type.Null()]),
+  }),
+  keys: Type.Object({ piiKey: Type.Union([Type.String(), Type.Null()]), jwtSecret: Type.String() }),
+  counts: Type.Record(Type.String(), Type.Integer({ minimum: 0 })),
+  files: Type.Object({ count: Type.Integer({ minimum: 0 }), bytes: Type.Integer({ minimum: 0 }) }),
+});
+
 /** The manifest of an archive, checked to be one this code wrote. */
 export function parseManifest(text: string): Manifest {
   const manifest = JSON.parse(text) as Manifest;
   if (
-    manifest.format !== 1 ||
-    !manifest.database ||
-    !manifest.keys ||
-    !manifest.counts ||
-    !manifest.files ||
+    !Value.Check(MANIFEST_SHAPE, manifest) ||
     // The entry it names is looked for among the archive's: only the one its kind of database has.
     DATABASE_ENTRY[manifest.database.kind] !== manifest.database.entry
   ) {

@@ -116,7 +116,11 @@ function categoryOf(mapping: DisaggregateBy, dimension: Dimension, answer: unkno
       : null;
   }
   if (typeof answer !== 'string' && typeof answer !== 'number') return null;
-  const named = mapping.categories?.[String(answer)];
+  // Own keys only: an answer such as `constructor` names no inherited property.
+  const named =
+    mapping.categories && Object.hasOwn(mapping.categories, String(answer))
+      ? mapping.categories[String(answer)]
+      : undefined;
   if (named !== undefined) return dimension.categories.includes(named) ? named : null;
   if (typeof answer === 'string') return dimension.categories.includes(answer) ? answer : null;
   if (typeof answer === 'number' && Number.isFinite(answer) && answer >= 0) {

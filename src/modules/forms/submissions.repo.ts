@@ -491,24 +491,30 @@ export async function uncountedOfPeriod(db: Db, orgId: string, report: ReportOfP
     }));
 }
 
-/** Marks the submissions counted into the report, each with its amount and cells: one statement. */
+/** Submissions marked counted a statement: 3 parameters each, well inside PostgreSQL's 65,535. */
+const MARK_BATCH = 1000;
+
+/** Marks the submissions counted into the report, each with its amount and cells: a statement a thousand. */
 export async function markCounted(
   db: Db,
   orgId: string,
   report: ReportOfPeriod,
   taken: { id: string; amount: number; cells: Record<string, number> | null }[],
 ) {
-  if (taken.length === 0) return;
-  const amounts = sql.join(
-    taken.map(
-      (row) =>
-        sql`(${row.id}::uuid, ${row.amount}::float8, ${row.cells === null ? null : JSON.stringify(row.cells)}::jsonb)`,
-    ),
-    sql`, `,
-  );
-  await db.execute(sql`UPDATE form_submissions s SET counted = true, counted_reason = NULL,
-      indicator_report_id = ${report.id}, counted_amount = v.amount, counted_cells = v.cells,
-      reporting_period_id = ${report.reportingPeriodId}
-    FROM (VALUES ${amounts}) AS v(id, amount, cells)
-    WHERE s.org_id = ${orgId} AND s.id = v.id AND NOT s.counted`);
+  for (let from = 0; from < taken.length; from += MARK_BATCH) {
+    const amounts = sql.join(
+      taken
+        .slice(from, from + MARK_BATCH)
+        .map(
+          (row) =>
+            sql`(${row.id}::uuid, ${row.amount}::float8, ${row.cells === null ? null : JSON.stringify(row.cells)}::jsonb)`,
+        ),
+      sql`, `,
+    );
+    await db.execute(sql`UPDATE form_submissions s SET counted = true, counted_reason = NULL,
+        indicator_report_id = ${report.id}, counted_amount = v.amount, counted_cells = v.cells,
+        reporting_period_id = ${report.reportingPeriodId}
+      FROM (VALUES ${amounts}) AS v(id, amount, cells)
+      WHERE s.org_id = ${orgId} AND s.id = v.id AND NOT s.counted`);
+  }
 }

@@ -22,9 +22,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * period. A target that stays as it is changes nothing and is never refused. Periods are locked FOR SHARE
  * and reports FOR UPDATE in id order, so two requests never wait on each other in a circle.
  */
-export const setPeriodTargets: PeriodTargets = async (tx, member, link, targets) => {
-  const ids = Object.keys(targets).sort();
-  const malformed = ids.filter((id) => !UUID.test(id));
+export const setPeriodTargets: PeriodTargets = async (tx, member, link, sent) => {
+  const keys = Object.keys(sent).sort();
+  const malformed = keys.filter((id) => !UUID.test(id));
   if (malformed.length > 0) {
     throw badRequest(
       ...malformed.map((id) => ({
@@ -34,6 +34,18 @@ export const setPeriodTargets: PeriodTargets = async (tx, member, link, targets)
       })),
     );
   }
+  // Ids as the database writes them (lower case): an id sent in capitals names the same period.
+  const targets: Record<string, number | null> = {};
+  const twice: string[] = [];
+  for (const key of keys) {
+    const id = key.toLowerCase();
+    if (Object.hasOwn(targets, id)) twice.push(id);
+    targets[id] = sent[key] ?? null;
+  }
+  if (twice.length > 0) {
+    throw badRequest(...twice.map((id) => `periodTargets names ${id} twice (in different cases)`));
+  }
+  const ids = Object.keys(targets).sort();
   const periods = [];
   for (const id of ids) {
     const period = await lockPeriodForShare(tx, member.orgId, id);

@@ -102,6 +102,19 @@ describe('POST /orgs/:orgId/indicators/:id/disaggregations with crosses', () => 
     expect(cross.status).toBe(201);
   });
 
+  it('refuses more than 1,000 cells before making any (four disaggregations of 50: 6.25 million)', async () => {
+    const ind = await postIndicator(t.app, team.officer, team.org.id);
+    const names = ['A', 'B', 'C', 'D'];
+    for (const name of names) {
+      const categories = Array.from({ length: 50 }, (_, i) => `${name.toLowerCase()}${i}`);
+      await postDisaggregation(t.app, team.officer, team.org.id, ind.id, name, categories);
+    }
+    expectViolations(
+      await create(ind.id, { name: 'All', crosses: names }),
+      'crosses: 6250000 cells, more than 1000',
+    );
+  });
+
   it('refuses removing a crossed disaggregation while the cross exists (409)', async () => {
     const { ind, sex } = await sexAndAge();
     const cross = await create(ind.id, { name: 'Sex by age', crosses: ['Sex', 'Age'] });

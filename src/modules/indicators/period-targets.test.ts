@@ -126,6 +126,21 @@ describe('PATCH .../indicators/:indicatorId { periodTargets }', () => {
     expect(plain.body.target).toBe(1200);
   });
 
+  it('reads a period id sent in capitals as the same period, and refuses one named twice', async () => {
+    const { q1, patch, stored } = await scene();
+    const res = await patch({ periodTargets: { [q1.id.toUpperCase()]: 50 } });
+    expect([res.status, res.body.periodTargets], JSON.stringify(res.body)).toEqual([
+      200,
+      [entry(q1, 50, { created: true })],
+    ]);
+    expect((await stored()).map((row) => row.target)).toEqual([50]);
+    expectViolations(
+      await patch({ periodTargets: { [q1.id]: 60, [q1.id.toUpperCase()]: 70 } }),
+      `periodTargets names ${q1.id} twice (in different cases)`,
+    );
+    expect((await stored()).map((row) => row.target)).toEqual([50]);
+  });
+
   it('keeps a rejected report rejected; refuses (409) a submitted or approved report whose target would change', async () => {
     const { project, indicator, q1, q2, q3, patch, stored } = await scene();
     const approved = await postReport(t.app, team.officer, team.org.id, project.id, {
