@@ -134,7 +134,8 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<
           '60+, and unknown without a date of birth or with one after the period). An indicator with ' +
           'disaggregations gets each of them filled: one whose categories are some of female, male, other ' +
           'is by sex; one whose categories are age ranges written `a-b` or `a+` that do not overlap (and ' +
-          "`unknown` if listed) is by age at the period's end, whatever the organization's bands. Every " +
+          "`unknown` if listed) is by age at the period's end, whatever the organization's bands; a cross of " +
+          'such disaggregations is filled cell by cell (`female|15-24`). Every ' +
           'category is present, zeros included. A person who falls in no category of one of them (a man ' +
           'when only `female` is listed, an age no range holds, an unknown age without an `unknown` ' +
           'category) is left out of that disaggregation, of the others and of the value, so that each ' +
