@@ -3173,18 +3173,27 @@ export interface components {
                 [key: string]: string;
             };
         };
-        /** @description Answers: text up to 2000 characters, textarea up to 20000; number a finite number; select one of the options; multi_select a list of distinct options; date YYYY-MM-DD; boolean true or false; location { lat, lng, accuracy? } or the name of a place; file a part of a multipart body (PDF, JPEG, PNG, WebP, DOCX, XLSX or CSV, 10 MiB at most). */
+        /** @description Answers: text up to 2000 characters, textarea up to 20000; number a finite number; select one of the choices; multi_select a list of distinct choices; date YYYY-MM-DD; boolean true or false; location { lat, lng, accuracy? } or the name of a place; file a part of a multipart body (PDF, JPEG, PNG, WebP, DOCX, XLSX or CSV, 10 MiB at most); repeat a list of entries, each an object of its fields' answers; group fields answered as top-level fields; note nothing; calculate nothing (the service computes it). */
         FormField: {
             /** @enum {string} */
-            type: "text" | "textarea" | "number" | "select" | "multi_select" | "date" | "boolean" | "location" | "file";
-            label: string;
-            /** @description The answer identifier: a lowercase letter, then up to 63 lowercase letters, digits or _ */
+            type: "text" | "textarea" | "number" | "select" | "multi_select" | "date" | "boolean" | "location" | "file" | "note" | "calculate" | "group" | "repeat";
+            /** @description What the respondent sees; required but on calculate fields */
+            label?: string;
+            /** @description The answer identifier: a lowercase letter, then up to 63 lowercase letters, digits or _; unique in the whole form, groups and repeats included */
             key: string;
-            /** @description Required for select and multi_select, not allowed otherwise */
+            /** @description Shown under the label */
+            hint?: string;
+            /** @description The choices of a select or multi_select, each its own name and label (or `choices`: one of the two on choice fields, neither on others) */
             options?: string[];
-            /** @description false by default; only shown fields are required */
+            /** @description The choices of a select or multi_select with a stored name and a shown label (names unique); an answer stores the name */
+            choices?: {
+                /** @description What an answer stores */
+                name: string;
+                label: string;
+            }[];
+            /** @description false by default; only relevant (shown) fields are required */
             required?: boolean;
-            /** @description false by default; only on text, textarea, number, date and location fields. The answers name or describe a person: viewers get them as null (empty in CSV), an org_admin can erase them from a submission, the form's personalDataRetentionDays erases them from older submissions, and every response that carries them in clear is recorded in the audit log. */
+            /** @description false by default; only on text, textarea, number, date and location fields. The answers name or describe a person: viewers get them as null (empty in CSV), an org_admin can erase them from a submission, the form's personalDataRetentionDays erases them from older submissions, and every response that carries them in clear is recorded in the audit log. Inside repeats too. */
             personal?: boolean;
             showIf?: {
                 /** @description The key of an earlier field */
@@ -3192,6 +3201,151 @@ export interface components {
                 /** @description The answer that shows this field: one of the options of a select (for a multi_select, one of the chosen options), a boolean, a number, or the exact text */
                 equals: string | number | boolean;
             };
+            /** @description When the field is asked (with showIf, both must hold); a field not relevant is neither required nor kept, and an answer sent to it is refused. An expression in XLSForm's syntax (docs/forms.md, "Expressions"). */
+            relevant?: string;
+            /** @description What an answer must satisfy, `.` being the answer; checked when answered. An expression in XLSForm's syntax (docs/forms.md, "Expressions"). */
+            constraint?: string;
+            constraintMessage?: string;
+            /** @description calculate fields only: the value stored, computed from earlier answers. An expression in XLSForm's syntax (docs/forms.md, "Expressions"). */
+            calculation?: string;
+            /** @description number fields only: whole numbers only (XLSForm integer) */
+            integer?: boolean;
+            /** @description repeat fields only: 0 by default */
+            minCount?: number;
+            /** @description repeat fields only: 500 by default */
+            maxCount?: number;
+            /** @description group and repeat fields only: the fields they hold, in order */
+            fields?: components["schemas"]["FormFieldLevel2"][];
+        };
+        /** @description Answers: text up to 2000 characters, textarea up to 20000; number a finite number; select one of the choices; multi_select a list of distinct choices; date YYYY-MM-DD; boolean true or false; location { lat, lng, accuracy? } or the name of a place; file a part of a multipart body (PDF, JPEG, PNG, WebP, DOCX, XLSX or CSV, 10 MiB at most); repeat a list of entries, each an object of its fields' answers; group fields answered as top-level fields; note nothing; calculate nothing (the service computes it). */
+        FormFieldLevel2: {
+            /** @enum {string} */
+            type: "text" | "textarea" | "number" | "select" | "multi_select" | "date" | "boolean" | "location" | "file" | "note" | "calculate" | "group" | "repeat";
+            /** @description What the respondent sees; required but on calculate fields */
+            label?: string;
+            /** @description The answer identifier: a lowercase letter, then up to 63 lowercase letters, digits or _; unique in the whole form, groups and repeats included */
+            key: string;
+            /** @description Shown under the label */
+            hint?: string;
+            /** @description The choices of a select or multi_select, each its own name and label (or `choices`: one of the two on choice fields, neither on others) */
+            options?: string[];
+            /** @description The choices of a select or multi_select with a stored name and a shown label (names unique); an answer stores the name */
+            choices?: {
+                /** @description What an answer stores */
+                name: string;
+                label: string;
+            }[];
+            /** @description false by default; only relevant (shown) fields are required */
+            required?: boolean;
+            /** @description false by default; only on text, textarea, number, date and location fields. The answers name or describe a person: viewers get them as null (empty in CSV), an org_admin can erase them from a submission, the form's personalDataRetentionDays erases them from older submissions, and every response that carries them in clear is recorded in the audit log. Inside repeats too. */
+            personal?: boolean;
+            showIf?: {
+                /** @description The key of an earlier field */
+                field: string;
+                /** @description The answer that shows this field: one of the options of a select (for a multi_select, one of the chosen options), a boolean, a number, or the exact text */
+                equals: string | number | boolean;
+            };
+            /** @description When the field is asked (with showIf, both must hold); a field not relevant is neither required nor kept, and an answer sent to it is refused. An expression in XLSForm's syntax (docs/forms.md, "Expressions"). */
+            relevant?: string;
+            /** @description What an answer must satisfy, `.` being the answer; checked when answered. An expression in XLSForm's syntax (docs/forms.md, "Expressions"). */
+            constraint?: string;
+            constraintMessage?: string;
+            /** @description calculate fields only: the value stored, computed from earlier answers. An expression in XLSForm's syntax (docs/forms.md, "Expressions"). */
+            calculation?: string;
+            /** @description number fields only: whole numbers only (XLSForm integer) */
+            integer?: boolean;
+            /** @description repeat fields only: 0 by default */
+            minCount?: number;
+            /** @description repeat fields only: 500 by default */
+            maxCount?: number;
+            /** @description group and repeat fields only: the fields they hold, in order */
+            fields?: components["schemas"]["FormFieldLevel3"][];
+        };
+        /** @description Answers: text up to 2000 characters, textarea up to 20000; number a finite number; select one of the choices; multi_select a list of distinct choices; date YYYY-MM-DD; boolean true or false; location { lat, lng, accuracy? } or the name of a place; file a part of a multipart body (PDF, JPEG, PNG, WebP, DOCX, XLSX or CSV, 10 MiB at most); repeat a list of entries, each an object of its fields' answers; group fields answered as top-level fields; note nothing; calculate nothing (the service computes it). */
+        FormFieldLevel3: {
+            /** @enum {string} */
+            type: "text" | "textarea" | "number" | "select" | "multi_select" | "date" | "boolean" | "location" | "file" | "note" | "calculate" | "group" | "repeat";
+            /** @description What the respondent sees; required but on calculate fields */
+            label?: string;
+            /** @description The answer identifier: a lowercase letter, then up to 63 lowercase letters, digits or _; unique in the whole form, groups and repeats included */
+            key: string;
+            /** @description Shown under the label */
+            hint?: string;
+            /** @description The choices of a select or multi_select, each its own name and label (or `choices`: one of the two on choice fields, neither on others) */
+            options?: string[];
+            /** @description The choices of a select or multi_select with a stored name and a shown label (names unique); an answer stores the name */
+            choices?: {
+                /** @description What an answer stores */
+                name: string;
+                label: string;
+            }[];
+            /** @description false by default; only relevant (shown) fields are required */
+            required?: boolean;
+            /** @description false by default; only on text, textarea, number, date and location fields. The answers name or describe a person: viewers get them as null (empty in CSV), an org_admin can erase them from a submission, the form's personalDataRetentionDays erases them from older submissions, and every response that carries them in clear is recorded in the audit log. Inside repeats too. */
+            personal?: boolean;
+            showIf?: {
+                /** @description The key of an earlier field */
+                field: string;
+                /** @description The answer that shows this field: one of the options of a select (for a multi_select, one of the chosen options), a boolean, a number, or the exact text */
+                equals: string | number | boolean;
+            };
+            /** @description When the field is asked (with showIf, both must hold); a field not relevant is neither required nor kept, and an answer sent to it is refused. An expression in XLSForm's syntax (docs/forms.md, "Expressions"). */
+            relevant?: string;
+            /** @description What an answer must satisfy, `.` being the answer; checked when answered. An expression in XLSForm's syntax (docs/forms.md, "Expressions"). */
+            constraint?: string;
+            constraintMessage?: string;
+            /** @description calculate fields only: the value stored, computed from earlier answers. An expression in XLSForm's syntax (docs/forms.md, "Expressions"). */
+            calculation?: string;
+            /** @description number fields only: whole numbers only (XLSForm integer) */
+            integer?: boolean;
+            /** @description repeat fields only: 0 by default */
+            minCount?: number;
+            /** @description repeat fields only: 500 by default */
+            maxCount?: number;
+            /** @description group and repeat fields only: the fields they hold, in order */
+            fields?: components["schemas"]["FormFieldLevel4"][];
+        };
+        /** @description Answers: text up to 2000 characters, textarea up to 20000; number a finite number; select one of the choices; multi_select a list of distinct choices; date YYYY-MM-DD; boolean true or false; location { lat, lng, accuracy? } or the name of a place; file a part of a multipart body (PDF, JPEG, PNG, WebP, DOCX, XLSX or CSV, 10 MiB at most); repeat a list of entries, each an object of its fields' answers; group fields answered as top-level fields; note nothing; calculate nothing (the service computes it). */
+        FormFieldLevel4: {
+            /** @enum {string} */
+            type: "text" | "textarea" | "number" | "select" | "multi_select" | "date" | "boolean" | "location" | "file" | "note" | "calculate" | "group" | "repeat";
+            /** @description What the respondent sees; required but on calculate fields */
+            label?: string;
+            /** @description The answer identifier: a lowercase letter, then up to 63 lowercase letters, digits or _; unique in the whole form, groups and repeats included */
+            key: string;
+            /** @description Shown under the label */
+            hint?: string;
+            /** @description The choices of a select or multi_select, each its own name and label (or `choices`: one of the two on choice fields, neither on others) */
+            options?: string[];
+            /** @description The choices of a select or multi_select with a stored name and a shown label (names unique); an answer stores the name */
+            choices?: {
+                /** @description What an answer stores */
+                name: string;
+                label: string;
+            }[];
+            /** @description false by default; only relevant (shown) fields are required */
+            required?: boolean;
+            /** @description false by default; only on text, textarea, number, date and location fields. The answers name or describe a person: viewers get them as null (empty in CSV), an org_admin can erase them from a submission, the form's personalDataRetentionDays erases them from older submissions, and every response that carries them in clear is recorded in the audit log. Inside repeats too. */
+            personal?: boolean;
+            showIf?: {
+                /** @description The key of an earlier field */
+                field: string;
+                /** @description The answer that shows this field: one of the options of a select (for a multi_select, one of the chosen options), a boolean, a number, or the exact text */
+                equals: string | number | boolean;
+            };
+            /** @description When the field is asked (with showIf, both must hold); a field not relevant is neither required nor kept, and an answer sent to it is refused. An expression in XLSForm's syntax (docs/forms.md, "Expressions"). */
+            relevant?: string;
+            /** @description What an answer must satisfy, `.` being the answer; checked when answered. An expression in XLSForm's syntax (docs/forms.md, "Expressions"). */
+            constraint?: string;
+            constraintMessage?: string;
+            /** @description calculate fields only: the value stored, computed from earlier answers. An expression in XLSForm's syntax (docs/forms.md, "Expressions"). */
+            calculation?: string;
+            /** @description number fields only: whole numbers only (XLSForm integer) */
+            integer?: boolean;
+            /** @description repeat fields only: 0 by default */
+            minCount?: number;
+            /** @description repeat fields only: 500 by default */
+            maxCount?: number;
         };
         FormList: components["schemas"]["Form"][];
         FormPage: {

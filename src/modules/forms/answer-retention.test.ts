@@ -178,7 +178,7 @@ describe('eraseExpiredPersonalAnswers', () => {
       submittedAt: daysAgo(400),
     }));
     await t.database.db.insert(formSubmissions).values(rows);
-    const keys = personalKeys(yearly.fields as Parameters<typeof personalKeys>[0]);
+    const keys = personalKeys(yearly.fields as unknown as Parameters<typeof personalKeys>[0]);
     const erased = await transaction(t.database.db, async (tx) => {
       // The plan that rescans a subquery of the UPDATE for each row it visits.
       const settings = ['material', 'sort', 'hashjoin', 'mergejoin', 'hashagg', 'indexscan', 'bitmapscan'];

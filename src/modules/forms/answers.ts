@@ -1,6 +1,6 @@
 import { MAX_PROBLEMS } from '../../errors/catalogue.js';
 import { textProblem } from '../../lib/text.js';
-import { isShown, PLACE_MAX, TEXT_MAX, type FormField, type Location } from './form-fields.js';
+import { isShown, names, PLACE_MAX, TEXT_MAX, type FormField, type Location } from './form-fields.js';
 
 // The limits are field rules (form-fields.ts); pages/form-page.ts reads them here.
 export { PLACE_MAX, TEXT_MAX };
@@ -69,12 +69,12 @@ function answerProblem(field: FormField, value: unknown, at: string): string[] {
     case 'number':
       return typeof value === 'number' && Number.isFinite(value) ? [] : [`${at} must be a number`];
     case 'select':
-      return typeof value === 'string' && field.options!.includes(value)
+      return typeof value === 'string' && names(field).includes(value)
         ? []
-        : [`${at} must be one of ${field.options!.join(', ')}`];
+        : [`${at} must be one of ${names(field).join(', ')}`];
     case 'multi_select': {
-      if (!Array.isArray(value) || value.some((item) => !field.options!.includes(item as string))) {
-        return [`${at} must be a list of options from ${field.options!.join(', ')}`];
+      if (!Array.isArray(value) || value.some((item) => !names(field).includes(item as string))) {
+        return [`${at} must be a list of options from ${names(field).join(', ')}`];
       }
       return new Set(value).size === value.length ? [] : [`${at} must not contain duplicates`];
     }
@@ -95,6 +95,11 @@ function answerProblem(field: FormField, value: unknown, at: string): string[] {
         : [`${at} must be coordinates { lat, lng } or the name of a place`];
     case 'file':
       return [`${at} must be sent as a file part of a multipart/form-data body`];
+    case 'note':
+    case 'calculate':
+    case 'group':
+    case 'repeat':
+      return [`${at} is not answered`];
   }
 }
 

@@ -130,11 +130,11 @@ describe('POST /orgs/:orgId/forms', () => {
       [
         one({ ...text, type: 'photo' }),
         [
-          'fields.0.type must be one of text, textarea, number, select, multi_select, date, boolean, location, file',
+          'fields.0.type must be one of text, textarea, number, select, multi_select, date, boolean, location, file, note, calculate, group, repeat',
         ],
       ],
       [one({ ...text, label: '' }), ['fields.0.label should not be empty']],
-      [one({ ...text, hint: 'x' }), ['property fields.0.hint should not exist']],
+      [one({ ...text, hints: 'x' }), ['property fields.0.hints should not exist']],
       [one({ ...text, showIf: { field: 'name' } }), ['fields.0.showIf.equals is required']],
       [survey(project.id, { title: ' ' }), ['title should not be empty']],
       [survey('p-1'), ['projectId must be a UUID']],

@@ -58,6 +58,11 @@ function control(field: FormField, id: string, describedBy: string): Html {
         <p class="hint" data-location-status aria-live="polite"></p>
         <label for="${id}">Or type the name of the place</label>
         <input type="text" ${common} maxlength="${PLACE_MAX}" autocomplete="off" />`;
+    case 'note':
+    case 'calculate':
+    case 'group':
+    case 'repeat':
+      return html``;
   }
 }
 
