@@ -13,6 +13,11 @@ export interface Asset {
   body: Buffer;
 }
 
+/** Modules the pages run as the service does, served under their own names (form-expressions.js). */
+const SHARED: Record<string, URL> = {
+  'form-expressions.js': new URL('../../lib/form-expressions.js', import.meta.url),
+};
+
 /**
  * The pages' stylesheet and scripts, read once from ./assets as they are (no build step). `url(name)`
  * is where a page links one; `byName` is what the asset route serves.
@@ -22,12 +27,13 @@ export class Assets {
   private readonly byFile = new Map<string, Asset>();
   readonly byName = new Map<string, Asset>();
 
-  constructor(folder = new URL('./assets/', import.meta.url)) {
-    for (const file of readdirSync(folder)) {
+  constructor(folder = new URL('./assets/', import.meta.url), shared = SHARED) {
+    const files = readdirSync(folder).map((file) => [file, new URL(file, folder)] as const);
+    for (const [file, url] of [...files, ...Object.entries(shared)]) {
       const extension = file.split('.').pop()!;
       const type = TYPES[extension];
       if (!type) continue;
-      const body = readFileSync(new URL(file, folder));
+      const body = readFileSync(url);
       const hash = createHash('sha256').update(body).digest('hex').slice(0, 10);
       const name = file.replace(new RegExp(`\\.${extension}$`), `.${hash}.${extension}`);
       this.byName.set(name, { name, type, body });
