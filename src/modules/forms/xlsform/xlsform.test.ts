@@ -166,8 +166,16 @@ const TWO_LANGUAGES: Sheets = {
     ['yes_no', 'no', 'No', null],
   ],
   settings: [
-    ['form_title', 'form_title::العربية (ar)', 'default_language', 'form_id', 'version'],
-    ['School survey', 'مسح المدارس', 'English (en)', 'school_2026', '1'],
+    [
+      'form_title',
+      'form_title::العربية (ar)',
+      'default_language',
+      'form_id',
+      'version',
+      'description::العربية (ar)',
+      'description',
+    ],
+    ['School survey', 'مسح المدارس', 'English (en)', 'school_2026', '1', 'عن المدارس', 'About schools'],
   ],
 };
 
@@ -250,10 +258,12 @@ describe('POST /orgs/:orgId/forms/import', () => {
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
       title: 'School survey',
+      description: 'About schools',
       defaultLanguage: 'en',
       translations: {
         ar: {
           title: 'مسح المدارس',
+          description: 'عن المدارس',
           fields: {
             village: { label: 'القرية', hint: 'القرية التي تسكن فيها' },
             children: { label: 'الأطفال' },
@@ -602,7 +612,7 @@ describe('GET /forms/public/:token?lang=', () => {
       const arabic = await call(t.app, 'GET', `${publicFormUrl(token)}?lang=${lang}`);
       expect(arabic.body).toEqual({
         title: 'مسح المدارس',
-        description: null,
+        description: 'عن المدارس',
         closesAt: null,
         language: 'ar',
         languages,
