@@ -218,7 +218,13 @@ export class SubmissionService {
         open(current);
         // A refused file was still sent: its field is reported as the wrong type, not as missing.
         const fileKeys = [...uploads.map((upload) => upload.fieldKey), ...refused];
-        const { submission, problems } = checkSubmission(current.fields, body, fileKeys, partProblems);
+        const { submission, problems } = checkSubmission(
+          current.fields,
+          body,
+          fileKeys,
+          partProblems,
+          this.counting.clock.now().toISOString().slice(0, 10),
+        );
         if (!submission) throw badRequest(...problems);
         kept = submission.files;
         const keptBytes = uploads
