@@ -428,3 +428,23 @@ export function checkSubmission(
     ? { problems: [...new Set(problems)] }
     : { submission: { answers: scope.answers, location, files: files.kept }, problems };
 }
+
+/**
+ * Evaluates expressions over one entry of a top-level repeat, as checkSubmission does (the entry's
+ * answers first, then the top-level ones): what counting a repeat's entries (countWhere) needs. A text
+ * that does not parse holds for no entry.
+ */
+export function entryEvaluator(fields: FormField[], today: string) {
+  const check: Check = { placed: placeFields(fields), today, problems: [] };
+  return (
+    text: string,
+    answers: Record<string, unknown>,
+    repeat: string,
+    entry: Record<string, unknown>,
+  ): boolean => {
+    const tree = treeOf(text);
+    if (!tree) return false;
+    const top: Scope = { answers, repeat: null, outer: null };
+    return toBoolean(run(tree, contextOf(check, { answers: entry, repeat, outer: top }), false));
+  };
+}

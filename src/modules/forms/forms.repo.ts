@@ -29,6 +29,8 @@ const formColumns = {
   countInto: forms.countInto,
   countDateField: forms.countDateField,
   disaggregateBy: forms.disaggregateBy,
+  countRepeat: forms.countRepeat,
+  countWhere: forms.countWhere,
   title: forms.title,
   description: forms.description,
   publicToken: forms.publicToken,
@@ -111,7 +113,8 @@ export async function lockFormForSubmission(db: Db, orgId: string, id: string): 
     await db.execute(sql`SELECT f.id, f.org_id AS "orgId", f.project_id AS "projectId",
         f.indicator_id AS "indicatorId", f.reporting_period_id AS "reportingPeriodId",
         f.value_field_key AS "valueFieldKey", f.count_into AS "countInto",
-        f.count_date_field AS "countDateField", f.disaggregate_by AS "disaggregateBy", f.title, f.description, f.public_token AS "publicToken",
+        f.count_date_field AS "countDateField", f.disaggregate_by AS "disaggregateBy",
+        f.count_repeat AS "countRepeat", f.count_where AS "countWhere", f.title, f.description, f.public_token AS "publicToken",
         f.is_published AS "isPublished", f.closes_at AS "closesAt",
         f.personal_data_retention_days AS "personalDataRetentionDays", f.fields,
         f.created_at AS "createdAt", f.updated_at AS "updatedAt"

@@ -97,6 +97,25 @@ const links = {
       'With countInto period_of_date: the key of a date field giving the date to count by (paper forms ' +
       "entered later); a date in the future is refused (400); unanswered: submittedAt's date.",
   }),
+  countRepeat: NullableString({
+    pattern: KEY_PATTERN,
+    description:
+      'The key of a repeat (outside any other repeat): its entries are counted instead of the submission, ' +
+      'each entry that countWhere takes adding 1, or its answer to valueFieldKey (then a number or ' +
+      'calculate field of the repeat; an entry without that answer adds nothing); disaggregateBy may map ' +
+      "the repeat's fields, per entry. A submission none of whose entries is taken is counted with 0. " +
+      'Needs indicatorId. null (default): the submission is counted.',
+  }),
+  countWhere: NullableString({
+    minLength: 1,
+    maxLength: 1000,
+    notBlank: true,
+    ...SINGLE_LINE,
+    description:
+      'With countRepeat: an expression (docs-forms-model.md, "Expressions") over the repeat\'s fields and the ' +
+      'top-level ones, evaluated per entry: only the entries it holds for are counted (`${age} < 5`). ' +
+      'null: every entry.',
+  }),
   disaggregateBy: Type.Unsafe<DisaggregateBy[] | null>({
     type: ['array', 'null'],
     items: CloneType(DisaggregationMapping),
@@ -146,6 +165,8 @@ export const Form = Type.Object(
     countInto: links.countInto,
     countDateField: Nullable(Type.String()),
     disaggregateBy: links.disaggregateBy,
+    countRepeat: Nullable(Type.String()),
+    countWhere: Nullable(Type.String()),
     title: Type.String(),
     description: Nullable(Type.String()),
     publicToken: Uuid('The secret of the public link'),
@@ -191,6 +212,8 @@ export const CreateFormBody = Body(
     countInto: Type.Optional(editable.countInto),
     countDateField: Type.Optional(editable.countDateField),
     disaggregateBy: Type.Optional(editable.disaggregateBy),
+    countRepeat: Type.Optional(editable.countRepeat),
+    countWhere: Type.Optional(editable.countWhere),
   },
   { title: 'FormCreate' },
 );
@@ -208,6 +231,8 @@ export const UpdateFormBody = Body(
     countInto: Type.Optional(editable.countInto),
     countDateField: Type.Optional(editable.countDateField),
     disaggregateBy: Type.Optional(editable.disaggregateBy),
+    countRepeat: Type.Optional(editable.countRepeat),
+    countWhere: Type.Optional(editable.countWhere),
   },
   { title: 'FormUpdate' },
 );
@@ -309,6 +334,13 @@ export const CountedSubmission = Type.Object(
 export const SubmissionsCsvQuery = Type.Object({
   indicatorReportId: Type.Optional(
     Uuid("Only the submissions counted into this indicator report (a report of the form's project)"),
+  ),
+  repeat: Type.Optional(
+    Type.String({
+      pattern: KEY_PATTERN,
+      description:
+        "The key of a repeat field (outside other repeats): one row per entry of that repeat instead, joined to the submissions' file by submission_id",
+    }),
   ),
 });
 

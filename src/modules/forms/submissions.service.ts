@@ -26,7 +26,12 @@ import { checkSubmission } from './answers.js';
 import type { FormField } from './form-fields.js';
 import { findForm, findFormByToken, lockFormForSubmission, type FormRow } from './forms.repo.js';
 import { readableSubmissions, recordPageRead } from './submission-pages.js';
-import { holdsPersonal, personalAnswersFor, submissionView } from './submission-view.js';
+import {
+  holdsPersonal,
+  holdsPersonalAnswers,
+  personalAnswersFor,
+  submissionView,
+} from './submission-view.js';
 import {
   countSubmissions,
   erasePersonalAnswers,
@@ -358,11 +363,11 @@ export class SubmissionService {
       if (!row) throw notFound('Submission');
       if (row.personalErasedAt) {
         // Erased before, unless a field was marked personal since: its answer is still there.
-        if (!personal.keys.some((key) => Object.hasOwn(row.answers, key))) {
+        if (!holdsPersonalAnswers(personal, row.answers)) {
           throw conflict(ALREADY_ERASED.form_submission, 'personal_data_erased');
         }
       } else if (!holdsPersonal(personal, row)) throw conflict(NOTHING_PERSONAL);
-      const erased = await erasePersonalAnswers(tx, member.orgId, row.id, personal.keys, new Date());
+      const erased = await erasePersonalAnswers(tx, member.orgId, row.id, personal, new Date());
       await recordAudit(tx, source, {
         action: 'erase',
         subjectKind: 'form_submission',
