@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkSubmission } from './answers.js';
+import { tallyOf } from './counting.js';
 import { breakingEdits, fieldProblems, personalShape, type FormField } from './form-fields.js';
 
 // Issue 41's field model: the rules of fieldProblems and the answer checks of checkSubmission, pure.
@@ -406,5 +407,52 @@ describe('personalShape', () => {
       keys: ['head_name'],
       repeats: [{ key: 'members', shape: { keys: ['member_name'], repeats: [] } }],
     });
+  });
+});
+
+describe('tallyOf: counting a repeat entry by entry', () => {
+  const fields = [
+    f('repeat', 'members', {
+      fields: [f('number', 'age'), f('select', 'sex', { options: ['f', 'm', 'x'] }), f('number', 'income')],
+    }),
+  ];
+  const dimensions = [{ name: 'Sex', categories: ['female', 'male'] }];
+  const mappings = [{ disaggregation: 'Sex', field: 'sex', categories: { f: 'female', m: 'male' } }];
+  const form = (extra: Record<string, unknown> = {}) => ({
+    fields,
+    valueFieldKey: null,
+    countRepeat: 'members',
+    countWhere: '${age} < 5',
+    disaggregateBy: null,
+    ...extra,
+  });
+  const members = [
+    { age: 2, sex: 'f', income: 10 },
+    { age: 3, sex: 'm' },
+    { age: 30, sex: 'x', income: 100 },
+  ];
+
+  it('adds 1 per entry taken, or its value field; 0 when none is taken', () => {
+    expect(tallyOf(form(), { members }, [], '2026-11-28')).toEqual({ amount: 2, cells: null });
+    expect(tallyOf(form({ valueFieldKey: 'income' }), { members }, [], '2026-11-28')).toEqual({
+      amount: 10,
+      cells: null,
+    });
+    expect(tallyOf(form({ countWhere: null }), { members }, [], '2026-11-28')).toEqual({
+      amount: 3,
+      cells: null,
+    });
+    expect(tallyOf(form(), { members: [] }, [], '2026-11-28')).toEqual({ amount: 0, cells: null });
+    expect(tallyOf(form(), {}, [], '2026-11-28')).toEqual({ amount: 0, cells: null });
+  });
+
+  it('sums the cells of the entries; one entry mapping to no category leaves the submission out', () => {
+    expect(tallyOf(form({ disaggregateBy: mappings }), { members }, dimensions, '2026-11-28')).toEqual({
+      amount: 2,
+      cells: { female: 1, male: 1 },
+    });
+    expect(
+      tallyOf(form({ disaggregateBy: mappings, countWhere: null }), { members }, dimensions, '2026-11-28'),
+    ).toEqual({ refused: 'category_not_mapped' });
   });
 });

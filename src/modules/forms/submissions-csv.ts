@@ -154,7 +154,7 @@ async function sliceAfter(
   const { form } = exported;
   const slice = await submissionsAfter(db, form.orgId, form.id, after, SLICE, filter);
   const files =
-    slice.length > 0 && !exported.repeat && form.fields.some((field) => field.type === 'file')
+    slice.length > 0 && !exported.repeat && topLevelFields(form.fields).some((field) => field.type === 'file')
       ? await filesOf(
           db,
           form.orgId,

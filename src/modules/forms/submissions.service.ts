@@ -23,7 +23,7 @@ import type { FileQuota, QuotaScope, Room } from '../../storage/file-quota.js';
 import { ensureProjectAccess } from '../projects/index.js';
 import { ALREADY_ERASED, recordAudit, type AuditSource } from '../privacy/index.js';
 import { checkSubmission } from './answers.js';
-import type { FormField } from './form-fields.js';
+import { topLevelFields, type FormField } from './form-fields.js';
 import { findForm, findFormByToken, lockFormForSubmission, type FormRow } from './forms.repo.js';
 import { readableSubmissions, recordPageRead } from './submission-pages.js';
 import {
@@ -101,7 +101,8 @@ async function readParts(
   storage: FileStorage,
   { maxFiles, room }: { maxFiles: number; room: Room },
 ) {
-  const types = new Map(fields.map((field) => [field.key, field.type]));
+  // Groups' fields are top-level answers: a file field in a group takes its part as any other.
+  const types = new Map(topLevelFields(fields).map((field) => [field.key, field.type]));
   const uploads: Upload[] = [];
   const refused: string[] = [];
   const problems: string[] = [];
@@ -195,7 +196,7 @@ export class SubmissionService {
   /** Refused before a byte is read when the form does not take responses. */
   async submitMultipart(token: string, parts: (limits: { files: number }) => AsyncIterable<Multipart>) {
     const form = await this.byToken(token);
-    const files = Math.max(form.fields.filter((field) => field.type === 'file').length, 1);
+    const files = Math.max(topLevelFields(form.fields).filter((field) => field.type === 'file').length, 1);
     const room = await this.quota.room(this.db, quotaScope(form));
     const { data, received } = await readParts(parts({ files }), form.fields, this.storage, {
       maxFiles: files,
