@@ -256,9 +256,7 @@ function checkLevel(
     if (problems.length > MAX_PROBLEMS) return;
     const path = `${at}.${field.key}`;
     let why: Hidden = hidden;
-    if (why === null && !isShown(field, { ...scope.answers, ...showIfAnswers(check, scope, field) })) {
-      why = 'showIf';
-    }
+    if (why === null && !shown(check, scope, field)) why = 'showIf';
     if (why === null) {
       const relevant = treeOf(field.relevant);
       if (relevant && !toBoolean(run(relevant, contextOf(check, scope), true))) why = 'relevant';
@@ -318,11 +316,11 @@ function checkLevel(
 
 const notAsked = (path: string) => `${path} is not asked: its relevant condition is false`;
 
-/** The answers `showIf` may name from inside a repeat entry: the same entry's, then the outer ones. */
-function showIfAnswers(check: Check, scope: Scope, field: FormField): Record<string, unknown> {
-  if (!field.showIf || scope.repeat === null) return {};
+/** Whether `showIf` shows the field: the answer it names, of the same entry or an outer one, kept so far. */
+function shown(check: Check, scope: Scope, field: FormField): boolean {
+  if (!field.showIf) return true;
   const name = field.showIf.field;
-  return Object.hasOwn(scope.answers, name) ? {} : { [name]: valueIn(scope, check.placed, name) };
+  return isShown(field, { [name]: valueIn(scope, check.placed, name) });
 }
 
 /** A repeat's answer: a list of entries, each an object of its fields' answers, as many as allowed. */

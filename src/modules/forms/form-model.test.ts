@@ -456,3 +456,17 @@ describe('tallyOf: counting a repeat entry by entry', () => {
     ).toEqual({ refused: 'category_not_mapped' });
   });
 });
+
+describe('checkSubmission: a full roster stays quick', () => {
+  it('checks 500 entries of ten fields with relevance and constraints in well under a second', () => {
+    const inner = Array.from({ length: 10 }, (_, i) =>
+      f('number', `n${i}`, i > 0 ? { relevant: `\${n${i - 1}} >= 0`, constraint: '. < 1000' } : {}),
+    );
+    const fields = [f('repeat', 'r', { fields: inner })];
+    const entry = Object.fromEntries(inner.map((field, i) => [field.key, i]));
+    const started = performance.now();
+    const { problems } = check(fields, { r: Array.from({ length: 500 }, () => entry) });
+    expect(problems).toEqual([]);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
