@@ -80,7 +80,9 @@ const links = {
   valueFieldKey: NullableString({
     pattern: KEY_PATTERN,
     description:
-      'The key of a number field: a counted submission adds its answer instead of 1. Needs indicatorId.',
+      'The key of a number field: a counted submission adds its answer instead of 1. Needs indicatorId. ' +
+      'A calculate field too (it adds its result when a number), and inside groups; with countRepeat, a ' +
+      'number or calculate field of that repeat.',
   }),
   countInto: Type.Unsafe<CountInto>({
     type: 'string',

@@ -138,6 +138,26 @@ describe('forms counting the entries of a repeat (countRepeat, countWhere)', () 
     expect((sources.body as { amount: number }[]).map((row) => row.amount).sort()).toEqual([0, 3]);
   });
 
+  it('refuses through the public route what the rules refuse, naming the entry', async () => {
+    const s = await scene();
+    const form = await publishedForm(t.app, team.officer, s.orgId, rosterForm(s));
+    const res = await call(t.app, 'POST', submitUrl(form.publicToken), {
+      body: {
+        answers: {
+          size: 4,
+          members: [member('Amina', 34, 'f', { vaccinated: true }), { member_name: 'B', age: 2.5, sex: 'x' }],
+        },
+      },
+    });
+    expectViolations(
+      res,
+      'answers.members.0.vaccinated is not asked: its relevant condition is false',
+      'answers.members.1.age must be a whole number',
+      'answers.members.1.sex must be one of f, m',
+      'answers.size is calculated, not answered',
+    );
+  });
+
   it('adds an entry value field when valueFieldKey names a number field of the repeat', async () => {
     const s = await scene();
     const form = await publishedForm(
