@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   eraseUrl,
   formsUrl,
+  formUrl,
   formTargets,
   publishedForm,
   submissionsCsvUrl,
@@ -168,6 +169,54 @@ describe('forms counting the entries of a repeat (countRepeat, countWhere)', () 
     );
     await submit(form, { members: [member('A', 30, 'f'), member('B', 2, 'm')] });
     expect((await reportOf(s)).value).toBe(32);
+  });
+
+  it('a take-in tallies the entries of responses a corrected mapping now places', async () => {
+    const s = await scene();
+    const sexBy = (categories: Record<string, string>) => [
+      { disaggregation: 'Sex', field: 'sex', categories },
+      { disaggregation: 'Age', field: 'age' },
+    ];
+    const form = await publishedForm(
+      t.app,
+      team.officer,
+      s.orgId,
+      rosterForm(s, { disaggregateBy: sexBy({ f: 'female' }) }),
+    );
+    await submit(form, { members: [member('A', 1, 'f'), member('B', 40, 'm')] });
+    await submit(form, { members: [member('C', 2, 'f'), member('D', 3, 'm'), member('E', 50, 'f')] });
+    const { id } = await reportOf(s);
+    const patched = await call(t.app, 'PATCH', formUrl(s.orgId, form.id), {
+      as: team.officer,
+      body: { disaggregateBy: sexBy({ f: 'female', m: 'male' }) },
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    const taken = await call(
+      t.app,
+      'POST',
+      `${reportsUrl(s.orgId, s.project.id)}/${id}/recount?takeIn=true`,
+      {
+        as: team.officer,
+      },
+    );
+    expect(taken.status, JSON.stringify(taken.body)).toBe(200);
+    expect(taken.body.uncounted).toMatchObject({ submissions: 1, amount: 2 });
+    expect(taken.body.report).toMatchObject({
+      value: 3,
+      disaggregatedValues: { female: 2, male: 1, '0-1': 1, '2-4': 2 },
+    });
+  });
+
+  it('counts a calculate field named by valueFieldKey, at the top level', async () => {
+    const s = await scene();
+    const form = await publishedForm(
+      t.app,
+      team.officer,
+      s.orgId,
+      rosterForm(s, { countRepeat: null, countWhere: null, disaggregateBy: null, valueFieldKey: 'size' }),
+    );
+    await submit(form, { members: [member('A', 1, 'f'), member('B', 40, 'm')] });
+    expect((await reportOf(s)).value).toBe(2);
   });
 
   it('refuses countRepeat and countWhere that name nothing, do not parse or read other fields', async () => {
