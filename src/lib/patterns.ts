@@ -76,6 +76,16 @@ const TEXT: readonly NamedPattern[] = [
   { pattern: TEXT_PATTERNS.several.notBlank, rule: `should not be empty and ${CONTROL_PROBLEM.several}` },
 ];
 
+/**
+ * A language as BCP 47 writes it (`en`, `ar`, `fa-AF`, `prs`, `zh-Hant-TW`): a primary subtag of 2 or 3
+ * letters, an optional script, region and variants (forms' defaultLanguage and translations).
+ */
+export const LANGUAGE_CODE: NamedPattern = {
+  pattern:
+    '^[A-Za-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?(-([A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*$',
+  rule: 'must be a BCP 47 language code such as en, ar, fa-AF or prs',
+};
+
 const RULES = new Map(
   [
     ORGANIZATION_CODE,
@@ -86,6 +96,7 @@ const RULES = new Map(
     IATI_IDENTIFIER,
     IDEMPOTENCY_KEY,
     AGE_BAND,
+    LANGUAGE_CODE,
     NOT_BLANK,
     ...TEXT,
   ].map(({ pattern, rule }) => [pattern, rule]),

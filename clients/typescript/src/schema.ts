@@ -1396,6 +1396,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/forms/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a form from an XLSForm
+         * @description multipart/form-data with the part `file`: an .xlsx XLSForm (survey, choices and settings sheets; 10 MiB, 32 MiB unzipped, 1000 survey rows, 20000 choice rows, 100 columns, 10000 characters a cell at most: 413 past the size limits). Types text (appearance multiline: textarea), integer, decimal, select_one, select_multiple, date, geopoint, image, file, note, calculate, begin_group and begin_repeat; columns label, hint and constraint_message, each also per language (`label::العربية (ar)`: the code in parentheses), required, relevant, constraint, calculation, appearance, and our extensions personal, min_count and max_count (repeats); settings form_title, default_language and description. The language without a suffix (or settings default_language) is defaultLanguage, the others become translations. Everything else (other types, columns that change what is asked such as default, read_only, choice_filter or repeat_count, unclosed groups, unknown choice lists, duplicate names) and all the form rules of POST /orgs/:orgId/forms are listed in one 400, each as `survey row 7, column type: ...`. A file that is not an .xlsx (an empty one too): 415. The form is created unpublished, in one transaction (201, as GET /orgs/:orgId/forms/:id shows it). With `dryRun=true` nothing is stored: 200 with the form as the body POST /orgs/:orgId/forms would take (FormCreate). docs-forms-xlsform.md has the table.
+         */
+        post: operations["importXlsForm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/forms/{id}/xlsform": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A form as an XLSForm
+         * @description An .xlsx with survey, choices and settings sheets, named after the form's title, that the import reads back as the same form. One label, hint and constraint_message column per language (`label::English (en)`); the choices of each choice field in a list named by its key; showIf as a relevant expression (`${field} = 'value'`, `selected(${field}, 'value')` for a multi_select), and-ed with the field's own relevant; boolean fields as `select_one mel_boolean` (names true and false, labelled Yes and No), which the import reads back as boolean. Reporters only for projects assigned to them.
+         */
+        get: operations["exportXlsForm"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/forms": {
         parameters: {
             query?: never;
@@ -1617,7 +1657,7 @@ export interface paths {
         };
         /**
          * A published form, for respondents
-         * @description Only what a respondent needs: no organization, project or indicator ids.
+         * @description Only what a respondent needs: no organization, project or indicator ids. `lang` asks for one of the form's languages (`languages`): the title, description and every label, hint, constraintMessage and choice label come in it, each string not translated in the default language; `language` says which was answered (an unknown `lang` gives the default language).
          */
         get: operations["getPublicForm"];
         put?: never;
@@ -3111,6 +3151,9 @@ export interface components {
             closesAt: string | null;
             personalDataRetentionDays: number | null;
             fields: components["schemas"]["FormField"][];
+            /** @description The language of the form's own strings (BCP 47) */
+            defaultLanguage: string;
+            translations: components["schemas"]["FormTranslations"];
             submissionCount: number;
             /** @description Submissions stored but not counted (any reason, not_counting included) */
             uncountedCount: number;
@@ -3162,6 +3205,9 @@ export interface components {
             countDateField?: string | null;
             /** @description Fills the indicator's disaggregations from answers: each counted submission adds its amount to the category its answer maps to in every mapped disaggregation, and to the cell of every cross of them, in the same statement as the value. Every one of the indicator's disaggregations must be mapped (they add up to the value). A submission whose answer maps to no category is stored, not counted (category_not_mapped). null or []: the value only, as without it. */
             disaggregateBy?: components["schemas"]["FormDisaggregationMapping"][] | null;
+            /** @description The BCP 47 code of the language the form's own strings are written in (en, ar, fa-AF, prs); en by default */
+            defaultLanguage?: string;
+            translations?: components["schemas"]["FormTranslations"];
         };
         FormDisaggregationMapping: {
             /** @description A plain disaggregation of the indicator, by name (crosses are filled from their parts) */
@@ -3347,6 +3393,21 @@ export interface components {
             /** @description repeat fields only: 500 by default */
             maxCount?: number;
         };
+        FormFieldTranslation: {
+            label?: string;
+            hint?: string;
+            constraintMessage?: string;
+            /** @description Choice name to its label in this language */
+            choices?: {
+                [key: string]: string;
+            };
+        };
+        FormLanguage: {
+            /** @description BCP 47 */
+            code: string;
+            /** @description In that language (العربية for ar) where known, else the code */
+            name: string;
+        };
         FormList: components["schemas"]["Form"][];
         FormPage: {
             data: components["schemas"]["Form"][];
@@ -3406,6 +3467,18 @@ export interface components {
             /** Format: date-time */
             submittedAt: string;
         };
+        FormTranslation: {
+            title?: string;
+            description?: string;
+            /** @description Field key (at any depth) to its strings in this language */
+            fields?: {
+                [key: string]: components["schemas"]["FormFieldTranslation"];
+            };
+        };
+        /** @description The form's strings in other languages, by BCP 47 code (not the default language): title, description, and by field key (any depth) label, hint, constraintMessage and choice labels by choice name. Every string is optional: a missing one falls back to the default language. Keys must be fields of the form and choice names that field's choices. */
+        FormTranslations: {
+            [key: string]: components["schemas"]["FormTranslation"];
+        };
         FormulaInput: {
             code: string;
             /** @description The aggregated value the formula used; null when missing */
@@ -3445,6 +3518,9 @@ export interface components {
             countDateField?: string | null;
             /** @description Fills the indicator's disaggregations from answers: each counted submission adds its amount to the category its answer maps to in every mapped disaggregation, and to the cell of every cross of them, in the same statement as the value. Every one of the indicator's disaggregations must be mapped (they add up to the value). A submission whose answer maps to no category is stored, not counted (category_not_mapped). null or []: the value only, as without it. */
             disaggregateBy?: components["schemas"]["FormDisaggregationMapping"][] | null;
+            /** @description The BCP 47 code of the language the form's own strings are written in (en, ar, fa-AF, prs); en by default */
+            defaultLanguage?: string;
+            translations?: components["schemas"]["FormTranslations"];
         };
         HealthStatus: {
             status: string;
@@ -4476,6 +4552,10 @@ export interface components {
             description: string | null;
             fields: components["schemas"]["FormField"][];
             closesAt: string | null;
+            /** @description The language the strings are in: `lang` matched exactly (ignoring case), else by its primary subtag (ar-EG gives ar), else the form's default language */
+            language: string;
+            /** @description The languages the form can be answered in: its default one first */
+            languages: components["schemas"]["FormLanguage"][];
         };
         Readiness: {
             status: string;
@@ -5047,6 +5127,13 @@ export interface components {
             updatedAt: string;
             /** @description The signing secret, `whsec_` and 32 random bytes in base64: shown only in this answer, keep it */
             secret: string;
+        };
+        XlsFormUpload: {
+            /**
+             * Format: binary
+             * @description The XLSForm workbook (.xlsx, 10 MiB at most)
+             */
+            file: string;
         };
     };
     responses: {
@@ -10294,6 +10381,122 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    importXlsForm: {
+        parameters: {
+            query: {
+                /** @description The project the form collects for */
+                projectId: string;
+                /** @description true: check everything, store nothing, and answer 200 with the form as FormCreate */
+                dryRun?: boolean;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["XlsFormUpload"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FormCreate"];
+                };
+            };
+            /** @description A project's data-collection form */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Form"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyRunning"];
+            /** @description A file over 10 MiB, or one that unzips to more than 32 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not multipart, or a file that is not an .xlsx workbook */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    exportXlsForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The XLSForm workbook */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     listForms: {
         parameters: {
             query?: {
@@ -10403,7 +10606,21 @@ export interface operations {
                  *             "equals": "River, lake or pond"
                  *           }
                  *         }
-                 *       ]
+                 *       ],
+                 *       "defaultLanguage": "en",
+                 *       "translations": {
+                 *         "sw": {
+                 *           "title": "Utafiti wa maji ya kaya, 2026 Q1",
+                 *           "fields": {
+                 *             "village": {
+                 *               "label": "Kijiji"
+                 *             },
+                 *             "household_size": {
+                 *               "label": "Watu wanaoishi katika kaya"
+                 *             }
+                 *           }
+                 *         }
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["FormCreate"];
@@ -10481,6 +10698,20 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
+                     *       "defaultLanguage": "en",
+                     *       "translations": {
+                     *         "sw": {
+                     *           "title": "Utafiti wa maji ya kaya, 2026 Q1",
+                     *           "fields": {
+                     *             "village": {
+                     *               "label": "Kijiji"
+                     *             },
+                     *             "household_size": {
+                     *               "label": "Watu wanaoishi katika kaya"
+                     *             }
+                     *           }
+                     *         }
+                     *       },
                      *       "publicToken": "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e12",
                      *       "publicUrl": "https://mel.example.org/f/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e12",
                      *       "isPublished": false,
@@ -10719,6 +10950,20 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
+                     *       "defaultLanguage": "en",
+                     *       "translations": {
+                     *         "sw": {
+                     *           "title": "Utafiti wa maji ya kaya, 2026 Q1",
+                     *           "fields": {
+                     *             "village": {
+                     *               "label": "Kijiji"
+                     *             },
+                     *             "household_size": {
+                     *               "label": "Watu wanaoishi katika kaya"
+                     *             }
+                     *           }
+                     *         }
+                     *       },
                      *       "publicToken": "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e12",
                      *       "publicUrl": "https://mel.example.org/f/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e12",
                      *       "isPublished": true,
@@ -10840,6 +11085,20 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
+                     *       "defaultLanguage": "en",
+                     *       "translations": {
+                     *         "sw": {
+                     *           "title": "Utafiti wa maji ya kaya, 2026 Q1",
+                     *           "fields": {
+                     *             "village": {
+                     *               "label": "Kijiji"
+                     *             },
+                     *             "household_size": {
+                     *               "label": "Watu wanaoishi katika kaya"
+                     *             }
+                     *           }
+                     *         }
+                     *       },
                      *       "publicToken": "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e12",
                      *       "publicUrl": "https://mel.example.org/f/6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e12",
                      *       "isPublished": false,
@@ -11142,7 +11401,10 @@ export interface operations {
     };
     getPublicForm: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The language wanted (BCP 47, e.g. ar or ar-EG): matched exactly (ignoring case), then by its primary subtag, else the form's default language */
+                lang?: string;
+            };
             header?: {
                 /** @description ETags the client holds (a list, or `*`): when one matches the current representation, 304 without a body */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -11214,7 +11476,18 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "closesAt": "2026-03-31T20:59:59.000Z"
+                     *       "closesAt": "2026-03-31T20:59:59.000Z",
+                     *       "language": "en",
+                     *       "languages": [
+                     *         {
+                     *           "code": "en",
+                     *           "name": "English"
+                     *         },
+                     *         {
+                     *           "code": "sw",
+                     *           "name": "Kiswahili"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["PublicForm"];

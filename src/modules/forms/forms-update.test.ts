@@ -223,7 +223,14 @@ describe('publish and unpublish', () => {
     const open = await call(t.app, 'GET', publicFormUrl(form.publicToken));
     expect([open.status, open.body]).toEqual([
       200,
-      { title: form.title, description: 'Door to door', fields: SURVEY_FIELDS, closesAt: null },
+      {
+        title: form.title,
+        description: 'Door to door',
+        fields: SURVEY_FIELDS,
+        closesAt: null,
+        language: 'en',
+        languages: [{ code: 'en', name: 'English' }],
+      },
     ]);
     expectError(await act(form.id, 'publish'), conflictBody('Form is already published'));
   });

@@ -37,6 +37,16 @@ const survey = {
       showIf: { field: 'water_source', equals: RIVER },
     },
   ],
+  defaultLanguage: 'en',
+  translations: {
+    sw: {
+      title: 'Utafiti wa maji ya kaya, 2026 Q1',
+      fields: {
+        village: { label: 'Kijiji' },
+        household_size: { label: 'Watu wanaoishi katika kaya' },
+      },
+    },
+  },
 } satisfies Partial<Static<typeof CreateFormBody>>;
 
 export const FORM_CREATE: Static<typeof CreateFormBody> = { projectId: IDS.project, ...survey };
@@ -73,6 +83,11 @@ export const PUBLIC_FORM: Static<typeof PublicForm> = {
   description: survey.description,
   fields: survey.fields,
   closesAt: survey.closesAt,
+  language: 'en',
+  languages: [
+    { code: 'en', name: 'English' },
+    { code: 'sw', name: 'Kiswahili' },
+  ],
 };
 
 export const SUBMISSION: Static<typeof SubmitBody> = {

@@ -36,6 +36,8 @@ const formColumns = {
   closesAt: forms.closesAt,
   personalDataRetentionDays: forms.personalDataRetentionDays,
   fields: forms.fields,
+  defaultLanguage: forms.defaultLanguage,
+  translations: forms.translations,
   submissionCount,
   uncountedCount,
   uncountedBy,
@@ -114,6 +116,7 @@ export async function lockFormForSubmission(db: Db, orgId: string, id: string): 
         f.count_date_field AS "countDateField", f.disaggregate_by AS "disaggregateBy", f.title, f.description, f.public_token AS "publicToken",
         f.is_published AS "isPublished", f.closes_at AS "closesAt",
         f.personal_data_retention_days AS "personalDataRetentionDays", f.fields,
+        f.default_language AS "defaultLanguage", f.translations,
         f.created_at AS "createdAt", f.updated_at AS "updatedAt"
       FROM forms f JOIN projects p ON p.org_id = f.org_id AND p.id = f.project_id
       WHERE f.org_id = ${orgId} AND f.id = ${id} FOR SHARE OF f FOR KEY SHARE OF p`),

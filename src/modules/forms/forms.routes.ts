@@ -22,6 +22,7 @@ import {
 import { FormService } from './forms.service.js';
 import { SubmissionService } from './submissions.service.js';
 import { FORM, FORM_CREATE, FORM_PUBLISHED } from './forms.examples.js';
+import { xlsformRoutes } from './xlsform/xlsform.routes.js';
 
 const tags = ['Forms'];
 const READ = 'Reporters only for projects assigned to them.';
@@ -40,6 +41,8 @@ const LINKS =
   'than that many days, as the erase route does; the submissions and their counts stay.';
 
 export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
+  // XLSForm import (multipart, in its own plugin) and export.
+  await app.register(xlsformRoutes, ctx);
   const formService = new FormService(ctx.db, ctx.config, ctx.storage, app.log);
   const submissions = new SubmissionService(ctx.db, ctx.storage, ctx.fileQuota, ctx.webhooksQueued, {
     clock: ctx.clock,

@@ -14,6 +14,7 @@ import {
 } from '../../http/schemas/schemas.js';
 import { Coordinates, FormFieldSchema, KEY_PATTERN, MAX_FIELDS } from './form-fields.js';
 import type { DisaggregateBy } from './disaggregate-by.js';
+import { LanguageCode, TranslationsSchema } from './form-languages.js';
 import { COUNT_INTO, COUNTED_REASONS, type CountInto, type CountedReason } from './forms.tables.js';
 
 const Reason = (description: string) =>
@@ -119,6 +120,13 @@ const retention = {
     'null: kept.',
 };
 
+const languages = {
+  defaultLanguage: LanguageCode(
+    "The BCP 47 code of the language the form's own strings are written in (en, ar, fa-AF, prs); en by default",
+  ),
+  translations: CloneType(TranslationsSchema),
+};
+
 const editable = {
   title: Text(300),
   description: NullableString({
@@ -154,6 +162,8 @@ export const Form = Type.Object(
     closesAt: Nullable(Timestamp()),
     personalDataRetentionDays: Nullable(Type.Integer(retention)),
     fields: Type.Array(FormField),
+    defaultLanguage: Type.String({ description: "The language of the form's own strings (BCP 47)" }),
+    translations: languages.translations,
     submissionCount: Type.Integer(),
     uncountedCount: Type.Integer({
       description: 'Submissions stored but not counted (any reason, not_counting included)',
@@ -173,6 +183,21 @@ export const PublicForm = Type.Object(
     description: Nullable(Type.String()),
     fields: Type.Array(FormField),
     closesAt: Nullable(Timestamp()),
+    language: Type.String({
+      description:
+        'The language the strings are in: `lang` matched exactly (ignoring case), else by its primary ' +
+        "subtag (ar-EG gives ar), else the form's default language",
+    }),
+    languages: Type.Array(
+      Type.Object(
+        {
+          code: Type.String({ description: 'BCP 47' }),
+          name: Type.String({ description: 'In that language (العربية for ar) where known, else the code' }),
+        },
+        { title: 'FormLanguage' },
+      ),
+      { description: 'The languages the form can be answered in: its default one first' },
+    ),
   },
   { title: 'PublicForm', description: 'What a respondent needs, nothing about the organization behind it' },
 );
@@ -191,6 +216,8 @@ export const CreateFormBody = Body(
     countInto: Type.Optional(editable.countInto),
     countDateField: Type.Optional(editable.countDateField),
     disaggregateBy: Type.Optional(editable.disaggregateBy),
+    defaultLanguage: Type.Optional(languages.defaultLanguage),
+    translations: Type.Optional(languages.translations),
   },
   { title: 'FormCreate' },
 );
@@ -208,9 +235,22 @@ export const UpdateFormBody = Body(
     countInto: Type.Optional(editable.countInto),
     countDateField: Type.Optional(editable.countDateField),
     disaggregateBy: Type.Optional(editable.disaggregateBy),
+    defaultLanguage: Type.Optional(languages.defaultLanguage),
+    translations: Type.Optional(languages.translations),
   },
   { title: 'FormUpdate' },
 );
+
+export const PublicFormQuery = Type.Object({
+  lang: Type.Optional(
+    Type.String({
+      maxLength: 100,
+      description:
+        'The language wanted (BCP 47, e.g. ar or ar-EG): matched exactly (ignoring case), then by its ' +
+        "primary subtag, else the form's default language",
+    }),
+  ),
+});
 
 export const FormQuery = Type.Object({
   ...PageQuery,

@@ -17,6 +17,7 @@ import { recordPersonalRead, type AuditSource } from '../privacy/index.js';
 import { dimensionsOf } from '../indicators/index.js';
 import { canonicalMappings, disaggregateByProblems, type DisaggregateBy } from './disaggregate-by.js';
 import { breakingEdits, fieldProblems, type FormField } from './form-fields.js';
+import { translationProblems, type FormTranslations } from './form-languages.js';
 import {
   countForms,
   deleteForm,
@@ -38,6 +39,13 @@ import {
   submissionFileKeys,
   type SubmissionFilter,
 } from './submissions.repo.js';
+
+/** Ends a dry run's transaction: everything checked, nothing kept. */
+class DryRunDone extends Error {
+  constructor(readonly id: string) {
+    super('dry run');
+  }
+}
 
 type Links = Pick<FormValues, 'indicatorId' | 'reportingPeriodId' | 'valueFieldKey'>;
 type Counting = Required<Pick<FormValues, 'countInto' | 'countDateField'>>;
@@ -116,8 +124,12 @@ export class FormService {
     private readonly log: FastifyBaseLogger,
   ) {}
 
-  private view<T extends { publicToken: string }>(form: T) {
-    return { ...form, publicUrl: `${this.config.appUrl}/f/${form.publicToken}` };
+  private view<T extends { publicToken: string; translations: FormTranslations | null }>(form: T) {
+    return {
+      ...form,
+      translations: form.translations ?? {},
+      publicUrl: `${this.config.appUrl}/f/${form.publicToken}`,
+    };
   }
 
   async list(member: Member, query: PageRequest & { projectId?: string }) {
@@ -194,6 +206,20 @@ export class FormService {
   }
 
   async create(member: Member, input: NewForm) {
+    const id = await this.insert(member, input);
+    return this.get(member, id);
+  }
+
+  /**
+   * The checks of create without the write: the project readable by the member, the field, link and
+   * language rules (400, every problem), the indicator, period and mappings (in a transaction rolled back).
+   */
+  async check(member: Member, input: NewForm): Promise<void> {
+    await this.insert(member, input, { dryRun: true });
+  }
+
+  /** Creates the form (or, on a dry run, checks all create would and rolls back); returns its id. */
+  private async insert(member: Member, input: NewForm, { dryRun = false } = {}): Promise<string> {
     await requireProject(this.db, member, input.projectId);
     const links = {
       indicatorId: input.indicatorId ?? null,
@@ -204,9 +230,14 @@ export class FormService {
       countInto: input.countInto ?? 'fixed_period',
       countDateField: input.countDateField ?? null,
     };
-    const problems = linkProblems(input.fields, links, counting);
+    const defaultLanguage = input.defaultLanguage ?? 'en';
+    const translations = input.translations ?? null;
+    const problems = [
+      ...linkProblems(input.fields, links, counting),
+      ...translationProblems(defaultLanguage, translations, input.fields),
+    ];
     if (problems.length > 0) throw badRequest(...problems);
-    const id = await transaction(this.db, async (tx) => {
+    return transaction(this.db, async (tx) => {
       await checkTargets(tx, member.orgId, input.projectId, links);
       const disaggregateBy = await checkedMappings(
         tx,
@@ -215,7 +246,7 @@ export class FormService {
         input.fields,
         links.indicatorId,
       );
-      return insertForm(tx, member.orgId, {
+      const id = await insertForm(tx, member.orgId, {
         projectId: input.projectId,
         ...links,
         ...counting,
@@ -225,10 +256,18 @@ export class FormService {
         closesAt: input.closesAt ? new Date(input.closesAt) : null,
         personalDataRetentionDays: input.personalDataRetentionDays ?? null,
         fields: input.fields,
+        defaultLanguage,
+        translations: translations && Object.keys(translations).length > 0 ? translations : null,
         publicToken: randomUUID(),
       });
-    }).catch(translateConstraint);
-    return this.get(member, id);
+      if (dryRun) throw new DryRunDone(id);
+      return id;
+    })
+      .catch((err: unknown) => {
+        if (err instanceof DryRunDone) return err.id;
+        throw err;
+      })
+      .catch(translateConstraint);
   }
 
   async update(member: Member, id: string, input: FormInput) {
@@ -246,7 +285,14 @@ export class FormService {
         countDateField: input.countDateField === undefined ? form.countDateField : input.countDateField,
       };
       const fields = input.fields ?? form.fields;
-      const problems = linkProblems(fields, links, counting);
+      const defaultLanguage = input.defaultLanguage ?? form.defaultLanguage;
+      const translations = input.translations === undefined ? form.translations : input.translations;
+      // Checked against the fields as edited: removing a field a translation names is refused, not
+      // dropped from it silently.
+      const problems = [
+        ...linkProblems(fields, links, counting),
+        ...translationProblems(defaultLanguage, translations, fields),
+      ];
       if (problems.length > 0) throw badRequest(...problems);
       if (input.fields && (await hasSubmissions(tx, member.orgId, id))) {
         const broken = breakingEdits(form.fields, input.fields);
@@ -285,6 +331,10 @@ export class FormService {
           personalDataRetentionDays: input.personalDataRetentionDays,
         }),
         ...(input.fields !== undefined && { fields: input.fields }),
+        ...(input.defaultLanguage !== undefined && { defaultLanguage: input.defaultLanguage }),
+        ...(input.translations !== undefined && {
+          translations: Object.keys(input.translations).length > 0 ? input.translations : null,
+        }),
       };
       // An empty body changes nothing, not even updatedAt.
       if (Object.keys(input).length > 0) await updateForm(tx, member.orgId, id, changes);

@@ -22,6 +22,7 @@ import { reportingPeriods } from '../periods/periods.tables.js';
 import { projects } from '../projects/projects.tables.js';
 import type { DisaggregateBy } from './disaggregate-by.js';
 import type { FormField, Location } from './form-fields.js';
+import type { FormTranslations } from './form-languages.js';
 
 /** How a form picks the period a submission counts into: the form's own, or the one holding its date. */
 export const COUNT_INTO = ['fixed_period', 'period_of_date'] as const;
@@ -75,6 +76,10 @@ export const forms = pgTable(
     /** The worker erases the personal answers of submissions older than this many days; null: kept. */
     personalDataRetentionDays: integer('personal_data_retention_days'),
     fields: jsonb('fields').$type<FormField[]>().notNull(),
+    /** The BCP 47 code of the language the form's own strings are in. */
+    defaultLanguage: text('default_language').notNull().default('en'),
+    /** The form's strings in other languages, by code (form-languages.ts); null: none. */
+    translations: jsonb('translations').$type<FormTranslations>(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -78,6 +78,8 @@ describe('POST /orgs/:orgId/forms', () => {
       closesAt: '2029-12-31T22:00:00.000Z',
       personalDataRetentionDays: null,
       fields: SURVEY_FIELDS,
+      defaultLanguage: 'en',
+      translations: {},
       submissionCount: 0,
       uncountedCount: 0,
       uncountedBy: {},

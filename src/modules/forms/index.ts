@@ -4,6 +4,8 @@ export { PLACE_MAX, TEXT_MAX } from './answers.js';
 export { personalAmounts } from './counted-sources.js';
 export { takeInUncounted } from './counting.js';
 export type { FormField } from './form-fields.js';
+export { languagesOf, localizeForm, matchLanguage } from './form-languages.js';
+export type { FormLanguage, FormTranslations, LocalizableForm } from './form-languages.js';
 export { formRoutes } from './forms.routes.js';
 export { publicFormRoutes } from './public-forms.routes.js';
 export {

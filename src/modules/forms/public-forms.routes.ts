@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { errorResponse } from '../../http/errors/replies.js';
 import { MAX_FILE_SIZE } from '../../storage/file-storage.js';
-import { MultipartSubmission, PublicForm, SubmitBody, Submitted } from './forms.schemas.js';
+import { MultipartSubmission, PublicForm, PublicFormQuery, SubmitBody, Submitted } from './forms.schemas.js';
 import { FORM_CLOSED, SubmissionService } from './submissions.service.js';
 import { withExample } from '../../http/schemas/schemas.js';
 import { PUBLIC_FORM, SUBMISSION, SUBMISSION_RECEIPT } from './forms.examples.js';
@@ -38,12 +38,17 @@ export const publicFormRoutes: FastifyPluginAsyncTypebox<AppContext> = async (ap
         operationId: 'getPublicForm',
         tags,
         summary: 'A published form, for respondents',
-        description: 'Only what a respondent needs: no organization, project or indicator ids.',
+        description:
+          'Only what a respondent needs: no organization, project or indicator ids. `lang` asks for one of ' +
+          "the form's languages (`languages`): the title, description and every label, hint, " +
+          'constraintMessage and choice label come in it, each string not translated in the default ' +
+          'language; `language` says which was answered (an unknown `lang` gives the default language).',
         params: TokenParams,
+        querystring: PublicFormQuery,
         response: { 200: withExample(PublicForm, PUBLIC_FORM), ...closed },
       },
     },
-    (request) => submissions.publicForm(request.params.token),
+    (request) => submissions.publicForm(request.params.token, request.query.lang),
   );
 
   app.post(

@@ -77,7 +77,7 @@ function storedFiles(): string[] {
 }
 
 describe('GET /forms/public/:token', () => {
-  it('shows a published form to anyone as exactly { title, description, fields, closesAt }', async () => {
+  it('shows a published form to anyone as exactly { title, description, fields, closesAt, language, languages }', async () => {
     const form = await survey({
       description: 'Ask the head of household.',
       closesAt: '2099-01-01T00:00:00.000Z',
@@ -89,6 +89,8 @@ describe('GET /forms/public/:token', () => {
       description: 'Ask the head of household.',
       fields: SURVEY_FIELDS,
       closesAt: '2099-01-01T00:00:00.000Z',
+      language: 'en',
+      languages: [{ code: 'en', name: 'English' }],
     });
     expect(JSON.stringify(res.body)).not.toContain(form.id);
     expect(JSON.stringify(res.body)).not.toContain(form.projectId);

@@ -24,6 +24,7 @@ import { ensureProjectAccess } from '../projects/index.js';
 import { ALREADY_ERASED, recordAudit, type AuditSource } from '../privacy/index.js';
 import { checkSubmission } from './answers.js';
 import type { FormField } from './form-fields.js';
+import { localizeForm } from './form-languages.js';
 import { findForm, findFormByToken, lockFormForSubmission, type FormRow } from './forms.repo.js';
 import { readableSubmissions, recordPageRead } from './submission-pages.js';
 import { holdsPersonal, personalAnswersFor, submissionView } from './submission-view.js';
@@ -177,9 +178,11 @@ export class SubmissionService {
     return open(UUID_PATTERN.test(token) ? await findFormByToken(this.db, token.toLowerCase()) : undefined);
   }
 
-  async publicForm(token: string) {
+  /** The form for respondents, in the language `lang` matches (form-languages.ts). */
+  async publicForm(token: string, lang?: string) {
     const form = await this.byToken(token);
-    return { title: form.title, description: form.description, fields: form.fields, closesAt: form.closesAt };
+    const { title, description, fields, closesAt, defaultLanguage, translations } = form;
+    return localizeForm({ title, description, fields, closesAt, defaultLanguage, translations }, lang);
   }
 
   async submitJson(token: string, body: unknown) {

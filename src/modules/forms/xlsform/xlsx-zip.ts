@@ -1,0 +1,74 @@
+import { inflateRawSync } from 'node:zlib';
+import { XLSFORM_LIMITS } from './xlsform-types.js';
+
+/**
+ * An .xlsx is a zip: exceljs inflates every entry of it into memory. Before it does, each entry is
+ * inflated here with a cap on what it may produce (the bytes it really inflates to, not what its header
+ * claims), and all together at most XLSFORM_LIMITS.unzippedBytes: a small file inflating to gigabytes
+ * (a zip bomb) is refused here, having cost at most that much memory, one entry at a time.
+ */
+export type ZipVerdict = { ok: true } | { ok: false; tooLarge: boolean; reason: string };
+
+const EOCD = 0x06054b50;
+const CENTRAL = 0x02014b50;
+const LOCAL = 0x04034b50;
+
+export function checkZip(bytes: Buffer): ZipVerdict {
+  const refuse = (reason: string, tooLarge = false): ZipVerdict => ({ ok: false, tooLarge, reason });
+  if (bytes.length < 22) return refuse('not an .xlsx file');
+  // The end-of-central-directory record: in the last 22 bytes plus a comment of up to 65,535.
+  let end = -1;
+  for (let at = bytes.length - 22; at >= Math.max(0, bytes.length - 22 - 0xffff); at--) {
+    if (bytes.readUInt32LE(at) === EOCD) {
+      end = at;
+      break;
+    }
+  }
+  if (end < 0) return refuse('not an .xlsx file');
+  const entries = bytes.readUInt16LE(end + 10);
+  const directorySize = bytes.readUInt32LE(end + 12);
+  let at = bytes.readUInt32LE(end + 16);
+  if (entries === 0xffff || at === 0xffffffff || at + directorySize > bytes.length) {
+    return refuse('not an .xlsx file (ZIP64 or a damaged zip)');
+  }
+  if (entries > XLSFORM_LIMITS.entries) {
+    return refuse(`the file holds more than ${XLSFORM_LIMITS.entries} parts`, true);
+  }
+  let budget: number = XLSFORM_LIMITS.unzippedBytes;
+  for (let i = 0; i < entries; i++) {
+    if (at + 46 > bytes.length || bytes.readUInt32LE(at) !== CENTRAL) return refuse('not an .xlsx file');
+    const flags = bytes.readUInt16LE(at + 8);
+    const method = bytes.readUInt16LE(at + 10);
+    const compressed = bytes.readUInt32LE(at + 20);
+    const nameLength = bytes.readUInt16LE(at + 28);
+    const extraLength = bytes.readUInt16LE(at + 30);
+    const commentLength = bytes.readUInt16LE(at + 32);
+    const local = bytes.readUInt32LE(at + 42);
+    at += 46 + nameLength + extraLength + commentLength;
+    if (flags & 0x1) return refuse('the file is encrypted');
+    if (local + 30 > bytes.length || bytes.readUInt32LE(local) !== LOCAL) return refuse('not an .xlsx file');
+    const start = local + 30 + bytes.readUInt16LE(local + 26) + bytes.readUInt16LE(local + 28);
+    if (compressed === 0xffffffff || start + compressed > bytes.length) return refuse('not an .xlsx file');
+    const data = bytes.subarray(start, start + compressed);
+    let size: number;
+    if (method === 0) size = data.length;
+    else if (method === 8) {
+      try {
+        size = inflateRawSync(data, { maxOutputLength: Math.max(budget, 1) }).length;
+      } catch (err) {
+        if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
+          return refuse(
+            `the file inflates to more than ${XLSFORM_LIMITS.unzippedBytes / 1024 / 1024} MiB`,
+            true,
+          );
+        }
+        return refuse('not an .xlsx file (a damaged zip)');
+      }
+    } else return refuse('not an .xlsx file (an unknown compression)');
+    budget -= size;
+    if (budget < 0) {
+      return refuse(`the file inflates to more than ${XLSFORM_LIMITS.unzippedBytes / 1024 / 1024} MiB`, true);
+    }
+  }
+  return { ok: true };
+}
