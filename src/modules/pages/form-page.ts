@@ -1,3 +1,4 @@
+import Negotiator from 'negotiator';
 import { PLACE_MAX, TEXT_MAX, type FormField } from '../forms/index.js';
 import { ACCEPTED_TYPES, MAX_FILE_SIZE } from '../../storage/file-storage.js';
 import {
@@ -220,6 +221,33 @@ export const jsonBlock = (id: string, value: unknown) =>
   html`<script type="application/json" id="${id}">
     ${raw(JSON.stringify(value).replace(/</g, '\\u003c'))}
   </script>`;
+
+/**
+ * The form's language to show: the first candidate (`?lang=`, then Accept-Language's tags by q) that
+ * names one of the form's languages, by its exact tag (any case) or else by its primary subtag;
+ * undefined when none does (the form's default then).
+ */
+export function chooseFormLanguage(
+  languages: FormLanguage[],
+  lang: string | undefined,
+  acceptLanguage: string | undefined,
+): string | undefined {
+  const tags = [
+    ...(lang ? [lang] : []),
+    ...(acceptLanguage
+      ? new Negotiator({ headers: { 'accept-language': acceptLanguage } }).languages().filter((tag) => tag !== '*')
+      : []),
+  ];
+  const codes = languages.map((language) => language.code);
+  const primary = (tag: string) => tag.toLowerCase().split('-')[0];
+  for (const tag of tags) {
+    const exact = codes.find((code) => code.toLowerCase() === tag.toLowerCase());
+    if (exact) return exact;
+    const near = codes.find((code) => primary(code) === primary(tag));
+    if (near) return near;
+  }
+  return undefined;
+}
 
 /** The form pages' service worker: under /f/ so that its scope covers every form page (form-worker.js). */
 export const FORM_WORKER_PATH = '/f/form-worker.js';

@@ -9,13 +9,12 @@ import { InvitationService } from '../members/index.js';
 import { SharingService } from '../reports/index.js';
 import { invitationPage, resetPasswordPage, verifyEmailPage } from './account-pages.js';
 import { Assets } from './assets.js';
-import Negotiator from 'negotiator';
 import { pickLocale } from '../../lib/i18n/i18n.js';
 import {
+  chooseFormLanguage,
   FORM_WORKER_PATH,
   formPage,
   unavailableFormPage,
-  type FormLanguage,
   type PublicFormView,
 } from './form-page.js';
 import { notice, type PageContent } from './layout.js';
@@ -55,32 +54,6 @@ const UNAVAILABLE: Record<string, Record<number, PageContent>> = {
 
 const send = sendPage;
 
-/**
- * The form's language to show: the first candidate (`?lang=`, then Accept-Language's tags by q) that
- * names one of the form's languages, by its exact tag (any case) or else by its primary subtag;
- * undefined when none does (the form's default then).
- */
-export function chooseFormLanguage(
-  languages: FormLanguage[],
-  lang: string | undefined,
-  acceptLanguage: string | undefined,
-): string | undefined {
-  const tags = [
-    ...(lang ? [lang] : []),
-    ...(acceptLanguage
-      ? new Negotiator({ headers: { 'accept-language': acceptLanguage } }).languages().filter((tag) => tag !== '*')
-      : []),
-  ];
-  const codes = languages.map((language) => language.code);
-  const primary = (tag: string) => tag.toLowerCase().split('-')[0];
-  for (const tag of tags) {
-    const exact = codes.find((code) => code.toLowerCase() === tag.toLowerCase());
-    if (exact) return exact;
-    const near = codes.find((code) => primary(code) === primary(tag));
-    if (near) return near;
-  }
-  return undefined;
-}
 
 /**
  * The pages behind the links the service hands out with the default APP_URL: a form for respondents,
