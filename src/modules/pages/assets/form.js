@@ -489,8 +489,29 @@
     evaluate();
     void saveDraft();
   });
+  // A message shown or cleared as a field loses the focus to a button being pressed would move the
+  // button before the press ends, and the press would be lost: it waits for the press (and Send shows
+  // every problem itself).
+  let pressed = null;
+  let waitingField = null;
+  form.addEventListener('pointerdown', (event) => {
+    pressed = event.target.closest('button');
+  });
+  window.addEventListener('pointerup', () =>
+    window.setTimeout(() => {
+      const field = waitingField;
+      const wasSend = pressed && pressed.type === 'submit';
+      pressed = null;
+      waitingField = null;
+      if (field && !wasSend && field.isConnected) showFieldProblem(field, evaluate());
+    }),
+  );
   form.addEventListener('change', (event) => {
-    showFieldProblem(event.target.closest('.field'), evaluate());
+    const field = event.target.closest('.field');
+    if (pressed) {
+      waitingField = field;
+      evaluate();
+    } else showFieldProblem(field, evaluate());
     void saveDraft();
   });
   form.addEventListener('click', (event) => {
