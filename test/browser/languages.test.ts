@@ -14,7 +14,9 @@ import { call } from '../helpers/http.js';
  */
 const SERVICE_TAKES_REPEATS =
   checkSubmission(
-    [{ type: 'repeat', key: 'r', label: 'R', fields: [{ type: 'text', key: 'x', label: 'X' }] }] as FormField[],
+    [
+      { type: 'repeat', key: 'r', label: 'R', fields: [{ type: 'text', key: 'x', label: 'X' }] },
+    ] as FormField[],
     { answers: { r: [{ x: 'a' }] } },
   ).problems.length === 0;
 
@@ -72,7 +74,10 @@ describe.skipIf(!hasChromium)('the form page in the respondent’s language, in 
 
   async function form(body: Record<string, unknown>): Promise<FormJson> {
     const project = await createProject(suite.t.database.db, suite.team.org.id);
-    return publishedForm(suite.t.app, suite.team.admin, suite.team.org.id, { projectId: project.id, ...body });
+    return publishedForm(suite.t.app, suite.team.admin, suite.team.org.id, {
+      projectId: project.id,
+      ...body,
+    });
   }
 
   async function stored(formId: string) {

@@ -14,10 +14,7 @@ const assets = new Assets();
 const XSS = '<script>alert("x")</script>';
 
 const render = (view: Partial<PublicFormView> & { fields: FormField[] }) =>
-  layout(
-    assets,
-    formPage({ title: 'Survey', description: null, closesAt: null, ...view }, 'tok'),
-  );
+  layout(assets, formPage({ title: 'Survey', description: null, closesAt: null, ...view }, 'tok'));
 
 /** The JSON of a `<script type="application/json" id="…">` block. */
 function block(page: string, id: string): Record<string, unknown> {
@@ -135,9 +132,11 @@ describe('the form page as rendered', () => {
     expect(page).toMatch(/<strong lang="ar" dir="rtl" aria-current="true"\s*>العربية<\/strong/);
     expect(page).toMatch(/<a\s+href="\?lang=en"\s+hreflang="en"\s+lang="en"\s+dir="ltr"/);
     const { outbox } = block(page, 'messages') as { outbox: Record<string, string> };
-    expect(Object.keys(outbox).filter((key) => key.startsWith('waiting_')).sort()).toEqual(
-      ['waiting_few', 'waiting_many', 'waiting_one', 'waiting_other', 'waiting_two', 'waiting_zero'],
-    );
+    expect(
+      Object.keys(outbox)
+        .filter((key) => key.startsWith('waiting_'))
+        .sort(),
+    ).toEqual(['waiting_few', 'waiting_many', 'waiting_one', 'waiting_other', 'waiting_two', 'waiting_zero']);
     expect(outbox.waiting_two).toBe('إجابتان بانتظار الإرسال.');
   });
 

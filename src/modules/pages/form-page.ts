@@ -184,7 +184,15 @@ function fieldBlock(field: FormField, r: Render): Html {
           <span class="hint" data-full hidden>${t('repeat.full')}</span>
         </p>
       </fieldset> `;
-    default:
+    case 'text':
+    case 'textarea':
+    case 'number':
+    case 'select':
+    case 'multi_select':
+    case 'date':
+    case 'boolean':
+    case 'location':
+    case 'file':
       break;
   }
   if (GROUPED.includes(field.type)) {
@@ -235,7 +243,9 @@ export function chooseFormLanguage(
   const tags = [
     ...(lang ? [lang] : []),
     ...(acceptLanguage
-      ? new Negotiator({ headers: { 'accept-language': acceptLanguage } }).languages().filter((tag) => tag !== '*')
+      ? new Negotiator({ headers: { 'accept-language': acceptLanguage } })
+          .languages()
+          .filter((tag) => tag !== '*')
       : []),
   ];
   const codes = languages.map((language) => language.code);

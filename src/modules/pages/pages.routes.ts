@@ -54,7 +54,6 @@ const UNAVAILABLE: Record<string, Record<number, PageContent>> = {
 
 const send = sendPage;
 
-
 /**
  * The pages behind the links the service hands out with the default APP_URL: a form for respondents,
  * a shared report for donors, an invitation and a password reset; and the pages of members
@@ -180,7 +179,8 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
       try {
         let form: PublicFormView = await submissions.publicForm(token);
         const chosen = chooseFormLanguage(form.languages ?? [], lang, acceptLanguage);
-        if (chosen !== undefined && chosen !== form.language) form = await submissions.publicForm(token, chosen);
+        if (chosen !== undefined && chosen !== form.language)
+          form = await submissions.publicForm(token, chosen);
         return await send(reply, assets, formPage(form, token));
       } catch (err) {
         const status = err instanceof AppError ? err.statusCode : 0;

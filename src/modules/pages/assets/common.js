@@ -32,7 +32,9 @@ window.melPages = (() => {
   function say(key, vars = {}, english = key) {
     const count = typeof vars.count === 'number' ? vars.count : undefined;
     const text =
-      (count === undefined ? undefined : (lookup(`${key}_${plurals.select(count)}`) ?? lookup(`${key}_other`))) ??
+      (count === undefined
+        ? undefined
+        : (lookup(`${key}_${plurals.select(count)}`) ?? lookup(`${key}_other`))) ??
       lookup(key) ??
       english;
     return text.replace(/\{\{\s*(\w+)\s*\}\}/g, (whole, name) => {
@@ -80,12 +82,18 @@ window.melPages = (() => {
       return [say('network.none', {}, 'No connection to the server. Nothing was lost; try again.')];
     if (result.status === 429)
       return [
-        say('network.tooMany', {}, 'Too many attempts from your network just now. Wait a minute and try again.'),
+        say(
+          'network.tooMany',
+          {},
+          'Too many attempts from your network just now. Wait a minute and try again.',
+        ),
       ];
     const message = result.body && result.body.message;
     if (Array.isArray(message)) return message;
     if (typeof message === 'string') return [message];
-    return [say('network.failed', { status: result.status }, `Something went wrong (${result.status}). Try again.`)];
+    return [
+      say('network.failed', { status: result.status }, `Something went wrong (${result.status}). Try again.`),
+    ];
   }
 
   function clearProblems(root) {

@@ -181,7 +181,9 @@
       const equals = JSON.parse(field.dataset.showEquals);
       if (!(Array.isArray(answer) ? answer.includes(equals) : answer === equals)) return false;
     }
-    return field.dataset.relevant === undefined || truthy(run(field.dataset.relevant, contextOf(scope), true));
+    return (
+      field.dataset.relevant === undefined || truthy(run(field.dataset.relevant, contextOf(scope), true))
+    );
   }
 
   /** What a calculate field holds: a finite number, else a text that is not empty (as the service stores it). */
@@ -195,7 +197,8 @@
   function setAsked(field, asked) {
     field.hidden = !asked;
     if (!isLeaf(field)) return;
-    for (const control of field.querySelectorAll('input, select, textarea, button')) control.disabled = !asked;
+    for (const control of field.querySelectorAll('input, select, textarea, button'))
+      control.disabled = !asked;
   }
 
   /** Add while below maxCount, Remove while above minCount; the entries numbered. */
@@ -234,7 +237,9 @@
         case 'note':
           continue;
         case 'calculate': {
-          const result = asked ? calculated(run(field.dataset.calculation, contextOf(scope), undefined)) : undefined;
+          const result = asked
+            ? calculated(run(field.dataset.calculation, contextOf(scope), undefined))
+            : undefined;
           if (result !== undefined) scope.answers[key] = result;
           field.querySelector('[data-output]').textContent =
             result === undefined ? '' : typeof result === 'number' ? shownNumber.format(result) : result;
@@ -269,7 +274,11 @@
       const label = labelOf(field);
       if (answer === undefined) {
         if (field.dataset.required !== undefined)
-          report.problems.push({ field, key, message: say('problem.required', { label }, `${label} is required`) });
+          report.problems.push({
+            field,
+            key,
+            message: say('problem.required', { label }, `${label} is required`),
+          });
         continue;
       }
       if (type === 'file') report.files.push({ key, file: answer });
@@ -280,7 +289,10 @@
         continue;
       }
       const { constraint, constraintMessage } = field.dataset;
-      if (constraint !== undefined && !truthy(run(constraint, contextOf(scope, { key, value: answer }), true))) {
+      if (
+        constraint !== undefined &&
+        !truthy(run(constraint, contextOf(scope, { key, value: answer }), true))
+      ) {
         const message =
           constraintMessage !== undefined
             ? say('problem.constraintMessage', { label, message: constraintMessage })
@@ -308,11 +320,13 @@
     if (problem) {
       field.classList.add('invalid');
       error.textContent = problem.message;
-      for (const each of field.querySelectorAll('input, select, textarea')) each.setAttribute('aria-invalid', 'true');
+      for (const each of field.querySelectorAll('input, select, textarea'))
+        each.setAttribute('aria-invalid', 'true');
     } else if (field.classList.contains('invalid')) {
       field.classList.remove('invalid');
       error.textContent = '';
-      for (const each of field.querySelectorAll('input, select, textarea')) each.removeAttribute('aria-invalid');
+      for (const each of field.querySelectorAll('input, select, textarea'))
+        each.removeAttribute('aria-invalid');
     }
   }
 
@@ -327,7 +341,13 @@
       for (const name of RENAMED) {
         const value = element.getAttribute(name);
         if (value !== null)
-          element.setAttribute(name, value.split(' ').map((part) => `${part}-r${made}`).join(' '));
+          element.setAttribute(
+            name,
+            value
+              .split(' ')
+              .map((part) => `${part}-r${made}`)
+              .join(' '),
+          );
       }
     }
     const entry = fragment.firstElementChild;
@@ -372,7 +392,9 @@
         saveDraft();
       },
       (error) => {
-        status.textContent = say(error.code === error.PERMISSION_DENIED ? 'location.refused' : 'location.notFound');
+        status.textContent = say(
+          error.code === error.PERMISSION_DENIED ? 'location.refused' : 'location.notFound',
+        );
       },
       { enableHighAccuracy: true, timeout: 20000, maximumAge: 60000 },
     );
