@@ -232,8 +232,18 @@ describe.skipIf(!hasChromium)('the form page in the respondent’s language, in 
     const sent: unknown[] = [];
     await page.route('**/submit', async (route) => {
       sent.push(route.request().postDataJSON());
+      // The first: a refusal naming a field of the second entry, as the service names it.
+      if (sent.length === 1)
+        await route.fulfill({
+          status: 400,
+          json: {
+            statusCode: 400,
+            error: 'Bad Request',
+            message: ['answers.members.1.member_name: Give the full name'],
+          },
+        });
       // Until the service takes repeats, the page's side alone: what it sends.
-      if (SERVICE_TAKES_REPEATS) await route.continue();
+      else if (SERVICE_TAKES_REPEATS) await route.continue();
       else await route.fulfill({ status: 201, json: { id: 'x', submittedAt: new Date().toISOString() } });
     });
     await page.goto(modelForm.publicUrl);
@@ -290,16 +300,24 @@ describe.skipIf(!hasChromium)('the form page in the respondent’s language, in 
     await entries.nth(1).locator('[data-key="member_name"] input').fill('Chidi');
     await page.screenshot({ path: artifact('form-roster.png'), fullPage: true });
     await page.click('button[type="submit"]');
+    // The service's message beside the field of the entry it names, the answers put back.
+    const secondName = entries.nth(1).locator('[data-key="member_name"]');
+    await secondName.locator('[data-error]', { hasText: 'Name: Give the full name' }).waitFor();
+    expect(await secondName.locator('input').inputValue()).toBe('Chidi');
+    expect(await entries.count()).toBe(2);
+    await secondName.locator('input').fill('Chidi Okafor');
+    await page.click('button[type="submit"]');
     await page.locator('[data-thanks] h1', { hasText: 'Thank you' }).waitFor();
 
     const expected = {
       consent: 'yes',
       village: 'Kisumu',
       size: 4,
-      members: [{ member_name: 'Amina', member_age: 34 }, { member_name: 'Chidi' }],
+      members: [{ member_name: 'Amina', member_age: 34 }, { member_name: 'Chidi Okafor' }],
     };
     // Neither the hidden answer nor the calculation is sent: the service computes and stores it.
-    expect(sent).toEqual([{ answers: expected }]);
+    expect(sent).toHaveLength(2);
+    expect(sent[1]).toEqual({ answers: expected });
     if (SERVICE_TAKES_REPEATS) {
       const [row] = await stored(modelForm.id);
       expect(row!.answers).toEqual({ ...expected, people: 2 });

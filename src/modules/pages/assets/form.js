@@ -604,13 +604,28 @@
     // The draft holds it before the kept answer goes: a correction is a new answer, with a new key.
     await saveDraft();
     await outbox.discard(key);
-    showProblems(
-      form,
-      problemsFrom(
-        answer.messages.map((message) => message.replace(/^answers\./, '')),
-        labels,
-      ),
-    );
+    showProblems(form, serverProblems(answer.messages));
+  }
+
+  /**
+   * The server's messages beside their fields: `answers.members.1.name is required` goes to the name
+   * field of the repeat's second entry, `answers.size: <constraint message>` to the size field, each
+   * with the field's label; what names no field stays in the summary only.
+   */
+  function serverProblems(messages) {
+    return messages.map((text) => {
+      const message = text.replace(/^answers\./, '');
+      const match = /^([a-z][a-z0-9_]*(?:\.\d+\.[a-z][a-z0-9_]*)*)(:? .*)$/.exec(message);
+      if (!match) return problemsFrom([message], labels)[0];
+      const [first, ...rest] = match[1].split('.');
+      let field = form.querySelector(`.field[data-key="${first}"]`);
+      for (let index = 0; field && index < rest.length; index += 2) {
+        const entry = field.dataset.type === 'repeat' ? entriesOf(field)[Number(rest[index])] : undefined;
+        field = entry ? entry.querySelector(`.field[data-key="${rest[index + 1]}"]`) : null;
+      }
+      if (!field) return problemsFrom([message], labels)[0];
+      return { field, key: field.dataset.key, message: `${labelOf(field)}${match[2]}` };
+    });
   }
 
   form.addEventListener('submit', async (event) => {
