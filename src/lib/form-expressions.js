@@ -438,7 +438,7 @@ const NUMBER_TEXT = /^-?(\d+(\.\d*)?|\.\d+)$/;
 /**
  * The number a respondent typed, or NaN: ASCII, Arabic-Indic or Persian digits, a leading minus (or −),
  * the decimal point `.` or the Arabic decimal separator `٫`; `,` as the decimal separator too when
- * `options.comma` (the page's language writes 2,5: French, Spanish, Portuguese, Arabic). No grouping
+ * `options.comma` (the page's language writes 2,5: French, Spanish, Portuguese). No grouping
  * separators: `1,500` is NaN where `,` is not decimal, never a misread 1.5 or 1500.
  */
 export function readNumber(text, options = {}) {
