@@ -173,6 +173,14 @@ describe.skipIf(!hasChromium)('the form page in the respondent’s language, in 
     expect(await page.locator('button[type="submit"]').innerText()).toBe('إرسال');
     await outboxSays(page, 'إجابتان بانتظار الإرسال.');
     await page.screenshot({ path: artifact('form-arabic-offline.png'), fullPage: true });
+    // Each language is kept on its own: English too, with English's plural.
+    await page.goto(`${arabic.publicUrl}?lang=en`);
+    await page.locator('button[type="submit"]:enabled').waitFor();
+    expect(await page.getAttribute('html', 'lang')).toBe('en');
+    await outboxSays(page, '2 answers waiting to be sent.');
+    await page.goto(arabic.publicUrl);
+    await page.locator('button[type="submit"]:enabled').waitFor();
+    expect(await page.getAttribute('html', 'lang')).toBe('ar');
     await context.setOffline(false);
     await outboxSays(page, 'أُرسلت جميع الإجابات.');
     const rows = await stored(arabic.id);
