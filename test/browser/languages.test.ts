@@ -299,6 +299,29 @@ describe.skipIf(!hasChromium)('the form page in the respondent’s language, in 
     // Required inside an entry, found by the entry's own field.
     await entries.nth(0).locator('[data-key="member_name"] input').fill('Amina');
     await entries.nth(0).locator('[data-key="member_age"] input').fill('٣٤');
+    // The draft keeps the entries: reopened, the page has them back.
+    await expect
+      .poll(() =>
+        page.evaluate(
+          async (token) =>
+            (
+              await (
+                window as unknown as {
+                  melAnswerStore: { draftOf(form: string): Promise<{ state: { members?: unknown[] } }> };
+                }
+              ).melAnswerStore.draftOf(token)
+            ).state.members?.length,
+          modelForm.publicToken,
+        ),
+      )
+      .toBe(2);
+    await page.reload();
+    await page.locator('button[type="submit"]:enabled').waitFor();
+    expect(await entries.count()).toBe(2);
+    expect(await entries.nth(0).locator('[data-key="member_name"] input').inputValue()).toBe('Amina');
+    expect(await entries.nth(0).locator('[data-key="member_age"] input').inputValue()).toBe('٣٤');
+    expect(await page.inputValue('#f-size')).toBe('4');
+    expect(await field('household').isVisible()).toBe(true);
     await page.click('button[type="submit"]');
     await page.locator('[data-summary]').waitFor();
     expect(await entries.nth(1).locator('[data-key="member_name"] [data-error]').innerText()).toBe(
