@@ -1407,7 +1407,7 @@ export interface paths {
         put?: never;
         /**
          * Create a form from an XLSForm
-         * @description multipart/form-data with the part `file`: an .xlsx XLSForm (survey, choices and settings sheets; 10 MiB, 32 MiB unzipped, 1000 survey rows, 20000 choice rows, 100 columns, 10000 characters a cell at most: 413 past the size limits). Types text (appearance multiline: textarea), integer, decimal, select_one, select_multiple, date, geopoint, image, file, note, calculate, begin_group and begin_repeat; columns label, hint and constraint_message, each also per language (`label::العربية (ar)`: the code in parentheses), required, relevant, constraint, calculation, appearance, and our extensions personal, min_count and max_count (repeats); settings form_title, default_language and description. The language without a suffix (or settings default_language) is defaultLanguage, the others become translations. Everything else (other types, columns that change what is asked such as default, read_only, choice_filter or repeat_count, unclosed groups, unknown choice lists, duplicate names) and all the form rules of POST /orgs/:orgId/forms are listed in one 400, each as `survey row 7, column type: ...`. A file that is not an .xlsx (an empty one too): 415. The form is created unpublished, in one transaction (201, as GET /orgs/:orgId/forms/:id shows it). With `dryRun=true` nothing is stored: 200 with the form as the body POST /orgs/:orgId/forms would take (FormCreate). docs-forms-xlsform.md has the table.
+         * @description multipart/form-data with the part `file`: an .xlsx XLSForm (survey, choices and settings sheets; 10 MiB, 16 MiB unzipped, 12000 rows and 150000 cells in all, 1000 survey rows, 10000 choice rows, 100 columns, 10000 characters a cell at most: 413 past the size limits). Types text (appearance multiline: textarea), integer, decimal, select_one, select_multiple, date, geopoint, image, file, note, calculate, begin_group and begin_repeat; columns label, hint and constraint_message, each also per language (`label::العربية (ar)`: the code in parentheses), required, relevant, constraint, calculation, appearance, and our extensions personal, min_count and max_count (repeats); settings form_title, default_language and description. The language without a suffix (or settings default_language) is defaultLanguage, the others become translations. Everything else (other types, columns that change what is asked such as default, read_only, choice_filter or repeat_count, unclosed groups, unknown choice lists, duplicate names) and all the form rules of POST /orgs/:orgId/forms are listed in one 400, each as `survey row 7, column type: ...`. A file that is not an .xlsx (an empty one too): 415. The form is created unpublished, in one transaction (201, as GET /orgs/:orgId/forms/:id shows it). With `dryRun=true` nothing is stored: 200 with the form as the body POST /orgs/:orgId/forms would take (FormCreate). docs-forms-xlsform.md has the table.
          */
         post: operations["importXlsForm"];
         delete?: never;
@@ -1577,7 +1577,7 @@ export interface paths {
         };
         /**
          * Responses to a form as CSV
-         * @description Streamed, oldest first: columns id, submittedAt, counted, location (`lat,lng`), then one per field by key, in the form's order. Multi-select answers are joined with "; ", coordinates written `lat,lng`, files given as download URLs; text starting with =, +, -, @ gets a leading apostrophe so spreadsheets do not run it. Answers of fields marked personal and the location (the respondent's position) are empty cells for viewers, and for everyone once erased (the columns stay); an export that carries them in clear is recorded in the audit log before its first byte is sent (with the filter and how many submissions carry them). `indicatorReportId` exports exactly the submissions of this form counted into that report (the same columns): a report of another organization or another project is 404; one this form never counted into gives the header row alone. Reporters only for projects assigned to them.
+         * @description Streamed, oldest first: columns id, submittedAt, counted, location (`lat,lng`), then one per field by key, in the form's order. Multi-select answers are joined with "; ", coordinates written `lat,lng`, files given as download URLs; text starting with =, +, -, @ gets a leading apostrophe so spreadsheets do not run it. Answers of fields marked personal and the location (the respondent's position) are empty cells for viewers, and for everyone once erased (the columns stay); an export that carries them in clear is recorded in the audit log before its first byte is sent (with the filter and how many submissions carry them). `indicatorReportId` exports exactly the submissions of this form counted into that report (the same columns): a report of another organization or another project is 404; one this form never counted into gives the header row alone. Fields inside groups are columns as top-level ones; notes have none; a calculate field is a column; a repeat is one column holding its number of entries. `repeat=<key>` exports that repeat instead, as ODK and Kobo do: one row per entry, columns submission_id, entry (1-based), then one per field of the repeat (groups flattened, a repeat inside it its number of entries); a key that is not a repeat of the form outside other repeats is 400. Reporters only for projects assigned to them.
          */
         get: operations["exportFormSubmissions"];
         put?: never;
@@ -3137,6 +3137,8 @@ export interface components {
             countDateField: string | null;
             /** @description Fills the indicator's disaggregations from answers: each counted submission adds its amount to the category its answer maps to in every mapped disaggregation, and to the cell of every cross of them, in the same statement as the value. Every one of the indicator's disaggregations must be mapped (they add up to the value). A submission whose answer maps to no category is stored, not counted (category_not_mapped). null or []: the value only, as without it. */
             disaggregateBy: components["schemas"]["FormDisaggregationMapping"][] | null;
+            countRepeat: string | null;
+            countWhere: string | null;
             title: string;
             description: string | null;
             /**
@@ -3194,7 +3196,7 @@ export interface components {
              * @description A reporting period of the project that submissions count toward
              */
             reportingPeriodId?: string | null;
-            /** @description The key of a number field: a counted submission adds its answer instead of 1. Needs indicatorId. */
+            /** @description The key of a number field: a counted submission adds its answer instead of 1. Needs indicatorId. A calculate field too (it adds its result when a number), and inside groups; with countRepeat, a number or calculate field of that repeat. */
             valueFieldKey?: string | null;
             /**
              * @description fixed_period (default): submissions count into reportingPeriodId. period_of_date: each counts into the project's reporting period holding its date (countDateField's answer, else submittedAt's date in UTC), the report created there as needed; a date in no period, or in a locked one, is stored but not counted, with its reason. Needs indicatorId, and reportingPeriodId null.
@@ -3208,6 +3210,10 @@ export interface components {
             /** @description The BCP 47 code of the language the form's own strings are written in (en, ar, fa-AF, prs); en by default */
             defaultLanguage?: string;
             translations?: components["schemas"]["FormTranslations"];
+            /** @description The key of a repeat (outside any other repeat): its entries are counted instead of the submission, each entry that countWhere takes adding 1, or its answer to valueFieldKey (then a number or calculate field of the repeat; an entry without that answer adds nothing); disaggregateBy may map the repeat's fields, per entry. A submission none of whose entries is taken is counted with 0. Needs indicatorId. null (default): the submission is counted. */
+            countRepeat?: string | null;
+            /** @description With countRepeat: an expression (docs-forms-model.md, "Expressions") over the repeat's fields and the top-level ones, evaluated per entry: only the entries it holds for are counted (`${age} < 5`). null: every entry. */
+            countWhere?: string | null;
         };
         FormDisaggregationMapping: {
             /** @description A plain disaggregation of the indicator, by name (crosses are filled from their parts) */
@@ -3507,7 +3513,7 @@ export interface components {
              * @description A reporting period of the project that submissions count toward
              */
             reportingPeriodId?: string | null;
-            /** @description The key of a number field: a counted submission adds its answer instead of 1. Needs indicatorId. */
+            /** @description The key of a number field: a counted submission adds its answer instead of 1. Needs indicatorId. A calculate field too (it adds its result when a number), and inside groups; with countRepeat, a number or calculate field of that repeat. */
             valueFieldKey?: string | null;
             /**
              * @description fixed_period (default): submissions count into reportingPeriodId. period_of_date: each counts into the project's reporting period holding its date (countDateField's answer, else submittedAt's date in UTC), the report created there as needed; a date in no period, or in a locked one, is stored but not counted, with its reason. Needs indicatorId, and reportingPeriodId null.
@@ -3521,6 +3527,10 @@ export interface components {
             /** @description The BCP 47 code of the language the form's own strings are written in (en, ar, fa-AF, prs); en by default */
             defaultLanguage?: string;
             translations?: components["schemas"]["FormTranslations"];
+            /** @description The key of a repeat (outside any other repeat): its entries are counted instead of the submission, each entry that countWhere takes adding 1, or its answer to valueFieldKey (then a number or calculate field of the repeat; an entry without that answer adds nothing); disaggregateBy may map the repeat's fields, per entry. A submission none of whose entries is taken is counted with 0. Needs indicatorId. null (default): the submission is counted. */
+            countRepeat?: string | null;
+            /** @description With countRepeat: an expression (docs-forms-model.md, "Expressions") over the repeat's fields and the top-level ones, evaluated per entry: only the entries it holds for are counted (`${age} < 5`). null: every entry. */
+            countWhere?: string | null;
         };
         HealthStatus: {
             status: string;
@@ -10438,7 +10448,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyKeyRunning"];
-            /** @description A file over 10 MiB, or one that unzips to more than 32 MiB */
+            /** @description A file over 10 MiB, or one that unzips to more than 16 MiB or too many rows or cells */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10650,6 +10660,8 @@ export interface operations {
                      *       "countInto": "fixed_period",
                      *       "countDateField": null,
                      *       "disaggregateBy": null,
+                     *       "countRepeat": null,
+                     *       "countWhere": null,
                      *       "title": "Household water survey, 2026 Q1",
                      *       "description": "Ask the head of the household or their spouse; it takes about five minutes. Answers are confidential.",
                      *       "closesAt": "2026-03-31T20:59:59.000Z",
@@ -10902,6 +10914,8 @@ export interface operations {
                      *       "countInto": "fixed_period",
                      *       "countDateField": null,
                      *       "disaggregateBy": null,
+                     *       "countRepeat": null,
+                     *       "countWhere": null,
                      *       "title": "Household water survey, 2026 Q1",
                      *       "description": "Ask the head of the household or their spouse; it takes about five minutes. Answers are confidential.",
                      *       "closesAt": "2026-03-31T20:59:59.000Z",
@@ -11037,6 +11051,8 @@ export interface operations {
                      *       "countInto": "fixed_period",
                      *       "countDateField": null,
                      *       "disaggregateBy": null,
+                     *       "countRepeat": null,
+                     *       "countWhere": null,
                      *       "title": "Household water survey, 2026 Q1",
                      *       "description": "Ask the head of the household or their spouse; it takes about five minutes. Answers are confidential.",
                      *       "closesAt": "2026-03-31T20:59:59.000Z",
@@ -11224,6 +11240,8 @@ export interface operations {
             query?: {
                 /** @description Only the submissions counted into this indicator report (a report of the form's project) */
                 indicatorReportId?: string;
+                /** @description The key of a repeat field (outside other repeats): one row per entry of that repeat instead, joined to the submissions' file by submission_id */
+                repeat?: string;
             };
             header?: never;
             path: {

@@ -16,7 +16,7 @@ import { call } from '../../../test/helpers/http.js';
 import { transaction } from '../../db/client.js';
 import { newId } from '../../lib/ids.js';
 import { eraseExpiredPersonalAnswers, RETENTION_JOB } from './answer-retention.js';
-import { personalKeys } from './form-fields.js';
+import { personalShape } from './form-fields.js';
 import { formSubmissions } from './forms.tables.js';
 import { eraseSubmittedBefore } from './submissions.repo.js';
 
@@ -178,7 +178,7 @@ describe('eraseExpiredPersonalAnswers', () => {
       submittedAt: daysAgo(400),
     }));
     await t.database.db.insert(formSubmissions).values(rows);
-    const keys = personalKeys(yearly.fields as unknown as Parameters<typeof personalKeys>[0]);
+    const keys = personalShape(yearly.fields as unknown as Parameters<typeof personalShape>[0]);
     const erased = await transaction(t.database.db, async (tx) => {
       // The plan that rescans a subquery of the UPDATE for each row it visits.
       const settings = ['material', 'sort', 'hashjoin', 'mergejoin', 'hashagg', 'indexscan', 'bitmapscan'];

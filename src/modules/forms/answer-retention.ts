@@ -1,6 +1,6 @@
 import { transaction, type Db } from '../../db/client.js';
 import { recordAudit, serviceSource } from '../privacy/index.js';
-import { personalKeys } from './form-fields.js';
+import { personalShape } from './form-fields.js';
 import { formsWithRetention } from './forms.repo.js';
 import { eraseSubmittedBefore } from './submissions.repo.js';
 
@@ -19,7 +19,7 @@ export async function eraseExpiredPersonalAnswers(db: Db, now = new Date()): Pro
   let erased = 0;
   for (const form of await formsWithRetention(db)) {
     // Maybe none: a form without fields marked personal still has positions to erase.
-    const keys = personalKeys(form.fields);
+    const keys = personalShape(form.fields);
     if (form.retentionDays === null) continue;
     const before = new Date(now.getTime() - form.retentionDays * DAY_MS);
     const source = serviceSource(form.orgId, RETENTION_JOB);

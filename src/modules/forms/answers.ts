@@ -1,6 +1,25 @@
 import { MAX_PROBLEMS } from '../../errors/catalogue.js';
 import { textProblem } from '../../lib/text.js';
-import { isShown, names, PLACE_MAX, TEXT_MAX, type FormField, type Location } from './form-fields.js';
+import {
+  cachedParser,
+  evaluate,
+  toBoolean,
+  toText,
+  type ExpressionNode,
+} from '../../lib/form-expressions.js';
+import { patternMatches } from '../../lib/form-regex.js';
+import {
+  isShown,
+  MAX_REPEAT_COUNT,
+  names,
+  placeFields,
+  PLACE_MAX,
+  TEXT_MAX,
+  topLevelFields,
+  type FormField,
+  type Location,
+  type PlacedField,
+} from './form-fields.js';
 
 // The limits are field rules (form-fields.ts); pages/form-page.ts reads them here.
 export { PLACE_MAX, TEXT_MAX };
@@ -67,7 +86,8 @@ function answerProblem(field: FormField, value: unknown, at: string): string[] {
       return textProblems(value, at);
     }
     case 'number':
-      return typeof value === 'number' && Number.isFinite(value) ? [] : [`${at} must be a number`];
+      if (typeof value !== 'number' || !Number.isFinite(value)) return [`${at} must be a number`];
+      return field.integer && !Number.isInteger(value) ? [`${at} must be a whole number`] : [];
     case 'select':
       return typeof value === 'string' && names(field).includes(value)
         ? []
@@ -95,8 +115,9 @@ function answerProblem(field: FormField, value: unknown, at: string): string[] {
         : [`${at} must be coordinates { lat, lng } or the name of a place`];
     case 'file':
       return [`${at} must be sent as a file part of a multipart/form-data body`];
-    case 'note':
     case 'calculate':
+      return [`${at} is calculated, not answered`];
+    case 'note':
     case 'group':
     case 'repeat':
       return [`${at} is not answered`];
@@ -119,17 +140,247 @@ function unknownKeys(
   return problems;
 }
 
+const parse = cachedParser(2000);
+
+/** The tree of a stored form's expression; null when it does not parse (the form's rules refuse that). */
+function treeOf(text: string | undefined): ExpressionNode | null {
+  if (text === undefined) return null;
+  try {
+    return parse(text);
+  } catch {
+    return null;
+  }
+}
+
 /**
- * Checks a respondent's submission against the form (DECISIONS.md section 10) and returns what is kept.
- * Fields are visited in order; a field hidden by `showIf` is neither required nor kept, and its answer
- * (or file) is dropped. Every problem is reported, one message each. `fileKeys` are the parts of a
- * multipart body that carried a file; `fileProblems` what was already wrong with them.
+ * The answers an expression sees, innermost first: the entry being checked, the entries holding it, then
+ * the top level. A field inside a repeat seen from outside its entries gives the list of its answers
+ * in every entry (count() and sum() read it).
+ */
+interface Scope {
+  answers: Record<string, unknown>;
+  /** The repeat whose entry this is (null at the top level), and the scope holding it. */
+  repeat: string | null;
+  outer: Scope | null;
+}
+
+/** The chain from the top level to `scope`. */
+function chain(scope: Scope): Scope[] {
+  const list: Scope[] = [];
+  for (let s: Scope | null = scope; s; s = s.outer) list.unshift(s);
+  return list;
+}
+
+/**
+ * Every answer to `name` under the entries of `repeats` (keys, outermost first) reached from `answers`;
+ * the entries themselves when `name` is a repeat. Unanswered ones are left out.
+ */
+function gather(
+  answers: Record<string, unknown>,
+  repeats: string[],
+  name: string,
+  repeat: boolean,
+): unknown[] {
+  if (repeats.length === 0) {
+    const value = answers[name];
+    if (repeat) return Array.isArray(value) ? value : [];
+    return value === undefined ? [] : [value];
+  }
+  const [first, ...rest] = repeats;
+  const entries = answers[first!];
+  return Array.isArray(entries)
+    ? entries.filter(isObject).flatMap((entry) => gather(entry, rest, name, repeat))
+    : [];
+}
+
+function valueIn(scope: Scope, placed: Map<string, PlacedField>, name: string): unknown {
+  const target = placed.get(name);
+  if (!target) return undefined;
+  const levels = chain(scope);
+  const path = levels.slice(1).map((level) => level.repeat!);
+  let common = 0;
+  while (common < target.repeats.length && path[common] === target.repeats[common]) common += 1;
+  const level = levels[common]!;
+  if (common === target.repeats.length) return level.answers[name];
+  return gather(level.answers, target.repeats.slice(common), name, target.field.type === 'repeat');
+}
+
+/** How a submission is checked: the form's places, today's date, where the problems go. */
+interface Check {
+  placed: Map<string, PlacedField>;
+  today: string;
+  problems: string[];
+}
+
+const contextOf = (check: Check, scope: Scope, self?: { key: string; value: unknown }) => ({
+  value: (name: string) => (self && name === self.key ? self.value : valueIn(scope, check.placed, name)),
+  self: self?.value,
+  today: () => check.today,
+  matches: patternMatches,
+});
+
+/** Evaluates a stored form's expression; a tree that cannot be evaluated gives `fallback`. */
+function run(tree: ExpressionNode, context: ReturnType<typeof contextOf>, fallback: unknown): unknown {
+  try {
+    return evaluate(tree, context);
+  } catch {
+    return fallback;
+  }
+}
+
+/** What a calculate field stores: a finite number, else a non-empty text (cut at 20,000 characters). */
+function calculated(result: unknown): unknown {
+  if (typeof result === 'number') return Number.isFinite(result) ? result : undefined;
+  const text = toText(result);
+  return text === '' ? undefined : text.slice(0, TEXT_MAX.textarea);
+}
+
+/** Why a field is not asked: hidden by showIf (its answer is dropped), or not relevant (refused). */
+type Hidden = 'showIf' | 'relevant' | null;
+
+/**
+ * Checks the answers of `fields` (a level: the top one, or one repeat entry) given in `given`, keeping
+ * the good ones in `scope.answers`; `hidden` is why an enclosing group is not asked.
+ */
+function checkLevel(
+  check: Check,
+  fields: FormField[],
+  given: Record<string, unknown>,
+  scope: Scope,
+  at: string,
+  hidden: Hidden,
+  files: { keys: string[]; kept: string[] },
+): void {
+  const { problems } = check;
+  for (const field of fields) {
+    if (problems.length > MAX_PROBLEMS) return;
+    const path = `${at}.${field.key}`;
+    let why: Hidden = hidden;
+    if (why === null && !shown(check, scope, field)) why = 'showIf';
+    if (why === null) {
+      const relevant = treeOf(field.relevant);
+      if (relevant && !toBoolean(run(relevant, contextOf(check, scope), true))) why = 'relevant';
+    }
+    const value = given[field.key];
+    if (field.type === 'group') {
+      if (!isBlank(value)) problems.push(...answerProblem(field, value, path));
+      checkLevel(check, field.fields ?? [], given, scope, at, why, files);
+      continue;
+    }
+    if (field.type === 'file') {
+      const sent = !isBlank(value) || files.keys.includes(field.key);
+      if (why === 'relevant' && sent) problems.push(notAsked(path));
+      if (why !== null) continue;
+      if (!isBlank(value)) problems.push(...answerProblem(field, value, path));
+      else if (files.keys.includes(field.key)) files.kept.push(field.key);
+      else if (field.required) problems.push(`${path} is required`);
+      continue;
+    }
+    if (field.type === 'calculate' || field.type === 'note') {
+      if (!isBlank(value)) problems.push(...answerProblem(field, value, path));
+      const calculation = treeOf(field.calculation);
+      if (why === null && field.type === 'calculate' && calculation) {
+        const result = calculated(run(calculation, contextOf(check, scope), undefined));
+        if (result !== undefined) scope.answers[field.key] = result;
+      }
+      continue;
+    }
+    if (why !== null) {
+      if (why === 'relevant' && !isBlank(value)) problems.push(notAsked(path));
+      continue;
+    }
+    if (field.type === 'repeat') {
+      checkRepeat(check, field, value, scope, path, files);
+      continue;
+    }
+    if (isBlank(value)) {
+      if (field.required) problems.push(`${path} is required`);
+      continue;
+    }
+    const found = answerProblem(field, value, path);
+    problems.push(...found);
+    if (found.length > 0) continue;
+    const constraint = treeOf(field.constraint);
+    const self = { key: field.key, value };
+    if (constraint && !toBoolean(run(constraint, contextOf(check, scope, self), true))) {
+      problems.push(
+        field.constraintMessage !== undefined
+          ? `${path}: ${field.constraintMessage}`
+          : `${path} does not satisfy its constraint`,
+      );
+      continue;
+    }
+    scope.answers[field.key] = value;
+  }
+}
+
+const notAsked = (path: string) => `${path} is not asked: its relevant condition is false`;
+
+/** Whether `showIf` shows the field: the answer it names, of the same entry or an outer one, kept so far. */
+function shown(check: Check, scope: Scope, field: FormField): boolean {
+  if (!field.showIf) return true;
+  const name = field.showIf.field;
+  return isShown(field, { [name]: valueIn(scope, check.placed, name) });
+}
+
+/** A repeat's answer: a list of entries, each an object of its fields' answers, as many as allowed. */
+function checkRepeat(
+  check: Check,
+  field: FormField,
+  value: unknown,
+  scope: Scope,
+  path: string,
+  files: { keys: string[]; kept: string[] },
+): void {
+  const { problems } = check;
+  const min = field.minCount ?? 0;
+  const max = field.maxCount ?? MAX_REPEAT_COUNT;
+  if (!isBlank(value) && !Array.isArray(value)) {
+    problems.push(`${path} must be a list of entries, each an object of its fields' answers`);
+    return;
+  }
+  const entries = (value ?? []) as unknown[];
+  if (entries.length > max) {
+    problems.push(`${path} must have at most ${max} entries`);
+    return;
+  }
+  if (entries.length < min) problems.push(`${path} must have at least ${min} entries`);
+  const fields = field.fields ?? [];
+  const known = new Set(topLevelFields(fields).map((inner) => inner.key));
+  const kept: Record<string, unknown>[] = [];
+  entries.forEach((entry, index) => {
+    if (problems.length > MAX_PROBLEMS) return;
+    const at = `${path}.${index}`;
+    if (!isObject(entry)) {
+      problems.push(`${at} must be an object of the repeat's answers`);
+      return;
+    }
+    problems.push(
+      ...unknownKeys(entry, (key) => known.has(key), `${at}.`, ` is not a field of the repeat ${field.key}`),
+    );
+    const inner: Scope = { answers: {}, repeat: field.key, outer: scope };
+    checkLevel(check, fields, entry, inner, at, null, files);
+    kept.push(inner.answers);
+  });
+  scope.answers[field.key] = kept;
+}
+
+/**
+ * Checks a respondent's submission against the form (DECISIONS.md section 10, extended by issue 41) and
+ * returns what is kept. Fields are visited in order, groups' fields as top-level answers, a repeat's
+ * entries each in turn. A field hidden by `showIf` is neither required nor kept, and its answer (or
+ * file) is dropped; a field whose `relevant` is false is neither required nor kept, and an answer sent
+ * to it is refused. Constraints are checked with `.` the answer, calculations computed and stored.
+ * Every problem is reported, one message each (MAX_PROBLEMS and one more at most from the answers).
+ * `fileKeys` are the parts of a multipart body that carried a file; `fileProblems` what was already
+ * wrong with them; `today` the submission's date (UTC) for today().
  */
 export function checkSubmission(
   fields: FormField[],
   body: unknown,
   fileKeys: string[] = [],
   fileProblems: string[] = [],
+  today = new Date().toISOString().slice(0, 10),
 ): { submission?: Submission; problems: string[] } {
   const problems: string[] = [];
   if (!isObject(body)) return { problems: ['body must be an object'] };
@@ -148,38 +399,50 @@ export function checkSubmission(
   if (body.answers === undefined) problems.push('answers is required');
   else if (!isObject(body.answers)) problems.push('answers must be an object');
   const given = isObject(body.answers) ? body.answers : {};
-  const byKey = new Set(fields.map((field) => field.key));
-  if (Object.keys(given).length > fields.length + MAX_PROBLEMS) {
-    problems.push(`answers must have at most ${fields.length} properties (one per field of this form)`);
+  const placed = placeFields(fields);
+  const level = topLevelFields(fields);
+  const byKey = new Set(level.map((field) => field.key));
+  if (Object.keys(given).length > level.length + MAX_PROBLEMS) {
+    problems.push(`answers must have at most ${level.length} properties (one per field of this form)`);
   } else {
-    problems.push(...unknownKeys(given, (key) => byKey.has(key), 'answers.', ' is not a field of this form'));
+    problems.push(
+      ...unknownKeys(given, (key) => byKey.has(key), 'answers.', ' is not a field of this form').map(
+        (problem) => {
+          const key = problem.slice('answers.'.length, -' is not a field of this form'.length);
+          const repeat = placed.get(key)?.repeats.at(-1);
+          return repeat ? `answers.${key} belongs to the repeat ${repeat}: send it in its entries` : problem;
+        },
+      ),
+    );
   }
   for (const key of fileKeys) {
     if (!byKey.has(key)) problems.push(`answers.${key} is not a field of this form`);
   }
-
-  const answers: Record<string, unknown> = {};
-  const files: string[] = [];
-  for (const field of fields) {
-    if (!isShown(field, answers)) continue;
-    const at = `answers.${field.key}`;
-    if (field.type === 'file') {
-      if (!isBlank(given[field.key])) problems.push(...answerProblem(field, given[field.key], at));
-      else if (fileKeys.includes(field.key)) files.push(field.key);
-      else if (field.required) problems.push(`${at} is required`);
-      continue;
-    }
-    const value = given[field.key];
-    if (isBlank(value)) {
-      if (field.required) problems.push(`${at} is required`);
-      continue;
-    }
-    const found = answerProblem(field, value, at);
-    if (found.length === 0) answers[field.key] = value;
-    problems.push(...found);
-  }
+  const scope: Scope = { answers: {}, repeat: null, outer: null };
+  const files = { keys: fileKeys, kept: [] as string[] };
+  checkLevel({ placed, today, problems }, fields, given, scope, 'answers', null, files);
   problems.push(...fileProblems);
   return problems.length > 0
     ? { problems: [...new Set(problems)] }
-    : { submission: { answers, location, files }, problems };
+    : { submission: { answers: scope.answers, location, files: files.kept }, problems };
+}
+
+/**
+ * Evaluates expressions over one entry of a top-level repeat, as checkSubmission does (the entry's
+ * answers first, then the top-level ones): what counting a repeat's entries (countWhere) needs. A text
+ * that does not parse holds for no entry.
+ */
+export function entryEvaluator(fields: FormField[], today: string) {
+  const check: Check = { placed: placeFields(fields), today, problems: [] };
+  return (
+    text: string,
+    answers: Record<string, unknown>,
+    repeat: string,
+    entry: Record<string, unknown>,
+  ): boolean => {
+    const tree = treeOf(text);
+    if (!tree) return false;
+    const top: Scope = { answers, repeat: null, outer: null };
+    return toBoolean(run(tree, contextOf(check, { answers: entry, repeat, outer: top }), false));
+  };
 }

@@ -5,7 +5,7 @@ import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import { findIndicatorReport } from '../indicator-reports/index.js';
 import { requireProject } from '../projects/index.js';
 import type { AuditSource } from '../privacy/index.js';
-import type { FormField } from './form-fields.js';
+import { allFields, type FormField } from './form-fields.js';
 import { fieldsOfForms } from './forms.repo.js';
 import { readableSubmissions, recordPageRead } from './submission-pages.js';
 import { personalAnswersFor, showsPersonal } from './submission-view.js';
@@ -30,11 +30,11 @@ export async function reportOfProject(db: Db, member: Member, at: { projectId: s
  * value field, now or before an edit). Such an amount is hidden whenever that answer is.
  */
 export const amountIsPersonal = (fields: FormField[]) =>
-  fields.some((field) => field.type === 'number' && field.personal === true);
+  allFields(fields).some((field) => field.type === 'number' && field.personal === true);
 
 /** Whether the cells a form's submissions added may tell personal answers: a field a mapping can read is personal. */
 const cellsArePersonal = (fields: FormField[]) =>
-  fields.some((field) => ['select', 'text', 'number'].includes(field.type) && field.personal === true);
+  allFields(fields).some((field) => ['select', 'text', 'number'].includes(field.type) && field.personal === true);
 
 /** What the member gets of a form's submissions. */
 function readerOf(fields: FormField[], member: Member) {

@@ -2,6 +2,8 @@ import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox
 import { SINGLE_LINE, Text } from '../../http/schemas/schemas.js';
 import { FIELD_KEY } from '../../lib/patterns.js';
 import { PERSONAL_FIELD_TYPES } from '../../lib/personal-data.js';
+import { cachedParser, ExpressionError, usesSelf, type ExpressionNode } from '../../lib/form-expressions.js';
+import { patternProblem } from '../../lib/form-regex.js';
 
 /**
  * The field types: the nine of SPEC.md FormField, then what issue 41 added. `note` shows its label and
@@ -258,12 +260,52 @@ export type Location = Static<typeof Coordinates>;
 
 const CHOICE_TYPES: readonly FieldType[] = ['select', 'multi_select'];
 const PERSONAL_TYPES: readonly FieldType[] = PERSONAL_FIELD_TYPES;
+/** The types that ask nothing: `required` has no meaning on them. */
+const UNASKED_TYPES: readonly FieldType[] = ['note', 'calculate', 'group', 'repeat'];
+/** The types a constraint can check (`.` is their answer); a file is a part, not a value. */
+const CONSTRAINED_TYPES: readonly FieldType[] = [
+  'text',
+  'textarea',
+  'number',
+  'select',
+  'multi_select',
+  'date',
+  'boolean',
+  'location',
+];
+/** The types with a value an expression can read (a repeat's is its list of entries, through count()). */
+const VALUE_TYPES: readonly FieldType[] = [...CONSTRAINED_TYPES, 'calculate', 'file', 'repeat'];
 
-/** The keys of the fields marked personal: the answers viewers never get and erasure removes. */
+/** The keys of the fields marked personal answered at the top level (groups' fields included). */
 export const personalKeys = (fields: FormField[]): string[] =>
-  fields.filter((field) => field.personal === true).map((field) => field.key);
+  topLevelFields(fields)
+    .filter((field) => field.personal === true)
+    .map((field) => field.key);
 
-/** What a `showIf.equals` can be compared with, by the type of the field it points at. */
+/**
+ * Where a form's personal answers are: the top-level keys marked personal, and per repeat holding some
+ * (at any depth), the keys marked personal in its entries. What viewers lose, erasure and retention remove.
+ */
+export interface PersonalShape {
+  keys: string[];
+  repeats: { key: string; shape: PersonalShape }[];
+}
+
+export function personalShape(fields: FormField[]): PersonalShape {
+  const level = topLevelFields(fields);
+  return {
+    keys: level.filter((field) => field.personal === true).map((field) => field.key),
+    repeats: level
+      .filter((field) => field.type === 'repeat' && field.fields)
+      .map((field) => ({ key: field.key, shape: personalShape(field.fields!) }))
+      .filter(({ shape }) => !isEmptyShape(shape)),
+  };
+}
+
+export const isEmptyShape = (shape: PersonalShape): boolean =>
+  shape.keys.length === 0 && shape.repeats.length === 0;
+
+/** What `equals` can be compared with, by the type of the field it points at. */
 function equalsProblem(target: FormField, equals: unknown): string | null {
   switch (target.type) {
     case 'select':
@@ -287,65 +329,247 @@ function equalsProblem(target: FormField, equals: unknown): string | null {
   }
 }
 
+/** A field with where it stands: its order at every depth and the keys of the repeats holding it. */
+export interface PlacedField {
+  field: FormField;
+  order: number;
+  repeats: string[];
+  path: string;
+}
+
+/** Every field at every depth, in order, with its place; a key used twice keeps its first place. */
+export function placeFields(fields: FormField[]): Map<string, PlacedField> {
+  const placed = new Map<string, PlacedField>();
+  let order = 0;
+  const visit = (list: FormField[], repeats: string[], path: string) =>
+    list.forEach((field, index) => {
+      const at = `${path}.${index}`;
+      if (!placed.has(field.key)) placed.set(field.key, { field, order, repeats, path: at });
+      order += 1;
+      if (field.fields)
+        visit(field.fields, field.type === 'repeat' ? [...repeats, field.key] : repeats, `${at}.fields`);
+    });
+  visit(fields, [], 'fields');
+  return placed;
+}
+
+const isPrefix = (prefix: string[], of: string[]) => prefix.every((key, i) => of[i] === key);
+
+/** Where an expression is evaluated from: the fields before `order`, inside the repeats `repeats`. */
+export interface ExpressionScope {
+  order: number;
+  repeats: string[];
+  /** Whether `.` (the answer) may be used: constraints only. */
+  self: boolean;
+}
+
+const parse = cachedParser(2000);
+
 /**
- * The rules of DECISIONS.md section 10 that a schema cannot express: unique keys, options only and
- * always on choice fields, `showIf` naming an earlier field with a value its answer can take, `personal`
- * only on the types whose answers can hold a person's words or numbers.
+ * What is wrong with an expression evaluated from `scope`: it parses, refers only to earlier fields with
+ * a value, each of the same repeat entry or outside it (a field inside a repeat seen from outside only as
+ * count()'s or sum()'s argument), `.` only in constraints, regex() patterns quoted strings RE2 accepts.
+ */
+export function expressionProblems(
+  text: string,
+  at: string,
+  scope: ExpressionScope,
+  placed: Map<string, PlacedField>,
+): string[] {
+  let tree: ExpressionNode;
+  try {
+    tree = parse(text);
+  } catch (error) {
+    return [`${at}: ${error instanceof ExpressionError ? error.message : 'the expression does not parse'}`];
+  }
+  const problems: string[] = [];
+  if (!scope.self && usesSelf(tree)) {
+    problems.push(`${at} uses ".", which stands for the answer in constraints only`);
+  }
+  const visit = (node: ExpressionNode, aggregated: boolean) => {
+    if (node.kind === 'binary') {
+      visit(node.left, false);
+      visit(node.right, false);
+    } else if (node.kind === 'negate') visit(node.operand, false);
+    else if (node.kind === 'call') {
+      node.args.forEach((arg) => visit(arg, node.name === 'count' || node.name === 'sum'));
+      if (node.name === 'regex') {
+        const pattern = node.args[1]!;
+        if (pattern.kind !== 'string') problems.push(`${at}: regex()'s pattern must be a string in quotes`);
+        else {
+          const problem = patternProblem(pattern.value);
+          if (problem) problems.push(`${at}: regex() pattern '${pattern.value}' is refused: ${problem}`);
+        }
+      }
+    } else if (node.kind === 'ref') problems.push(...referenceProblem(node.name, aggregated));
+  };
+  const referenceProblem = (name: string, aggregated: boolean): string[] => {
+    const target = placed.get(name);
+    if (!target) return [`${at} refers to \${${name}}, which is not a field of this form`];
+    if (target.order >= scope.order) return [`${at} refers to \${${name}}, which does not come before it`];
+    if (!VALUE_TYPES.includes(target.field.type)) {
+      return [`${at} refers to \${${name}}, a ${target.field.type} field, which has no value`];
+    }
+    // Inside a repeat holding the expression: the same entry's answer. Otherwise a list of them.
+    const sameEntry = isPrefix(target.repeats, scope.repeats);
+    if (target.field.type === 'repeat' && !(aggregated && !scope.repeats.includes(name))) {
+      return [`${at} refers to the repeat \${${name}}: only count(\${${name}}) can`];
+    }
+    if (!sameEntry && !aggregated) {
+      const repeat = target.repeats[target.repeats.findIndex((key, i) => scope.repeats[i] !== key)]!;
+      return [
+        `${at} refers to \${${name}} inside the repeat ${repeat}: from outside its entries only ` +
+          `count(\${${name}}) or sum(\${${name}}) can`,
+      ];
+    }
+    return [];
+  };
+  visit(tree, false);
+  return [...new Set(problems)];
+}
+
+/** The problem with a field's properties for its type (which ones it needs, which it must not have). */
+function propertyProblems(field: FormField, at: string, inRepeat: boolean): string[] {
+  const problems: string[] = [];
+  const type = field.type;
+  const notFor = (name: string) => `${at}.${name} should not exist for ${type} fields`;
+  if (field.label === undefined && type !== 'calculate') problems.push(`${at}.label is required`);
+  if (CHOICE_TYPES.includes(type) && field.options === undefined && field.choices === undefined) {
+    problems.push(`${at}.options is required for ${type} fields`);
+  }
+  if (field.options !== undefined && field.choices !== undefined) {
+    problems.push(`${at}.choices should not exist beside options: give one of the two`);
+  }
+  for (const name of ['options', 'choices'] as const) {
+    if (!CHOICE_TYPES.includes(type) && field[name] !== undefined) problems.push(notFor(name));
+  }
+  if (field.choices) {
+    const seen = new Set<string>();
+    field.choices.forEach((choice, i) => {
+      if (seen.has(choice.name)) {
+        problems.push(`${at}.choices.${i}.name must be unique; ${choice.name} is used before`);
+      }
+      seen.add(choice.name);
+    });
+  }
+  if (field.personal === true && !PERSONAL_TYPES.includes(type)) {
+    problems.push(`${at}.personal is allowed only on ${typeNames(PERSONAL_TYPES)} fields, not ${type}`);
+  }
+  const container = type === 'group' || type === 'repeat';
+  if (container && field.fields === undefined) problems.push(`${at}.fields is required for ${type} fields`);
+  if (!container && field.fields !== undefined) problems.push(notFor('fields'));
+  if (type === 'calculate' && field.calculation === undefined) {
+    problems.push(`${at}.calculation is required for calculate fields`);
+  }
+  if (type !== 'calculate' && field.calculation !== undefined) problems.push(notFor('calculation'));
+  if (!CONSTRAINED_TYPES.includes(type)) {
+    if (field.constraint !== undefined) problems.push(notFor('constraint'));
+    if (field.constraintMessage !== undefined) problems.push(notFor('constraintMessage'));
+  } else if (field.constraintMessage !== undefined && field.constraint === undefined) {
+    problems.push(`${at}.constraintMessage needs constraint`);
+  }
+  if (type !== 'number' && field.integer !== undefined) problems.push(notFor('integer'));
+  if (type !== 'repeat') {
+    if (field.minCount !== undefined) problems.push(notFor('minCount'));
+    if (field.maxCount !== undefined) problems.push(notFor('maxCount'));
+  } else if ((field.minCount ?? 0) > (field.maxCount ?? MAX_REPEAT_COUNT)) {
+    problems.push(`${at}.minCount must not be more than maxCount`);
+  }
+  if (field.required === true && UNASKED_TYPES.includes(type)) {
+    problems.push(
+      `${at}.required should not exist for ${type} fields` +
+        (type === 'repeat' ? ' (its minCount says how many entries are required)' : ''),
+    );
+  }
+  if (type === 'file' && inRepeat) {
+    problems.push(
+      `${at}: file fields cannot be inside a repeat (a file is a part of the body, named by its key)`,
+    );
+  }
+  return problems;
+}
+
+/**
+ * The field rules a schema cannot express (DECISIONS.md section 10, extended by issue 41), every problem
+ * at once, each named by its path (`fields.2.fields.0.relevant`): keys unique in the whole form, at most
+ * MAX_FIELDS fields in all, each type's own properties and none of the others', `showIf` naming an
+ * earlier field with a value its answer can take, `personal` only on the types whose answers can hold a
+ * person's words or numbers, and every expression parsing and referring only to fields it may see.
  */
 export function fieldProblems(fields: FormField[]): string[] {
   const problems: string[] = [];
-  const earlier = new Map<string, FormField>();
-  fields.forEach((field, index) => {
-    const at = `fields.${index}`;
-    if (earlier.has(field.key)) problems.push(`${at}.key must be unique; ${field.key} is used before`);
-    if (field.label === undefined && field.type !== 'calculate') problems.push(`${at}.label is required`);
-    if (CHOICE_TYPES.includes(field.type) && field.options === undefined && field.choices === undefined) {
-      problems.push(`${at}.options is required for ${field.type} fields`);
-    }
-    if (field.options !== undefined && field.choices !== undefined) {
-      problems.push(`${at}.choices should not exist beside options: give one of the two`);
-    }
-    for (const name of ['options', 'choices'] as const) {
-      if (!CHOICE_TYPES.includes(field.type) && field[name] !== undefined) {
-        problems.push(`${at}.${name} should not exist for ${field.type} fields`);
+  const placed = placeFields(fields);
+  const total = allFields(fields).length;
+  let order = 0;
+  const seen = new Set<string>();
+  const visit = (list: FormField[], repeats: string[], path: string) =>
+    list.forEach((field, index) => {
+      const at = `${path}.${index}`;
+      const here = order;
+      order += 1;
+      if (seen.has(field.key)) problems.push(`${at}.key must be unique; ${field.key} is used before`);
+      seen.add(field.key);
+      problems.push(...propertyProblems(field, at, repeats.length > 0));
+      if (field.showIf) {
+        const target = placed.get(field.showIf.field);
+        const visible =
+          target !== undefined &&
+          target.order < here &&
+          isPrefix(target.repeats, repeats) &&
+          target.field.type !== 'repeat';
+        if (!visible) problems.push(`${at}.showIf.field must be the key of an earlier field`);
+        else {
+          const problem = equalsProblem(target.field, field.showIf.equals);
+          if (problem) problems.push(`${at}.showIf.equals must ${problem}`);
+        }
       }
-    }
-    if (field.personal === true && !PERSONAL_TYPES.includes(field.type)) {
-      problems.push(
-        `${at}.personal is allowed only on ${typeNames(PERSONAL_TYPES)} fields, not ${field.type}`,
-      );
-    }
-    if (field.showIf) {
-      const target = earlier.get(field.showIf.field);
-      if (!target) problems.push(`${at}.showIf.field must be the key of an earlier field`);
-      else {
-        const problem = equalsProblem(target, field.showIf.equals);
-        if (problem) problems.push(`${at}.showIf.equals must ${problem}`);
+      const scope = { order: here, repeats, self: false };
+      for (const name of ['relevant', 'calculation'] as const) {
+        const text = field[name];
+        if (text !== undefined) problems.push(...expressionProblems(text, `${at}.${name}`, scope, placed));
       }
-    }
-    if (!earlier.has(field.key)) earlier.set(field.key, field);
-  });
+      if (field.constraint !== undefined && CONSTRAINED_TYPES.includes(field.type)) {
+        problems.push(
+          // Its own key is its answer, as `.` is.
+          ...expressionProblems(
+            field.constraint,
+            `${at}.constraint`,
+            { ...scope, order: here + 1, self: true },
+            placed,
+          ),
+        );
+      }
+      if (field.fields) {
+        visit(field.fields, field.type === 'repeat' ? [...repeats, field.key] : repeats, `${at}.fields`);
+      }
+    });
+  visit(fields, [], 'fields');
+  if (total > MAX_FIELDS) {
+    problems.push(`fields must hold at most ${MAX_FIELDS} fields in all, at every depth (${total} here)`);
+  }
   return problems;
 }
 
 /**
  * Edits that would leave stored answers without their field or make them wrong for it: a form with
- * submissions keeps every field key, each field's type, and every option of its choice fields. Labels,
- * `required`, `showIf`, `personal`, order, new fields and new options are free. Returns the keys that
- * break this.
+ * submissions keeps every field key at every depth, each field's type, the repeat holding it (a key
+ * moved into or out of a repeat moves its answers; into or out of a group does not), and every choice
+ * name of its choice fields. Labels, `required`, `showIf`, expressions, `personal`, order, groups, new
+ * fields and new choices are free. Returns the keys that break this.
  */
 export function breakingEdits(before: FormField[], after: FormField[]): string[] {
-  const next = new Map(after.map((field) => [field.key, field]));
-  return before
-    .filter((old) => {
-      const field = next.get(old.key);
-      if (!field || field.type !== old.type) return true;
-      return names(old).some((name) => !names(field).includes(name));
+  const next = placeFields(after);
+  return [...placeFields(before).values()]
+    .filter(({ field: old, repeats }) => {
+      const now = next.get(old.key);
+      if (!now || now.field.type !== old.type) return true;
+      if (now.repeats.join('/') !== repeats.join('/')) return true;
+      return names(old).some((name) => !names(now.field).includes(name));
     })
-    .map((old) => old.key);
+    .map(({ field }) => field.key);
 }
 
-/** Whether the respondent sees the field, given the answers to the fields before it. */
+/** Whether `showIf` lets the respondent see the field, given the answers kept before it. */
 export function isShown(field: FormField, shownAnswers: Record<string, unknown>): boolean {
   if (!field.showIf) return true;
   const answer = shownAnswers[field.showIf.field];

@@ -61,6 +61,8 @@ export const FORM: Static<typeof Form> = {
   countInto: 'fixed_period',
   countDateField: null,
   disaggregateBy: null,
+  countRepeat: null,
+  countWhere: null,
   ...survey,
   publicToken: IDS.formToken,
   publicUrl: `${EXAMPLE_URL}/f/${IDS.formToken}`,

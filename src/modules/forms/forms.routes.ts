@@ -229,7 +229,12 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
           'first byte is sent (with the filter and how many submissions carry them). ' +
           '`indicatorReportId` exports exactly the submissions of this form counted into that report (the ' +
           'same columns): a report of another organization or another project is 404; one this form never ' +
-          `counted into gives the header row alone. ${READ}`,
+          'counted into gives the header row alone. Fields inside groups are columns as top-level ones; ' +
+          'notes have none; a calculate field is a column; a repeat is one column holding its number of ' +
+          'entries. `repeat=<key>` exports that repeat instead, as ODK and Kobo do: one row per entry, ' +
+          'columns submission_id, entry (1-based), then one per field of the repeat (groups flattened, a ' +
+          'repeat inside it its number of entries); a key that is not a repeat of the form outside other ' +
+          `repeats is 400. ${READ}`,
         params: Params('orgId', 'id'),
         querystring: SubmissionsCsvQuery,
         answers: { 200: CsvDownload('The responses, one row each') },

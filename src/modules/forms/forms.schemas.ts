@@ -81,7 +81,9 @@ const links = {
   valueFieldKey: NullableString({
     pattern: KEY_PATTERN,
     description:
-      'The key of a number field: a counted submission adds its answer instead of 1. Needs indicatorId.',
+      'The key of a number field: a counted submission adds its answer instead of 1. Needs indicatorId. ' +
+      'A calculate field too (it adds its result when a number), and inside groups; with countRepeat, a ' +
+      'number or calculate field of that repeat.',
   }),
   countInto: Type.Unsafe<CountInto>({
     type: 'string',
@@ -97,6 +99,25 @@ const links = {
     description:
       'With countInto period_of_date: the key of a date field giving the date to count by (paper forms ' +
       "entered later); a date in the future is refused (400); unanswered: submittedAt's date.",
+  }),
+  countRepeat: NullableString({
+    pattern: KEY_PATTERN,
+    description:
+      'The key of a repeat (outside any other repeat): its entries are counted instead of the submission, ' +
+      'each entry that countWhere takes adding 1, or its answer to valueFieldKey (then a number or ' +
+      'calculate field of the repeat; an entry without that answer adds nothing); disaggregateBy may map ' +
+      "the repeat's fields, per entry. A submission none of whose entries is taken is counted with 0. " +
+      'Needs indicatorId. null (default): the submission is counted.',
+  }),
+  countWhere: NullableString({
+    minLength: 1,
+    maxLength: 1000,
+    notBlank: true,
+    ...SINGLE_LINE,
+    description:
+      'With countRepeat: an expression (docs-forms-model.md, "Expressions") over the repeat\'s fields and the ' +
+      'top-level ones, evaluated per entry: only the entries it holds for are counted (`${age} < 5`). ' +
+      'null: every entry.',
   }),
   disaggregateBy: Type.Unsafe<DisaggregateBy[] | null>({
     type: ['array', 'null'],
@@ -154,6 +175,8 @@ export const Form = Type.Object(
     countInto: links.countInto,
     countDateField: Nullable(Type.String()),
     disaggregateBy: links.disaggregateBy,
+    countRepeat: Nullable(Type.String()),
+    countWhere: Nullable(Type.String()),
     title: Type.String(),
     description: Nullable(Type.String()),
     publicToken: Uuid('The secret of the public link'),
@@ -218,6 +241,8 @@ export const CreateFormBody = Body(
     disaggregateBy: Type.Optional(editable.disaggregateBy),
     defaultLanguage: Type.Optional(languages.defaultLanguage),
     translations: Type.Optional(languages.translations),
+    countRepeat: Type.Optional(editable.countRepeat),
+    countWhere: Type.Optional(editable.countWhere),
   },
   { title: 'FormCreate' },
 );
@@ -237,6 +262,8 @@ export const UpdateFormBody = Body(
     disaggregateBy: Type.Optional(editable.disaggregateBy),
     defaultLanguage: Type.Optional(languages.defaultLanguage),
     translations: Type.Optional(languages.translations),
+    countRepeat: Type.Optional(editable.countRepeat),
+    countWhere: Type.Optional(editable.countWhere),
   },
   { title: 'FormUpdate' },
 );
@@ -349,6 +376,13 @@ export const CountedSubmission = Type.Object(
 export const SubmissionsCsvQuery = Type.Object({
   indicatorReportId: Type.Optional(
     Uuid("Only the submissions counted into this indicator report (a report of the form's project)"),
+  ),
+  repeat: Type.Optional(
+    Type.String({
+      pattern: KEY_PATTERN,
+      description:
+        "The key of a repeat field (outside other repeats): one row per entry of that repeat instead, joined to the submissions' file by submission_id",
+    }),
   ),
 });
 

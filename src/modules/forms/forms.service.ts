@@ -16,7 +16,14 @@ import { ensureProjectAccess, requireProject, visibilityOf } from '../projects/i
 import { recordPersonalRead, type AuditSource } from '../privacy/index.js';
 import { dimensionsOf } from '../indicators/index.js';
 import { canonicalMappings, disaggregateByProblems, type DisaggregateBy } from './disaggregate-by.js';
-import { breakingEdits, fieldProblems, type FormField } from './form-fields.js';
+import {
+  breakingEdits,
+  expressionProblems,
+  fieldProblems,
+  placeFields,
+  topLevelFields,
+  type FormField,
+} from './form-fields.js';
 import { translationProblems, type FormTranslations } from './form-languages.js';
 import {
   countForms,
@@ -31,7 +38,7 @@ import {
 } from './forms.repo.js';
 import type { FormInput, NewForm } from './forms.schemas.js';
 import { amountIsPersonal } from './counted-sources.js';
-import { personalAnswersFor } from './submission-view.js';
+import { anyPersonalField, personalAnswersFor } from './submission-view.js';
 import { submissionsCsv } from './submissions-csv.js';
 import {
   countedByReport,
@@ -48,7 +55,49 @@ class DryRunDone extends Error {
 }
 
 type Links = Pick<FormValues, 'indicatorId' | 'reportingPeriodId' | 'valueFieldKey'>;
-type Counting = Required<Pick<FormValues, 'countInto' | 'countDateField'>>;
+type Counting = Required<Pick<FormValues, 'countInto' | 'countDateField' | 'countRepeat' | 'countWhere'>>;
+
+/** The fields a count can read: the top-level ones (groups' included), and the counted repeat's. */
+function countedFields(fields: FormField[], countRepeat: string | null): FormField[] {
+  const repeat = countRepeat ? topLevelFields(fields).find((f) => f.key === countRepeat) : undefined;
+  return [
+    ...topLevelFields(fields),
+    ...(repeat?.type === 'repeat' ? topLevelFields(repeat.fields ?? []) : []),
+  ];
+}
+
+/** countRepeat names a top-level repeat; countWhere parses and reads its fields or top-level ones. */
+function repeatProblems(fields: FormField[], links: Links, counting: Counting): string[] {
+  const problems: string[] = [];
+  if (counting.countWhere && !counting.countRepeat) problems.push('countWhere needs countRepeat');
+  if (!counting.countRepeat) return problems;
+  if (!links.indicatorId) problems.push('countRepeat needs indicatorId');
+  const repeat = topLevelFields(fields).find((f) => f.key === counting.countRepeat);
+  if (repeat?.type !== 'repeat') {
+    problems.push('countRepeat must be the key of a repeat field outside any other repeat');
+    return problems;
+  }
+  if (counting.countWhere) {
+    const placed = placeFields(fields);
+    problems.push(
+      ...expressionProblems(
+        counting.countWhere,
+        'countWhere',
+        { order: Number.MAX_SAFE_INTEGER, repeats: [repeat.key], self: false },
+        placed,
+      ),
+    );
+  }
+  if (links.valueFieldKey) {
+    const field = topLevelFields(repeat.fields ?? []).find((f) => f.key === links.valueFieldKey);
+    if (field?.type !== 'number' && field?.type !== 'calculate') {
+      problems.push(
+        `valueFieldKey must be the key of a number or calculate field of the repeat ${repeat.key}`,
+      );
+    }
+  }
+  return problems;
+}
 
 /** The rules between fields and links that need no database: all reported at once. */
 function linkProblems(fields: FormField[], links: Links, counting: Counting): string[] {
@@ -65,14 +114,18 @@ function linkProblems(fields: FormField[], links: Links, counting: Counting): st
   }
   if (counting.countDateField) {
     if (!byDate) problems.push('countDateField needs countInto period_of_date');
-    const field = fields.find((f) => f.key === counting.countDateField);
+    const field = topLevelFields(fields).find((f) => f.key === counting.countDateField);
     if (field?.type !== 'date') problems.push('countDateField must be the key of a date field');
   }
   if (links.valueFieldKey) {
     if (!links.indicatorId) problems.push('valueFieldKey needs indicatorId');
-    const field = fields.find((f) => f.key === links.valueFieldKey);
-    if (field?.type !== 'number') problems.push('valueFieldKey must be the key of a number field');
+    // A calculate field too (its answer is stored when a number); with countRepeat, one of the repeat.
+    const field = topLevelFields(fields).find((f) => f.key === links.valueFieldKey);
+    if (!counting.countRepeat && field?.type !== 'number' && field?.type !== 'calculate') {
+      problems.push('valueFieldKey must be the key of a number field');
+    }
   }
+  problems.push(...repeatProblems(fields, links, counting));
   return problems;
 }
 
@@ -86,10 +139,11 @@ async function checkedMappings(
   mappings: DisaggregateBy[] | null,
   fields: FormField[],
   indicatorId: string | null,
+  countRepeat: string | null,
 ): Promise<DisaggregateBy[] | null> {
   if (!mappings?.length) return null;
   const dimensions = indicatorId ? await dimensionsOf(tx, orgId, indicatorId) : null;
-  const problems = disaggregateByProblems(mappings, fields, dimensions);
+  const problems = disaggregateByProblems(mappings, countedFields(fields, countRepeat), dimensions);
   if (problems.length > 0) throw badRequest(...problems);
   return canonicalMappings(mappings, dimensions!);
 }
@@ -160,39 +214,51 @@ export class FormService {
     member: Member,
     id: string,
     source: AuditSource,
-    filter: SubmissionFilter = {},
+    { repeat: repeatKey, ...filter }: SubmissionFilter & { repeat?: string } = {},
     reads: Db = this.db,
   ): Promise<{ fileName: string; csv: Readable }> {
     const form = await this.readable(member, id);
+    const repeat = repeatKey
+      ? topLevelFields(form.fields).find((field) => field.key === repeatKey)
+      : undefined;
+    if (repeatKey && repeat?.type !== 'repeat') {
+      throw badRequest('repeat must be the key of a repeat field of the form, outside other repeats');
+    }
     if (filter.indicatorReportId) {
       // A form counts only into its own project's reports: another project's is unknown here.
       const report = await findIndicatorReport(this.db, member.orgId, filter.indicatorReportId);
       if (report?.projectId !== form.projectId) throw notFound('Indicator report');
     }
-    const personal = personalAnswersFor(form.fields, member.role);
+    const all = personalAnswersFor(form.fields, member.role);
+    // A repeat's file holds only its entries' answers: its personal fields, no position.
+    const inRepeat = repeat ? all.repeats.filter((r) => r.key === repeat.key) : [];
+    const personal = repeat ? { keys: [], repeats: inRepeat, inClear: all.inClear } : all;
     // Once the 200 is sent a statement cut by its limit cuts the answer: the exports' limit, not a request's.
     const exported = (db: Db) => withStatementTimeout(db, this.config.databaseTimeouts.exportStatementMs);
     const count = personal.inClear
-      ? await countHoldingPersonal(exported(this.db), member.orgId, id, personal.keys.length > 0, filter)
+      ? repeat && !anyPersonalField(personal)
+        ? 0
+        : await countHoldingPersonal(exported(this.db), member.orgId, id, anyPersonalField(personal), filter)
       : 0;
     await recordPersonalRead(this.db, source, {
       action: 'export',
       subjectKind: 'form_submission',
       subjectIds: [],
       count,
-      details: { formId: id, ...filter },
+      details: { formId: id, ...filter, ...(repeat && { repeat: repeat.key }) },
     });
     // Nothing personal when counted (no personal field, no position yet): a position that arrives while
     // the export runs is left out, never sent unrecorded.
     const shown = count > 0 ? personal : { ...personal, inClear: false };
     return {
-      fileName: `${form.title}.csv`,
+      fileName: repeat ? `${form.title} - ${repeat.key}.csv` : `${form.title}.csv`,
       csv: await submissionsCsv(
         exported(shown.inClear ? this.db : reads),
         form,
         this.config.baseUrl,
         shown,
         filter,
+        repeat,
       ),
     };
   }
@@ -229,6 +295,8 @@ export class FormService {
     const counting: Counting = {
       countInto: input.countInto ?? 'fixed_period',
       countDateField: input.countDateField ?? null,
+      countRepeat: input.countRepeat ?? null,
+      countWhere: input.countWhere ?? null,
     };
     const defaultLanguage = input.defaultLanguage ?? 'en';
     const translations = input.translations ?? null;
@@ -245,6 +313,7 @@ export class FormService {
         input.disaggregateBy ?? null,
         input.fields,
         links.indicatorId,
+        counting.countRepeat,
       );
       const id = await insertForm(tx, member.orgId, {
         projectId: input.projectId,
@@ -283,6 +352,8 @@ export class FormService {
       const counting: Counting = {
         countInto: input.countInto ?? form.countInto,
         countDateField: input.countDateField === undefined ? form.countDateField : input.countDateField,
+        countRepeat: input.countRepeat === undefined ? form.countRepeat : input.countRepeat,
+        countWhere: input.countWhere === undefined ? form.countWhere : input.countWhere,
       };
       const fields = input.fields ?? form.fields;
       const defaultLanguage = input.defaultLanguage ?? form.defaultLanguage;
@@ -310,7 +381,10 @@ export class FormService {
       // Checked again when what they depend on is edited, not on every edit (a disaggregation added to
       // the indicator since is met by counting: category_not_mapped).
       const remaps =
-        input.disaggregateBy !== undefined || input.fields !== undefined || input.indicatorId !== undefined;
+        input.disaggregateBy !== undefined ||
+        input.fields !== undefined ||
+        input.indicatorId !== undefined ||
+        input.countRepeat !== undefined;
       const disaggregateBy = remaps
         ? await checkedMappings(
             tx,
@@ -318,6 +392,7 @@ export class FormService {
             input.disaggregateBy === undefined ? form.disaggregateBy : input.disaggregateBy,
             fields,
             links.indicatorId,
+            counting.countRepeat,
           )
         : form.disaggregateBy;
       const changes: FormValues = {

@@ -68,6 +68,10 @@ export const forms = pgTable(
     countDateField: text('count_date_field'),
     /** Form fields filling the indicator's disaggregations (and so its crosses); null: the value only. */
     disaggregateBy: jsonb('disaggregate_by').$type<DisaggregateBy[]>(),
+    /** The key of a repeat whose entries are counted instead of the submission; null: the submission. */
+    countRepeat: text('count_repeat'),
+    /** With countRepeat: the expression an entry must satisfy to be counted; null: every entry. */
+    countWhere: text('count_where'),
     title: text('title').notNull(),
     description: text('description'),
     publicToken: uuid('public_token').notNull(),

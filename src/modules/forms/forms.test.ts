@@ -70,6 +70,8 @@ describe('POST /orgs/:orgId/forms', () => {
       countInto: 'fixed_period',
       countDateField: null,
       disaggregateBy: null,
+      countRepeat: null,
+      countWhere: null,
       title: 'Household water survey',
       description: 'Ask the head of the household',
       publicToken: expect.stringMatching(UUID),

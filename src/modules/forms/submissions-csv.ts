@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import type { Db } from '../../db/client.js';
 import { readAhead } from '../../lib/read-ahead.js';
-import type { FormField, Location } from './form-fields.js';
+import { topLevelFields, type FormField, type Location } from './form-fields.js';
 import {
   readableAnswers,
   readableLocation,
@@ -77,37 +77,68 @@ interface ExportedForm {
 }
 
 /**
- * One slice of submissions as CSV text, in chunks of ROWS_PER_CHUNK rows, with their files' download
- * URLs; personal answers and positions as the reader may get them (empty cells otherwise, the columns
- * stay). The rows are read and written in this one call, so none of them outlives it.
+ * The columns of a level of answers: one per answerable field, groups flattened, notes none, calculate
+ * fields a column, a repeat one column holding its number of entries.
  */
-function csvOf(
-  slice: SubmissionRow[],
-  files: SubmissionFileRow[],
-  { fields }: ExportedForm,
-  baseUrl: string,
-  personal: PersonalAnswers,
-): string[] {
+export const columnsOf = (fields: FormField[]): FormField[] =>
+  topLevelFields(fields).filter((field) => field.type !== 'group' && field.type !== 'note');
+
+/** A column's cell: a repeat's number of entries, any other answer as `cell` writes it. */
+const columnCell = (field: FormField, answer: unknown) =>
+  field.type === 'repeat' ? (Array.isArray(answer) ? answer.length : null) : cell(answer);
+
+/** What one export writes: every submission a row, or (`repeat`) every entry of one repeat a row. */
+interface Export {
+  form: ExportedForm;
+  baseUrl: string;
+  personal: PersonalAnswers;
+  /** The repeat whose entries are the rows; undefined: the submissions. */
+  repeat?: FormField;
+}
+
+const headerOf = ({ form, repeat }: Export): string[] =>
+  repeat
+    ? ['submission_id', 'entry', ...columnsOf(repeat.fields ?? []).map((field) => field.key)]
+    : ['id', 'submittedAt', 'counted', 'location', ...columnsOf(form.fields).map((field) => field.key)];
+
+/** The records of one submission: its row, or its repeat's entries, each joined to it by its id. */
+function recordsOf(row: SubmissionRow, files: SubmissionFileRow[], exported: Export): unknown[][] {
+  const { personal, repeat, baseUrl } = exported;
+  const answers = readableAnswers(personal, row);
+  if (repeat) {
+    const entries = answers[repeat.key];
+    const columns = columnsOf(repeat.fields ?? []);
+    return (Array.isArray(entries) ? entries : []).map((entry, index) => {
+      const given = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {};
+      return [row.id, index + 1, ...columns.map((field) => columnCell(field, given[field.key]))];
+    });
+  }
+  const location = readableLocation(personal, row);
+  for (const file of files) {
+    if (file.submissionId === row.id)
+      answers[file.fieldKey] = baseUrl + submissionFileUrl(row, file.fieldKey);
+  }
+  const record: unknown[] = [
+    row.id,
+    row.submittedAt.toISOString(),
+    row.counted,
+    location ? coordinates(location) : null,
+  ];
+  for (const field of columnsOf(exported.form.fields)) record.push(columnCell(field, answers[field.key]));
+  return [record];
+}
+
+/**
+ * One slice of submissions as CSV text, in chunks of ROWS_PER_CHUNK submissions, with their files'
+ * download URLs; personal answers and positions as the reader may get them (empty cells otherwise, the
+ * columns stay). The rows are read and written in this one call, so none of them outlives it.
+ */
+function csvOf(slice: SubmissionRow[], files: SubmissionFileRow[], exported: Export): string[] {
   const chunks: string[] = [];
   for (let start = 0; start < slice.length; start += ROWS_PER_CHUNK) {
-    const records: unknown[][] = [];
-    for (const row of slice.slice(start, start + ROWS_PER_CHUNK)) {
-      const answers = readableAnswers(personal, row);
-      const location = readableLocation(personal, row);
-      for (const file of files) {
-        if (file.submissionId === row.id) {
-          answers[file.fieldKey] = baseUrl + submissionFileUrl(row, file.fieldKey);
-        }
-      }
-      const record: unknown[] = [
-        row.id,
-        row.submittedAt.toISOString(),
-        row.counted,
-        location ? coordinates(location) : null,
-      ];
-      for (const field of fields) record.push(cell(answers[field.key]));
-      records.push(record);
-    }
+    const records = slice
+      .slice(start, start + ROWS_PER_CHUNK)
+      .flatMap((row) => recordsOf(row, files, exported));
     chunks.push(stringify(records, CSV_OPTIONS));
   }
   return chunks;
@@ -116,15 +147,14 @@ function csvOf(
 /** The next slice after `after` as CSV chunks, and where the one after it starts (null: this was the last). */
 async function sliceAfter(
   db: Db,
-  form: ExportedForm,
-  baseUrl: string,
-  personal: PersonalAnswers,
+  exported: Export,
   filter: SubmissionFilter,
   after: { submittedAt: Date; id: string } | null,
 ): Promise<{ chunks: string[]; last: { submittedAt: Date; id: string } | null }> {
+  const { form } = exported;
   const slice = await submissionsAfter(db, form.orgId, form.id, after, SLICE, filter);
   const files =
-    slice.length > 0 && form.fields.some((field) => field.type === 'file')
+    slice.length > 0 && !exported.repeat && topLevelFields(form.fields).some((field) => field.type === 'file')
       ? await filesOf(
           db,
           form.orgId,
@@ -133,7 +163,7 @@ async function sliceAfter(
       : [];
   const last = slice.length === SLICE ? slice[SLICE - 1]! : null;
   return {
-    chunks: csvOf(slice, files, form, baseUrl, personal),
+    chunks: csvOf(slice, files, exported),
     last: last && { submittedAt: last.submittedAt, id: last.id },
   };
 }
@@ -144,28 +174,12 @@ async function sliceAfter(
  * 100,000-row export, each a round trip to zlib's thread: the compressed export took 3.5 s of CPU,
  * 1.7 s in chunks (measured).
  */
-async function* chunks(
-  db: Db,
-  form: ExportedForm,
-  baseUrl: string,
-  personal: PersonalAnswers,
-  filter: SubmissionFilter,
-): AsyncGenerator<string> {
+async function* chunks(db: Db, exported: Export, filter: SubmissionFilter): AsyncGenerator<string> {
   // The header row goes out with the first rows, so that the first piece holds the first read.
-  let header = stringify(
-    [['id', 'submittedAt', 'counted', 'location', ...form.fields.map((field) => field.key)]],
-    CSV_OPTIONS,
-  );
+  let header = stringify([headerOf(exported)], CSV_OPTIONS);
   let after: { submittedAt: Date; id: string } | null = null;
   do {
-    const slice: Awaited<ReturnType<typeof sliceAfter>> = await sliceAfter(
-      db,
-      form,
-      baseUrl,
-      personal,
-      filter,
-      after,
-    );
+    const slice: Awaited<ReturnType<typeof sliceAfter>> = await sliceAfter(db, exported, filter, after);
     const [first = '', ...rest] = slice.chunks;
     yield header + first;
     header = '';
@@ -175,9 +189,12 @@ async function* chunks(
 }
 
 /**
- * The form's submissions (those the filter takes) as CSV (RFC 4180, UTF-8), streamed: one row per submission, one column per
- * field by key, multi-select answers joined with "; ", locations as `lat,lng`, files as download URLs.
- * Text cells are quoted and guarded (`inert`); numbers and booleans are bare; no answer is an empty field,
+ * The form's submissions (those the filter takes) as CSV (RFC 4180, UTF-8), streamed: one row per
+ * submission, one column per answerable top-level field by key (groups flattened, notes none, a repeat
+ * its number of entries), multi-select answers joined with "; ", locations as `lat,lng`, files as
+ * download URLs. With `repeat` (a repeat field of the form outside other repeats): one row per entry,
+ * `submission_id`, `entry` (1-based), then one column per field of the repeat, as ODK and Kobo export
+ * them. Text cells are quoted and guarded (`inert`); numbers and booleans are bare; no answer is an empty field,
  * and so is a personal answer or a position the reader may not get. Resolves once the first slice is
  * read: a read that fails (a replica that hangs) fails here, before anything is sent, and may run again
  * elsewhere.
@@ -188,8 +205,9 @@ export function submissionsCsv(
   baseUrl: string,
   personal: PersonalAnswers,
   filter: SubmissionFilter = {},
+  repeat?: FormField,
 ): Promise<Readable> {
   // One slice ahead at most: the slice being sent, and the one PostgreSQL is reading.
   // One chunk ahead at most: the export's memory stays flat however slowly the client reads.
-  return readAhead(chunks(db, form, baseUrl, personal, filter));
+  return readAhead(chunks(db, { form, baseUrl, personal, repeat }, filter));
 }

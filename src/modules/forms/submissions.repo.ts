@@ -2,6 +2,7 @@ import { and, asc, count, desc, eq, inArray, isNotNull, isNull, lt, or, sql, typ
 import { rowsOf, type Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { projects } from '../projects/projects.tables.js';
+import type { PersonalShape } from './form-fields.js';
 import { forms, formSubmissionFiles, formSubmissions } from './forms.tables.js';
 
 export type SubmissionRow = typeof formSubmissions.$inferSelect;
@@ -87,29 +88,71 @@ const textArray = (values: string[]) =>
     sql`, `,
   )}]::text[]`;
 
+/** A JSON value as an array when it is one, else an empty one: jsonb_array_elements never fails. */
+const asArray = (value: SQL) =>
+  sql`(CASE WHEN jsonb_typeof(${value}) = 'array' THEN ${value} ELSE '[]'::jsonb END)`;
+
 /**
- * Removes the keys from the answers (the values are gone, not flagged) and the position, and marks them
- * erased (a check keeps an erased row from holding a position).
+ * The answers without the personal ones: the top-level keys removed, and each repeat's array rebuilt
+ * with its entries' personal keys removed (nested repeats alike), in order; set-based, in one expression.
  */
-const erasure = (keys: string[], at: Date) => ({
-  ...(keys.length > 0 && {
-    answers: sql<Record<string, unknown>>`${formSubmissions.answers} - ${textArray(keys)}`,
+function withoutPersonal(answers: SQL, shape: PersonalShape, depth = 0): SQL {
+  let out = shape.keys.length > 0 ? sql`(${answers} - ${textArray(shape.keys)})` : answers;
+  const entry = sql.raw(`e${depth}`);
+  const at = sql.raw(`n${depth}`);
+  for (const repeat of shape.repeats) {
+    const entries = sql`(${out} -> ${repeat.key}::text)`;
+    const cleaned = withoutPersonal(entry, repeat.shape, depth + 1);
+    out = sql`(CASE WHEN jsonb_typeof(${entries}) = 'array' THEN jsonb_set(${out}, ARRAY[${repeat.key}::text],
+      (SELECT coalesce(jsonb_agg(CASE WHEN jsonb_typeof(${entry}) = 'object' THEN ${cleaned} ELSE ${entry} END
+        ORDER BY ${at}), '[]'::jsonb)
+       FROM jsonb_array_elements(${asArray(entries)}) WITH ORDINALITY AS x${sql.raw(String(depth))}(${entry}, ${at})))
+      ELSE ${out} END)`;
+  }
+  return out;
+}
+
+/** Whether the answers still hold a personal answer, at the top level or in a repeat's entries. */
+function holdsPersonal(answers: SQL, shape: PersonalShape, depth = 0): SQL | undefined {
+  const entry = sql.raw(`e${depth}`);
+  const parts = [
+    shape.keys.length > 0 ? sql`${answers} ?| ${textArray(shape.keys)}` : undefined,
+    ...shape.repeats.map(
+      (
+        repeat,
+      ) => sql`EXISTS (SELECT 1 FROM jsonb_array_elements(${asArray(sql`(${answers} -> ${repeat.key}::text)`)})
+        AS x${sql.raw(String(depth))}(${entry})
+        WHERE jsonb_typeof(${entry}) = 'object' AND ${holdsPersonal(entry, repeat.shape, depth + 1)})`,
+    ),
+  ];
+  return or(...parts);
+}
+
+const isEmpty = (shape: PersonalShape) => shape.keys.length === 0 && shape.repeats.length === 0;
+
+/**
+ * Removes the personal answers (the values are gone, not flagged), in repeats' entries too, and the
+ * position, and marks them erased (a check keeps an erased row from holding a position).
+ */
+const erasure = (shape: PersonalShape, at: Date) => ({
+  ...(!isEmpty(shape) && {
+    answers: sql<Record<string, unknown>>`${withoutPersonal(sql`${formSubmissions.answers}`, shape)}`,
   }),
   location: null,
   personalErasedAt: at,
 });
 
-/** Erases the personal answers (`keys`, maybe none) and the position of one submission; returns it now. */
+/** Erases the personal answers (`shape`, maybe none) and the position of one submission; returns it now. */
 export async function erasePersonalAnswers(
   db: Db,
   orgId: string,
   id: string,
-  keys: string[],
+  shape: PersonalShape,
   at: Date,
 ): Promise<SubmissionRow> {
   const [row] = await db
     .update(formSubmissions)
-    .set(erasure(keys, at))
+    .set(erasure(shape, at))
     .where(and(eq(formSubmissions.orgId, orgId), eq(formSubmissions.id, id)))
     .returning();
   return row!;
@@ -117,13 +160,13 @@ export async function erasePersonalAnswers(
 
 /**
  * Whether a submission still holds personal data: never erased (every one of a form with fields marked
- * personal, else one with a position), or erased before one of `keys` was marked personal (the answer
- * was kept then, and is removed now).
+ * personal, else one with a position), or erased before one of its fields was marked personal (the
+ * answer was kept then, and is removed now).
  */
-const personalLeft = (keys: string[]): SQL | undefined =>
-  keys.length === 0
+const personalLeft = (shape: PersonalShape): SQL | undefined =>
+  isEmpty(shape)
     ? isNotNull(formSubmissions.location)
-    : or(isNull(formSubmissions.personalErasedAt), sql`${formSubmissions.answers} ?| ${textArray(keys)}`);
+    : or(isNull(formSubmissions.personalErasedAt), holdsPersonal(sql`${formSubmissions.answers}`, shape));
 
 /**
  * Erases the personal answers (`keys`, maybe none) and the positions of up to `limit` submissions of
@@ -135,7 +178,7 @@ export async function eraseSubmittedBefore(
   db: Db,
   orgId: string,
   formId: string,
-  keys: string[],
+  keys: PersonalShape,
   before: Date,
   at: Date,
   limit: number,
@@ -448,7 +491,12 @@ export async function uncountedOfPeriod(db: Db, orgId: string, report: ReportOfP
       reason: formSubmissions.countedReason,
       amount: amountNow,
       answers: formSubmissions.answers,
+      submittedAt: formSubmissions.submittedAt,
       disaggregateBy: forms.disaggregateBy,
+      valueFieldKey: forms.valueFieldKey,
+      countRepeat: forms.countRepeat,
+      countWhere: forms.countWhere,
+      fields: forms.fields,
     })
     .from(formSubmissions)
     .innerJoin(forms, and(eq(forms.orgId, formSubmissions.orgId), eq(forms.id, formSubmissions.formId)))
@@ -480,15 +528,25 @@ export async function uncountedOfPeriod(db: Db, orgId: string, report: ReportOfP
     )
     .orderBy(asc(formSubmissions.submittedAt), asc(formSubmissions.id));
   const rows = lock ? await query.for('update', { of: formSubmissions }) : await query;
-  return rows
-    .filter((row) => row.amount !== null && Number.isFinite(Number(row.amount)))
-    .map((row) => ({
-      id: row.id,
-      reason: row.reason ?? 'unknown',
-      amount: Number(row.amount),
-      answers: row.answers,
-      disaggregateBy: row.disaggregateBy,
-    }));
+  return (
+    rows
+      // A form counting a repeat's entries has its amounts tallied by the caller (counting.ts).
+      .filter(
+        (row) => row.countRepeat !== null || (row.amount !== null && Number.isFinite(Number(row.amount))),
+      )
+      .map((row) => ({
+        id: row.id,
+        reason: row.reason ?? 'unknown',
+        amount: Number(row.amount),
+        answers: row.answers,
+        submittedAt: row.submittedAt,
+        disaggregateBy: row.disaggregateBy,
+        valueFieldKey: row.valueFieldKey,
+        countRepeat: row.countRepeat,
+        countWhere: row.countWhere,
+        fields: row.fields,
+      }))
+  );
 }
 
 /** Submissions marked counted a statement: 3 parameters each, well inside PostgreSQL's 65,535. */

@@ -23,11 +23,16 @@ import type { FileQuota, QuotaScope, Room } from '../../storage/file-quota.js';
 import { ensureProjectAccess } from '../projects/index.js';
 import { ALREADY_ERASED, recordAudit, type AuditSource } from '../privacy/index.js';
 import { checkSubmission } from './answers.js';
-import type { FormField } from './form-fields.js';
+import { topLevelFields, type FormField } from './form-fields.js';
 import { localizeForm } from './form-languages.js';
 import { findForm, findFormByToken, lockFormForSubmission, type FormRow } from './forms.repo.js';
 import { readableSubmissions, recordPageRead } from './submission-pages.js';
-import { holdsPersonal, personalAnswersFor, submissionView } from './submission-view.js';
+import {
+  holdsPersonal,
+  holdsPersonalAnswers,
+  personalAnswersFor,
+  submissionView,
+} from './submission-view.js';
 import {
   countSubmissions,
   erasePersonalAnswers,
@@ -97,7 +102,8 @@ async function readParts(
   storage: FileStorage,
   { maxFiles, room }: { maxFiles: number; room: Room },
 ) {
-  const types = new Map(fields.map((field) => [field.key, field.type]));
+  // Groups' fields are top-level answers: a file field in a group takes its part as any other.
+  const types = new Map(topLevelFields(fields).map((field) => [field.key, field.type]));
   const uploads: Upload[] = [];
   const refused: string[] = [];
   const problems: string[] = [];
@@ -193,7 +199,7 @@ export class SubmissionService {
   /** Refused before a byte is read when the form does not take responses. */
   async submitMultipart(token: string, parts: (limits: { files: number }) => AsyncIterable<Multipart>) {
     const form = await this.byToken(token);
-    const files = Math.max(form.fields.filter((field) => field.type === 'file').length, 1);
+    const files = Math.max(topLevelFields(form.fields).filter((field) => field.type === 'file').length, 1);
     const room = await this.quota.room(this.db, quotaScope(form));
     const { data, received } = await readParts(parts({ files }), form.fields, this.storage, {
       maxFiles: files,
@@ -221,7 +227,13 @@ export class SubmissionService {
         open(current);
         // A refused file was still sent: its field is reported as the wrong type, not as missing.
         const fileKeys = [...uploads.map((upload) => upload.fieldKey), ...refused];
-        const { submission, problems } = checkSubmission(current.fields, body, fileKeys, partProblems);
+        const { submission, problems } = checkSubmission(
+          current.fields,
+          body,
+          fileKeys,
+          partProblems,
+          this.counting.clock.now().toISOString().slice(0, 10),
+        );
         if (!submission) throw badRequest(...problems);
         kept = submission.files;
         const keptBytes = uploads
@@ -355,11 +367,11 @@ export class SubmissionService {
       if (!row) throw notFound('Submission');
       if (row.personalErasedAt) {
         // Erased before, unless a field was marked personal since: its answer is still there.
-        if (!personal.keys.some((key) => Object.hasOwn(row.answers, key))) {
+        if (!holdsPersonalAnswers(personal, row.answers)) {
           throw conflict(ALREADY_ERASED.form_submission, 'personal_data_erased');
         }
       } else if (!holdsPersonal(personal, row)) throw conflict(NOTHING_PERSONAL);
-      const erased = await erasePersonalAnswers(tx, member.orgId, row.id, personal.keys, new Date());
+      const erased = await erasePersonalAnswers(tx, member.orgId, row.id, personal, new Date());
       await recordAudit(tx, source, {
         action: 'erase',
         subjectKind: 'form_submission',

@@ -555,7 +555,13 @@ export async function readXlsForm(
       for (const choice of lists.get(list!) ?? []) {
         for (const [code, label] of choice.labels) {
           const strings = fieldTranslation(code, name);
-          (strings.choices ??= {})[choice.name] = label;
+          // A choice named __proto__ is a key like any other, not the object's prototype.
+          Object.defineProperty((strings.choices ??= {}), choice.name, {
+            value: label,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
         }
       }
     }

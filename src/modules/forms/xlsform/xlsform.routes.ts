@@ -83,6 +83,7 @@ export const xlsformRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, 
         description:
           'multipart/form-data with the part `file`: an .xlsx XLSForm (survey, choices and settings sheets; ' +
           `${XLSFORM_LIMITS.fileBytes / MIB} MiB, ${XLSFORM_LIMITS.unzippedBytes / MIB} MiB unzipped, ` +
+          `${XLSFORM_LIMITS.sheetRows} rows and ${XLSFORM_LIMITS.sheetCells} cells in all, ` +
           `${XLSFORM_LIMITS.surveyRows} survey rows, ${XLSFORM_LIMITS.choiceRows} choice rows, ` +
           `${XLSFORM_LIMITS.columns} columns, ${XLSFORM_LIMITS.cellChars} characters a cell at most: 413 ` +
           'past the size limits). Types text (appearance multiline: textarea), integer, decimal, ' +
@@ -104,7 +105,9 @@ export const xlsformRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, 
         response: {
           201: Form,
           200: CreateFormBody,
-          413: errorResponse('A file over 10 MiB, or one that unzips to more than 32 MiB'),
+          413: errorResponse(
+            'A file over 10 MiB, or one that unzips to more than 16 MiB or too many rows or cells',
+          ),
           415: errorResponse('Not multipart, or a file that is not an .xlsx workbook'),
         },
       },

@@ -166,8 +166,16 @@ const TWO_LANGUAGES: Sheets = {
     ['yes_no', 'no', 'No', null],
   ],
   settings: [
-    ['form_title', 'form_title::العربية (ar)', 'default_language', 'form_id', 'version'],
-    ['School survey', 'مسح المدارس', 'English (en)', 'school_2026', '1'],
+    [
+      'form_title',
+      'form_title::العربية (ar)',
+      'default_language',
+      'form_id',
+      'version',
+      'description::العربية (ar)',
+      'description',
+    ],
+    ['School survey', 'مسح المدارس', 'English (en)', 'school_2026', '1', 'عن المدارس', 'About schools'],
   ],
 };
 
@@ -250,10 +258,12 @@ describe('POST /orgs/:orgId/forms/import', () => {
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
       title: 'School survey',
+      description: 'About schools',
       defaultLanguage: 'en',
       translations: {
         ar: {
           title: 'مسح المدارس',
+          description: 'عن المدارس',
           fields: {
             village: { label: 'القرية', hint: 'القرية التي تسكن فيها' },
             children: { label: 'الأطفال' },
@@ -440,6 +450,11 @@ describe('POST /orgs/:orgId/forms/import', () => {
     ]);
   });
 
+  it('refuses a file over 10 MiB (413)', async () => {
+    const res = await upload(await project(), Buffer.alloc(10 * 1024 * 1024 + 1, 1));
+    expect([res.status, res.body.code]).toEqual([413, 'payload_too_large']);
+  });
+
   it('refuses a file that is not an .xlsx, and an empty one (415)', async () => {
     const projectId = await project();
     const text = await upload(projectId, Buffer.from('type,name,label\ntext,a,A\n'), {
@@ -455,7 +470,7 @@ describe('POST /orgs/:orgId/forms/import', () => {
   it('refuses an .xlsx bomb (a sheet inflating far past the limit) with 413, reading no more of it', async () => {
     const zip = await JSZip.loadAsync(await xlsx(EVERY_TYPE));
     const row = '<row><c t="inlineStr"><is><t>text</t></is></c></row>';
-    const huge = `<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>${row.repeat(1_000_000)}</sheetData></worksheet>`;
+    const huge = `<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>${row.repeat(400_000)}</sheetData></worksheet>`;
     zip.file('xl/worksheets/sheet1.xml', huge);
     const bomb = await zip.generateAsync({
       type: 'nodebuffer',
@@ -465,7 +480,12 @@ describe('POST /orgs/:orgId/forms/import', () => {
     expect(bomb.length).toBeLessThan(1024 * 1024);
     const res = await upload(await project(), bomb);
     expect([res.status, res.body.code]).toEqual([413, 'payload_too_large']);
-    expect(res.body.message).toMatch(/inflates to more than 32 MiB/);
+    expect(res.body.message).toMatch(/inflates to more than 16 MiB/);
+    // Small when inflated, but rows enough to cost exceljs hundreds of megabytes: refused before it reads them.
+    zip.file('xl/worksheets/sheet1.xml', huge.replace(row.repeat(400_000), row.repeat(13_000)));
+    const rows = await zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' });
+    const many = await upload(await project(), rows);
+    expect([many.status, many.body.message]).toEqual([413, 'file: the sheets hold more than 12000 rows']);
   });
 
   it('refuses a relevant that does not parse (the expression engine)', async () => {
@@ -592,7 +612,7 @@ describe('GET /forms/public/:token?lang=', () => {
       const arabic = await call(t.app, 'GET', `${publicFormUrl(token)}?lang=${lang}`);
       expect(arabic.body).toEqual({
         title: 'مسح المدارس',
-        description: null,
+        description: 'عن المدارس',
         closesAt: null,
         language: 'ar',
         languages,

@@ -7,6 +7,19 @@ import { XLSFORM_LIMITS } from './xlsform-types.js';
  * claims), and all together at most XLSFORM_LIMITS.unzippedBytes: a small file inflating to gigabytes
  * (a zip bomb) is refused here, having cost at most that much memory, one entry at a time.
  */
+/** How many times any of `needles` occurs in `haystack`. */
+function occurrences(haystack: Buffer, needles: string[]): number {
+  let count = 0;
+  for (const needle of needles) {
+    for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + needle.length))
+      count++;
+  }
+  return count;
+}
+
+const ROW_TAGS = ['<row', ':row'];
+const CELL_TAGS = ['<c ', '<c>', ':c ', ':c>'];
+
 export type ZipVerdict = { ok: true } | { ok: false; tooLarge: boolean; reason: string };
 
 const EOCD = 0x06054b50;
@@ -35,12 +48,15 @@ export function checkZip(bytes: Buffer): ZipVerdict {
     return refuse(`the file holds more than ${XLSFORM_LIMITS.entries} parts`, true);
   }
   let budget: number = XLSFORM_LIMITS.unzippedBytes;
+  let rows = 0;
+  let cells = 0;
   for (let i = 0; i < entries; i++) {
     if (at + 46 > bytes.length || bytes.readUInt32LE(at) !== CENTRAL) return refuse('not an .xlsx file');
     const flags = bytes.readUInt16LE(at + 8);
     const method = bytes.readUInt16LE(at + 10);
     const compressed = bytes.readUInt32LE(at + 20);
     const nameLength = bytes.readUInt16LE(at + 28);
+    const name = bytes.toString('latin1', at + 46, at + 46 + nameLength);
     const extraLength = bytes.readUInt16LE(at + 30);
     const commentLength = bytes.readUInt16LE(at + 32);
     const local = bytes.readUInt32LE(at + 42);
@@ -50,11 +66,11 @@ export function checkZip(bytes: Buffer): ZipVerdict {
     const start = local + 30 + bytes.readUInt16LE(local + 26) + bytes.readUInt16LE(local + 28);
     if (compressed === 0xffffffff || start + compressed > bytes.length) return refuse('not an .xlsx file');
     const data = bytes.subarray(start, start + compressed);
-    let size: number;
-    if (method === 0) size = data.length;
+    let inflated: Buffer;
+    if (method === 0) inflated = data;
     else if (method === 8) {
       try {
-        size = inflateRawSync(data, { maxOutputLength: Math.max(budget, 1) }).length;
+        inflated = inflateRawSync(data, { maxOutputLength: Math.max(budget, 1) });
       } catch (err) {
         if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
           return refuse(
@@ -65,9 +81,20 @@ export function checkZip(bytes: Buffer): ZipVerdict {
         return refuse('not an .xlsx file (a damaged zip)');
       }
     } else return refuse('not an .xlsx file (an unknown compression)');
-    budget -= size;
+    budget -= inflated.length;
     if (budget < 0) {
       return refuse(`the file inflates to more than ${XLSFORM_LIMITS.unzippedBytes / 1024 / 1024} MiB`, true);
+    }
+    // The worksheets' rows and cells, before exceljs makes an object of each.
+    if (/^xl\/worksheets\/[^/]+\.xml$/i.test(name)) {
+      rows += occurrences(inflated, ROW_TAGS);
+      cells += occurrences(inflated, CELL_TAGS);
+      if (rows > XLSFORM_LIMITS.sheetRows) {
+        return refuse(`the sheets hold more than ${XLSFORM_LIMITS.sheetRows} rows`, true);
+      }
+      if (cells > XLSFORM_LIMITS.sheetCells) {
+        return refuse(`the sheets hold more than ${XLSFORM_LIMITS.sheetCells} cells`, true);
+      }
     }
   }
   return { ok: true };
