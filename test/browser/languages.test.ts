@@ -1,24 +1,10 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { checkSubmission } from '../../src/modules/forms/answers.js';
-import type { FormField } from '../../src/modules/forms/index.js';
 import { buildTestApp } from '../helpers/app.js';
 import { artifact, browserSuite, hasChromium } from '../helpers/browser.js';
 import { createProject } from '../helpers/factories.js';
 import { publishedForm, submissionsUrl, type FormJson } from '../helpers/forms.js';
 import { call } from '../helpers/http.js';
-
-/**
- * Whether the service checks repeats, relevance and calculations (issue 41's answer checks): until
- * they are in this branch, the form-model test checks what the page sends, and the storing with them.
- */
-const SERVICE_TAKES_REPEATS =
-  checkSubmission(
-    [
-      { type: 'repeat', key: 'r', label: 'R', fields: [{ type: 'text', key: 'x', label: 'X' }] },
-    ] as FormField[],
-    { answers: { r: [{ x: 'a' }] } },
-  ).problems.length === 0;
 
 /** A household survey written in Arabic, translated into English. */
 const ARABIC_FORM = {
@@ -250,9 +236,7 @@ describe.skipIf(!hasChromium)('the form page in the respondent’s language, in 
             message: ['answers.members.1.member_name: Give the full name'],
           },
         });
-      // Until the service takes repeats, the page's side alone: what it sends.
-      else if (SERVICE_TAKES_REPEATS) await route.continue();
-      else await route.fulfill({ status: 201, json: { id: 'x', submittedAt: new Date().toISOString() } });
+      else await route.continue();
     });
     await page.goto(modelForm.publicUrl);
     await page.locator('button[type="submit"]:enabled').waitFor();
@@ -349,9 +333,7 @@ describe.skipIf(!hasChromium)('the form page in the respondent’s language, in 
     // Neither the hidden answer nor the calculation is sent: the service computes and stores it.
     expect(sent).toHaveLength(2);
     expect(sent[1]).toEqual({ answers: expected });
-    if (SERVICE_TAKES_REPEATS) {
-      const [row] = await stored(modelForm.id);
-      expect(row!.answers).toEqual({ ...expected, people: 2 });
-    }
+    const [row] = await stored(modelForm.id);
+    expect(row!.answers).toEqual({ ...expected, people: 2 });
   });
 });
