@@ -38,3 +38,6 @@ export function toText(value: unknown): string;
 export function toNumber(value: unknown): number;
 export function toBoolean(value: unknown): boolean;
 export function cachedParser(limit?: number): (text: string) => ExpressionNode;
+
+/** The number a respondent typed (ASCII, Arabic-Indic or Persian digits; `.` or `٫`, `,` too with `comma`), or NaN. */
+export function readNumber(text: unknown, options?: { comma?: boolean }): number;

@@ -425,6 +425,33 @@ export function cachedParser(limit = 1000) {
   };
 }
 
+/** Arabic-Indic (٠-٩) and Eastern Arabic-Indic, or Persian (۰-۹), digits, as the ASCII digit they are. */
+const LOCAL_DIGITS = /[\u0660-\u0669\u06F0-\u06F9]/g;
+const digitOf = (character) => {
+  const code = character.charCodeAt(0);
+  return String(code >= 0x06f0 ? code - 0x06f0 : code - 0x0660);
+};
+/** Marks a right-to-left keyboard or a copy and paste may put around a number: they carry no value. */
+const DIRECTION_MARKS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+const NUMBER_TEXT = /^-?(\d+(\.\d*)?|\.\d+)$/;
+
+/**
+ * The number a respondent typed, or NaN: ASCII, Arabic-Indic or Persian digits, a leading minus (or −),
+ * the decimal point `.` or the Arabic decimal separator `٫`; `,` as the decimal separator too when
+ * `options.comma` (the page's language writes 2,5: French, Spanish, Portuguese). No grouping
+ * separators: `1,500` is NaN where `,` is not decimal, never a misread 1.5 or 1500.
+ */
+export function readNumber(text, options = {}) {
+  if (typeof text === 'number') return Number.isFinite(text) ? text : Number.NaN;
+  if (typeof text !== 'string') return Number.NaN;
+  let plain = text.replace(DIRECTION_MARKS, '').trim().replace(LOCAL_DIGITS, digitOf);
+  plain = plain.replace(/^[\u2212\u2012\u2013\uFE63\uFF0D]/, '-').replace(/\u066B/g, '.');
+  if (options.comma) plain = plain.replace(/,/g, '.');
+  if (!NUMBER_TEXT.test(plain)) return Number.NaN;
+  const value = Number(plain);
+  return Number.isFinite(value) ? value : Number.NaN;
+}
+
 if (typeof window !== 'undefined') {
   window.melExpressions = {
     ExpressionError,
@@ -436,5 +463,6 @@ if (typeof window !== 'undefined') {
     toNumber,
     toText,
     cachedParser,
+    readNumber,
   };
 }

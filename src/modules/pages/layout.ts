@@ -31,6 +31,8 @@ export interface PageContent {
   main: Html;
   /** Script files of ./assets the page needs. */
   scripts?: string[];
+  /** Module scripts of ./assets or shared (assets.ts), run before `scripts`, in order. */
+  modules?: string[];
   /** The signed-in user's email, on the pages of members: shown above the page with their settings. */
   signedInAs?: string;
   /** The page's language (a BCP 47 tag, one of LOCALES for ours): `<html lang>`; English by default. */
@@ -42,7 +44,7 @@ export interface PageContent {
 /** A whole document: one stylesheet, deferred scripts, readable without either. */
 export function layout(
   assets: Assets,
-  { title, main, scripts = [], signedInAs, lang = 'en', dir = directionOf(lang) }: PageContent,
+  { title, main, scripts = [], modules = [], signedInAs, lang = 'en', dir = directionOf(lang) }: PageContent,
 ): string {
   const t = translator(pickLocale(lang), 'common');
   return html`<!doctype html>
@@ -53,6 +55,7 @@ export function layout(
         <meta name="robots" content="noindex, nofollow" />
         <title>${title}</title>
         <link rel="stylesheet" href="${assets.url('pages.css')}" />
+        ${modules.map((file) => html`<script type="module" src="${assets.url(file)}"></script> `)}
         ${scripts.map((file) => html`<script src="${assets.url(file)}" defer></script> `)}
       </head>
       <body>

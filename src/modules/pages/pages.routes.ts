@@ -9,7 +9,14 @@ import { InvitationService } from '../members/index.js';
 import { SharingService } from '../reports/index.js';
 import { invitationPage, resetPasswordPage, verifyEmailPage } from './account-pages.js';
 import { Assets } from './assets.js';
-import { FORM_WORKER_PATH, formPage } from './form-page.js';
+import { pickLocale } from '../../lib/i18n/i18n.js';
+import {
+  chooseFormLanguage,
+  FORM_WORKER_PATH,
+  formPage,
+  unavailableFormPage,
+  type PublicFormView,
+} from './form-page.js';
 import { notice, type PageContent } from './layout.js';
 import { memberPageRoutes } from './member-pages.routes.js';
 import { htmlAnswers, sendPage } from './page-replies.js';
@@ -23,23 +30,6 @@ const page = { access: 'public', rateLimitBucket: 'public' } as const;
 
 /** What a page says instead when its link leads nowhere, by the status the service answered. */
 const UNAVAILABLE: Record<string, Record<number, PageContent>> = {
-  form: {
-    404: {
-      title: 'Form not found',
-      main: notice(
-        'This form is not available',
-        'The link may be mistyped, or the form was unpublished or replaced by a new link.',
-        'Ask the person who sent you the link for a new one.',
-      ),
-    },
-    410: {
-      title: 'Form closed',
-      main: notice(
-        'This form is closed',
-        'It is no longer accepting responses. Thank you for your interest.',
-      ),
-    },
-  },
   report: {
     404: {
       title: 'Report not available',
@@ -156,11 +146,24 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
         tags,
         summary: 'The form page for respondents ({APP_URL}/f/<token>)',
         description:
-          'HTML. Every field type, skip logic (showIf) applied as answers change, the same checks as the ' +
+          'HTML in the form’s language chosen by ?lang=, then Accept-Language (exact tag, then primary ' +
+          'subtag), else its default, with links to its other languages and <html lang dir> set (right to ' +
+          'left for Arabic and the like). Every field type, groups, repeats (entries added and removed), ' +
+          'notes, calculations shown live, relevant and showIf applied as answers change, constraints, ' +
+          'numbers in any digits, the same checks as the ' +
           'server before sending, the server’s 400 messages next to their fields, files, the browser’s ' +
           'location or a typed place name, then a thank-you view. 404 page for an unknown or unpublished ' +
           'form, 410 page once it closed.',
         params: TokenParams,
+        querystring: Type.Object({
+          lang: Type.Optional(
+            Type.String({
+              maxLength: 35,
+              description:
+                'The language to show the form in (BCP 47); else Accept-Language, else the form’s default',
+            }),
+          ),
+        }),
         produces,
         response: answers({
           200: 'The form',
@@ -169,10 +172,22 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
         }),
       },
     },
-    (request, reply) =>
-      pageOr(reply, 'form', async () =>
-        formPage(await submissions.publicForm(request.params.token), request.params.token),
-      ),
+    async (request, reply) => {
+      const { token } = request.params;
+      const { lang } = request.query;
+      const acceptLanguage = request.headers['accept-language'];
+      try {
+        let form: PublicFormView = await submissions.publicForm(token);
+        const chosen = chooseFormLanguage(form.languages ?? [], lang, acceptLanguage);
+        if (chosen !== undefined && chosen !== form.language)
+          form = await submissions.publicForm(token, chosen);
+        return await send(reply, assets, formPage(form, token));
+      } catch (err) {
+        const status = err instanceof AppError ? err.statusCode : 0;
+        if (status !== 404 && status !== 410) throw err;
+        return send(reply, assets, unavailableFormPage(status, pickLocale(lang, acceptLanguage)), status);
+      }
+    },
   );
 
   app.get(

@@ -75,7 +75,7 @@ describe('the form page', () => {
     for (const control of [
       'input type="text" id="f-name"',
       'textarea id="f-story"',
-      'input type="number" step="any"',
+      'inputmode="decimal" id="f-size"',
       'select id="f-source"',
       'type="checkbox" name="uses"',
       'input type="date" id="f-day"',
@@ -330,7 +330,9 @@ describe('the pages’ scripts and stylesheet', () => {
         expect(res.headers['content-type']).toMatch(/^text\/(css|javascript); charset=utf-8$/);
         bytes += res.rawPayload.length;
       }
-      expect(bytes, url).toBeLessThan(50 * 1024);
+      // The form page also runs the expression engine of issue 41 (form-expressions.js, shared with the
+      // service): 80 KB as written, under 20 KB with Brotli.
+      expect(bytes, url).toBeLessThan((url === `/f/${form.publicToken}` ? 80 : 50) * 1024);
     }
     const missing = await call(t.app, 'GET', '/assets/form.0000000000.js');
     expect(missing.status).toBe(404);

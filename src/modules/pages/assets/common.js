@@ -3,6 +3,47 @@
 'use strict';
 window.melPages = (() => {
   /**
+   * The page's strings for its scripts, when it has them: `{ locale, <namespace>: { key: text } }` in a
+   * `<script type="application/json" id="messages">` block (data, never run). Plural keys end in
+   * `_one`, `_other`, ... as the locale needs (Intl.PluralRules picks one).
+   */
+  const embedded = (() => {
+    const block = document.getElementById('messages');
+    try {
+      return block ? JSON.parse(block.textContent) : {};
+    } catch {
+      return {};
+    }
+  })();
+  const locale = typeof embedded.locale === 'string' ? embedded.locale : 'en';
+  const plurals = new Intl.PluralRules(locale);
+  const numbers = new Intl.NumberFormat(locale);
+  const lookup = (key) => {
+    for (const catalogue of Object.values(embedded))
+      if (catalogue && typeof catalogue === 'object' && Object.hasOwn(catalogue, key)) return catalogue[key];
+    return undefined;
+  };
+
+  /**
+   * The string `key` of the page's catalogues with `{{name}}` filled in from `vars` (a `count` picks the
+   * plural form and is written as the locale writes numbers); `english` where the page has no such
+   * string (a page without catalogues).
+   */
+  function say(key, vars = {}, english = key) {
+    const count = typeof vars.count === 'number' ? vars.count : undefined;
+    const text =
+      (count === undefined
+        ? undefined
+        : (lookup(`${key}_${plurals.select(count)}`) ?? lookup(`${key}_other`))) ??
+      lookup(key) ??
+      english;
+    return text.replace(/\{\{\s*(\w+)\s*\}\}/g, (whole, name) => {
+      if (!Object.hasOwn(vars, name)) return whole;
+      return name === 'count' ? numbers.format(vars.count) : String(vars[name]);
+    });
+  }
+
+  /**
    * One call to this service's API: `{ status, body, headers }`; status 0 when the network failed (or
    * `signal` aborted it).
    */
@@ -37,13 +78,22 @@ window.melPages = (() => {
 
   /** The messages of an error answer, or what to say when there is none. */
   function messagesOf(result) {
-    if (result.status === 0) return ['No connection to the server. Nothing was lost; try again.'];
+    if (result.status === 0)
+      return [say('network.none', {}, 'No connection to the server. Nothing was lost; try again.')];
     if (result.status === 429)
-      return ['Too many attempts from your network just now. Wait a minute and try again.'];
+      return [
+        say(
+          'network.tooMany',
+          {},
+          'Too many attempts from your network just now. Wait a minute and try again.',
+        ),
+      ];
     const message = result.body && result.body.message;
     if (Array.isArray(message)) return message;
     if (typeof message === 'string') return [message];
-    return [`Something went wrong (${result.status}). Try again.`];
+    return [
+      say('network.failed', { status: result.status }, `Something went wrong (${result.status}). Try again.`),
+    ];
   }
 
   function clearProblems(root) {
@@ -65,12 +115,17 @@ window.melPages = (() => {
     clearProblems(root);
     const summary = root.querySelector('[data-summary]');
     const heading = document.createElement('h2');
-    heading.textContent =
-      problems.length === 1 ? 'There is a problem' : `There are ${problems.length} problems`;
+    heading.textContent = say(
+      'summary.problems',
+      { count: problems.length },
+      problems.length === 1 ? 'There is a problem' : `There are ${problems.length} problems`,
+    );
     const list = document.createElement('ul');
     for (const problem of problems) {
       const item = document.createElement('li');
-      const field = problem.key ? root.querySelector(`.field[data-key="${problem.key}"]`) : null;
+      // `field`: the field itself, where a key is not enough (a field of a repeat, once per entry).
+      const field =
+        problem.field ?? (problem.key ? root.querySelector(`.field[data-key="${problem.key}"]`) : null);
       if (field) {
         field.classList.add('invalid');
         const error = field.querySelector('[data-error]');
@@ -104,5 +159,5 @@ window.melPages = (() => {
     });
   }
 
-  return { api, messagesOf, clearProblems, showProblems, problemsFrom };
+  return { api, messagesOf, clearProblems, showProblems, problemsFrom, say, locale };
 })();

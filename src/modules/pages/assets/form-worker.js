@@ -1,5 +1,6 @@
 // The form pages' service worker (served at /f/form-worker.js, so its scope is /f/): a form opened once
-// with a connection opens again without one. A page (/f/<token>) comes from the network when it answers
+// with a connection opens again without one, in the language it was opened in. A page (/f/<token>, kept
+// with its ?lang=) comes from the network when it answers
 // within a few seconds, else from the copy kept at the last visit; the scripts and stylesheet, whose
 // names carry their content's hash, from the copy kept. Nothing else is touched: the page sends the
 // answers itself and keeps them in IndexedDB (outbox.js), so no API answer is ever cached here.
@@ -16,6 +17,18 @@
   const isFormPage = (url) => sameOrigin(url) && FORM_PAGE.test(url.pathname);
   const isAsset = (url) => sameOrigin(url) && url.pathname.startsWith('/assets/');
   const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  /**
+   * Where a page is kept: its address with the language asked for (`?lang=`) and nothing else of the
+   * query, so that a form opened in Arabic opens again in Arabic without a connection.
+   */
+  const pageKey = (url) => {
+    const lang = url.searchParams.get('lang');
+    return url.origin + url.pathname + (lang ? `?lang=${encodeURIComponent(lang)}` : '');
+  };
+  /** The page kept under that key; else the form kept in another language (better than none). */
+  const keptPage = async (key) =>
+    (await caches.match(key, { ignoreVary: true })) ??
+    (await caches.match(key, { ignoreVary: true, ignoreSearch: true }));
 
   self.addEventListener('install', () => self.skipWaiting());
   self.addEventListener('activate', (event) => {
@@ -56,15 +69,18 @@
     if (response.status === 200) {
       await cache.put(key, response.clone());
       await prune(cache);
-    } else if (response.status === 404 || response.status === 410) await cache.delete(key);
+    } else if (response.status === 404 || response.status === 410) {
+      // Every language of it.
+      await cache.delete(key, { ignoreSearch: true });
+    }
     return response;
   }
 
   async function formPage(event, url) {
-    const key = url.origin + url.pathname;
+    const key = pageKey(url);
     const network = fromNetwork(event.request, key);
     event.waitUntil(network.catch(() => undefined));
-    const kept = await caches.match(key, { ignoreVary: true });
+    const kept = await keptPage(key);
     if (!kept) return network;
     const fresh = network.then(
       (response) => (response.status >= 500 ? kept : response),
@@ -94,7 +110,7 @@
     for (const path of paths) {
       const url = new URL(path, self.location.origin);
       if (!isFormPage(url) && !isAsset(url)) continue;
-      const key = url.origin + url.pathname;
+      const key = isFormPage(url) ? pageKey(url) : url.origin + url.pathname;
       if (await cache.match(key, { ignoreVary: true })) continue;
       const response = await fetch(key, { credentials: 'same-origin' });
       if (response.status !== 200) return false;

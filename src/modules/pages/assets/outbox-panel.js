@@ -3,10 +3,10 @@
 // form turned away; each of the last two can be discarded. Text goes in with textContent only.
 'use strict';
 window.melOutboxPanel = (() => {
-  const { problemsFrom } = window.melPages;
-  const ALL_SENT = 'All answers were sent.';
-  const answersText = (count) => (count === 1 ? '1 answer' : `${count} answers`);
-  const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  const { problemsFrom, say, locale } = window.melPages;
+  const ALL_SENT = say('allSent', {}, 'All answers were sent.');
+  // In the page's language (the device's own time zone).
+  const when = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' });
 
   /** A line to recognise a kept answer by: its first few short answers. */
   function glimpse(answer, labels) {
@@ -44,15 +44,15 @@ window.melOutboxPanel = (() => {
       item.dataset.answerKey = answer.key;
       const saved = document.createElement('p');
       const time = document.createElement('strong');
-      time.textContent = `Saved ${when.format(new Date(answer.savedAt))}`;
+      time.textContent = say('saved', { time: when.format(new Date(answer.savedAt)) });
       saved.append(time, ` — ${glimpse(answer, labels)}`);
       const discard = document.createElement('button');
       discard.type = 'button';
       discard.className = 'link';
       discard.dataset.discard = '';
-      discard.textContent = 'Discard it';
+      discard.textContent = say('discard');
       discard.addEventListener('click', () => {
-        if (!window.confirm('Discard this answer? It was never received and cannot be brought back.')) return;
+        if (!window.confirm(say('confirmDiscard'))) return;
         discarded.add(answer.key);
         void outbox.discard(answer.key);
       });
@@ -73,7 +73,7 @@ window.melOutboxPanel = (() => {
       fix.type = 'button';
       fix.className = 'secondary';
       fix.dataset.correct = '';
-      fix.textContent = 'Correct this answer';
+      fix.textContent = say('correct');
       fix.addEventListener('click', () => void correct(answer.key));
       item.firstChild.after(problems, fix, ' ');
       return item;
@@ -85,16 +85,12 @@ window.melOutboxPanel = (() => {
       const closed = kept.filter((answer) => answer.state === 'closed');
       const lines = [];
       if (waiting.length > 0) {
-        lines.push(
-          `${answersText(waiting.length)} waiting to be sent.` +
-            (navigator.onLine ? '' : ' They will be sent when the connection returns.'),
-        );
+        lines.push(say('waiting', { count: waiting.length }));
+        if (!navigator.onLine) lines.push(say('whenOnline'));
       }
-      if (refused.length > 0)
-        lines.push(
-          `${answersText(refused.length)} refused: correct ${refused.length === 1 ? 'it' : 'them'} below.`,
-        );
-      if (closed.length > 0) lines.push(`${answersText(closed.length)} not sent: ${closed[0].messages[0]}`);
+      if (refused.length > 0) lines.push(say('refused', { count: refused.length }));
+      if (closed.length > 0)
+        lines.push(say('notSent', { count: closed.length, reason: closed[0].messages[0] }));
       const keys = new Set(kept.map((answer) => answer.key));
       const sent = pending.some((key) => !keys.has(key) && !discarded.has(key));
       // Said once the last one went, and kept until there is something new to say.
@@ -113,9 +109,9 @@ window.melOutboxPanel = (() => {
 
     // Not disabled while sending (it would lose the focus): a second press joins the next attempt.
     sendNow.addEventListener('click', async () => {
-      sendNow.textContent = 'Sending…';
+      sendNow.textContent = say('sending');
       await outbox.flush({ manual: true });
-      sendNow.textContent = 'Send now';
+      sendNow.textContent = say('sendNow');
     });
     window.addEventListener('offline', () => void outbox.refresh());
     outbox.subscribe(render);

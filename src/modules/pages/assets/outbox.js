@@ -4,11 +4,11 @@
 // stored but whose reply was lost is recognised there and counted once.
 'use strict';
 window.melOutbox = (() => {
-  const { api, messagesOf } = window.melPages;
+  const { api, messagesOf, say } = window.melPages;
   const store = window.melAnswerStore;
   const FIRST_RETRY = 2000;
   const LAST_RETRY = 5 * 60 * 1000;
-  const GONE = 'This form is no longer available: it was unpublished or its link replaced.';
+  const GONE = say('gone', {}, 'This form is no longer available: it was unpublished or its link replaced.');
 
   /** crypto.randomUUID needs a secure context (https); getRandomValues does not. */
   function newKey() {
