@@ -95,7 +95,8 @@ export function parseExpression(text) {
   let depth = 0;
   const peek = () => tokens[index];
   const where = (token) => (token ? `at character ${token.at + 1}` : 'at the end');
-  const isOp = (token, ...values) => token !== undefined && token.kind === 'op' && values.includes(token.value);
+  const isOp = (token, ...values) =>
+    token !== undefined && token.kind === 'op' && values.includes(token.value);
   const isWord = (token, ...values) =>
     token !== undefined && token.kind === 'name' && values.includes(token.value);
   const expect = (value) => {
@@ -151,11 +152,15 @@ export function parseExpression(text) {
     const [min, max] = spec.args;
     if (args.length < min || args.length > max) {
       const count = min === max ? `${min}` : `${min} to ${max}`;
-      throw new ExpressionError(`${name}() takes ${count} argument${max === 1 ? '' : 's'}, not ${args.length}`);
+      throw new ExpressionError(
+        `${name}() takes ${count} argument${max === 1 ? '' : 's'}, not ${args.length}`,
+      );
     }
     for (const position of spec.field ?? []) {
       if (args[position].kind !== 'ref') {
-        throw new ExpressionError(`${name}()'s ${position === 0 ? 'first ' : ''}argument must be a \${field}`);
+        throw new ExpressionError(
+          `${name}()'s ${position === 0 ? 'first ' : ''}argument must be a \${field}`,
+        );
       }
     }
     return { kind: 'call', name, args };
@@ -341,8 +346,10 @@ export function evaluate(node, context) {
       return -toNumber(evaluate(node.operand, context));
     case 'binary': {
       const { operator } = node;
-      if (operator === 'and') return toBoolean(evaluate(node.left, context)) && toBoolean(evaluate(node.right, context));
-      if (operator === 'or') return toBoolean(evaluate(node.left, context)) || toBoolean(evaluate(node.right, context));
+      if (operator === 'and')
+        return toBoolean(evaluate(node.left, context)) && toBoolean(evaluate(node.right, context));
+      if (operator === 'or')
+        return toBoolean(evaluate(node.left, context)) || toBoolean(evaluate(node.right, context));
       const left = evaluate(node.left, context);
       const right = evaluate(node.right, context);
       if (operator === '=') return equal(left, right);

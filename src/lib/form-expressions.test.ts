@@ -56,7 +56,7 @@ describe('form expressions', () => {
     expect(run("${source} = 'well'", { source: 'well' })).toBe(true);
     expect(run("${source} != 'well'", {})).toBe(true);
     expect(run('${consent} = true()', { consent: true })).toBe(true);
-    expect(run("${visit} < today()", { visit: '2026-11-27' })).toBe(true);
+    expect(run('${visit} < today()', { visit: '2026-11-27' })).toBe(true);
     expect(run("${visit} > '2026-12-01'", { visit: '2026-11-27' })).toBe(false);
     expect(run('${age} + 1', { age: '4' })).toBe(5);
   });

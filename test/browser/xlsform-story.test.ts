@@ -125,7 +125,11 @@ describe.skipIf(!hasChromium)('an XLSForm from import to a counted answer and ba
 
     const imported = await upload(targets.project.id, await workbook(SURVEY));
     expect(imported.status, JSON.stringify(imported.body)).toBe(201);
-    expect(imported.body).toMatchObject({ isPublished: false, defaultLanguage: 'en', title: 'Household survey' });
+    expect(imported.body).toMatchObject({
+      isPublished: false,
+      defaultLanguage: 'en',
+      title: 'Household survey',
+    });
     expect(Object.keys(imported.body.translations)).toEqual(['ar']);
     const formId = imported.body.id as string;
 

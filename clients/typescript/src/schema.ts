@@ -1407,7 +1407,7 @@ export interface paths {
         put?: never;
         /**
          * Create a form from an XLSForm
-         * @description multipart/form-data with the part `file`: an .xlsx XLSForm (survey, choices and settings sheets; 10 MiB, 16 MiB unzipped, 12000 rows and 150000 cells in all, 1000 survey rows, 10000 choice rows, 100 columns, 10000 characters a cell at most: 413 past the size limits). Types text (appearance multiline: textarea), integer, decimal, select_one, select_multiple, date, geopoint, image, file, note, calculate, begin_group and begin_repeat; columns label, hint and constraint_message, each also per language (`label::العربية (ar)`: the code in parentheses), required, relevant, constraint, calculation, appearance, and our extensions personal, min_count and max_count (repeats); settings form_title, default_language and description. The language without a suffix (or settings default_language) is defaultLanguage, the others become translations. Everything else (other types, columns that change what is asked such as default, read_only, choice_filter or repeat_count, unclosed groups, unknown choice lists, duplicate names) and all the form rules of POST /orgs/:orgId/forms are listed in one 400, each as `survey row 7, column type: ...`. A file that is not an .xlsx (an empty one too): 415. The form is created unpublished, in one transaction (201, as GET /orgs/:orgId/forms/:id shows it). With `dryRun=true` nothing is stored: 200 with the form as the body POST /orgs/:orgId/forms would take (FormCreate). docs-forms-xlsform.md has the table.
+         * @description multipart/form-data with the part `file`: an .xlsx XLSForm (survey, choices and settings sheets; 10 MiB, 16 MiB unzipped, 12000 rows and 150000 cells in all, 1000 survey rows, 10000 choice rows, 100 columns, 10000 characters a cell at most: 413 past the size limits). Types text (appearance multiline: textarea), integer, decimal, select_one, select_multiple, date, geopoint, image, file, note, calculate, begin_group and begin_repeat; columns label, hint and constraint_message, each also per language (`label::العربية (ar)`: the code in parentheses), required, relevant, constraint, calculation, appearance, and our extensions personal, min_count and max_count (repeats); settings form_title, default_language and description. The language without a suffix (or settings default_language) is defaultLanguage, the others become translations. Everything else (other types, columns that change what is asked such as default, read_only, choice_filter or repeat_count, unclosed groups, unknown choice lists, duplicate names) and all the form rules of POST /orgs/:orgId/forms are listed in one 400, each as `survey row 7, column type: ...`. A file that is not an .xlsx (an empty one too): 415. The form is created unpublished, in one transaction (201, as GET /orgs/:orgId/forms/:id shows it). With `dryRun=true` nothing is stored: 200 with the form as the body POST /orgs/:orgId/forms would take (FormCreate). docs/forms.md has the table.
          */
         post: operations["importXlsForm"];
         delete?: never;
@@ -2113,7 +2113,7 @@ export interface paths {
         };
         /**
          * The form page for respondents ({APP_URL}/f/<token>)
-         * @description HTML. Every field type, skip logic (showIf) applied as answers change, the same checks as the server before sending, the server’s 400 messages next to their fields, files, the browser’s location or a typed place name, then a thank-you view. 404 page for an unknown or unpublished form, 410 page once it closed.
+         * @description HTML in the form’s language chosen by ?lang=, then Accept-Language (exact tag, then primary subtag), else its default, with links to its other languages and <html lang dir> set (right to left for Arabic and the like). Every field type, groups, repeats (entries added and removed), notes, calculations shown live, relevant and showIf applied as answers change, constraints, numbers in any digits, the same checks as the server before sending, the server’s 400 messages next to their fields, files, the browser’s location or a typed place name, then a thank-you view. 404 page for an unknown or unpublished form, 410 page once it closed.
          */
         get: operations["getFormPage"];
         put?: never;
@@ -3212,7 +3212,7 @@ export interface components {
             translations?: components["schemas"]["FormTranslations"];
             /** @description The key of a repeat (outside any other repeat): its entries are counted instead of the submission, each entry that countWhere takes adding 1, or its answer to valueFieldKey (then a number or calculate field of the repeat; an entry without that answer adds nothing); disaggregateBy may map the repeat's fields, per entry. A submission none of whose entries is taken is counted with 0. Needs indicatorId. null (default): the submission is counted. */
             countRepeat?: string | null;
-            /** @description With countRepeat: an expression (docs-forms-model.md, "Expressions") over the repeat's fields and the top-level ones, evaluated per entry: only the entries it holds for are counted (`${age} < 5`). null: every entry. */
+            /** @description With countRepeat: an expression (docs/forms.md, "Expressions") over the repeat's fields and the top-level ones, evaluated per entry: only the entries it holds for are counted (`${age} < 5`). null: every entry. */
             countWhere?: string | null;
         };
         FormDisaggregationMapping: {
@@ -3529,7 +3529,7 @@ export interface components {
             translations?: components["schemas"]["FormTranslations"];
             /** @description The key of a repeat (outside any other repeat): its entries are counted instead of the submission, each entry that countWhere takes adding 1, or its answer to valueFieldKey (then a number or calculate field of the repeat; an entry without that answer adds nothing); disaggregateBy may map the repeat's fields, per entry. A submission none of whose entries is taken is counted with 0. Needs indicatorId. null (default): the submission is counted. */
             countRepeat?: string | null;
-            /** @description With countRepeat: an expression (docs-forms-model.md, "Expressions") over the repeat's fields and the top-level ones, evaluated per entry: only the entries it holds for are counted (`${age} < 5`). null: every entry. */
+            /** @description With countRepeat: an expression (docs/forms.md, "Expressions") over the repeat's fields and the top-level ones, evaluated per entry: only the entries it holds for are counted (`${age} < 5`). null: every entry. */
             countWhere?: string | null;
         };
         HealthStatus: {
@@ -13540,7 +13540,10 @@ export interface operations {
     };
     getFormPage: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The language to show the form in (BCP 47); else Accept-Language, else the form’s default */
+                lang?: string;
+            };
             header?: never;
             path: {
                 token: string;

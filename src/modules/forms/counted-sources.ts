@@ -34,7 +34,9 @@ export const amountIsPersonal = (fields: FormField[]) =>
 
 /** Whether the cells a form's submissions added may tell personal answers: a field a mapping can read is personal. */
 const cellsArePersonal = (fields: FormField[]) =>
-  allFields(fields).some((field) => ['select', 'text', 'number'].includes(field.type) && field.personal === true);
+  allFields(fields).some(
+    (field) => ['select', 'text', 'number'].includes(field.type) && field.personal === true,
+  );
 
 /** What the member gets of a form's submissions. */
 function readerOf(fields: FormField[], member: Member) {

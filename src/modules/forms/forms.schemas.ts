@@ -115,7 +115,7 @@ const links = {
     notBlank: true,
     ...SINGLE_LINE,
     description:
-      'With countRepeat: an expression (docs-forms-model.md, "Expressions") over the repeat\'s fields and the ' +
+      'With countRepeat: an expression (docs/forms.md, "Expressions") over the repeat\'s fields and the ' +
       'top-level ones, evaluated per entry: only the entries it holds for are counted (`${age} < 5`). ' +
       'null: every entry.',
   }),

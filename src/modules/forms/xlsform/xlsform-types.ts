@@ -1,6 +1,6 @@
 /**
  * XLSForm (https://xlsform.org) as this service reads and writes it: the type and column names, and the
- * bounds of an upload. docs-forms-xlsform.md is the table in words.
+ * bounds of an upload. docs/forms.md is the table in words.
  */
 
 export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';

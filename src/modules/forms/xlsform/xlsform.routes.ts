@@ -65,7 +65,7 @@ async function readUpload(parts: AsyncIterable<Multipart>): Promise<{ bytes: Buf
   return upload!;
 }
 
-/** XLSForm import and export of forms (docs-forms-xlsform.md). */
+/** XLSForm import and export of forms (docs/forms.md). */
 export const xlsformRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
   await app.register(multipart, {
     limits: { fileSize: XLSFORM_LIMITS.fileBytes, files: 1, fields: 5, parts: 10, fieldSize: 1024 },
@@ -98,7 +98,7 @@ export const xlsformRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, 
           'listed in one 400, each as `survey row 7, column type: ...`. A file that is not an .xlsx ' +
           '(an empty one too): 415. The form is created unpublished, in one transaction (201, as GET ' +
           '/orgs/:orgId/forms/:id shows it). With `dryRun=true` nothing is stored: 200 with the form as ' +
-          'the body POST /orgs/:orgId/forms would take (FormCreate). docs-forms-xlsform.md has the table.',
+          'the body POST /orgs/:orgId/forms would take (FormCreate). docs/forms.md has the table.',
         params: Params('orgId'),
         querystring: ImportQuery,
         bodyMedia: { 'multipart/form-data': XlsFormUpload },
