@@ -19,6 +19,7 @@ import {
   type FormField,
   type Location,
   type PlacedField,
+  answerOf,
 } from './form-fields.js';
 
 // The limits are field rules (form-fields.ts); pages/form-page.ts reads them here.
@@ -182,26 +183,33 @@ function gather(
   repeat: boolean,
 ): unknown[] {
   if (repeats.length === 0) {
-    const value = answers[name];
+    const value = answerOf(answers, name);
     if (repeat) return Array.isArray(value) ? value : [];
     return value === undefined ? [] : [value];
   }
   const [first, ...rest] = repeats;
-  const entries = answers[first!];
+  const entries = answerOf(answers, first!);
   return Array.isArray(entries)
     ? entries.filter(isObject).flatMap((entry) => gather(entry, rest, name, repeat))
     : [];
 }
 
+/** How many repeats, outermost first, `scope` and the field `target` are both inside. */
+function commonDepth(scope: Scope, target: PlacedField): number {
+  const path = chain(scope)
+    .slice(1)
+    .map((level) => level.repeat!);
+  let common = 0;
+  while (common < target.repeats.length && path[common] === target.repeats[common]) common += 1;
+  return common;
+}
+
 function valueIn(scope: Scope, placed: Map<string, PlacedField>, name: string): unknown {
   const target = placed.get(name);
   if (!target) return undefined;
-  const levels = chain(scope);
-  const path = levels.slice(1).map((level) => level.repeat!);
-  let common = 0;
-  while (common < target.repeats.length && path[common] === target.repeats[common]) common += 1;
-  const level = levels[common]!;
-  if (common === target.repeats.length) return level.answers[name];
+  const common = commonDepth(scope, target);
+  const level = chain(scope)[common]!;
+  if (common === target.repeats.length) return answerOf(level.answers, name);
   return gather(level.answers, target.repeats.slice(common), name, target.field.type === 'repeat');
 }
 
@@ -210,10 +218,44 @@ interface Check {
   placed: Map<string, PlacedField>;
   today: string;
   problems: string[];
+  /** Entries of every repeat at every depth met so far: MAX_ENTRIES bounds a submission's work. */
+  entries: number;
+  /**
+   * What a field inside a repeat gives seen from outside it, by the level's answers: gathered once. A
+   * reference names an earlier field, so that repeat is complete when it is read.
+   */
+  gathered: WeakMap<Record<string, unknown>, Map<string, unknown>>;
+}
+
+/**
+ * Entries of all repeats together, at every depth, that one submission may hold: without it, repeats
+ * nested in repeats (500 entries each) and expressions reading a sibling repeat from every entry made a
+ * 760 KB body cost the one thread 45 s (issue 41's review).
+ */
+export const MAX_ENTRIES = 2000;
+
+const newCheck = (placed: Map<string, PlacedField>, today: string, problems: string[] = []): Check => ({
+  placed,
+  today,
+  problems,
+  entries: 0,
+  gathered: new WeakMap(),
+});
+
+/** valueIn, remembering what it gathered from outside the entries being checked. */
+function lookUp(check: Check, scope: Scope, name: string): unknown {
+  const target = check.placed.get(name);
+  if (!target || target.repeats.length === 0) return valueIn(scope, check.placed, name);
+  const level = chain(scope)[commonDepth(scope, target)]!;
+  if (commonDepth(scope, target) === target.repeats.length) return answerOf(level.answers, name);
+  let known = check.gathered.get(level.answers);
+  if (!known) check.gathered.set(level.answers, (known = new Map<string, unknown>()));
+  if (!known.has(name)) known.set(name, valueIn(scope, check.placed, name));
+  return known.get(name);
 }
 
 const contextOf = (check: Check, scope: Scope, self?: { key: string; value: unknown }) => ({
-  value: (name: string) => (self && name === self.key ? self.value : valueIn(scope, check.placed, name)),
+  value: (name: string) => (self && name === self.key ? self.value : lookUp(check, scope, name)),
   self: self?.value,
   today: () => check.today,
   matches: patternMatches,
@@ -261,7 +303,7 @@ function checkLevel(
       const relevant = treeOf(field.relevant);
       if (relevant && !toBoolean(run(relevant, contextOf(check, scope), true))) why = 'relevant';
     }
-    const value = given[field.key];
+    const value = answerOf(given, field.key);
     if (field.type === 'group') {
       if (!isBlank(value)) problems.push(...answerProblem(field, value, path));
       checkLevel(check, field.fields ?? [], given, scope, at, why, files);
@@ -345,6 +387,11 @@ function checkRepeat(
     return;
   }
   if (entries.length < min) problems.push(`${path} must have at least ${min} entries`);
+  check.entries += entries.length;
+  if (check.entries > MAX_ENTRIES) {
+    problems.push(`answers must hold at most ${MAX_ENTRIES} repeat entries in all, at every depth`);
+    return;
+  }
   const fields = field.fields ?? [];
   const known = new Set(topLevelFields(fields).map((inner) => inner.key));
   const kept: Record<string, unknown>[] = [];
@@ -420,7 +467,7 @@ export function checkSubmission(
   }
   const scope: Scope = { answers: {}, repeat: null, outer: null };
   const files = { keys: fileKeys, kept: [] as string[] };
-  checkLevel({ placed, today, problems }, fields, given, scope, 'answers', null, files);
+  checkLevel(newCheck(placed, today, problems), fields, given, scope, 'answers', null, files);
   problems.push(...fileProblems);
   return problems.length > 0
     ? { problems: [...new Set(problems)] }
@@ -433,7 +480,7 @@ export function checkSubmission(
  * that does not parse holds for no entry.
  */
 export function entryEvaluator(fields: FormField[], today: string) {
-  const check: Check = { placed: placeFields(fields), today, problems: [] };
+  const check = newCheck(placeFields(fields), today);
   return (
     text: string,
     answers: Record<string, unknown>,

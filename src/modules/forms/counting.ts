@@ -5,6 +5,7 @@ import type { Dimension } from '../../lib/crosses.js';
 import { entryEvaluator } from './answers.js';
 import { cellsOf } from './disaggregate-by.js';
 import { lockPeriodHoldingDate } from '../periods/index.js';
+import { answerOf } from './form-fields.js';
 import type { FormRow } from './forms.repo.js';
 import type { CountedReason } from './forms.tables.js';
 import { markCounted, uncountedOfPeriod, type ReportOfPeriod } from './submissions.repo.js';
@@ -26,7 +27,7 @@ export const isMiss = (reason: CountedReason | null): reason is CountedReason =>
 
 /** What a submission adds: its answer to the value field, or 1; null when that answer is not a number. */
 export function amountOf(form: Pick<FormRow, 'valueFieldKey'>, answers: Record<string, unknown>) {
-  const amount = form.valueFieldKey ? answers[form.valueFieldKey] : 1;
+  const amount = form.valueFieldKey ? answerOf(answers, form.valueFieldKey) : 1;
   return typeof amount === 'number' ? amount : null;
 }
 
@@ -36,7 +37,7 @@ export function countDateOf(
   answers: Record<string, unknown>,
   today: string,
 ) {
-  const answer = form.countDateField ? answers[form.countDateField] : undefined;
+  const answer = form.countDateField ? answerOf(answers, form.countDateField) : undefined;
   return typeof answer === 'string' ? answer : today;
 }
 
@@ -72,7 +73,7 @@ export function tallyOf(
     const cells = cellsOf(mappings, dimensions, answers, amount);
     return cells ? { amount, cells } : { refused: 'category_not_mapped' };
   }
-  const entries = answers[form.countRepeat];
+  const entries = answerOf(answers, form.countRepeat);
   const evaluate = form.countWhere ? entryEvaluator(form.fields, today) : null;
   let amount = 0;
   const cells: Record<string, number> | null = mappings ? {} : null;

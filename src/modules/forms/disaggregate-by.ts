@@ -1,6 +1,6 @@
 import { cellKey, isCross, type Dimension } from '../../lib/crosses.js';
 import { ageRangeOf, overlap, UNKNOWN_AGE, type AgeRange } from '../../lib/demographics.js';
-import type { FormField } from './form-fields.js';
+import { answerOf, type FormField } from './form-fields.js';
 
 // Forms that fill disaggregations (docs/counting.md): each mapping names a plain disaggregation of the
 // form's indicator and the field whose answer places a submission in one of its categories; crosses are
@@ -145,7 +145,7 @@ export function cellsOf(
   const placed = new Map<string, string>();
   for (const dimension of dimensions.filter((d) => !isCross(d))) {
     const mapping = mappings.find((m) => sameName(m.disaggregation, dimension.name));
-    const category = mapping ? categoryOf(mapping, dimension, answers[mapping.field]) : null;
+    const category = mapping ? categoryOf(mapping, dimension, answerOf(answers, mapping.field)) : null;
     if (category === null) return null;
     placed.set(dimension.name, category);
   }

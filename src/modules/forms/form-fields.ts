@@ -228,6 +228,13 @@ export interface FormField {
   fields?: FormField[];
 }
 
+/**
+ * The answer stored under a key, own properties only: a field keyed `constructor` left unanswered is
+ * undefined, not Object's constructor (answers are plain objects read from JSON).
+ */
+export const answerOf = (answers: Record<string, unknown>, key: string): unknown =>
+  Object.hasOwn(answers, key) ? answers[key] : undefined;
+
 /** The choices of a choice field, from `choices` or from `options` (each its own name and label). */
 export const choicesOf = (field: FormField): Choice[] =>
   field.choices ?? (field.options ?? []).map((option) => ({ name: option, label: option }));

@@ -1,6 +1,6 @@
 import type { OrgRole } from '../../http/pipeline/access.js';
 import { seesPersonalData } from '../../lib/personal-data.js';
-import { isEmptyShape, personalShape, type FormField, type PersonalShape } from './form-fields.js';
+import { answerOf, isEmptyShape, personalShape, type FormField, type PersonalShape } from './form-fields.js';
 import type { SubmissionFileRow, SubmissionRow } from './submissions.repo.js';
 
 /** Where a file answer is downloaded (GET .../submissions/:submissionId/files/:key), from the API's root. */
@@ -57,7 +57,7 @@ export function holdsPersonalAnswers(shape: PersonalShape, answers: Record<strin
   return (
     shape.keys.some((key) => Object.hasOwn(answers, key)) ||
     shape.repeats.some((repeat) => {
-      const entries = answers[repeat.key];
+      const entries = answerOf(answers, repeat.key);
       return (
         Array.isArray(entries) &&
         entries.some((entry) => isEntry(entry) && holdsPersonalAnswers(repeat.shape, entry))

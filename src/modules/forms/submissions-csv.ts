@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import type { Db } from '../../db/client.js';
 import { readAhead } from '../../lib/read-ahead.js';
-import { topLevelFields, type FormField, type Location } from './form-fields.js';
+import { answerOf, topLevelFields, type FormField, type Location } from './form-fields.js';
 import {
   readableAnswers,
   readableLocation,
@@ -106,11 +106,11 @@ function recordsOf(row: SubmissionRow, files: SubmissionFileRow[], exported: Exp
   const { personal, repeat, baseUrl } = exported;
   const answers = readableAnswers(personal, row);
   if (repeat) {
-    const entries = answers[repeat.key];
+    const entries = answerOf(answers, repeat.key);
     const columns = columnsOf(repeat.fields ?? []);
     return (Array.isArray(entries) ? entries : []).map((entry, index) => {
       const given = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : {};
-      return [row.id, index + 1, ...columns.map((field) => columnCell(field, given[field.key]))];
+      return [row.id, index + 1, ...columns.map((field) => columnCell(field, answerOf(given, field.key)))];
     });
   }
   const location = readableLocation(personal, row);
@@ -124,7 +124,8 @@ function recordsOf(row: SubmissionRow, files: SubmissionFileRow[], exported: Exp
     row.counted,
     location ? coordinates(location) : null,
   ];
-  for (const field of columnsOf(exported.form.fields)) record.push(columnCell(field, answers[field.key]));
+  for (const field of columnsOf(exported.form.fields))
+    record.push(columnCell(field, answerOf(answers, field.key)));
   return [record];
 }
 

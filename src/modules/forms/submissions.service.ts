@@ -23,7 +23,7 @@ import type { FileQuota, QuotaScope, Room } from '../../storage/file-quota.js';
 import { ensureProjectAccess } from '../projects/index.js';
 import { ALREADY_ERASED, recordAudit, type AuditSource } from '../privacy/index.js';
 import { checkSubmission } from './answers.js';
-import { topLevelFields, type FormField } from './form-fields.js';
+import { answerOf, topLevelFields, type FormField } from './form-fields.js';
 import { localizeForm } from './form-languages.js';
 import { findForm, findFormByToken, lockFormForSubmission, type FormRow } from './forms.repo.js';
 import { readableSubmissions, recordPageRead } from './submission-pages.js';
@@ -243,7 +243,7 @@ export class SubmissionService {
         const now = this.counting.clock.now();
         const today = now.toISOString().slice(0, 10);
         const dateKey = current.countInto === 'period_of_date' ? current.countDateField : null;
-        const backdated = dateKey ? submission.answers[dateKey] : undefined;
+        const backdated = dateKey ? answerOf(submission.answers, dateKey) : undefined;
         if (typeof backdated === 'string' && backdated > today) {
           throw badRequest(`answers.${dateKey} must not be a date in the future`);
         }
