@@ -6,7 +6,9 @@ import { AppError, notFound } from '../../errors/catalogue.js';
 import { passwordResetUsable } from '../auth/index.js';
 import { SubmissionService } from '../forms/index.js';
 import { InvitationService } from '../members/index.js';
+import { defaultLocaleOf } from '../orgs/index.js';
 import { SharingService } from '../reports/index.js';
+import { LOCALES, matchLocale, translator, type Locale } from '../../lib/i18n/i18n.js';
 import { invitationPage, resetPasswordPage, verifyEmailPage } from './account-pages.js';
 import { Assets } from './assets.js';
 import { FORM_WORKER_PATH, formPage } from './form-page.js';
@@ -40,27 +42,34 @@ const UNAVAILABLE: Record<string, Record<number, PageContent>> = {
       ),
     },
   },
-  report: {
-    404: {
-      title: 'Report not available',
-      main: notice(
-        'This report is no longer shared',
-        'The link has expired or was withdrawn, or it is mistyped.',
-        'Ask the organization that shared it for a new link.',
-      ),
-    },
-  },
-  invitation: {
-    404: {
-      title: 'Invitation not valid',
-      main: notice(
-        'This invitation is no longer valid',
-        'It was already used, withdrawn or replaced, or it expired (invitations last 7 days).',
-        'Ask an administrator of the organization to invite you again.',
-      ),
-    },
-  },
 };
+
+/** The same, for the pages that speak the reader's language (the `common` namespace's notices). */
+const UNAVAILABLE_IN: Record<string, Record<number, string>> = {
+  report: { 404: 'notice.report' },
+  invitation: { 404: 'notice.invitation' },
+};
+
+function unavailable(kind: string, status: number, locale: Locale): PageContent | undefined {
+  const prefix = UNAVAILABLE_IN[kind]?.[status];
+  if (!prefix) return UNAVAILABLE[kind]?.[status];
+  const t = translator(locale, 'common');
+  return {
+    title: t(`${prefix}.title`),
+    lang: locale,
+    main: notice(t(`${prefix}.heading`), t(`${prefix}.reason`), t(`${prefix}.next`)),
+  };
+}
+
+/** The language query of the pages that speak several (`?lang=fr`). */
+const LangQuery = Type.Object({
+  lang: Type.Optional(
+    Type.String({
+      maxLength: 35,
+      description: `The page's language, one of ${LOCALES.join(', ')}; others are ignored.`,
+    }),
+  ),
+});
 
 const send = sendPage;
 
@@ -81,11 +90,16 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
   const invitations = new InvitationService(ctx.db, ctx.webhooksQueued);
 
   /** The page `render` builds, or the one that says why there is none (404, 410 from the service). */
-  async function pageOr(reply: FastifyReply, kind: string, render: () => Promise<PageContent>) {
+  async function pageOr(
+    reply: FastifyReply,
+    kind: string,
+    render: () => Promise<PageContent>,
+    locale: Locale = 'en',
+  ) {
     try {
       return await send(reply, assets, await render());
     } catch (err) {
-      const instead = err instanceof AppError ? UNAVAILABLE[kind]?.[err.statusCode] : undefined;
+      const instead = err instanceof AppError ? unavailable(kind, err.statusCode, locale) : undefined;
       if (!instead) throw err;
       return send(reply, assets, instead, (err as AppError).statusCode);
     }
@@ -186,14 +200,29 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
         description:
           'HTML of GET /reports/share/:token: cover, indicators with progress bars coloured by status, ' +
           'values by period, activities, budget and burn rate, narratives, attachment downloads; prints ' +
-          'as a clean document. 404 page once the link is expired, revoked or unknown.',
+          'as a clean document. 404 page once the link is expired, revoked or unknown. In the language ' +
+          'of `?lang=`, else the first of the browser’s (Accept-Language) the pages speak, else the ' +
+          'organization’s `defaultLocale`; links offer the other languages.',
         params: TokenParams,
+        querystring: LangQuery,
         produces,
         response: answers({ 200: 'The report', 404: 'Expired, revoked or unknown link' }),
       },
     },
-    (request, reply) =>
-      pageOr(reply, 'report', async () => reportPage(await sharing.publicReport(request.params.token))),
+    (request, reply) => {
+      // ?lang=, then the browser's languages, then the organization's default, then English.
+      const asked = matchLocale(request.query.lang, request.headers['accept-language']);
+      return pageOr(
+        reply,
+        'report',
+        async () => {
+          const report = await sharing.publicReport(request.params.token);
+          const locale = asked ?? (await defaultLocaleOf(ctx.db, report.orgId));
+          return reportPage(report, locale, (other) => `?lang=${other}`);
+        },
+        asked ?? 'en',
+      );
+    },
   );
 
   app.get(
