@@ -160,7 +160,7 @@ export function clientMessages(locale: Locale, namespace: string, prefix = ''): 
 const numberFormats = new Map<string, Intl.NumberFormat>();
 const dateFormats = new Map<string, Intl.DateTimeFormat>();
 
-/** The locale Intl formats with: British English for English (day before month, as before). */
+/** The locale Intl formats dates with: British English for English (day before month, as before). */
 const intlLocale = (locale: Locale) => (locale === 'en' ? 'en-GB' : locale);
 
 export function formatNumber(
@@ -170,7 +170,7 @@ export function formatNumber(
 ): string {
   const key = `${locale} ${JSON.stringify(options)}`;
   let format = numberFormats.get(key);
-  if (!format) numberFormats.set(key, (format = new Intl.NumberFormat(intlLocale(locale), options)));
+  if (!format) numberFormats.set(key, (format = new Intl.NumberFormat(locale, options)));
   return format.format(value);
 }
 

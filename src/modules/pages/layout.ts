@@ -9,7 +9,7 @@ import {
   type Translate,
 } from '../../lib/i18n/i18n.js';
 import type { Assets } from './assets.js';
-import { html, Html } from './html.js';
+import { html, Html, raw } from './html.js';
 
 /**
  * The pages run only our own scripts and styles, talk only to this service, and cannot be framed.
@@ -37,12 +37,17 @@ export interface PageContent {
   lang?: string;
   /** Which way the page is written; by default as its language is (directionOf). */
   dir?: 'ltr' | 'rtl';
+  /**
+   * Strings for the page's scripts (clientMessages), embedded as a JSON data block,
+   * `<script type="application/json" id="messages">`: never executed, so the page policy allows it.
+   */
+  messages?: Record<string, string>;
 }
 
 /** A whole document: one stylesheet, deferred scripts, readable without either. */
 export function layout(
   assets: Assets,
-  { title, main, scripts = [], signedInAs, lang = 'en', dir = directionOf(lang) }: PageContent,
+  { title, main, scripts = [], signedInAs, lang = 'en', dir = directionOf(lang), messages }: PageContent,
 ): string {
   const t = translator(pickLocale(lang), 'common');
   return html`<!doctype html>
@@ -54,6 +59,13 @@ export function layout(
         <title>${title}</title>
         <link rel="stylesheet" href="${assets.url('pages.css')}" />
         ${scripts.map((file) => html`<script src="${assets.url(file)}" defer></script> `)}
+        ${
+          messages
+            ? html`<script type="application/json" id="messages">
+                ${raw(JSON.stringify(messages).replaceAll('<', '\\u003c'))}
+              </script>`
+            : null
+        }
       </head>
       <body>
         ${

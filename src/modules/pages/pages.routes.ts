@@ -8,7 +8,7 @@ import { SubmissionService } from '../forms/index.js';
 import { InvitationService } from '../members/index.js';
 import { defaultLocaleOf } from '../orgs/index.js';
 import { SharingService } from '../reports/index.js';
-import { LOCALES, matchLocale, translator, type Locale } from '../../lib/i18n/i18n.js';
+import { LOCALES, matchLocale, pickLocale, translator, type Locale } from '../../lib/i18n/i18n.js';
 import { invitationPage, resetPasswordPage, verifyEmailPage } from './account-pages.js';
 import { Assets } from './assets.js';
 import { FORM_WORKER_PATH, formPage } from './form-page.js';
@@ -231,12 +231,18 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
       config: page,
       constraints: { page: 'html' },
       // One path, one entry in the document: the JSON route's description tells of this page.
-      schema: { hide: true, params: TokenParams },
+      schema: { hide: true, params: TokenParams, querystring: LangQuery },
     },
-    (request, reply) =>
-      pageOr(reply, 'invitation', async () =>
-        invitationPage(await invitations.lookup(request.params.token), request.params.token),
-      ),
+    (request, reply) => {
+      const locale = pickLocale(request.query.lang, request.headers['accept-language']);
+      return pageOr(
+        reply,
+        'invitation',
+        async () =>
+          invitationPage(await invitations.lookup(request.params.token), request.params.token, locale),
+        locale,
+      );
+    },
   );
 
   app.get(
@@ -253,7 +259,10 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
           'then a link to the sign-in page; an unknown, used or expired token gets a 404 page saying the ' +
           'link no longer works, before any password is asked for. Without a token, a page saying the link ' +
           'is incomplete.',
-        querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 2048 })) }),
+        querystring: Type.Object({
+          token: Type.Optional(Type.String({ maxLength: 2048 })),
+          ...LangQuery.properties,
+        }),
         produces,
         response: answers({
           200: 'The page; without a token, a page saying the link is incomplete',
@@ -263,11 +272,12 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     },
     async (request, reply) => {
       const { token } = request.query;
-      if (!token) return send(reply, assets, resetPasswordPage('incomplete'));
+      const locale = pickLocale(request.query.lang, request.headers['accept-language']);
+      if (!token) return send(reply, assets, resetPasswordPage('incomplete', locale));
       if (!(await passwordResetUsable(ctx.db, token))) {
-        return send(reply, assets, resetPasswordPage('unusable'), 404);
+        return send(reply, assets, resetPasswordPage('unusable', locale), 404);
       }
-      return send(reply, assets, resetPasswordPage('usable'));
+      return send(reply, assets, resetPasswordPage('usable', locale));
     },
   );
 
@@ -284,12 +294,23 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
           'confirmed or shows the refusal. Nothing is sent until the button is pressed, so a mail scanner ' +
           'opening the link proves nothing. Whether the token is valid is known only when it is used. ' +
           'Once confirmed, the page links to the settings page (through the sign-in page when signed out).',
-        querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 2048 })) }),
+        querystring: Type.Object({
+          token: Type.Optional(Type.String({ maxLength: 2048 })),
+          ...LangQuery.properties,
+        }),
         produces,
         response: answers({ 200: 'The page; without a token, a page saying the link is incomplete' }),
       },
     },
-    (request, reply) => send(reply, assets, verifyEmailPage(Boolean(request.query.token))),
+    (request, reply) =>
+      send(
+        reply,
+        assets,
+        verifyEmailPage(
+          Boolean(request.query.token),
+          pickLocale(request.query.lang, request.headers['accept-language']),
+        ),
+      ),
   );
 
   // In a scope of their own: their refusals become pages (a sign-in redirect, 403 and 404 pages).
