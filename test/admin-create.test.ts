@@ -145,6 +145,7 @@ describe('npm run admin:create', () => {
             overdueReminder: true,
             separateApproval: false,
             ageBands: ['0-17', '18-35', '36-59', '60+', 'unknown'],
+            defaultLocale: 'en',
             createdAt: expect.stringMatching(TIMESTAMP),
             role: 'org_admin',
           },

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CATALOGUE_DIR, LOCALES, pluralBase } from '../src/lib/i18n/i18n.js';
 
 /**
- * Every catalogue is complete (docs-languages.md, "Adding a language"): each locale has, in every
+ * Every catalogue is complete (docs/languages.md, "Adding a language"): each locale has, in every
  * namespace English has, every key English has and no other; each plural key English has in exactly
  * the plural categories the locale uses (`Intl.PluralRules`); and no string interpolates a variable
  * English's string does not have (it would print nothing, or the variable's name).

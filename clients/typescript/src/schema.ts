@@ -130,7 +130,7 @@ export interface paths {
         head?: never;
         /**
          * Change the signed-in user's own settings
-         * @description `notifications.reminders: false` stops deadline reminder emails for the user in every organization; `true` turns them back on (reminders already sent are not sent again). At least one field. Answers as `GET /auth/me`.
+         * @description `locale` sets the language of the user's pages and emails (null: not chosen). `notifications.reminders: false` stops deadline reminder emails for the user in every organization; `true` turns them back on (reminders already sent are not sent again). At least one field. Answers as `GET /auth/me`.
          */
         patch: operations["updateCurrentUser"];
         trace?: never;
@@ -295,7 +295,7 @@ export interface paths {
         head?: never;
         /**
          * Change name, code, logo, IATI identity, deadline reminders or four eyes
-         * @description Any subset of the fields; `logoUrl: null` removes the logo, `iatiRef: null` the IATI identifier (the IATI export then answers 409). Taken code: 409. `reminderDaysBefore` (up to 10 different days from 1 to 90, stored from the most days to the fewest; `[]` for none) and `overdueReminder` decide when deadline reminders are emailed: on each of those days before a reporting period is due, and the day after it was due. `separateApproval: true` makes the review of indicator reports four-eyes: whoever last submitted a report may no longer approve or reject it (403 `separate_approval_required`); `false` (the default) lets them again. Reports submitted before the change follow the setting at the time of their review.
+         * @description Any subset of the fields; `logoUrl: null` removes the logo, `iatiRef: null` the IATI identifier (the IATI export then answers 409). Taken code: 409. `reminderDaysBefore` (up to 10 different days from 1 to 90, stored from the most days to the fewest; `[]` for none) and `overdueReminder` decide when deadline reminders are emailed: on each of those days before a reporting period is due, and the day after it was due. `separateApproval: true` makes the review of indicator reports four-eyes: whoever last submitted a report may no longer approve or reject it (403 `separate_approval_required`); `false` (the default) lets them again. Reports submitted before the change follow the setting at the time of their review. `defaultLocale` (en, fr, es, pt or ar) is the language of its shared report pages when the browser asks for none of these, and of its emails to users who chose no language.
          */
         patch: operations["updateOrganization"];
         trace?: never;
@@ -2133,7 +2133,7 @@ export interface paths {
         };
         /**
          * The shared report page for donors ({APP_URL}/r/<token>)
-         * @description HTML of GET /reports/share/:token: cover, indicators with progress bars coloured by status, values by period, activities, budget and burn rate, narratives, attachment downloads; prints as a clean document. 404 page once the link is expired, revoked or unknown.
+         * @description HTML of GET /reports/share/:token: cover, indicators with progress bars coloured by status, values by period, activities, budget and burn rate, narratives, attachment downloads; prints as a clean document. 404 page once the link is expired, revoked or unknown. In the language of `?lang=`, else the first of the browser’s (Accept-Language) the pages speak, else the organization’s `defaultLocale`; links offer the other languages.
          */
         get: operations["getSharedReportPage"];
         put?: never;
@@ -2618,9 +2618,16 @@ export interface components {
             emailVerified: boolean;
             memberships: components["schemas"]["Membership"][];
             notifications: components["schemas"]["NotificationSettings"];
+            locale: ("en" | "fr" | "es" | "pt" | "ar") | null;
         };
         /** @description At least one field. */
         CurrentUserUpdate: {
+            /**
+             * @description The language of the user's pages and emails: en (English), fr (French), es (Spanish), pt (Portuguese) or ar (Arabic). Null: not chosen; the pages then follow the browser's languages and emails the organization's default language, else English.
+             * @example fr
+             * @enum {string|null}
+             */
+            locale?: "en" | "fr" | "es" | "pt" | "ar" | null;
             notifications?: components["schemas"]["NotificationSettingsUpdate"];
         };
         DashboardSummary: {
@@ -3980,6 +3987,11 @@ export interface components {
             separateApproval: boolean;
             /** @description The organization's age bands, youngest first, ending with `unknown` (people whose age is not known, always added): the `ageBand` given for participants and household members, kept at erasure, and the age breakdown of a pre-fill of an indicator without disaggregations. Default: the contract’s `0-17, 18-35, 36-59, 60+, unknown`. */
             ageBands: string[];
+            /**
+             * @description The language of its shared report pages when the browser asks for none of ours, and of its emails to users who chose no language: en (English, the default), fr (French), es (Spanish), pt (Portuguese) or ar (Arabic).
+             * @enum {string}
+             */
+            defaultLocale: "en" | "fr" | "es" | "pt" | "ar";
             /** Format: date-time */
             createdAt: string;
             /** @enum {string} */
@@ -4018,6 +4030,11 @@ export interface components {
             separateApproval: boolean;
             /** @description The organization's age bands, youngest first, ending with `unknown` (people whose age is not known, always added): the `ageBand` given for participants and household members, kept at erasure, and the age breakdown of a pre-fill of an indicator without disaggregations. Default: the contract’s `0-17, 18-35, 36-59, 60+, unknown`. */
             ageBands: string[];
+            /**
+             * @description The language of its shared report pages when the browser asks for none of ours, and of its emails to users who chose no language: en (English, the default), fr (French), es (Spanish), pt (Portuguese) or ar (Arabic).
+             * @enum {string}
+             */
+            defaultLocale: "en" | "fr" | "es" | "pt" | "ar";
             /** Format: date-time */
             createdAt: string;
         };
@@ -4054,6 +4071,11 @@ export interface components {
             /** @description Four eyes (default false): when true, the person who last submitted an indicator report may not approve or reject it (403 `separate_approval_required`); another M&E officer or org admin reviews it. */
             separateApproval?: boolean;
             ageBands?: string[] | null;
+            /**
+             * @description The language of its shared report pages when the browser asks for none of ours, and of its emails to users who chose no language: en (English, the default), fr (French), es (Spanish), pt (Portuguese) or ar (Arabic).
+             * @enum {string}
+             */
+            defaultLocale?: "en" | "fr" | "es" | "pt" | "ar";
         };
         /** @description An outcome node with its outputs */
         OutcomeNode: {
@@ -6008,6 +6030,7 @@ export interface operations {
                      *         "60+",
                      *         "unknown"
                      *       ],
+                     *       "defaultLocale": "en",
                      *       "createdAt": "2026-01-05T08:15:02.518Z"
                      *     }
                      */
@@ -13592,7 +13615,10 @@ export interface operations {
     };
     getSharedReportPage: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The page's language, one of en, fr, es, pt, ar; others are ignored. */
+                lang?: string;
+            };
             header?: never;
             path: {
                 token: string;
@@ -13633,6 +13659,8 @@ export interface operations {
         parameters: {
             query?: {
                 token?: string;
+                /** @description The page's language, one of en, fr, es, pt, ar; others are ignored. */
+                lang?: string;
             };
             header?: never;
             path?: never;
@@ -13672,6 +13700,8 @@ export interface operations {
         parameters: {
             query?: {
                 token?: string;
+                /** @description The page's language, one of en, fr, es, pt, ar; others are ignored. */
+                lang?: string;
             };
             header?: never;
             path?: never;

@@ -3,7 +3,7 @@ import { createInstance, type i18n as I18n } from 'i18next';
 import Negotiator from 'negotiator';
 
 /**
- * The languages the pages and emails speak (docs-languages.md). English is the fallback of every
+ * The languages the pages and emails speak (docs/languages.md). English is the fallback of every
  * string and the language when nothing else is known; the order is the order the pages offer them.
  */
 export const LOCALES = ['en', 'fr', 'es', 'pt', 'ar'] as const;
@@ -90,6 +90,11 @@ export function translator(locale: Locale, namespace: string): Translate {
  * primary subtag (`fr-CA` is `fr`). English when none matches.
  */
 export function pickLocale(...candidates: Array<string | null | undefined>): Locale {
+  return matchLocale(...candidates) ?? DEFAULT_LOCALE;
+}
+
+/** As pickLocale, but undefined when no candidate matches (to look further only then). */
+export function matchLocale(...candidates: Array<string | null | undefined>): Locale | undefined {
   for (const candidate of candidates) {
     if (!candidate) continue;
     const tags = new Negotiator({ headers: { 'accept-language': candidate } }).languages();
@@ -98,7 +103,7 @@ export function pickLocale(...candidates: Array<string | null | undefined>): Loc
       if (isLocale(primary)) return primary;
     }
   }
-  return DEFAULT_LOCALE;
+  return undefined;
 }
 
 /** Languages written right to left, by primary subtag. */
@@ -125,10 +130,13 @@ export const pluralBase = (key: string) =>
  * One namespace's strings for the browser scripts of a page, to embed as JSON: every key English has,
  * in `locale` where it has it (English otherwise), with the plural forms `locale` uses
  * (`key_one`, `key_other`, ...); the scripts pick one with `Intl.PluralRules(locale).select(n)`.
+ * `prefix`: only the keys that start with it (the strings a page's script uses, `script.`).
  */
-export function clientMessages(locale: Locale, namespace: string): Catalogue {
+export function clientMessages(locale: Locale, namespace: string, prefix = ''): Catalogue {
   const all = readCatalogues();
-  const english = all[DEFAULT_LOCALE]?.[namespace] ?? {};
+  const english = Object.fromEntries(
+    Object.entries(all[DEFAULT_LOCALE]?.[namespace] ?? {}).filter(([key]) => key.startsWith(prefix)),
+  );
   const own = all[locale]?.[namespace] ?? {};
   const categories = new Intl.PluralRules(locale).resolvedOptions().pluralCategories;
   const messages: Catalogue = {};
@@ -152,7 +160,7 @@ export function clientMessages(locale: Locale, namespace: string): Catalogue {
 const numberFormats = new Map<string, Intl.NumberFormat>();
 const dateFormats = new Map<string, Intl.DateTimeFormat>();
 
-/** The locale Intl formats with: British English for English (day before month, as before). */
+/** The locale Intl formats dates with: British English for English (day before month, as before). */
 const intlLocale = (locale: Locale) => (locale === 'en' ? 'en-GB' : locale);
 
 export function formatNumber(
@@ -162,7 +170,7 @@ export function formatNumber(
 ): string {
   const key = `${locale} ${JSON.stringify(options)}`;
   let format = numberFormats.get(key);
-  if (!format) numberFormats.set(key, (format = new Intl.NumberFormat(intlLocale(locale), options)));
+  if (!format) numberFormats.set(key, (format = new Intl.NumberFormat(locale, options)));
   return format.format(value);
 }
 

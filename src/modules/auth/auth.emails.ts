@@ -1,3 +1,4 @@
+import { translator, type Locale } from '../../lib/i18n/i18n.js';
 import type { OutgoingEmail } from '../mail/index.js';
 
 /** Who an account email is for. */
@@ -6,18 +7,24 @@ export interface AccountHolder {
   firstName: string;
 }
 
+/**
+ * Account emails speak the user's language (`locale`: theirs, else English: they concern no one
+ * organization).
+ */
+
 /** The link that proves an address, sent on sign-up and on request; it works for `days` days. */
 export function verificationEmail(
   user: AccountHolder,
   link: { appUrl: string; token: string; days: number },
+  locale: Locale = 'en',
 ): OutgoingEmail {
+  const t = translator(locale, 'email');
   return {
     recipient: user.email,
-    subject: 'Confirm your email address',
+    subject: t('verification.subject'),
     body:
-      `Hello ${user.firstName},\n\nTo confirm that this email address is yours, open this link ` +
-      `within ${link.days} days:\n\n${link.appUrl}/verify-email?token=${link.token}\n\n` +
-      `The link works once. If you did not create an account, ignore this email.\n`,
+      `${t('greeting', { name: user.firstName })}\n\n${t('verification.open', { count: link.days })}\n\n` +
+      `${link.appUrl}/verify-email?token=${link.token}\n\n${t('verification.after')}\n`,
   };
 }
 
@@ -25,14 +32,14 @@ export function verificationEmail(
 export function passwordResetEmail(
   user: AccountHolder,
   link: { appUrl: string; token: string; minutes: number },
+  locale: Locale = 'en',
 ): OutgoingEmail {
+  const t = translator(locale, 'email');
   return {
     recipient: user.email,
-    subject: 'Reset your password',
+    subject: t('reset.subject'),
     body:
-      `Hello ${user.firstName},\n\nSomeone asked to reset the password of your account. ` +
-      `To choose a new password, open this link within ${link.minutes} minutes:\n\n` +
-      `${link.appUrl}/reset-password?token=${link.token}\n\n` +
-      `The link works once. If you did not ask for it, ignore this email.\n`,
+      `${t('greeting', { name: user.firstName })}\n\n${t('reset.open', { count: link.minutes })}\n\n` +
+      `${link.appUrl}/reset-password?token=${link.token}\n\n${t('reset.after')}\n`,
   };
 }

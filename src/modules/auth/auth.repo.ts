@@ -49,6 +49,11 @@ export async function setRemindersEnabled(db: Db, userId: string, enabled: boole
   await db.update(users).set({ remindersEnabled: enabled }).where(eq(users.id, userId));
 }
 
+/** The user's language (null: not chosen). */
+export async function setLocale(db: Db, userId: string, locale: string | null): Promise<void> {
+  await db.update(users).set({ locale }).where(eq(users.id, userId));
+}
+
 /** Every session issued before `now` stops working. */
 export async function setPassword(db: Db, userId: string, passwordHash: string, now: Date): Promise<void> {
   await db.update(users).set({ passwordHash, sessionsValidAfter: now }).where(eq(users.id, userId));

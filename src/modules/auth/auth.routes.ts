@@ -197,6 +197,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<
         tags,
         summary: "Change the signed-in user's own settings",
         description:
+          "`locale` sets the language of the user's pages and emails (null: not chosen). " +
           '`notifications.reminders: false` stops deadline reminder emails for the user in every ' +
           'organization; `true` turns them back on (reminders already sent are not sent again). At least one ' +
           'field. Answers as `GET /auth/me`.',

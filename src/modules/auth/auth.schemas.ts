@@ -1,5 +1,15 @@
 import { Type } from '@sinclair/typebox';
-import { Body, Email, Nullable, SINGLE_LINE, Text, Timestamp, Uuid } from '../../http/schemas/schemas.js';
+import {
+  Body,
+  Email,
+  Nullable,
+  NullableString,
+  SINGLE_LINE,
+  Text,
+  Timestamp,
+  Uuid,
+} from '../../http/schemas/schemas.js';
+import { LOCALES } from '../../lib/i18n/i18n.js';
 import { ORG_ROLES } from '../../http/pipeline/access.js';
 
 // `format: password`: a secret, any text (src/http/schemas/validation.ts), and a hidden input in generated forms.
@@ -78,8 +88,16 @@ export const Notifications = Type.Object(
   { title: 'NotificationSettings' },
 );
 
+const LOCALE =
+  "The language of the user's pages and emails: en (English), fr (French), es (Spanish), pt " +
+  "(Portuguese) or ar (Arabic). Null: not chosen; the pages then follow the browser's languages and " +
+  "emails the organization's default language, else English.";
+
 export const UpdateMeBody = Body(
   {
+    locale: Type.Optional(
+      NullableString({ enum: [...LOCALES, null], description: LOCALE, examples: ['fr'] }),
+    ),
     notifications: Type.Optional(
       Body({ reminders: Type.Boolean({ description: REMINDERS }) }, { title: 'NotificationSettingsUpdate' }),
     ),
@@ -110,6 +128,7 @@ export const Me = Type.Object(
       ),
     ),
     notifications: Notifications,
+    locale: Nullable(Type.String({ enum: [...LOCALES], description: LOCALE })),
   },
   { title: 'CurrentUser' },
 );

@@ -13,6 +13,7 @@ import {
 import type { IssuedToken, Sessions } from '../../http/pipeline/session.js';
 import { normalizeEmail } from '../../lib/email.js';
 import { hashToken, newSecretToken } from '../../lib/ids.js';
+import { isLocale, pickLocale } from '../../lib/i18n/i18n.js';
 import { queueEmail } from '../mail/index.js';
 import {
   clearLoginFailures,
@@ -28,6 +29,7 @@ import {
   publicUser,
   revokeToken,
   setPassword,
+  setLocale,
   setRemindersEnabled,
   type UserRow,
 } from './auth.repo.js';
@@ -122,7 +124,11 @@ export class AuthService {
     });
     await queueEmail(
       tx,
-      verificationEmail(user, { appUrl: this.config.appUrl, token, days: VERIFICATION_TTL_DAYS }),
+      verificationEmail(
+        user,
+        { appUrl: this.config.appUrl, token, days: VERIFICATION_TTL_DAYS },
+        pickLocale(user.locale),
+      ),
     );
   }
 
@@ -179,13 +185,21 @@ export class AuthService {
       emailVerified: user.emailVerifiedAt !== null,
       memberships: await this.memberships.list(this.db, userId),
       notifications: { reminders: user.remindersEnabled },
+      locale: isLocale(user.locale) ? user.locale : null,
     };
   }
 
   /** `PATCH /auth/me`: the user's own settings; answers as `me` does. */
-  async updateMe(userId: string, changes: { notifications?: { reminders: boolean } }) {
+  async updateMe(
+    userId: string,
+    changes: { notifications?: { reminders: boolean }; locale?: string | null },
+  ) {
     if (changes.notifications !== undefined) {
       await setRemindersEnabled(this.db, userId, changes.notifications.reminders);
+    }
+    if (changes.locale !== undefined) {
+      // The schema allows only LOCALES or null; the CHECK constraint holds it too.
+      await setLocale(this.db, userId, isLocale(changes.locale) ? changes.locale : null);
     }
     return this.me(userId);
   }
@@ -202,7 +216,10 @@ export class AuthService {
         tokenHash: hash,
         expiresAt: new Date(Date.now() + this.config.resetTokenTtlSeconds * 1000),
       });
-      await queueEmail(tx, passwordResetEmail(user, { appUrl: this.config.appUrl, token, minutes }));
+      await queueEmail(
+        tx,
+        passwordResetEmail(user, { appUrl: this.config.appUrl, token, minutes }, pickLocale(user.locale)),
+      );
     });
     this.mailQueued();
   }

@@ -1,24 +1,35 @@
-import { boolean, index, integer, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, check, index, integer, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { LOCALES } from '../../lib/i18n/i18n.js';
 import { createdAt, id, timestamptz, updatedAt } from '../../db/columns.js';
 
-export const users = pgTable('users', {
-  id: id(),
-  email: text('email').notNull().unique(),
-  passwordHash: text('password_hash'),
-  firstName: text('first_name').notNull(),
-  lastName: text('last_name').notNull(),
-  /** Sessions whose jti was minted before this instant are refused (set by a password reset). */
-  sessionsValidAfter: timestamptz('sessions_valid_after'),
-  /**
-   * When the owner first followed a link sent to the address (verification, reset, invitation) or an
-   * identity provider vouched for it; null while unproven. Decides identity-provider linking.
-   */
-  emailVerifiedAt: timestamptz('email_verified_at'),
-  /** The user's own choice of deadline reminders (PATCH /auth/me `notifications.reminders`). */
-  remindersEnabled: boolean('reminders_enabled').notNull().default(true),
-  createdAt: createdAt(),
-  updatedAt: updatedAt(),
-});
+/** The supported language codes, for the CHECK constraints (src/lib/i18n). */
+export const localeList = sql.raw(LOCALES.map((code) => `'${code}'`).join(', '));
+
+export const users = pgTable(
+  'users',
+  {
+    id: id(),
+    email: text('email').notNull().unique(),
+    passwordHash: text('password_hash'),
+    firstName: text('first_name').notNull(),
+    lastName: text('last_name').notNull(),
+    /** Sessions whose jti was minted before this instant are refused (set by a password reset). */
+    sessionsValidAfter: timestamptz('sessions_valid_after'),
+    /**
+     * When the owner first followed a link sent to the address (verification, reset, invitation) or an
+     * identity provider vouched for it; null while unproven. Decides identity-provider linking.
+     */
+    emailVerifiedAt: timestamptz('email_verified_at'),
+    /** The user's own choice of deadline reminders (PATCH /auth/me `notifications.reminders`). */
+    remindersEnabled: boolean('reminders_enabled').notNull().default(true),
+    /** The language of the user's pages and emails (PATCH /auth/me `locale`); null: not chosen. */
+    locale: text('locale'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [check('users_locale_check', sql`${t.locale} IN (${localeList})`)],
+);
 
 export const revokedTokens = pgTable(
   'revoked_tokens',

@@ -63,6 +63,7 @@ describe('POST /auth/register', () => {
       emailVerified: false,
       memberships: [],
       notifications: { reminders: true },
+      locale: null,
     });
   });
 

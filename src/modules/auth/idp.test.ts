@@ -205,6 +205,7 @@ describe('GET /auth/idp/callback', () => {
       emailVerified: true,
       memberships: [],
       notifications: { reminders: true },
+      locale: null,
     });
 
     const [row] = await usersWithEmail(email);

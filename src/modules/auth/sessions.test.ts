@@ -172,6 +172,7 @@ describe('GET /auth/me', () => {
         },
       ],
       notifications: { reminders: true },
+      locale: null,
     };
     const bearer = await me(user.token);
     expect(bearer.status).toBe(200);

@@ -10,7 +10,7 @@ import { findUserName } from '../auth/index.js';
 import { recordFeedEventBy } from '../feed/index.js';
 import { dimensionsOf, findIndicator, lockIndicatorForShare } from '../indicators/index.js';
 import { queueEmail } from '../mail/index.js';
-import { ageBandsOf, requiresSeparateApproval } from '../orgs/index.js';
+import { ageBandsOf, recipientLocale, requiresSeparateApproval } from '../orgs/index.js';
 import { findPeriod, lockPeriodForShare } from '../periods/index.js';
 import type { AuditSource } from '../privacy/index.js';
 import { countTarget, refusedCountTarget, type CountTargetRefusal } from './count-target.js';
@@ -498,16 +498,20 @@ export class IndicatorReportService {
     if (action !== 'rejected' || !report.submittedBy) return false;
     const submitter = await findUserName(tx, report.submittedBy);
     if (!submitter) return false;
+    const locale = await recipientLocale(tx, { userId: report.submittedBy, orgId: report.orgId });
     await queueEmail(
       tx,
-      reportReturnedEmail({
-        submitter,
-        reviewerName: actor,
-        names: context,
-        comment: report.comment,
-        appUrl: this.config.appUrl,
-        report,
-      }),
+      reportReturnedEmail(
+        {
+          submitter,
+          reviewerName: actor,
+          names: context,
+          comment: report.comment,
+          appUrl: this.config.appUrl,
+          report,
+        },
+        locale,
+      ),
     );
     return true;
   }

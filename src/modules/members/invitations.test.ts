@@ -109,6 +109,7 @@ describe('invitation flow, end to end through SMTP', () => {
         overdueReminder: true,
         separateApproval: false,
         ageBands: ['0-17', '18-35', '36-59', '60+', 'unknown'],
+        defaultLocale: 'en',
         createdAt: expect.stringMatching(TIMESTAMP),
       },
       role: 'reporter',

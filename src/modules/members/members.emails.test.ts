@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { invitationEmail } from './members.emails.js';
 
 describe('invitation email', () => {
-  it('names the organization, the inviter and the role, with a link valid for some days', () => {
+  it('names the organization, the inviter and the role (in words), with a link valid for some days', () => {
     const email = invitationEmail({
       email: 'new@example.org',
       role: 'me_officer',
@@ -17,7 +17,7 @@ describe('invitation email', () => {
       subject: 'You are invited to join Clean Water Trust',
       body:
         'Hello,\n\n' +
-        'Amina Diallo invited you to join Clean Water Trust as me_officer.\n\n' +
+        'Amina Diallo invited you to join Clean Water Trust as M&E officer.\n\n' +
         'To accept, open this link within 7 days and sign in or create an account with this email ' +
         'address:\n\n' +
         'https://app.example/invitations/tok3\n',

@@ -1,21 +1,30 @@
+import { translator, type Locale } from '../../lib/i18n/i18n.js';
 import type { OutgoingEmail } from '../mail/index.js';
 
-/** An invitation to an organization, sent to an address that may not have an account yet. */
-export function invitationEmail(invitation: {
-  email: string;
-  role: string;
-  orgName: string;
-  inviterName: string;
-  appUrl: string;
-  token: string;
-  days: number;
-}): OutgoingEmail {
+/**
+ * An invitation to an organization, sent to an address that may not have an account yet; in
+ * `locale` (the invitee's if they have an account and chose one, else the organization's default).
+ */
+export function invitationEmail(
+  invitation: {
+    email: string;
+    role: string;
+    orgName: string;
+    inviterName: string;
+    appUrl: string;
+    token: string;
+    days: number;
+  },
+  locale: Locale = 'en',
+): OutgoingEmail {
+  const t = translator(locale, 'email');
+  const org = invitation.orgName;
   return {
     recipient: invitation.email,
-    subject: `You are invited to join ${invitation.orgName}`,
+    subject: t('invitation.subject', { org }),
     body:
-      `Hello,\n\n${invitation.inviterName} invited you to join ${invitation.orgName} as ${invitation.role}.\n\n` +
-      `To accept, open this link within ${invitation.days} days and sign in or create an account ` +
-      `with this email address:\n\n${invitation.appUrl}/invitations/${invitation.token}\n`,
+      `${t('greetingAnonymous')}\n\n` +
+      `${t('invitation.intro', { inviter: invitation.inviterName, org, role: t(`role.${invitation.role}`) })}\n\n` +
+      `${t('invitation.open', { count: invitation.days })}\n\n${invitation.appUrl}/invitations/${invitation.token}\n`,
   };
 }

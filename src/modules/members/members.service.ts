@@ -17,6 +17,7 @@ import {
   isMemberByEmail,
   listMembers,
   lockAdmins,
+  recipientLocale,
   setMemberRole,
 } from '../orgs/index.js';
 import type { OrgRole } from '../../http/pipeline/access.js';
@@ -94,17 +95,21 @@ export class MemberService {
         },
         this.webhooksQueued,
       );
+      const locale = await recipientLocale(tx, { email: input.email, orgId: member.orgId });
       await queueEmail(
         tx,
-        invitationEmail({
-          email: input.email,
-          role: input.role,
-          orgName: org.name,
-          inviterName,
-          appUrl: this.config.appUrl,
-          token,
-          days: INVITATION_DAYS,
-        }),
+        invitationEmail(
+          {
+            email: input.email,
+            role: input.role,
+            orgName: org.name,
+            inviterName,
+            appUrl: this.config.appUrl,
+            token,
+            days: INVITATION_DAYS,
+          },
+          locale,
+        ),
       );
       return row;
     });

@@ -5,6 +5,7 @@ export { memberships } from './memberships.repo.js';
 export {
   ageBandsOf,
   countMembers,
+  defaultLocaleOf,
   deleteMember,
   findMember,
   findOrganization,
@@ -13,6 +14,7 @@ export {
   listMembers,
   lockAdmins,
   publicOrganization,
+  recipientLocale,
   requiresSeparateApproval,
   setMemberRole,
 } from './orgs.repo.js';

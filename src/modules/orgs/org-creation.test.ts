@@ -88,6 +88,7 @@ describe('POST /orgs under ORG_CREATION=admins', () => {
         overdueReminder: true,
         separateApproval: false,
         ageBands: ['0-17', '18-35', '36-59', '60+', 'unknown'],
+        defaultLocale: 'en',
         createdAt: expect.stringMatching(TIMESTAMP),
       },
     ]);

@@ -22,5 +22,6 @@ export const ORGANIZATION: Static<typeof Organization> = {
   overdueReminder: true,
   separateApproval: false,
   ageBands: ['0-17', '18-35', '36-59', '60+', 'unknown'],
+  defaultLocale: 'en',
   createdAt: TIMES.organizationCreated,
 };

@@ -3,6 +3,7 @@ import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { users } from '../auth/auth.tables.js';
 import { DEFAULT_AGE_BANDS, UNKNOWN_AGE } from '../../lib/demographics.js';
+import { isLocale, type Locale } from '../../lib/i18n/i18n.js';
 import type { IatiOrganisationType } from './iati-organisation-types.js';
 import { organizations, orgMembers, type OrgRole } from './orgs.tables.js';
 
@@ -19,6 +20,7 @@ export const publicOrganization = (org: OrganizationRow) => ({
   overdueReminder: org.overdueReminder,
   separateApproval: org.separateApproval,
   ageBands: shownAgeBands(org.ageBands),
+  defaultLocale: shownLocale(org.defaultLocale),
   createdAt: org.createdAt,
 });
 
@@ -38,6 +40,40 @@ export interface OrganizationValues {
   separateApproval?: boolean;
   /** Checked (ageBandProblems) and stored without `unknown`; null: back to the contract's. */
   ageBands?: string[] | null;
+  defaultLocale?: Locale;
+}
+
+/** The stored default language (CHECKed to be one of LOCALES). */
+export const shownLocale = (stored: string): Locale => (isLocale(stored) ? stored : 'en');
+
+/**
+ * The language of an email to a person about one organization: the recipient user's own (found by id
+ * or address), else the organization's default, else English (docs/languages.md).
+ */
+export async function recipientLocale(
+  db: Db,
+  recipient: { userId?: string; email?: string; orgId?: string },
+): Promise<Locale> {
+  const who = recipient.userId
+    ? eq(users.id, recipient.userId)
+    : recipient.email
+      ? eq(users.email, recipient.email)
+      : undefined;
+  if (who) {
+    const [user] = await db.select({ locale: users.locale }).from(users).where(who).limit(1);
+    if (isLocale(user?.locale)) return user.locale;
+  }
+  return recipient.orgId ? defaultLocaleOf(db, recipient.orgId) : 'en';
+}
+
+/** The organization's default language; English for an unknown organization. */
+export async function defaultLocaleOf(db: Db, orgId: string): Promise<Locale> {
+  const [row] = await db
+    .select({ defaultLocale: organizations.defaultLocale })
+    .from(organizations)
+    .where(eq(organizations.id, orgId))
+    .limit(1);
+  return row ? shownLocale(row.defaultLocale) : 'en';
 }
 
 const organizationColumns = {
@@ -51,6 +87,7 @@ const organizationColumns = {
   overdueReminder: organizations.overdueReminder,
   separateApproval: organizations.separateApproval,
   ageBands: organizations.ageBands,
+  defaultLocale: organizations.defaultLocale,
   createdAt: organizations.createdAt,
 };
 

@@ -100,7 +100,9 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
           'due, and the day after it was due. `separateApproval: true` makes the review of indicator reports ' +
           'four-eyes: whoever last submitted a report may no longer approve or reject it (403 ' +
           '`separate_approval_required`); `false` (the default) lets them again. Reports submitted before ' +
-          'the change follow the setting at the time of their review.',
+          'the change follow the setting at the time of their review. `defaultLocale` (en, fr, es, pt or ar) is ' +
+          'the language of its shared report pages when the browser asks for none of these, and of its ' +
+          'emails to users who chose no language.',
         params: Params('orgId'),
         body: UpdateOrganizationBody,
         response: { 200: Organization, 409: errorResponse('The code is taken') },

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { Body, Email, Nullable, NullableString, Text, Timestamp, Uuid } from '../../http/schemas/schemas.js';
 import { AGE_BAND, HTTP_URL, IATI_IDENTIFIER, ORGANIZATION_CODE } from '../../lib/patterns.js';
 import { IATI_ORGANISATION_TYPES, type IatiOrganisationType } from './iati-organisation-types.js';
+import { LOCALES, type Locale } from '../../lib/i18n/i18n.js';
 import { ORG_ROLES, type OrgRole } from './orgs.tables.js';
 
 export const Role = () => Type.Unsafe<OrgRole>({ type: 'string', enum: [...ORG_ROLES] });
@@ -70,6 +71,13 @@ const ReminderDaysBefore = () =>
     description: `${REMINDER_DAYS_BEFORE} Up to 10 different whole numbers of days from 1 to 90, in any order.`,
   });
 
+const DEFAULT_LOCALE_TEXT =
+  'The language of its shared report pages when the browser asks for none of ours, and of its emails ' +
+  'to users who chose no language: en (English, the default), fr (French), es (Spanish), pt ' +
+  '(Portuguese) or ar (Arabic).';
+const DefaultLocale = () =>
+  Type.Unsafe<Locale>({ type: 'string', enum: [...LOCALES], description: DEFAULT_LOCALE_TEXT });
+
 export const Organization = Type.Object(
   {
     id: Uuid(),
@@ -82,6 +90,7 @@ export const Organization = Type.Object(
     overdueReminder: Type.Boolean({ description: OVERDUE_REMINDER }),
     separateApproval: Type.Boolean({ description: SEPARATE_APPROVAL }),
     ageBands: Type.Array(Type.String(), { description: AGE_BANDS_TEXT }),
+    defaultLocale: DefaultLocale(),
     createdAt: Timestamp(),
   },
   { title: 'Organization' },
@@ -113,6 +122,7 @@ export const UpdateOrganizationBody = Body(
     overdueReminder: Type.Optional(Type.Boolean({ description: OVERDUE_REMINDER })),
     separateApproval: Type.Optional(Type.Boolean({ description: SEPARATE_APPROVAL })),
     ageBands: Type.Optional(AgeBandsInput()),
+    defaultLocale: Type.Optional(DefaultLocale()),
   },
   { title: 'OrganizationUpdate' },
 );

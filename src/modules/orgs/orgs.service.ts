@@ -16,6 +16,7 @@ import {
   organizationCodeTaken,
   publicOrganization,
   shownAgeBands,
+  shownLocale,
   updateOrganization,
   type OrganizationValues,
 } from './orgs.repo.js';
@@ -36,6 +37,7 @@ export class OrganizationService {
         (await listOrganizationsOf(this.db, userId, window)).map((org) => ({
           ...org,
           ageBands: shownAgeBands(org.ageBands),
+          defaultLocale: shownLocale(org.defaultLocale),
         })),
     });
   }
@@ -81,6 +83,7 @@ export class OrganizationService {
       ...(changes.overdueReminder !== undefined && { overdueReminder: changes.overdueReminder }),
       ...(changes.separateApproval !== undefined && { separateApproval: changes.separateApproval }),
       ...(changes.ageBands !== undefined && { ageBands: checkedAgeBands(changes.ageBands) }),
+      ...(changes.defaultLocale !== undefined && { defaultLocale: changes.defaultLocale }),
     };
     // refusedDuplicate: another organization took the code between the check and the update.
     const org =

@@ -1,5 +1,6 @@
+import { clientMessages, translator, type Locale } from '../../lib/i18n/i18n.js';
 import { html, type Html } from './html.js';
-import { moment, notice, type PageContent } from './layout.js';
+import { markup, moment, notice, type PageContent } from './layout.js';
 import { AFTER_SIGN_IN } from './next-path.js';
 
 export interface InvitationView {
@@ -18,8 +19,17 @@ export const ROLE_NAMES: Record<string, string> = {
 const NEW_PASSWORD = {
   type: 'password',
   limits: html`minlength="8" maxlength="128"`,
-  hint: '8 to 128 characters, not your email address.',
 };
+
+/** What every account page shares: its language, strings, and the strings of account.js. */
+function speak(locale: Locale) {
+  const t = translator(locale, 'account');
+  return {
+    t,
+    page: { lang: locale, messages: clientMessages(locale, 'account', 'script.') },
+    newPassword: { ...NEW_PASSWORD, hint: t('newPasswordHint') },
+  };
+}
 
 interface Input {
   id: string;
@@ -46,62 +56,63 @@ const field = ({ id, label, autocomplete, type = 'text', value = '', limits, hin
  * An invitation: who invites, as what. account.js then signs the person in (or creates their account)
  * through the API and accepts, so the organization's data is never in this page.
  */
-export function invitationPage(invitation: InvitationView, token: string): PageContent {
-  const role = ROLE_NAMES[invitation.role] ?? invitation.role;
+export function invitationPage(
+  invitation: InvitationView,
+  token: string,
+  locale: Locale = 'en',
+): PageContent {
+  const { t, page, newPassword } = speak(locale);
+  const role = t(`role.${invitation.role}`);
+  const org = invitation.organizationName;
+  const signedInAs = html`<strong data-signed-in-as></strong>`;
   return {
-    title: `Invitation to ${invitation.organizationName}`,
+    ...page,
+    title: t('invitation.title', { org }),
     scripts: ['common.js', 'account.js'],
     main: html`<section class="account" data-invitation="${token}" data-email="${invitation.email}" data-role-name="${role}">
-      <h1>Join ${invitation.organizationName}</h1>
+      <h1>${t('invitation.heading', { org })}</h1>
       <p class="lead">
-        You are invited as ${role}, with the email address <strong>${invitation.email}</strong>.
+        ${markup(t, 'invitation.lead', { role, email: html`<strong>${invitation.email}</strong>` })}
       </p>
       <p class="hint">
-        This invitation is valid until
-        ${moment(invitation.expiresAt)}.
+        ${markup(t, 'invitation.validUntil', { time: moment(invitation.expiresAt, locale) })}
       </p>
-      <noscript><p class="error">Accepting needs JavaScript.</p></noscript>
+      <noscript><p class="error">${t('invitation.needsScript')}</p></noscript>
       <div class="summary" role="alert" tabindex="-1" data-summary hidden></div>
       <div data-step="checking">
-        <p class="hint" aria-live="polite">Checking whether you are signed in…</p>
+        <p class="hint" aria-live="polite">${t('invitation.checking')}</p>
       </div>
       <div data-step="accept" hidden>
-        <p>You are signed in as <strong data-signed-in-as></strong>.</p>
-        <button type="button" data-accept>Accept the invitation</button>
+        <p>${markup(t, 'invitation.signedInAs', { email: signedInAs })}</p>
+        <button type="button" data-accept>${t('invitation.accept')}</button>
       </div>
       <div data-step="other-account" hidden>
-        <p>
-          You are signed in as <strong data-signed-in-as></strong>, but this invitation is for
-          ${invitation.email}.
-        </p>
-        <button type="button" class="secondary" data-sign-out>Sign out</button>
+        <p>${markup(t, 'invitation.otherAccount', { email: signedInAs, invited: invitation.email })}</p>
+        <button type="button" class="secondary" data-sign-out>${t('invitation.signOut')}</button>
       </div>
       <form data-step="sign-in" hidden novalidate>
-        <h2>Sign in to accept</h2>
-        ${field({ id: 'email', label: 'Email address', autocomplete: 'username', type: 'email', value: invitation.email, limits: html`maxlength="254"` })}
-        ${field({ id: 'password', label: 'Password', autocomplete: 'current-password', type: 'password', limits: html`maxlength="1024"` })}
-        <button type="submit">Sign in</button>
-        <p>No account yet? <button type="button" class="link" data-show="register">Create one</button></p>
+        <h2>${t('invitation.signInHeading')}</h2>
+        ${field({ id: 'email', label: t('field.email'), autocomplete: 'username', type: 'email', value: invitation.email, limits: html`maxlength="254"` })}
+        ${field({ id: 'password', label: t('field.password'), autocomplete: 'current-password', type: 'password', limits: html`maxlength="1024"` })}
+        <button type="submit">${t('signIn')}</button>
+        <p>${t('invitation.noAccount')} <button type="button" class="link" data-show="register">${t('invitation.createOne')}</button></p>
       </form>
       <form data-step="register" hidden novalidate>
-        <h2>Create your account</h2>
-        <p>Your account will use ${invitation.email}.</p>
-        ${field({ id: 'firstName', label: 'First name', autocomplete: 'given-name' })}
-        ${field({ id: 'lastName', label: 'Last name', autocomplete: 'family-name' })}
-        ${field({ id: 'newPassword', label: 'Choose a password', autocomplete: 'new-password', ...NEW_PASSWORD })}
-        <button type="submit">Create account</button>
+        <h2>${t('invitation.registerHeading')}</h2>
+        <p>${t('invitation.accountWillUse', { email: invitation.email })}</p>
+        ${field({ id: 'firstName', label: t('field.firstName'), autocomplete: 'given-name' })}
+        ${field({ id: 'lastName', label: t('field.lastName'), autocomplete: 'family-name' })}
+        ${field({ id: 'newPassword', label: t('field.choosePassword'), autocomplete: 'new-password', ...newPassword })}
+        <button type="submit">${t('invitation.createAccount')}</button>
         <p>
-          Already have an account? <button type="button" class="link" data-show="sign-in">Sign in</button>
+          ${t('invitation.haveAccount')} <button type="button" class="link" data-show="sign-in">${t('signIn')}</button>
         </p>
       </form>
       <div data-step="done" hidden tabindex="-1">
-        <h2>Welcome</h2>
+        <h2>${t('invitation.welcome')}</h2>
         <p data-done-message></p>
-        <p>
-          Links in the emails the service sends you (reporting deadlines, returned reports) now open your
-          organization's pages.
-        </p>
-        <p><a class="button" href="${AFTER_SIGN_IN}">Go to your settings</a></p>
+        <p>${t('invitation.links')}</p>
+        <p><a class="button" href="${AFTER_SIGN_IN}">${t('goToSettings')}</a></p>
       </div>
     </section>`,
   };
@@ -111,45 +122,43 @@ export function invitationPage(invitation: InvitationView, token: string): PageC
 export type ResetLink = 'incomplete' | 'unusable' | 'usable';
 
 /** Setting a new password with the link from the email; the token goes to the API, never elsewhere. */
-export function resetPasswordPage(link: ResetLink): PageContent {
+export function resetPasswordPage(link: ResetLink, locale: Locale = 'en'): PageContent {
+  const { t, page, newPassword } = speak(locale);
   if (link === 'incomplete') {
     return {
-      title: 'Reset your password',
-      main: notice(
-        'This link is incomplete',
-        'Open the link from the password reset email again, or ask for a new one.',
-      ),
+      ...page,
+      title: t('reset.title'),
+      main: notice(t('incomplete.heading'), t('reset.incomplete')),
     };
   }
   if (link === 'unusable') {
     return {
-      title: 'Reset your password',
+      ...page,
+      title: t('reset.title'),
       main: html`<section class="notice">
-        <h1>This link no longer works</h1>
-        <p>
-          A password reset link works once and for a limited time, and setting a password ends the other
-          links sent before: this one was already used, has expired, or is mistyped.
-        </p>
-        <p><a class="button" href="/sign-in">Sign in, or ask for a new link</a></p>
+        <h1>${t('reset.unusable.heading')}</h1>
+        <p>${t('reset.unusable.text')}</p>
+        <p><a class="button" href="/sign-in">${t('reset.unusable.action')}</a></p>
       </section>`,
     };
   }
   return {
-    title: 'Reset your password',
+    ...page,
+    title: t('reset.title'),
     scripts: ['common.js', 'account.js'],
     main: html`<section class="account">
       <form data-reset novalidate>
-        <h1>Choose a new password</h1>
+        <h1>${t('reset.heading')}</h1>
         <div class="summary" role="alert" tabindex="-1" data-summary hidden></div>
-        ${field({ id: 'newPassword', label: 'New password', autocomplete: 'new-password', ...NEW_PASSWORD })}
-        ${field({ id: 'confirmPassword', label: 'Type it again', autocomplete: 'new-password', type: 'password', limits: NEW_PASSWORD.limits })}
-        <noscript><p class="error">Setting a password needs JavaScript.</p></noscript>
-        <button type="submit" disabled data-ready>Set password</button>
+        ${field({ id: 'newPassword', label: t('field.newPassword'), autocomplete: 'new-password', ...newPassword })}
+        ${field({ id: 'confirmPassword', label: t('field.confirmPassword'), autocomplete: 'new-password', type: 'password', limits: NEW_PASSWORD.limits })}
+        <noscript><p class="error">${t('reset.needsScript')}</p></noscript>
+        <button type="submit" disabled data-ready>${t('reset.submit')}</button>
       </form>
       <div data-step="done" hidden tabindex="-1">
-        <h1>Password changed</h1>
-        <p>Your new password works from now on; every earlier sign-in has ended.</p>
-        <p><a class="button" href="/sign-in">Sign in with your new password</a></p>
+        <h1>${t('reset.done.heading')}</h1>
+        <p>${t('reset.done.text')}</p>
+        <p><a class="button" href="/sign-in">${t('reset.done.action')}</a></p>
       </div>
     </section>`,
   };
@@ -159,31 +168,34 @@ export function resetPasswordPage(link: ResetLink): PageContent {
  * Proving the address with the link from the verification email. The token is posted only when the
  * person presses the button: mail scanners that open links (and some run their scripts) do not.
  */
-export function verifyEmailPage(hasToken: boolean): PageContent {
+export function verifyEmailPage(hasToken: boolean, locale: Locale = 'en'): PageContent {
+  const { t, page } = speak(locale);
   if (!hasToken) {
     return {
-      title: 'Confirm your email address',
+      ...page,
+      title: t('verify.title'),
       main: html`<section class="notice">
-        <h1>This link is incomplete</h1>
-        <p>Open the link from the verification email again, or ask for a new one after signing in.</p>
+        <h1>${t('incomplete.heading')}</h1>
+        <p>${t('verify.incomplete')}</p>
       </section>`,
     };
   }
   return {
-    title: 'Confirm your email address',
+    ...page,
+    title: t('verify.title'),
     scripts: ['common.js', 'account.js'],
     main: html`<section class="account" data-verify-email>
       <div data-step="confirm">
-        <h1>Confirm your email address</h1>
+        <h1>${t('verify.title')}</h1>
         <div class="summary" role="alert" tabindex="-1" data-summary hidden></div>
-        <p>Press the button to confirm that this email address is yours.</p>
-        <noscript><p class="error">Confirming needs JavaScript.</p></noscript>
-        <button type="button" disabled data-ready data-confirm>Confirm my email address</button>
+        <p>${t('verify.text')}</p>
+        <noscript><p class="error">${t('verify.needsScript')}</p></noscript>
+        <button type="button" disabled data-ready data-confirm>${t('verify.submit')}</button>
       </div>
       <div data-step="done" hidden tabindex="-1">
-        <h1>Email address confirmed</h1>
-        <p>Thank you. Your account and its organizations are on your settings page.</p>
-        <p><a class="button" href="${AFTER_SIGN_IN}">Go to your settings</a></p>
+        <h1>${t('verify.done.heading')}</h1>
+        <p>${t('verify.done.text')}</p>
+        <p><a class="button" href="${AFTER_SIGN_IN}">${t('goToSettings')}</a></p>
       </div>
     </section>`,
   };
@@ -194,33 +206,32 @@ export function verifyEmailPage(hasToken: boolean): PageContent {
  * address and password to POST /auth/login, which sets the session cookie. With `externalSignIn`, a
  * link to the identity provider's sign-in too.
  */
-export function signInPage(next: string, externalSignIn: string | null): PageContent {
+export function signInPage(next: string, externalSignIn: string | null, locale: Locale = 'en'): PageContent {
+  const { t, page } = speak(locale);
   return {
-    title: 'Sign in',
+    ...page,
+    title: t('signIn'),
     scripts: ['common.js', 'account.js'],
     main: html`<section class="account">
       <form data-sign-in data-next="${next}" novalidate>
-        <h1>Sign in</h1>
+        <h1>${t('signIn')}</h1>
         <div class="summary" role="alert" tabindex="-1" data-summary hidden></div>
-        ${field({ id: 'email', label: 'Email address', autocomplete: 'username', type: 'email', limits: html`maxlength="254"` })}
-        ${field({ id: 'password', label: 'Password', autocomplete: 'current-password', type: 'password', limits: html`maxlength="1024"` })}
-        <noscript><p class="error">Signing in needs JavaScript.</p></noscript>
-        <button type="submit" disabled data-ready>Sign in</button>
+        ${field({ id: 'email', label: t('field.email'), autocomplete: 'username', type: 'email', limits: html`maxlength="254"` })}
+        ${field({ id: 'password', label: t('field.password'), autocomplete: 'current-password', type: 'password', limits: html`maxlength="1024"` })}
+        <noscript><p class="error">${t('signIn.needsScript')}</p></noscript>
+        <button type="submit" disabled data-ready>${t('signIn')}</button>
       </form>
       <p>
-        Forgot your password?
-        <button type="button" class="link" data-forgot disabled data-ready>Email me a reset link</button>
+        ${t('signIn.forgot')}
+        <button type="button" class="link" data-forgot disabled data-ready>${t('signIn.emailLink')}</button>
       </p>
       <p class="hint" data-forgot-sent aria-live="polite"></p>
       ${
         externalSignIn
-          ? html`<p><a class="button" href="${externalSignIn}">Sign in with your organization’s account</a></p>`
+          ? html`<p><a class="button" href="${externalSignIn}">${t('signIn.external')}</a></p>`
           : null
       }
-      <p class="hint">
-        Accounts come with an invitation from an administrator of your organization: open the link in its
-        email to create yours.
-      </p>
+      <p class="hint">${t('signIn.accounts')}</p>
     </section>`,
   };
 }

@@ -9,8 +9,8 @@ import {
   type Locale,
   type Translate,
 } from '../../lib/i18n/i18n.js';
-import { html, raw, type Html } from './html.js';
-import { markup, moment, notice, type PageContent } from './layout.js';
+import { html, jsonBlock, raw, type Html } from './html.js';
+import { languageLinks, markup, moment, notice, type PageContent } from './layout.js';
 
 /** A language the form is written in: its BCP 47 code and its name in itself. */
 export interface FormLanguage {
@@ -222,15 +222,6 @@ export function placesOf(
 }
 
 /**
- * JSON for a `<script type="application/json">` block: data, never run (the page policy allows no
- * inline script), with `<` escaped so that no text in it can close the element.
- */
-export const jsonBlock = (id: string, value: unknown) =>
-  html`<script type="application/json" id="${id}">
-    ${raw(JSON.stringify(value).replace(/</g, '\\u003c'))}
-  </script>`;
-
-/**
  * The form's language to show: the first candidate (`?lang=`, then Accept-Language's tags by q) that
  * names one of the form's languages, by its exact tag (any case) or else by its primary subtag;
  * undefined when none does (the form's default then).
@@ -291,23 +282,12 @@ const outboxPanel = (o: Translate) => html`<div class="outbox" data-outbox>
 /** Links to the form in its other languages (`?lang=<code>`), each named in itself, the current one marked. */
 function languageSwitch(current: string, languages: FormLanguage[], { t }: Render): Html | null {
   if (languages.length < 2) return null;
-  const links = languages.map((language) =>
-    language.code.toLowerCase() === current.toLowerCase()
-      ? html`<strong lang="${language.code}" dir="${directionOf(language.code)}" aria-current="true"
-          >${language.name}</strong
-        >`
-      : html`<a
-          href="?lang=${encodeURIComponent(language.code)}"
-          hreflang="${language.code}"
-          lang="${language.code}"
-          dir="${directionOf(language.code)}"
-          data-language="${language.code}"
-          >${language.name}</a
-        >`,
+  return languageLinks(
+    t('page.languages'),
+    current,
+    languages,
+    (code) => `?lang=${encodeURIComponent(code)}`,
   );
-  return html`<nav class="languages" aria-label="${t('page.languages')}">
-    <p>${t('page.languages')}: ${links.map((link, index) => (index === 0 ? link : html` · ${link}`))}</p>
-  </nav>`;
 }
 
 /**

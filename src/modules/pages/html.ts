@@ -31,3 +31,12 @@ export function html(strings: TemplateStringsArray, ...values: Part[]): Html {
 
 /** Trusted markup as is (our own constants only). */
 export const raw = (text: string) => new Html(text);
+
+/**
+ * JSON for a `<script type="application/json">` block: data, never run (the page policy allows no
+ * inline script), with `<` escaped so that no text in it can close the element.
+ */
+export const jsonBlock = (id: string, value: unknown) =>
+  html`<script type="application/json" id="${id}">
+    ${raw(JSON.stringify(value).replace(/</g, '\\u003c'))}
+  </script>`;

@@ -9,7 +9,7 @@ import {
   type Translate,
 } from '../../lib/i18n/i18n.js';
 import type { Assets } from './assets.js';
-import { html, Html } from './html.js';
+import { html, Html, jsonBlock } from './html.js';
 
 /**
  * The pages run only our own scripts and styles, talk only to this service, and cannot be framed.
@@ -39,12 +39,26 @@ export interface PageContent {
   lang?: string;
   /** Which way the page is written; by default as its language is (directionOf). */
   dir?: 'ltr' | 'rtl';
+  /**
+   * Strings for the page's scripts (clientMessages), embedded as a JSON data block,
+   * `<script type="application/json" id="messages">`: never executed, so the page policy allows it.
+   */
+  messages?: Record<string, string>;
 }
 
 /** A whole document: one stylesheet, deferred scripts, readable without either. */
 export function layout(
   assets: Assets,
-  { title, main, scripts = [], modules = [], signedInAs, lang = 'en', dir = directionOf(lang) }: PageContent,
+  {
+    title,
+    main,
+    scripts = [],
+    modules = [],
+    signedInAs,
+    lang = 'en',
+    dir = directionOf(lang),
+    messages,
+  }: PageContent,
 ): string {
   const t = translator(pickLocale(lang), 'common');
   return html`<!doctype html>
@@ -57,6 +71,7 @@ export function layout(
         <link rel="stylesheet" href="${assets.url('pages.css')}" />
         ${modules.map((file) => html`<script type="module" src="${assets.url(file)}"></script> `)}
         ${scripts.map((file) => html`<script src="${assets.url(file)}" defer></script> `)}
+        ${messages ? jsonBlock('messages', messages) : null}
       </head>
       <body>
         ${
@@ -100,20 +115,29 @@ export const moment = (value: Date | string, locale: Locale = 'en') => {
 };
 
 /**
- * Links to the page in the other languages (`hrefOf(locale)` makes each link), the current one
- * marked; each name is written in its own language and direction.
+ * Links to the same page in other languages, each named in itself, the current one marked: `label`
+ * names the list, `hrefOf` gives each one's address.
  */
-export function languageLinks(current: Locale, hrefOf: (locale: Locale) => string): Html {
-  const t = translator(current, 'common');
-  const links = LOCALES.map((locale) =>
-    locale === current
-      ? html`<strong lang="${locale}" dir="${directionOf(locale)}" aria-current="page">${LOCALE_NAMES[locale]}</strong>`
-      : html`<a href="${hrefOf(locale)}" hreflang="${locale}" lang="${locale}" dir="${directionOf(locale)}">${LOCALE_NAMES[locale]}</a>`,
+export function languageLinks(
+  label: string,
+  current: string,
+  languages: readonly { code: string; name: string }[],
+  hrefOf: (code: string) => string,
+): Html {
+  const links = languages.map(({ code, name }) =>
+    code.toLowerCase() === current.toLowerCase()
+      ? html`<strong lang="${code}" dir="${directionOf(code)}" aria-current="page">${name}</strong>`
+      : html`<a href="${hrefOf(code)}" hreflang="${code}" lang="${code}" dir="${directionOf(code)}"
+          >${name}</a
+        >`,
   );
-  return html`<nav class="languages" aria-label="${t('layout.languages')}">
-    <p>${t('layout.languages')}: ${links.map((link, index) => (index === 0 ? link : html` · ${link}`))}</p>
+  return html`<nav class="languages" aria-label="${label}">
+    <p>${label}: ${links.map((link, index) => (index === 0 ? link : html` · ${link}`))}</p>
   </nav>`;
 }
+
+/** The pages' own languages, for languageLinks. */
+export const PAGE_LANGUAGES = LOCALES.map((code) => ({ code, name: LOCALE_NAMES[code] }));
 
 /** A page that only says why there is nothing to show (missing, closed, expired). */
 export const notice = (heading: string, ...paragraphs: string[]) =>

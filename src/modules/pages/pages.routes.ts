@@ -6,10 +6,11 @@ import { AppError, notFound } from '../../errors/catalogue.js';
 import { passwordResetUsable } from '../auth/index.js';
 import { SubmissionService } from '../forms/index.js';
 import { InvitationService } from '../members/index.js';
+import { defaultLocaleOf } from '../orgs/index.js';
 import { SharingService } from '../reports/index.js';
+import { LOCALES, matchLocale, pickLocale, translator, type Locale } from '../../lib/i18n/i18n.js';
 import { invitationPage, resetPasswordPage, verifyEmailPage } from './account-pages.js';
 import { Assets } from './assets.js';
-import { pickLocale } from '../../lib/i18n/i18n.js';
 import {
   chooseFormLanguage,
   FORM_WORKER_PATH,
@@ -28,29 +29,32 @@ const answers = htmlAnswers;
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 2048 }) }, { additionalProperties: false });
 const page = { access: 'public', rateLimitBucket: 'public' } as const;
 
-/** What a page says instead when its link leads nowhere, by the status the service answered. */
-const UNAVAILABLE: Record<string, Record<number, PageContent>> = {
-  report: {
-    404: {
-      title: 'Report not available',
-      main: notice(
-        'This report is no longer shared',
-        'The link has expired or was withdrawn, or it is mistyped.',
-        'Ask the organization that shared it for a new link.',
-      ),
-    },
-  },
-  invitation: {
-    404: {
-      title: 'Invitation not valid',
-      main: notice(
-        'This invitation is no longer valid',
-        'It was already used, withdrawn or replaced, or it expired (invitations last 7 days).',
-        'Ask an administrator of the organization to invite you again.',
-      ),
-    },
-  },
+/** What a page says instead when its link leads nowhere, by the status the service answered (`common` notices). */
+const UNAVAILABLE_IN: Record<string, Record<number, string>> = {
+  report: { 404: 'notice.report' },
+  invitation: { 404: 'notice.invitation' },
 };
+
+function unavailable(kind: string, status: number, locale: Locale): PageContent | undefined {
+  const prefix = UNAVAILABLE_IN[kind]?.[status];
+  if (!prefix) return undefined;
+  const t = translator(locale, 'common');
+  return {
+    title: t(`${prefix}.title`),
+    lang: locale,
+    main: notice(t(`${prefix}.heading`), t(`${prefix}.reason`), t(`${prefix}.next`)),
+  };
+}
+
+/** The language query of the pages that speak several (`?lang=fr`). */
+const LangQuery = Type.Object({
+  lang: Type.Optional(
+    Type.String({
+      maxLength: 35,
+      description: `The page's language, one of ${LOCALES.join(', ')}; others are ignored.`,
+    }),
+  ),
+});
 
 const send = sendPage;
 
@@ -71,11 +75,16 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
   const invitations = new InvitationService(ctx.db, ctx.webhooksQueued);
 
   /** The page `render` builds, or the one that says why there is none (404, 410 from the service). */
-  async function pageOr(reply: FastifyReply, kind: string, render: () => Promise<PageContent>) {
+  async function pageOr(
+    reply: FastifyReply,
+    kind: string,
+    render: () => Promise<PageContent>,
+    locale: Locale = 'en',
+  ) {
     try {
       return await send(reply, assets, await render());
     } catch (err) {
-      const instead = err instanceof AppError ? UNAVAILABLE[kind]?.[err.statusCode] : undefined;
+      const instead = err instanceof AppError ? unavailable(kind, err.statusCode, locale) : undefined;
       if (!instead) throw err;
       return send(reply, assets, instead, (err as AppError).statusCode);
     }
@@ -201,14 +210,29 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
         description:
           'HTML of GET /reports/share/:token: cover, indicators with progress bars coloured by status, ' +
           'values by period, activities, budget and burn rate, narratives, attachment downloads; prints ' +
-          'as a clean document. 404 page once the link is expired, revoked or unknown.',
+          'as a clean document. 404 page once the link is expired, revoked or unknown. In the language ' +
+          'of `?lang=`, else the first of the browser’s (Accept-Language) the pages speak, else the ' +
+          'organization’s `defaultLocale`; links offer the other languages.',
         params: TokenParams,
+        querystring: LangQuery,
         produces,
         response: answers({ 200: 'The report', 404: 'Expired, revoked or unknown link' }),
       },
     },
-    (request, reply) =>
-      pageOr(reply, 'report', async () => reportPage(await sharing.publicReport(request.params.token))),
+    (request, reply) => {
+      // ?lang=, then the browser's languages, then the organization's default, then English.
+      const asked = matchLocale(request.query.lang, request.headers['accept-language']);
+      return pageOr(
+        reply,
+        'report',
+        async () => {
+          const report = await sharing.publicReport(request.params.token);
+          const locale = asked ?? (await defaultLocaleOf(ctx.db, report.orgId));
+          return reportPage(report, locale, (other) => `?lang=${other}`);
+        },
+        asked ?? 'en',
+      );
+    },
   );
 
   app.get(
@@ -217,12 +241,18 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
       config: page,
       constraints: { page: 'html' },
       // One path, one entry in the document: the JSON route's description tells of this page.
-      schema: { hide: true, params: TokenParams },
+      schema: { hide: true, params: TokenParams, querystring: LangQuery },
     },
-    (request, reply) =>
-      pageOr(reply, 'invitation', async () =>
-        invitationPage(await invitations.lookup(request.params.token), request.params.token),
-      ),
+    (request, reply) => {
+      const locale = pickLocale(request.query.lang, request.headers['accept-language']);
+      return pageOr(
+        reply,
+        'invitation',
+        async () =>
+          invitationPage(await invitations.lookup(request.params.token), request.params.token, locale),
+        locale,
+      );
+    },
   );
 
   app.get(
@@ -239,7 +269,10 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
           'then a link to the sign-in page; an unknown, used or expired token gets a 404 page saying the ' +
           'link no longer works, before any password is asked for. Without a token, a page saying the link ' +
           'is incomplete.',
-        querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 2048 })) }),
+        querystring: Type.Object({
+          token: Type.Optional(Type.String({ maxLength: 2048 })),
+          ...LangQuery.properties,
+        }),
         produces,
         response: answers({
           200: 'The page; without a token, a page saying the link is incomplete',
@@ -249,11 +282,12 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
     },
     async (request, reply) => {
       const { token } = request.query;
-      if (!token) return send(reply, assets, resetPasswordPage('incomplete'));
+      const locale = pickLocale(request.query.lang, request.headers['accept-language']);
+      if (!token) return send(reply, assets, resetPasswordPage('incomplete', locale));
       if (!(await passwordResetUsable(ctx.db, token))) {
-        return send(reply, assets, resetPasswordPage('unusable'), 404);
+        return send(reply, assets, resetPasswordPage('unusable', locale), 404);
       }
-      return send(reply, assets, resetPasswordPage('usable'));
+      return send(reply, assets, resetPasswordPage('usable', locale));
     },
   );
 
@@ -270,12 +304,23 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
           'confirmed or shows the refusal. Nothing is sent until the button is pressed, so a mail scanner ' +
           'opening the link proves nothing. Whether the token is valid is known only when it is used. ' +
           'Once confirmed, the page links to the settings page (through the sign-in page when signed out).',
-        querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 2048 })) }),
+        querystring: Type.Object({
+          token: Type.Optional(Type.String({ maxLength: 2048 })),
+          ...LangQuery.properties,
+        }),
         produces,
         response: answers({ 200: 'The page; without a token, a page saying the link is incomplete' }),
       },
     },
-    (request, reply) => send(reply, assets, verifyEmailPage(Boolean(request.query.token))),
+    (request, reply) =>
+      send(
+        reply,
+        assets,
+        verifyEmailPage(
+          Boolean(request.query.token),
+          pickLocale(request.query.lang, request.headers['accept-language']),
+        ),
+      ),
   );
 
   // In a scope of their own: their refusals become pages (a sign-in redirect, 403 and 404 pages).

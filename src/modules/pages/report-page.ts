@@ -1,39 +1,78 @@
+import {
+  directionOf,
+  formatDate,
+  formatNumber,
+  translator,
+  type Locale,
+  type Translate,
+} from '../../lib/i18n/i18n.js';
 import type { reportView } from '../reports/index.js';
-import { day, number, numbers, prose, range } from './formats.js';
+import { prose } from './formats.js';
 import { html, type Html } from './html.js';
-import type { PageContent } from './layout.js';
+import { languageLinks, markup, PAGE_LANGUAGES, type PageContent } from './layout.js';
 
 type SharedReport = ReturnType<typeof reportView>;
 type IndicatorEntry = SharedReport['sections']['indicators'][number];
 
-const STATUS_LABELS: Record<IndicatorEntry['status'], string> = {
-  on_track: 'On track',
-  at_risk: 'At risk',
-  off_track: 'Off track',
-  no_target: 'No target',
-  no_data: 'No data',
-};
-const NARRATIVES = [
-  ['challengesLessons', 'Challenges and lessons learned'],
-  ['recommendations', 'Recommendations'],
-] as const;
+const NARRATIVES = ['challengesLessons', 'recommendations'] as const;
 
-const humanize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1).replaceAll('_', ' ');
+/**
+ * What the page's parts share: the strings of the `report` namespace in the page's language, and its
+ * numbers and dates as that language writes them.
+ */
+interface Speech {
+  locale: Locale;
+  t: Translate;
+  /** A number, `—` for none. */
+  number: (value: number | null) => string;
+  /** A day (`2026-04-03` or a Date): `3 Apr 2026`, `3 avr. 2026`. */
+  day: (value: string | Date) => string;
+  range: (start: string, end: string) => Html;
+  percent: (value: number) => string;
+}
 
-function money(currency: string) {
+function speech(locale: Locale): Speech {
+  const t = translator(locale, 'report');
+  const number = (value: number | null) => (value === null ? '—' : formatNumber(locale, value));
+  const day = (value: string | Date) =>
+    formatDate(locale, typeof value === 'string' ? new Date(`${value}T00:00:00Z`) : value, {
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+      timeZone: 'UTC',
+    });
+  return {
+    locale,
+    t,
+    number,
+    day,
+    range: (start, end) => html`${day(start)} – ${day(end)}`,
+    percent: (value) => t('percent', { value: formatNumber(locale, value) }),
+  };
+}
+
+/** An enum's value in words: the catalogue's, else the value humanized (a value added since). */
+function named(t: Translate, prefix: string, value: string): string {
+  const key = `${prefix}.${value}`;
+  const text = t(key);
+  return text === key ? value.charAt(0).toUpperCase() + value.slice(1).replaceAll('_', ' ') : text;
+}
+
+function money(s: Speech, currency: string) {
   try {
-    const format = new Intl.NumberFormat('en', { style: 'currency', currency });
-    return (amount: number) => format.format(amount);
+    const options = { style: 'currency', currency } as const;
+    formatNumber(s.locale, 0, options); // Throws for a code Intl does not know.
+    return (amount: number) => formatNumber(s.locale, amount, options);
   } catch {
     // Not an ISO 4217 code Intl knows: the amount with the code as written.
-    return (amount: number) => `${currency} ${numbers.format(amount)}`;
+    return (amount: number) => `${currency} ${s.number(amount)}`;
   }
 }
 
-function size(bytes: number) {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${numbers.format(Math.round(bytes / 102.4) / 10)} KB`;
-  return `${numbers.format(Math.round(bytes / (1024 * 102.4)) / 10)} MB`;
+function size(s: Speech, bytes: number) {
+  if (bytes < 1024) return s.t('size.bytes', { value: s.number(bytes) });
+  if (bytes < 1024 * 1024) return s.t('size.kb', { value: s.number(Math.round(bytes / 102.4) / 10) });
+  return s.t('size.mb', { value: s.number(Math.round(bytes / (1024 * 102.4)) / 10) });
 }
 
 /**
@@ -52,18 +91,18 @@ function basisOf(entry: IndicatorEntry) {
 }
 
 /** A bar coloured by the band, with its number and the band in words (colour is never the only sign). */
-function progress(entry: IndicatorEntry): Html {
+function progress(s: Speech, entry: IndicatorEntry): Html {
   const { status, progressPct, toDate } = basisOf(entry);
-  const label = STATUS_LABELS[status];
-  const of = toDate ? 'of target to date' : 'of target';
+  const label = s.t(`status.${status}`);
   if (progressPct === null) return html`<span class="status band-${status}">${label}</span>`;
+  const pct = formatNumber(s.locale, progressPct);
   return html`<progress
       class="band-${status}"
       max="100"
       value="${Math.min(Math.max(progressPct, 0), 100)}"
-      aria-label="${numbers.format(progressPct)}% ${of}"
+      aria-label="${s.t(toDate ? 'progress.ofTargetToDate' : 'progress.ofTarget', { value: pct })}"
     ></progress>
-    <span class="pct">${numbers.format(progressPct)}%</span>
+    <span class="pct">${s.percent(progressPct)}</span>
     <span class="status band-${status}">${label}</span>`;
 }
 
@@ -71,36 +110,44 @@ function progress(entry: IndicatorEntry): Html {
  * Where the value comes from, in what applies of "12 submissions, approved by Amina Diallo on 3 Apr 2026";
  * null when nothing does, or for a report assembled before provenance was kept.
  */
-function sourceOf(entry: IndicatorEntry): string | null {
+function sourceOf(s: Speech, entry: IndicatorEntry): string | null {
   const provenance = entry.provenance;
   if (!provenance) return null;
-  const parts: string[] = [];
   const { submissions, approvedAt, approvedBy } = provenance;
-  if (submissions > 0) parts.push(`${numbers.format(submissions)} submission${submissions === 1 ? '' : 's'}`);
-  if (approvedAt)
-    parts.push(`approved${approvedBy ? ` by ${approvedBy}` : ''} on ${day(new Date(approvedAt))}`);
-  const text = parts.join(', ');
-  return text === '' ? null : text.charAt(0).toUpperCase() + text.slice(1);
+  const counted =
+    submissions > 0 ? s.t('source.submissions', { count: submissions, n: s.number(submissions) }) : null;
+  const approved = approvedAt
+    ? s.t(approvedBy ? 'source.approvedBy' : 'source.approved', {
+        name: approvedBy ?? '',
+        date: s.day(new Date(approvedAt)),
+      })
+    : null;
+  if (counted && approved) return s.t('source.both', { submissions: counted, approval: approved });
+  const text = counted ?? approved;
+  return text === null ? null : text.charAt(0).toLocaleUpperCase(s.locale) + text.slice(1);
 }
 
 /** A formula's inputs as it used them: "Inputs: A = 60 · B = 300". */
-const inputsOf = (entry: IndicatorEntry) =>
+const inputsOf = (s: Speech, entry: IndicatorEntry) =>
   entry.inputs && entry.inputs.length > 0
-    ? `Inputs: ${entry.inputs.map((input) => `${input.code} = ${number(input.value)}`).join(' · ')}`
+    ? s.t('inputs', {
+        inputs: entry.inputs.map((input) => `${input.code} = ${s.number(input.value)}`).join(' · '),
+      })
     : null;
 
-function indicatorRows(entry: IndicatorEntry): Html {
+function indicatorRows(s: Speech, entry: IndicatorEntry): Html {
+  const { t, number } = s;
   // A cross's cells have their own table (crossTable) below.
   const cells = new Set((entry.crossTabulations ?? []).flatMap((cross) => cross.cells.map((c) => c.key)));
   const categories = Object.entries(entry.disaggregatedValues).filter(([key]) => !cells.has(key));
-  const source = sourceOf(entry);
-  const inputs = inputsOf(entry);
+  const source = sourceOf(s, entry);
+  const inputs = inputsOf(s, entry);
   return html`<tr>
       <th scope="row">
         <span class="code">${entry.code}</span> ${entry.indicatorName}${
           entry.resultNode
             ? html`<br /><span class="hint"
-                  >${humanize(entry.resultNode.level)}: ${entry.resultNode.title}</span
+                  >${named(t, 'level', entry.resultNode.level)}: ${entry.resultNode.title}</span
                 >`
             : null
         }
@@ -108,7 +155,9 @@ function indicatorRows(entry: IndicatorEntry): Html {
       <td class="num">${number(entry.baseline)}</td>
       <td class="num" data-target>
         ${number(basisOf(entry).target)}${
-          basisOf(entry).toDate ? html`<br /><span class="hint" data-basis="to-date">to date</span>` : null
+          basisOf(entry).toDate
+            ? html`<br /><span class="hint" data-basis="to-date">${t('toDate')}</span>`
+            : null
         }
       </td>
       <td class="num" data-value>
@@ -123,7 +172,7 @@ function indicatorRows(entry: IndicatorEntry): Html {
         }
       </td>
       <td>${entry.unit}</td>
-      <td class="progress">${progress(entry)}</td>
+      <td class="progress">${progress(s, entry)}</td>
     </tr>
     ${
       entry.narrative.trim() !== ''
@@ -134,20 +183,21 @@ function indicatorRows(entry: IndicatorEntry): Html {
     }`;
 }
 
-function periodTable(indicators: IndicatorEntry[]): Html | null {
+function periodTable(s: Speech, indicators: IndicatorEntry[]): Html | null {
+  const { t, number } = s;
   const columns = new Map<string, string>();
   for (const entry of indicators)
     for (const period of entry.periods) columns.set(period.periodId, period.label);
   if (columns.size === 0) return null;
   const ids = [...columns.keys()];
   const withTargets = indicators.some((entry) => entry.periods.some((period) => period.target !== null));
-  return html`<h3>Values by reporting period</h3>
-    ${withTargets ? html`<p class="hint">Each cell: the value, then the period's target.</p>` : null}
+  return html`<h3>${t('periods.heading')}</h3>
+    ${withTargets ? html`<p class="hint">${t('periods.hint')}</p>` : null}
     <div class="scroll">
       <table class="periods">
         <thead>
           <tr>
-            <th scope="col">Indicator</th>
+            <th scope="col">${t('column.indicator')}</th>
             ${ids.map((id) => html`<th scope="col" class="num">${columns.get(id)}</th>`)}
           </tr>
         </thead>
@@ -161,7 +211,7 @@ function periodTable(indicators: IndicatorEntry[]): Html | null {
                 return html`<td class="num">
                   ${number(cell?.value ?? null)}${
                     cell?.target != null
-                      ? html`<br /><span class="hint">of ${number(cell.target)}</span>`
+                      ? html`<br /><span class="hint">${t('periods.ofTarget', { target: number(cell.target) })}</span>`
                       : null
                   }
                 </td>`;
@@ -174,17 +224,11 @@ function periodTable(indicators: IndicatorEntry[]): Html | null {
 }
 
 /** Says which target the rows are scored against, when any row is scored to date. */
-function basisNote(indicators: IndicatorEntry[]): Html | null {
+function basisNote(s: Speech, indicators: IndicatorEntry[]): Html | null {
   const toDate = indicators.filter((entry) => basisOf(entry).toDate).length;
   if (toDate === 0) return null;
-  const periods = 'the targets of the reporting periods in this report, combined as the values are';
   return html`<p class="hint" data-basis-note>
-    ${
-      toDate === indicators.length
-        ? `Targets and progress are to date: ${periods}.`
-        : `Targets and progress marked “to date” are against ${periods}; the others are against the ` +
-          'cumulative target.'
-    }
+    ${s.t(toDate === indicators.length ? 'basis.all' : 'basis.some')}
   </p>`;
 }
 
@@ -194,7 +238,8 @@ type CrossTabulation = NonNullable<IndicatorEntry['crossTabulations']>[number];
  * A cross as a small table: the first crossed disaggregation's categories down, every combination of the
  * others across, the margins in the last column and row, the total in the corner.
  */
-function crossTable(entry: IndicatorEntry, cross: CrossTabulation): Html {
+function crossTable(s: Speech, entry: IndicatorEntry, cross: CrossTabulation): Html {
+  const { t, number } = s;
   const [rows, ...rest] = cross.dimensions;
   const byKey = new Map(cross.cells.map((cell) => [cell.key, cell]));
   const columns = cross.cells
@@ -215,7 +260,7 @@ function crossTable(entry: IndicatorEntry, cross: CrossTabulation): Html {
         <tr>
           <th scope="col">${cross.crosses[0]} \\ ${cross.crosses.slice(1).join(' · ')}</th>
           ${columns.map((column) => html`<th scope="col" class="num">${column.join(' · ')}</th>`)}
-          <th scope="col" class="num">Total</th>
+          <th scope="col" class="num">${t('total')}</th>
         </tr>
       </thead>
       <tbody>
@@ -233,7 +278,7 @@ function crossTable(entry: IndicatorEntry, cross: CrossTabulation): Html {
             </tr> `,
         )}
         <tr>
-          <th scope="row">Total</th>
+          <th scope="row">${t('total')}</th>
           ${columns.map((column) => html`<td class="num">${number(columnTotal(column))}</td>`)}
           <td class="num" data-cross-total>${number(cross.total)}</td>
         </tr>
@@ -242,47 +287,49 @@ function crossTable(entry: IndicatorEntry, cross: CrossTabulation): Html {
   </div>`;
 }
 
-function crossTables(indicators: IndicatorEntry[]): Html | null {
+function crossTables(s: Speech, indicators: IndicatorEntry[]): Html | null {
   const tables = indicators.flatMap((entry) =>
-    (entry.crossTabulations ?? []).map((cross) => crossTable(entry, cross)),
+    (entry.crossTabulations ?? []).map((cross) => crossTable(s, entry, cross)),
   );
-  return tables.length === 0 ? null : html`<h3>Cross-tabulated values</h3>${tables}`;
+  return tables.length === 0 ? null : html`<h3>${s.t('cross.heading')}</h3>${tables}`;
 }
 
-function indicatorSection(indicators: IndicatorEntry[]): Html {
-  if (indicators.length === 0) return html`<p>No indicators are linked to this project.</p>`;
-  return html`${basisNote(indicators)}<div class="scroll">
+function indicatorSection(s: Speech, indicators: IndicatorEntry[]): Html {
+  const { t } = s;
+  if (indicators.length === 0) return html`<p>${t('indicators.none')}</p>`;
+  return html`${basisNote(s, indicators)}<div class="scroll">
       <table class="indicators">
         <thead>
           <tr>
-            <th scope="col">Indicator</th>
-            <th scope="col" class="num">Baseline</th>
-            <th scope="col" class="num">Target</th>
-            <th scope="col" class="num">Value</th>
-            <th scope="col">Unit</th>
-            <th scope="col">Progress</th>
+            <th scope="col">${t('column.indicator')}</th>
+            <th scope="col" class="num">${t('column.baseline')}</th>
+            <th scope="col" class="num">${t('column.target')}</th>
+            <th scope="col" class="num">${t('column.value')}</th>
+            <th scope="col">${t('column.unit')}</th>
+            <th scope="col">${t('column.progress')}</th>
           </tr>
         </thead>
         <tbody>
-          ${indicators.map(indicatorRows)}
+          ${indicators.map((entry) => indicatorRows(s, entry))}
         </tbody>
       </table>
     </div>
-    ${crossTables(indicators)} ${periodTable(indicators)}`;
+    ${crossTables(s, indicators)} ${periodTable(s, indicators)}`;
 }
 
-function activitySection(activities: SharedReport['sections']['activities']): Html {
-  if (activities.length === 0) return html`<p>No activities in this period.</p>`;
+function activitySection(s: Speech, activities: SharedReport['sections']['activities']): Html {
+  const { t, number } = s;
+  if (activities.length === 0) return html`<p>${t('activities.none')}</p>`;
   return html`<div class="scroll">
     <table>
       <thead>
         <tr>
-          <th scope="col">Activity</th>
-          <th scope="col">Dates</th>
-          <th scope="col">Location</th>
-          <th scope="col">Status</th>
-          <th scope="col" class="num">Registered</th>
-          <th scope="col" class="num">Attended</th>
+          <th scope="col">${t('column.activity')}</th>
+          <th scope="col">${t('column.dates')}</th>
+          <th scope="col">${t('column.location')}</th>
+          <th scope="col">${t('column.status')}</th>
+          <th scope="col" class="num">${t('column.registered')}</th>
+          <th scope="col" class="num">${t('column.attended')}</th>
         </tr>
       </thead>
       <tbody>
@@ -290,9 +337,9 @@ function activitySection(activities: SharedReport['sections']['activities']): Ht
           (activity) =>
             html`<tr>
               <th scope="row">${activity.title}</th>
-              <td>${range(activity.startDate, activity.endDate)}</td>
+              <td>${s.range(activity.startDate, activity.endDate)}</td>
               <td>${activity.location ?? '—'}</td>
-              <td>${humanize(activity.status)}</td>
+              <td>${named(t, 'activityStatus', activity.status)}</td>
               <td class="num">${number(activity.participantCount)}</td>
               <td class="num">${number(activity.attendedCount)}</td>
             </tr> `,
@@ -302,35 +349,36 @@ function activitySection(activities: SharedReport['sections']['activities']): Ht
   </div>`;
 }
 
-function budgetSection(budget: SharedReport['sections']['budget']): Html {
-  const format = money(budget.currency);
+function budgetSection(s: Speech, budget: SharedReport['sections']['budget']): Html {
+  const { t } = s;
+  const format = money(s, budget.currency);
   const burn = budget.burnRate;
   return html`<dl class="figures">
       <div>
-        <dt>Planned</dt>
+        <dt>${t('budget.planned')}</dt>
         <dd data-budget-planned>${format(budget.totalPlanned)}</dd>
       </div>
       <div>
-        <dt>Spent</dt>
+        <dt>${t('budget.spent')}</dt>
         <dd data-budget-actual>${format(budget.totalActual)}</dd>
       </div>
       <div>
-        <dt>Burn rate</dt>
-        <dd data-burn-rate>${burn === null ? '—' : `${numbers.format(burn)}%`}</dd>
+        <dt>${t('budget.burnRate')}</dt>
+        <dd data-burn-rate>${burn === null ? '—' : s.percent(burn)}</dd>
       </div>
     </dl>
-    ${burn === null ? null : html`<progress class="burn" max="100" value="${Math.min(Math.max(burn, 0), 100)}" aria-label="Burn rate ${numbers.format(burn)}%"></progress>`}
+    ${burn === null ? null : html`<progress class="burn" max="100" value="${Math.min(Math.max(burn, 0), 100)}" aria-label="${t('budget.burnRateOf', { value: s.percent(burn) })}"></progress>`}
     ${
       budget.lines.length === 0
-        ? html`<p>No budget lines.</p>`
+        ? html`<p>${t('budget.none')}</p>`
         : html`<div class="scroll">
             <table>
               <thead>
                 <tr>
-                  <th scope="col">Category</th>
-                  <th scope="col">Description</th>
-                  <th scope="col" class="num">Planned</th>
-                  <th scope="col" class="num">Spent</th>
+                  <th scope="col">${t('column.category')}</th>
+                  <th scope="col">${t('column.description')}</th>
+                  <th scope="col" class="num">${t('budget.planned')}</th>
+                  <th scope="col" class="num">${t('budget.spent')}</th>
                 </tr>
               </thead>
               <tbody>
@@ -349,14 +397,14 @@ function budgetSection(budget: SharedReport['sections']['budget']): Html {
     }`;
 }
 
-function attachmentSection(attachments: SharedReport['attachments']): Html {
-  if (attachments.length === 0) return html`<p>No attachments.</p>`;
+function attachmentSection(s: Speech, attachments: SharedReport['attachments']): Html {
+  if (attachments.length === 0) return html`<p>${s.t('attachments.none')}</p>`;
   return html`<ul class="files">
     ${attachments.map(
       (file) =>
         html`<li>
           <a href="${file.downloadUrl}" download="${file.fileName}">${file.title}</a>
-          <span class="hint">${file.fileName}, ${size(file.size)}</span>
+          <span class="hint">${file.fileName}, ${size(s, file.size)}</span>
         </li> `,
     )}
   </ul>`;
@@ -364,8 +412,17 @@ function attachmentSection(attachments: SharedReport['attachments']): Html {
 
 const isWebAddress = (url: string | null): url is string => url !== null && /^https?:\/\//i.test(url);
 
-/** The donor's view of a shared report: everything is in the page; printing gives a clean document. */
-export function reportPage(report: SharedReport): PageContent {
+/**
+ * The donor's view of a shared report, in `locale` (docs/languages.md): everything is in the page;
+ * printing gives a clean document. `hrefOf` makes the links to the page in the other languages.
+ */
+export function reportPage(
+  report: SharedReport,
+  locale: Locale = 'en',
+  hrefOf?: (locale: Locale) => string,
+): PageContent {
+  const s = speech(locale);
+  const { t } = s;
   const { cover, project, sections } = report;
   const logo = cover.organization.logoUrl;
   const narrative = (title: string, text: string) =>
@@ -377,8 +434,11 @@ export function reportPage(report: SharedReport): PageContent {
         </section> `;
   return {
     title: report.title,
+    lang: locale,
+    dir: directionOf(locale),
     scripts: ['report.js'],
-    main: html`<article class="report">
+    main: html`${hrefOf ? languageLinks(translator(locale, 'common')('layout.languages'), locale, PAGE_LANGUAGES, (code) => hrefOf(code as Locale)) : null}
+      <article class="report">
       <header class="cover">
         ${isWebAddress(logo) ? html`<img class="logo" src="${logo}" alt="" />` : null}
         <p class="org">${cover.organization.name}</p>
@@ -388,17 +448,17 @@ export function reportPage(report: SharedReport): PageContent {
         </p>
         <dl class="figures">
           <div>
-            <dt>Period</dt>
-            <dd>${range(cover.period.startDate, cover.period.endDate)}</dd>
+            <dt>${t('cover.period')}</dt>
+            <dd>${s.range(cover.period.startDate, cover.period.endDate)}</dd>
           </div>
           <div>
-            <dt>Report</dt>
-            <dd>${humanize(report.reportType)}</dd>
+            <dt>${t('cover.report')}</dt>
+            <dd>${named(t, 'reportType', report.reportType)}</dd>
           </div>
           ${
             cover.donors.length > 0
               ? html`<div>
-                  <dt>Donors</dt>
+                  <dt>${t('cover.donors')}</dt>
                   <dd>${cover.donors.map((d) => d.name).join(', ')}</dd>
                 </div>`
               : null
@@ -406,7 +466,7 @@ export function reportPage(report: SharedReport): PageContent {
           ${
             project.location
               ? html`<div>
-                  <dt>Location</dt>
+                  <dt>${t('cover.location')}</dt>
                   <dd>${project.location}</dd>
                 </div>`
               : null
@@ -414,7 +474,7 @@ export function reportPage(report: SharedReport): PageContent {
           ${
             project.lead
               ? html`<div>
-                  <dt>Project lead</dt>
+                  <dt>${t('cover.lead')}</dt>
                   <dd>${project.lead}</dd>
                 </div>`
               : null
@@ -422,33 +482,33 @@ export function reportPage(report: SharedReport): PageContent {
         </dl>
         ${project.description ? html`<p>${project.description}</p>` : null}
         <p class="actions">
-          <button type="button" class="secondary" data-print>Print or save as PDF</button>
+          <button type="button" class="secondary" data-print>${t('print')}</button>
         </p>
       </header>
-      ${narrative('Executive summary', sections.executiveSummary)}
+      ${narrative(t('section.executiveSummary'), sections.executiveSummary)}
       <section id="indicators">
-        <h2>Indicators</h2>
-        ${indicatorSection(sections.indicators)}
+        <h2>${t('section.indicators')}</h2>
+        ${indicatorSection(s, sections.indicators)}
       </section>
       <section id="activities">
-        <h2>Activities</h2>
-        ${activitySection(sections.activities)}
+        <h2>${t('section.activities')}</h2>
+        ${activitySection(s, sections.activities)}
       </section>
       <section id="budget">
-        <h2>Budget</h2>
-        ${budgetSection(sections.budget)}
+        <h2>${t('section.budget')}</h2>
+        ${budgetSection(s, sections.budget)}
       </section>
-      ${NARRATIVES.map(([key, title]) => narrative(title, sections[key]))}
+      ${NARRATIVES.map((key) => narrative(t(`section.${key}`), sections[key]))}
       <section id="attachments">
-        <h2>Attachments</h2>
-        ${attachmentSection(report.attachments)}
+        <h2>${t('section.attachments')}</h2>
+        ${attachmentSection(s, report.attachments)}
       </section>
       <footer class="hint">
-        Shared by
-        ${cover.organization.name}${
-          report.publishedAt ? html` · published ${day(report.publishedAt)}` : null
-        }.
-        The figures are a snapshot taken when the report was assembled.
+        ${markup(t, report.publishedAt ? 'footer.published' : 'footer.shared', {
+          org: cover.organization.name,
+          date: report.publishedAt ? s.day(report.publishedAt) : '',
+        })}
+        ${t('footer.snapshot')}
       </footer>
     </article>`,
   };

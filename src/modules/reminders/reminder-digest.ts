@@ -1,3 +1,4 @@
+import { translator, type Locale, type Translate } from '../../lib/i18n/i18n.js';
 import type { OutgoingEmail } from '../mail/index.js';
 import type { OutstandingReport } from './reminders.repo.js';
 
@@ -11,11 +12,15 @@ export type DigestPeriod = Pick<
 export const plural = (count: number, one: string, many = `${one}s`) =>
   `${count} ${count === 1 ? one : many}`;
 
-/** `due in 7 days (2026-04-15)`, `overdue since 2026-04-07`. */
-export function deadlineText(kind: string, dueDate: string): string {
-  if (kind === 'overdue') return `overdue since ${dueDate}`;
+/** `due in 7 days (2026-04-15)`, `overdue since 2026-04-07` (dates as ISO 8601 in every language). */
+export function deadlineText(
+  kind: string,
+  dueDate: string,
+  t: Translate = translator('en', 'email'),
+): string {
+  if (kind === 'overdue') return t('digest.overdue', { date: dueDate });
   const days = Number(kind.replace(/^due_in_/, ''));
-  return `due in ${plural(days, 'day')} (${dueDate})`;
+  return t('digest.dueIn', { count: days, date: dueDate });
 }
 
 /** Where the reporter opens the report, or, while it is missing, the period to create it in. */
@@ -27,33 +32,36 @@ export function reportLink(appUrl: string, report: OutstandingReport): string {
 
 /**
  * The one email a person gets from a run: every period they are reminded of, by project and period,
- * each outstanding indicator with its state and link, and how to turn reminders off. Plain text.
+ * each outstanding indicator with its state and link, and how to turn reminders off. Plain text, in
+ * `locale` (the person's, else the organization's default when the digest concerns one).
  */
 export function reminderDigest(
   appUrl: string,
   recipient: { email: string; firstName: string },
   periods: readonly DigestPeriod[],
+  locale: Locale = 'en',
 ): OutgoingEmail {
+  const t = translator(locale, 'email');
   const total = periods.reduce((sum, period) => sum + period.reports.length, 0);
   const sections = periods.map((period) => {
-    const heading = `${period.projectName} (${period.orgName}), ${period.periodLabel}: ${deadlineText(period.kind, period.dueDate)}`;
+    const heading = `${period.projectName} (${period.orgName}), ${period.periodLabel}: ${deadlineText(period.kind, period.dueDate, t)}`;
     const lines = period.reports.map(
       (report) =>
-        `  - ${report.indicatorName} (${report.indicatorCode}): ${report.state}\n` +
+        `  - ${report.indicatorName} (${report.indicatorCode}): ${t(`digest.state.${report.state}`)}\n` +
         `    ${reportLink(appUrl, report)}`,
     );
     return [heading, ...lines].join('\n');
   });
   return {
     recipient: recipient.email,
-    subject: `Reporting deadlines: ${plural(total, 'indicator report')} to complete`,
+    subject: t('digest.subject', { count: total }),
     body:
-      `Hello ${recipient.firstName},\n\n` +
-      'These indicator reports are still missing, in draft or rejected, and their reporting deadline ' +
-      'is near or has passed:\n\n' +
+      `${t('greeting', { name: recipient.firstName })}\n\n${t('digest.intro')}\n\n` +
       `${sections.join('\n\n')}\n\n` +
-      'You get these reminders as a reporter assigned to the project or as an M&E officer of the ' +
-      `organization. To turn them off, open your settings at ${appUrl}/settings, or send ` +
-      'PATCH /auth/me with {"notifications": {"reminders": false}}.\n',
+      `${t('digest.why', {
+        url: `${appUrl}/settings`,
+        request: 'PATCH /auth/me',
+        body: '{"notifications": {"reminders": false}}',
+      })}\n`,
   };
 }

@@ -5,6 +5,7 @@ import type { Clock } from '../../lib/clock.js';
 import { PollLoop } from '../../lib/poll-loop.js';
 import { recordFeedEvent, type FeedEvent } from '../feed/index.js';
 import { queueEmail } from '../mail/index.js';
+import { pickLocale } from '../../lib/i18n/i18n.js';
 import { plural, reminderDigest, type DigestPeriod } from './reminder-digest.js';
 import {
   findOutstandingReports,
@@ -85,9 +86,12 @@ export async function sendDueReminders(tx: Db, appUrl: string, today: string): P
   const byUser = groupBy(recorded, (reminder) => reminder.userId);
   for (const reminders of byUser.values()) {
     const mine = new Set(reminders.map((reminder) => reminder.periodId));
-    const { email, firstName } = reminders[0]!;
+    const { email, firstName, locale: own } = reminders[0]!;
     const listed = [...periods.values()].filter((period) => mine.has(period.periodId));
-    await queueEmail(tx, reminderDigest(appUrl, { email, firstName }, listed));
+    // Their language, else the organization's default when every period is of the same one.
+    const orgLocales = new Set(reminders.map((reminder) => reminder.orgLocale));
+    const locale = pickLocale(own, orgLocales.size === 1 ? [...orgLocales][0] : undefined);
+    await queueEmail(tx, reminderDigest(appUrl, { email, firstName }, listed, locale));
   }
 
   const byOrg = groupBy(recorded, (reminder) => reminder.orgId);

@@ -90,6 +90,9 @@ export interface RecordedReminder {
   userId: string;
   email: string;
   firstName: string;
+  /** The language the user chose (null: none), and the organization's default. */
+  locale: string | null;
+  orgLocale: string;
 }
 
 /**
@@ -130,9 +133,11 @@ export async function recordReminders(db: Db, periods: readonly DuePeriod[]): Pr
       RETURNING period_id, user_id, kind, org_id
     )
     SELECT inserted.org_id AS "orgId", inserted.period_id AS "periodId", inserted.kind,
-      inserted.user_id AS "userId", u.email, u.first_name AS "firstName"
+      inserted.user_id AS "userId", u.email, u.first_name AS "firstName",
+      u.locale, o.default_locale AS "orgLocale"
     FROM inserted
     JOIN users u ON u.id = inserted.user_id
+    JOIN organizations o ON o.id = inserted.org_id
     ORDER BY u.email, inserted.period_id`);
   return rowsOf<RecordedReminder>(result);
 }

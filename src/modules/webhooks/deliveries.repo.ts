@@ -294,7 +294,13 @@ export async function failDelivery(db: Db, claim: Pick<DeliveryClaim, 'id' | 'or
 /** The organization's name and its admins' addresses, for the email telling them of a disabled endpoint. */
 export async function findOrgAdmins(db: Db, orgId: string) {
   return db
-    .select({ orgName: organizations.name, email: users.email, firstName: users.firstName })
+    .select({
+      orgName: organizations.name,
+      email: users.email,
+      firstName: users.firstName,
+      // The language of their email: their own, else the organization's default.
+      locale: sql<string>`coalesce(${users.locale}, ${organizations.defaultLocale})`,
+    })
     .from(orgMembers)
     .innerJoin(users, eq(users.id, orgMembers.userId))
     .innerJoin(organizations, eq(organizations.id, orgMembers.orgId))

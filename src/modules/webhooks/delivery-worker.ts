@@ -23,6 +23,7 @@ import {
 import { ABANDONED, safePost, systemResolve, type Resolve } from './safe-request.js';
 import { signedHeaders, signingSecrets } from './secrets.js';
 import { endpointTurnedOffEmail } from './webhooks.emails.js';
+import { pickLocale } from '../../lib/i18n/i18n.js';
 import { failEndpointDeliveries } from './webhooks.repo.js';
 
 export type { Resolve } from './safe-request.js';
@@ -237,14 +238,17 @@ export class WebhookWorker {
     for (const admin of await findOrgAdmins(tx, claim.orgId)) {
       await queueEmail(
         tx,
-        endpointTurnedOffEmail({
-          admin,
-          orgId: claim.orgId,
-          endpoint: { id: endpoint.id, host: hostOf(endpoint.url) },
-          failingSince: endpoint.failingSince ?? attempt.at,
-          lastError: attempt.error,
-          appUrl: this.config.appUrl,
-        }),
+        endpointTurnedOffEmail(
+          {
+            admin,
+            orgId: claim.orgId,
+            endpoint: { id: endpoint.id, host: hostOf(endpoint.url) },
+            failingSince: endpoint.failingSince ?? attempt.at,
+            lastError: attempt.error,
+            appUrl: this.config.appUrl,
+          },
+          pickLocale(admin.locale),
+        ),
       );
     }
     return true;

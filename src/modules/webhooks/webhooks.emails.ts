@@ -1,30 +1,38 @@
+import { translator, type Locale } from '../../lib/i18n/i18n.js';
 import type { OutgoingEmail } from '../mail/index.js';
 
 /**
  * Tells an organization admin that an endpoint was turned off after failing for too long, and how to
- * turn it back on (in the client's settings or through the API).
+ * turn it back on (in the client's settings or through the API); in `locale` (the admin's, else the
+ * organization's default).
  */
-export function endpointTurnedOffEmail(notice: {
-  admin: { email: string; firstName: string; orgName: string };
-  orgId: string;
-  endpoint: { id: string; host: string };
-  failingSince: Date;
-  lastError: string | null;
-  appUrl: string;
-}): OutgoingEmail {
+export function endpointTurnedOffEmail(
+  notice: {
+    admin: { email: string; firstName: string; orgName: string };
+    orgId: string;
+    endpoint: { id: string; host: string };
+    failingSince: Date;
+    lastError: string | null;
+    appUrl: string;
+  },
+  locale: Locale = 'en',
+): OutgoingEmail {
   const { admin, endpoint, orgId } = notice;
+  const t = translator(locale, 'email');
   return {
     recipient: admin.email,
-    subject: `Webhook endpoint turned off: ${endpoint.host}`,
+    subject: t('webhook.subject', { host: endpoint.host }),
     body:
-      `Hello ${admin.firstName},\n\n` +
-      `The webhook endpoint at ${endpoint.host} (${endpoint.id}) of ${admin.orgName} has been turned off, because every ` +
-      `delivery to it has failed since ${notice.failingSince.toISOString()}.\n` +
-      `The last attempt failed with: ${notice.lastError ?? 'unknown error'}\n\n` +
-      `Events are no longer sent to it, and the deliveries it still had waiting were marked failed. ` +
-      `Once the receiver works again, an organization admin can turn it back on in the settings:\n` +
+      `${t('greeting', { name: admin.firstName })}\n\n` +
+      `${t('webhook.intro', {
+        host: endpoint.host,
+        id: endpoint.id,
+        org: admin.orgName,
+        since: notice.failingSince.toISOString(),
+      })}\n` +
+      `${t('webhook.lastError', { error: notice.lastError ?? t('webhook.unknownError') })}\n\n` +
+      `${t('webhook.after')}\n` +
       `${notice.appUrl}/orgs/${orgId}/settings/webhooks\n` +
-      `or through the API: PATCH /orgs/${orgId}/webhooks/${endpoint.id} with {"active": true}. ` +
-      `Failed deliveries can then be sent again with their redeliver action.\n`,
+      `${t('webhook.api', { request: `PATCH /orgs/${orgId}/webhooks/${endpoint.id}`, body: '{"active": true}' })}\n`,
   };
 }

@@ -5,15 +5,42 @@
   const { api, messagesOf, clearProblems, showProblems, problemsFrom } = window.melPages;
   const PASSWORD_RULES = { min: 8, max: 128 };
 
+  // The page's strings in its language: a JSON data block the page embeds (never executed, so the page
+  // policy needs no inline script), English as written here when a string is missing.
+  const messageBlock = document.getElementById('messages');
+  const MESSAGES = messageBlock ? JSON.parse(messageBlock.textContent) : {};
+  const plurals = new Intl.PluralRules(document.documentElement.lang || 'en');
+  /** The string `key` with its `{{variables}}`; with a count, the plural form the language uses. */
+  function say(key, fallback, vars = {}) {
+    const text =
+      (vars.count !== undefined && MESSAGES[`script.${key}_${plurals.select(vars.count)}`]) ||
+      MESSAGES[`script.${key}`] ||
+      fallback;
+    return text.replace(/\{\{\s*(\w+)\s*\}\}/g, (whole, name) => (name in vars ? String(vars[name]) : whole));
+  }
+  /** A field's label as the page shows it (for the API's messages about it). */
+  const labelOf = (key, fallback) =>
+    document.querySelector(`label[for="${key}"]`)?.textContent.trim() || fallback;
+
   /** The checks the API makes on a new password that a page can make: length, and not the email. */
   function passwordProblems(password, email) {
-    const label = 'Password';
+    const label = say('passwordLabel', 'Password');
     if (password.length < PASSWORD_RULES.min)
-      return [`${label} must be at least ${PASSWORD_RULES.min} characters`];
+      return [
+        say('tooShort', '{{label}} must be at least {{count}} characters', {
+          label,
+          count: PASSWORD_RULES.min,
+        }),
+      ];
     if (password.length > PASSWORD_RULES.max)
-      return [`${label} must be at most ${PASSWORD_RULES.max} characters`];
+      return [
+        say('tooLong', '{{label}} must be at most {{count}} characters', {
+          label,
+          count: PASSWORD_RULES.max,
+        }),
+      ];
     if (email && password.trim().toLowerCase() === email.toLowerCase())
-      return [`${label} must not be the same as the email`];
+      return [say('sameAsEmail', '{{label}} must not be the same as the email', { label })];
     return [];
   }
 
@@ -23,7 +50,7 @@
       .filter((input) => input.value.trim() === '')
       .map((input) => ({
         key: input.closest('.field').dataset.key,
-        message: `${input.labels[0].textContent.trim()} is required`,
+        message: say('required', '{{label}} is required', { label: input.labels[0].textContent.trim() }),
       }));
   }
 
@@ -70,15 +97,19 @@
       const accepted = await api('POST', `/invitations/${encodeURIComponent(token)}/accept`);
       if (accepted.status !== 200) {
         return problem(
-          accepted.status === 404 ? ['This invitation is no longer valid.'] : messagesOf(accepted),
+          accepted.status === 404
+            ? [say('invitationGone', 'This invitation is no longer valid.')]
+            : messagesOf(accepted),
         );
       }
       const { organization } = accepted.body;
       // Make the new organization the session's current one, as a member would expect after joining.
       const switched = await api('POST', '/auth/token', { organizationId: organization.id });
       invitation.querySelector('[data-done-message]').textContent =
-        `You are now a member of ${organization.name} as ${invitation.dataset.roleName}.` +
-        (switched.status === 200 ? '' : ' Sign in again to work in it.');
+        say('member', 'You are now a member of {{org}} as {{role}}.', {
+          org: organization.name,
+          role: invitation.dataset.roleName,
+        }) + (switched.status === 200 ? '' : ` ${say('signInAgain', 'Sign in again to work in it.')}`);
       return show('done');
     });
 
@@ -106,8 +137,8 @@
         });
         if (result.status !== 200) {
           return problem(messagesOf(result), {
-            email: { key: 'email', label: 'Email address' },
-            password: { key: 'password', label: 'Password' },
+            email: { key: 'email', label: labelOf('email', 'Email address') },
+            password: { key: 'password', label: labelOf('password', 'Password') },
           });
         }
         clearProblems(invitation);
@@ -130,13 +161,15 @@
         });
         if (result.status === 409) {
           show('sign-in');
-          return problem(['An account with this email address already exists: sign in to accept.']);
+          return problem([
+            say('accountExists', 'An account with this email address already exists: sign in to accept.'),
+          ]);
         }
         if (result.status !== 201) {
           return problem(messagesOf(result), {
-            firstName: { key: 'firstName', label: 'First name' },
-            lastName: { key: 'lastName', label: 'Last name' },
-            password: { key: 'newPassword', label: 'Password' },
+            firstName: { key: 'firstName', label: labelOf('firstName', 'First name') },
+            lastName: { key: 'lastName', label: labelOf('lastName', 'Last name') },
+            password: { key: 'newPassword', label: say('passwordLabel', 'Password') },
           });
         }
         clearProblems(invitation);
@@ -151,8 +184,8 @@
   if (signIn) {
     const section = signIn.closest('.account');
     const fields = {
-      email: { key: 'email', label: 'Email address' },
-      password: { key: 'password', label: 'Password' },
+      email: { key: 'email', label: labelOf('email', 'Email address') },
+      password: { key: 'password', label: labelOf('password', 'Password') },
     };
     signIn.addEventListener('submit', (event) => {
       event.preventDefault();
@@ -175,7 +208,10 @@
       const email = signIn.elements.email.value.trim();
       if (email === '') {
         return showProblems(signIn, [
-          { key: 'email', message: 'Type your email address first, then ask for the link' },
+          {
+            key: 'email',
+            message: say('emailFirst', 'Type your email address first, then ask for the link'),
+          },
         ]);
       }
       forgot.disabled = true;
@@ -198,7 +234,7 @@
       const password = reset.elements.newPassword.value;
       const found = newPasswordProblems(reset);
       if (reset.elements.confirmPassword.value !== '' && reset.elements.confirmPassword.value !== password) {
-        found.push({ key: 'confirmPassword', message: 'The two passwords are not the same' });
+        found.push({ key: 'confirmPassword', message: say('notSame', 'The two passwords are not the same') });
       }
       if (found.length > 0) return showProblems(reset, found);
       return busy(reset, async () => {
@@ -206,7 +242,9 @@
         if (result.status !== 204) {
           return showProblems(
             reset,
-            problemsFrom(messagesOf(result), { password: { key: 'newPassword', label: 'Password' } }),
+            problemsFrom(messagesOf(result), {
+              password: { key: 'newPassword', label: say('passwordLabel', 'Password') },
+            }),
           );
         }
         reset.hidden = true;
