@@ -18,9 +18,9 @@ export const HOUSEHOLD_PERSONAL_FIELDS = ['name', 'age'] as const;
 /**
  * Form field types whose answers can hold a person's words or numbers, and so may be marked
  * `personal: true` by the form's author: their answers are then hidden from viewers, erasable and
- * subject to the form's retention.
+ * subject to the form's retention. A calculate reading a personal answer must be marked so too.
  */
-export const PERSONAL_FIELD_TYPES = ['text', 'textarea', 'number', 'date', 'location'] as const;
+export const PERSONAL_FIELD_TYPES = ['text', 'textarea', 'number', 'date', 'location', 'calculate'] as const;
 
 /** Viewers never get personal data; every other role does, within the projects it reaches. */
 export const seesPersonalData = (role: string): boolean => role !== 'viewer';

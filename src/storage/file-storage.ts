@@ -208,11 +208,15 @@ export async function storeUpload(
 /** A name safe to store and to echo in a header: no directories, control characters or quotes. */
 export function sanitizeFileName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? '';
-  const clean = [...base]
-    .filter((c) => c !== '"' && c.charCodeAt(0) >= 0x20 && c.charCodeAt(0) !== 0x7f)
-    .join('')
-    .trim()
-    .slice(0, 255);
+  // Cut by characters, not UTF-16 units: half an emoji would make encodeURIComponent throw.
+  const clean = [
+    ...[...base]
+      .filter((c) => c !== '"' && c.charCodeAt(0) >= 0x20 && c.charCodeAt(0) !== 0x7f)
+      .join('')
+      .trim(),
+  ]
+    .slice(0, 255)
+    .join('');
   return clean === '' || clean === '.' || clean === '..' ? 'file' : clean;
 }
 

@@ -30,12 +30,14 @@ export async function reportOfProject(db: Db, member: Member, at: { projectId: s
  * value field, now or before an edit). Such an amount is hidden whenever that answer is.
  */
 export const amountIsPersonal = (fields: FormField[]) =>
-  allFields(fields).some((field) => field.type === 'number' && field.personal === true);
+  allFields(fields).some(
+    (field) => (field.type === 'number' || field.type === 'calculate') && field.personal === true,
+  );
 
 /** Whether the cells a form's submissions added may tell personal answers: a field a mapping can read is personal. */
 const cellsArePersonal = (fields: FormField[]) =>
   allFields(fields).some(
-    (field) => ['select', 'text', 'number'].includes(field.type) && field.personal === true,
+    (field) => ['select', 'text', 'number', 'calculate'].includes(field.type) && field.personal === true,
   );
 
 /** What the member gets of a form's submissions. */

@@ -2,7 +2,13 @@ import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox
 import { SINGLE_LINE, Text } from '../../http/schemas/schemas.js';
 import { FIELD_KEY } from '../../lib/patterns.js';
 import { PERSONAL_FIELD_TYPES } from '../../lib/personal-data.js';
-import { cachedParser, ExpressionError, usesSelf, type ExpressionNode } from '../../lib/form-expressions.js';
+import {
+  cachedParser,
+  ExpressionError,
+  references,
+  usesSelf,
+  type ExpressionNode,
+} from '../../lib/form-expressions.js';
 import { patternProblem } from '../../lib/form-regex.js';
 
 /**
@@ -232,8 +238,9 @@ export interface FormField {
  * The answer stored under a key, own properties only: a field keyed `constructor` left unanswered is
  * undefined, not Object's constructor (answers are plain objects read from JSON).
  */
-export const answerOf = (answers: Record<string, unknown>, key: string): unknown =>
-  Object.hasOwn(answers, key) ? answers[key] : undefined;
+export const ownValue = <T>(record: Record<string, T>, key: string): T | undefined =>
+  Object.hasOwn(record, key) ? record[key] : undefined;
+export const answerOf: (answers: Record<string, unknown>, key: string) => unknown = ownValue;
 
 /** The choices of a choice field, from `choices` or from `options` (each its own name and label). */
 export const choicesOf = (field: FormField): Choice[] =>
@@ -496,6 +503,15 @@ function propertyProblems(field: FormField, at: string, inRepeat: boolean): stri
   return problems;
 }
 
+/** The fields marked personal an expression reads; none when it does not parse (reported elsewhere). */
+function personalReferences(text: string, placed: Map<string, PlacedField>): string[] {
+  try {
+    return references(parse(text)).filter((name) => placed.get(name)?.field.personal === true);
+  } catch {
+    return [];
+  }
+}
+
 /**
  * The field rules a schema cannot express (DECISIONS.md section 10, extended by issue 41), every problem
  * at once, each named by its path (`fields.2.fields.0.relevant`): keys unique in the whole form, at most
@@ -534,6 +550,13 @@ export function fieldProblems(fields: FormField[]): string[] {
       for (const name of ['relevant', 'calculation'] as const) {
         const text = field[name];
         if (text !== undefined) problems.push(...expressionProblems(text, `${at}.${name}`, scope, placed));
+      }
+      if (field.type === 'calculate' && field.personal !== true && field.calculation !== undefined) {
+        // A calculation copying a personal answer would show it to viewers and outlive its erasure.
+        const read = personalReferences(field.calculation, placed);
+        if (read.length > 0) {
+          problems.push(`${at}.personal must be true: its calculation reads the personal ${read.join(', ')}`);
+        }
       }
       if (field.constraint !== undefined && CONSTRAINED_TYPES.includes(field.type)) {
         problems.push(

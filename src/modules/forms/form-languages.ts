@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { MULTILINE, Text } from '../../http/schemas/schemas.js';
 import { LANGUAGE_CODE } from '../../lib/patterns.js';
-import { allFields, choicesOf, KEY_PATTERN, MAX_FIELDS, type FormField } from './form-fields.js';
+import { allFields, choicesOf, ownValue, KEY_PATTERN, MAX_FIELDS, type FormField } from './form-fields.js';
 
 /**
  * Forms in the respondents' own language (issue 41): a form's strings are written in its
@@ -126,7 +126,7 @@ export function matchLanguage(
 
 function localizeFields(fields: FormField[], translation: FormTranslation): FormField[] {
   return fields.map((field) => {
-    const strings = translation.fields?.[field.key];
+    const strings = translation.fields ? ownValue(translation.fields, field.key) : undefined;
     const localized: FormField = { ...field };
     if (strings?.label !== undefined && field.label !== undefined) localized.label = strings.label;
     if (strings?.hint !== undefined && field.hint !== undefined) localized.hint = strings.hint;
@@ -138,7 +138,7 @@ function localizeFields(fields: FormField[], translation: FormTranslation): Form
       // Options are their own labels: translated, they become choices keeping the option as the name.
       localized.choices = choicesOf(field).map((choice) => ({
         name: choice.name,
-        label: choiceLabels[choice.name] ?? choice.label,
+        label: ownValue(choiceLabels, choice.name) ?? choice.label,
       }));
       delete localized.options;
     }
@@ -160,7 +160,8 @@ export function localizeForm<T extends LocalizableForm>(
   const { defaultLanguage, translations, ...rest } = form;
   const language = matchLanguage(form, requested);
   const languages = languagesOf({ defaultLanguage, translations });
-  const translation = language === defaultLanguage ? undefined : translations?.[language];
+  const translation =
+    language === defaultLanguage ? undefined : translations ? ownValue(translations, language) : undefined;
   if (!translation) return { ...rest, language, languages };
   return {
     ...rest,

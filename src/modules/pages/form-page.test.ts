@@ -129,7 +129,7 @@ describe('the form page as rendered', () => {
     expect(page).toContain('<span class="required">(مطلوب)</span>');
     expect(page).toMatch(/data-ready>إرسال<\/button>/);
     expect(page).toMatch(/data-input \/> نعم<\/label/);
-    expect(page).toMatch(/<strong lang="ar" dir="rtl" aria-current="true"\s*>العربية<\/strong/);
+    expect(page).toMatch(/<strong lang="ar" dir="rtl" aria-current="page"\s*>العربية<\/strong/);
     expect(page).toMatch(/<a\s+href="\?lang=en"\s+hreflang="en"\s+lang="en"\s+dir="ltr"/);
     const { outbox } = block(page, 'messages') as { outbox: Record<string, string> };
     expect(

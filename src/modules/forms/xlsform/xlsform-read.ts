@@ -48,7 +48,8 @@ function cellText(value: CellValue): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number') return String(value);
   if (typeof value === 'boolean') return value ? 'true' : 'false';
-  if (value instanceof Date) return value.toISOString().slice(0, 10);
+  // A number too large for a date, formatted as one, is an Invalid Date: read as no date.
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? '' : value.toISOString().slice(0, 10);
   if (typeof value === 'object') {
     if ('richText' in value) return value.richText.map((run) => run.text).join('');
     if ('formula' in value || 'sharedFormula' in value) {

@@ -7,18 +7,18 @@ import { XLSFORM_LIMITS } from './xlsform-types.js';
  * claims), and all together at most XLSFORM_LIMITS.unzippedBytes: a small file inflating to gigabytes
  * (a zip bomb) is refused here, having cost at most that much memory, one entry at a time.
  */
-/** How many times any of `needles` occurs in `haystack`. */
-function occurrences(haystack: Buffer, needles: string[]): number {
+/** How many times `tag` opens an element in the XML, with or without a namespace prefix. */
+function occurrences(xml: Buffer, tag: RegExp, atMost: number): number {
+  const text = xml.toString('latin1');
   let count = 0;
-  for (const needle of needles) {
-    for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + needle.length))
-      count++;
-  }
+  tag.lastIndex = 0;
+  while (count <= atMost && tag.exec(text) !== null) count++;
   return count;
 }
 
-const ROW_TAGS = ['<row', ':row'];
-const CELL_TAGS = ['<c ', '<c>', ':c ', ':c>'];
+// `<row ` and `<x:c>` alike, whatever whitespace follows the name (a line break too).
+const ROW_TAGS = /<(?:[\w.-]+:)?row[\s/>]/g;
+const CELL_TAGS = /<(?:[\w.-]+:)?c[\s/>]/g;
 
 export type ZipVerdict = { ok: true } | { ok: false; tooLarge: boolean; reason: string };
 
@@ -86,9 +86,10 @@ export function checkZip(bytes: Buffer): ZipVerdict {
       return refuse(`the file inflates to more than ${XLSFORM_LIMITS.unzippedBytes / 1024 / 1024} MiB`, true);
     }
     // The worksheets' rows and cells, before exceljs makes an object of each.
-    if (/^xl\/worksheets\/[^/]+\.xml$/i.test(name)) {
-      rows += occurrences(inflated, ROW_TAGS);
-      cells += occurrences(inflated, CELL_TAGS);
+    // exceljs takes any part whose name holds `xl/worksheets/sheetN.xml`, in any folder: count them all.
+    if (/worksheets\/[^/]*\.xml$/i.test(name)) {
+      rows += occurrences(inflated, ROW_TAGS, XLSFORM_LIMITS.sheetRows);
+      cells += occurrences(inflated, CELL_TAGS, XLSFORM_LIMITS.sheetCells);
       if (rows > XLSFORM_LIMITS.sheetRows) {
         return refuse(`the sheets hold more than ${XLSFORM_LIMITS.sheetRows} rows`, true);
       }
