@@ -2,11 +2,13 @@
  * `Location` on every 201 (issue 23): each route the OpenAPI document says can answer 201 is called
  * once, and its Location is an absolute URL under BASE_URL that its creator can read.
  */
+import ExcelJS from 'exceljs';
 import { expect, it } from 'vitest';
 import { locationOf, locationProblem } from '../src/http/pipeline/location.js';
 import { shapeOf } from '../src/http/pipeline/location.js';
 import { uniqueDonorCode } from './helpers/donors.js';
 import { registerUser, uniqueCode, uniqueEmail, type TestUser } from './helpers/factories.js';
+import { multipart as parts } from './helpers/files.js';
 import { answers, SURVEY_FIELDS } from './helpers/forms.js';
 import { call, TEST_BASE_URL, type Call } from './helpers/http.js';
 import { indicatorCode, linkIndicator, postIndicator } from './helpers/indicators.js';
@@ -16,9 +18,22 @@ import { useSuite } from './helpers/suite.js';
 
 const { t, team } = useSuite();
 /** A body that creates something new next to the fixtures of `resourcesIn`. */
-type Creation = (
-  ids: Ids,
-) => Promise<{ body?: unknown; multipart?: ReturnType<typeof pdf>; as?: TestUser | null }>;
+type Creation = (ids: Ids) => Promise<{
+  body?: unknown;
+  multipart?: ReturnType<typeof pdf>;
+  query?: string;
+  as?: TestUser | null;
+}>;
+
+/** A one-question XLSForm. */
+async function xlsform(): Promise<Buffer> {
+  const book = new ExcelJS.Workbook();
+  book.addWorksheet('survey').addRows([
+    ['type', 'name', 'label'],
+    ['text', 'village', 'Village'],
+  ]);
+  return Buffer.from(await book.xlsx.writeBuffer());
+}
 
 const CREATIONS: Record<string, Creation> = {
   'POST /auth/register': async () => ({
@@ -75,6 +90,17 @@ const CREATIONS: Record<string, Creation> = {
   'POST /orgs/:orgId/forms': async (ids) => ({
     body: { title: 'Another survey', projectId: ids.project, fields: SURVEY_FIELDS },
   }),
+  'POST /orgs/:orgId/forms/import': async (ids) => ({
+    query: `?projectId=${ids.project}`,
+    multipart: parts([
+      {
+        name: 'file',
+        value: await xlsform(),
+        fileName: 'village.xlsx',
+        contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      },
+    ]),
+  }),
   'POST /forms/public/:token/submit': async () => ({ as: null, body: { answers: answers() } }),
   'POST /orgs/:orgId/reports': async (ids) => ({
     body: { title: 'Org report', projectId: ids.project, reportType: 'ad_hoc', periodIds: [ids.period] },
@@ -127,10 +153,11 @@ it('sets Location on every 201 the API can answer, to a URL its creator can read
   const wrong: string[] = [];
   for (const name of creations) {
     const [method, url] = name.split(' ') as [string, string];
-    const { body, multipart, as = team.admin } = await CREATIONS[name]!(ids);
-    const path = url.startsWith('/forms/public/')
-      ? url.replace(':token', token)
-      : pathFor({ method, url }, team.org.id, ids);
+    const { body, multipart, query = '', as = team.admin } = await CREATIONS[name]!(ids);
+    const path =
+      (url.startsWith('/forms/public/')
+        ? url.replace(':token', token)
+        : pathFor({ method, url }, team.org.id, ids)) + query;
     const created: Call = await call(t.app, 'POST', path, {
       as,
       ...(multipart ?? (body === undefined ? {} : { body })),

@@ -130,7 +130,7 @@ describe('fieldProblems: issue 41 rules', () => {
         }),
       ]),
     ).toEqual([
-      'fields.0.fields.1.personal is allowed only on text, textarea, number, date and location fields, not select',
+      'fields.0.fields.1.personal is allowed only on text, textarea, number, date, location and calculate fields, not select',
       'fields.0.fields.2: file fields cannot be inside a repeat (a file is a part of the body, named by its key)',
     ]);
   });

@@ -35,7 +35,7 @@ const LINKS =
   'needs reportingPeriodId, a period of the project (unknown: 404; of another project: 400). ' +
   'valueFieldKey names a number field and needs indicatorId. Field rules: keys unique, options required ' +
   'on select and multi_select and refused elsewhere, showIf.field the key of an earlier field and ' +
-  'showIf.equals a value that field can take, personal only on text, textarea, number, date and location ' +
+  'showIf.equals a value that field can take, personal only on text, textarea, number, date, location and calculate ' +
   'fields; all problems are listed in one 400. personalDataRetentionDays (1 to 36500, null: kept): once a ' +
   'day the worker erases the answers of fields marked personal and the locations from submissions older ' +
   'than that many days, as the erase route does; the submissions and their counts stay.';

@@ -99,7 +99,7 @@ describe('fields marked personal', () => {
       { type: 'file', label: 'ID card', key: 'id_card', personal: true },
       { type: 'boolean', label: 'Adult', key: 'adult', personal: false },
     ];
-    const allowed = 'is allowed only on text, textarea, number, date and location fields, not';
+    const allowed = 'is allowed only on text, textarea, number, date, location and calculate fields, not';
     const problems = [
       `fields.1.personal ${allowed} select`,
       `fields.2.personal ${allowed} multi_select`,
@@ -123,7 +123,7 @@ describe('fields marked personal', () => {
     ] as FormField[];
     expect(fieldProblems(fields)).toEqual([
       'fields.0.options should not exist for boolean fields',
-      'fields.0.personal is allowed only on text, textarea, number, date and location fields, not boolean',
+      'fields.0.personal is allowed only on text, textarea, number, date, location and calculate fields, not boolean',
       'fields.1.key must be unique; a is used before',
     ]);
   });
