@@ -1451,7 +1451,7 @@ export interface paths {
         put?: never;
         /**
          * Create a form
-         * @description New forms are unpublished, with a fresh publicToken. indicatorId must be linked to the project (unknown: 404; not linked or a formula indicator: 400) and needs reportingPeriodId, a period of the project (unknown: 404; of another project: 400). valueFieldKey names a number field and needs indicatorId. Field rules: keys unique, options required on select and multi_select and refused elsewhere, showIf.field the key of an earlier field and showIf.equals a value that field can take, personal only on text, textarea, number, date and location fields; all problems are listed in one 400. personalDataRetentionDays (1 to 36500, null: kept): once a day the worker erases the answers of fields marked personal and the locations from submissions older than that many days, as the erase route does; the submissions and their counts stay.
+         * @description New forms are unpublished, with a fresh publicToken. indicatorId must be linked to the project (unknown: 404; not linked or a formula indicator: 400) and needs reportingPeriodId, a period of the project (unknown: 404; of another project: 400). valueFieldKey names a number field and needs indicatorId. Field rules: keys unique, options required on select and multi_select and refused elsewhere, showIf.field the key of an earlier field and showIf.equals a value that field can take, personal only on text, textarea, number, date, location and calculate fields; all problems are listed in one 400. personalDataRetentionDays (1 to 36500, null: kept): once a day the worker erases the answers of fields marked personal and the locations from submissions older than that many days, as the erase route does; the submissions and their counts stay.
          */
         post: operations["createForm"];
         delete?: never;
@@ -1483,7 +1483,7 @@ export interface paths {
         head?: never;
         /**
          * Edit a form
-         * @description Any subset; `fields` replaces the whole list. Once a form has submissions its stored answers must keep their meaning: fields may be relabelled, reordered, made required or optional, given another showIf, and new fields and options may be added, but a field cannot be removed or change its type and an option cannot be removed (409, naming the fields). Changing the indicator or period changes where later submissions count; counted ones stay where they were. indicatorId must be linked to the project (unknown: 404; not linked or a formula indicator: 400) and needs reportingPeriodId, a period of the project (unknown: 404; of another project: 400). valueFieldKey names a number field and needs indicatorId. Field rules: keys unique, options required on select and multi_select and refused elsewhere, showIf.field the key of an earlier field and showIf.equals a value that field can take, personal only on text, textarea, number, date and location fields; all problems are listed in one 400. personalDataRetentionDays (1 to 36500, null: kept): once a day the worker erases the answers of fields marked personal and the locations from submissions older than that many days, as the erase route does; the submissions and their counts stay.
+         * @description Any subset; `fields` replaces the whole list. Once a form has submissions its stored answers must keep their meaning: fields may be relabelled, reordered, made required or optional, given another showIf, and new fields and options may be added, but a field cannot be removed or change its type and an option cannot be removed (409, naming the fields). Changing the indicator or period changes where later submissions count; counted ones stay where they were. indicatorId must be linked to the project (unknown: 404; not linked or a formula indicator: 400) and needs reportingPeriodId, a period of the project (unknown: 404; of another project: 400). valueFieldKey names a number field and needs indicatorId. Field rules: keys unique, options required on select and multi_select and refused elsewhere, showIf.field the key of an earlier field and showIf.equals a value that field can take, personal only on text, textarea, number, date, location and calculate fields; all problems are listed in one 400. personalDataRetentionDays (1 to 36500, null: kept): once a day the worker erases the answers of fields marked personal and the locations from submissions older than that many days, as the erase route does; the submissions and their counts stay.
          */
         patch: operations["updateForm"];
         trace?: never;
@@ -3252,7 +3252,7 @@ export interface components {
             }[];
             /** @description false by default; only relevant (shown) fields are required */
             required?: boolean;
-            /** @description false by default; only on text, textarea, number, date and location fields. The answers name or describe a person: viewers get them as null (empty in CSV), an org_admin can erase them from a submission, the form's personalDataRetentionDays erases them from older submissions, and every response that carries them in clear is recorded in the audit log. Inside repeats too. */
+            /** @description false by default; only on text, textarea, number, date, location and calculate fields. The answers name or describe a person: viewers get them as null (empty in CSV), an org_admin can erase them from a submission, the form's personalDataRetentionDays erases them from older submissions, and every response that carries them in clear is recorded in the audit log. Inside repeats too. */
             personal?: boolean;
             showIf?: {
                 /** @description The key of an earlier field */
@@ -3296,7 +3296,7 @@ export interface components {
             }[];
             /** @description false by default; only relevant (shown) fields are required */
             required?: boolean;
-            /** @description false by default; only on text, textarea, number, date and location fields. The answers name or describe a person: viewers get them as null (empty in CSV), an org_admin can erase them from a submission, the form's personalDataRetentionDays erases them from older submissions, and every response that carries them in clear is recorded in the audit log. Inside repeats too. */
+            /** @description false by default; only on text, textarea, number, date, location and calculate fields. The answers name or describe a person: viewers get them as null (empty in CSV), an org_admin can erase them from a submission, the form's personalDataRetentionDays erases them from older submissions, and every response that carries them in clear is recorded in the audit log. Inside repeats too. */
             personal?: boolean;
             showIf?: {
                 /** @description The key of an earlier field */
@@ -3340,7 +3340,7 @@ export interface components {
             }[];
             /** @description false by default; only relevant (shown) fields are required */
             required?: boolean;
-            /** @description false by default; only on text, textarea, number, date and location fields. The answers name or describe a person: viewers get them as null (empty in CSV), an org_admin can erase them from a submission, the form's personalDataRetentionDays erases them from older submissions, and every response that carries them in clear is recorded in the audit log. Inside repeats too. */
+            /** @description false by default; only on text, textarea, number, date, location and calculate fields. The answers name or describe a person: viewers get them as null (empty in CSV), an org_admin can erase them from a submission, the form's personalDataRetentionDays erases them from older submissions, and every response that carries them in clear is recorded in the audit log. Inside repeats too. */
             personal?: boolean;
             showIf?: {
                 /** @description The key of an earlier field */
@@ -3384,7 +3384,7 @@ export interface components {
             }[];
             /** @description false by default; only relevant (shown) fields are required */
             required?: boolean;
-            /** @description false by default; only on text, textarea, number, date and location fields. The answers name or describe a person: viewers get them as null (empty in CSV), an org_admin can erase them from a submission, the form's personalDataRetentionDays erases them from older submissions, and every response that carries them in clear is recorded in the audit log. Inside repeats too. */
+            /** @description false by default; only on text, textarea, number, date, location and calculate fields. The answers name or describe a person: viewers get them as null (empty in CSV), an org_admin can erase them from a submission, the form's personalDataRetentionDays erases them from older submissions, and every response that carries them in clear is recorded in the audit log. Inside repeats too. */
             personal?: boolean;
             showIf?: {
                 /** @description The key of an earlier field */
