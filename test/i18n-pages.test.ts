@@ -44,4 +44,13 @@ describe('account pages in other languages', () => {
     expect(unknown.body).toContain('<html lang="es" dir="ltr">');
     expect(unknown.body).toContain('Esta invitación ya no es válida');
   });
+
+  it('show the sign-in page in the language asked for, ?lang= first', async () => {
+    const french = await get('/sign-in', { 'accept-language': 'fr-FR' });
+    expect(french.statusCode).toBe(200);
+    expect(french.body).toContain('<html lang="fr" dir="ltr">');
+    expect(french.body).toMatch(/<h1>Se connecter<\/h1>/);
+    const arabic = await get('/sign-in?lang=ar&next=/settings', { 'accept-language': 'fr' });
+    expect(arabic.body).toContain('<html lang="ar" dir="rtl">');
+  });
 });

@@ -8,6 +8,7 @@ import { Params, Redirect } from '../../http/schemas/schemas.js';
 import { itemsOf } from '../../http/schemas/pagination.js';
 import { findUserById } from '../auth/index.js';
 import { WebhookService } from '../webhooks/index.js';
+import { pickLocale } from '../../lib/i18n/i18n.js';
 import { signInPage } from './account-pages.js';
 import { externalSignInPage } from './external-sign-in-page.js';
 import type { Assets } from './assets.js';
@@ -58,6 +59,14 @@ export const memberPageRoutes: FastifyPluginAsyncTypebox<AppContext & { assets: 
     sendPage(reply, assets, content, status);
   const emailOf = (request: FastifyRequest) => request.session?.email ?? null;
 
+  const idp = ctx.config.oidc ? `${ctx.config.baseUrl}/auth/idp` : null;
+  /** The sign-in page's language: `?lang=`, then Accept-Language, then English. */
+  const localeOf = (request: FastifyRequest) =>
+    pickLocale(
+      new URLSearchParams(request.url.split('?')[1] ?? '').get('lang'),
+      request.headers['accept-language'],
+    );
+
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const refusal = refusalOf(err);
     if (refusal === 'sign-in') {
@@ -66,10 +75,7 @@ export const memberPageRoutes: FastifyPluginAsyncTypebox<AppContext & { assets: 
     if (refusal === 403) return send(reply, forbiddenPage(emailOf(request), request.url), 403);
     // A sign-in link whose query is malformed (a control character, past 2,048) is an ignored `next`.
     if (refusal === 404 && request.routeOptions.url === '/sign-in') {
-      return send(
-        reply,
-        signInPage(AFTER_SIGN_IN, ctx.config.oidc ? `${ctx.config.baseUrl}/auth/idp` : null),
-      );
+      return send(reply, signInPage(AFTER_SIGN_IN, idp, localeOf(request)));
     }
     if (refusal === 404) return send(reply, notFoundPage(emailOf(request)), 404);
     throw err;
@@ -98,7 +104,15 @@ export const memberPageRoutes: FastifyPluginAsyncTypebox<AppContext & { assets: 
           'the settings page. Already signed in: 303 straight to `next`. The page also sends a reset ' +
           'link (POST /auth/forgot-password) to the address typed in, and, when external sign-in is ' +
           'configured (OIDC_*), links to GET /auth/idp (which ends at the settings page).',
-        querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 2048 })) }),
+        querystring: Type.Object({
+          next: Type.Optional(Type.String({ maxLength: 2048 })),
+          lang: Type.Optional(
+            Type.String({
+              maxLength: 35,
+              description: 'The page’s language (en, fr, es, pt or ar); else Accept-Language, else English',
+            }),
+          ),
+        }),
         produces,
         response: htmlAnswers({ 200: 'The sign-in page (a malformed `next` is ignored too)' }),
         answers: { 303: Redirect('Already signed in: to `next`') },
@@ -107,7 +121,7 @@ export const memberPageRoutes: FastifyPluginAsyncTypebox<AppContext & { assets: 
     async (request, reply) => {
       const next = sameOriginPath(request.query.next) ?? AFTER_SIGN_IN;
       if (request.session) return reply.header('cache-control', 'no-store').redirect(next, 303);
-      return send(reply, signInPage(next, ctx.config.oidc ? `${ctx.config.baseUrl}/auth/idp` : null));
+      return send(reply, signInPage(next, idp, localeOf(request)));
     },
   );
 
