@@ -13732,6 +13732,8 @@ export interface operations {
         parameters: {
             query?: {
                 next?: string;
+                /** @description The page’s language (en, fr, es, pt or ar); else Accept-Language, else English */
+                lang?: string;
             };
             header?: never;
             path?: never;
