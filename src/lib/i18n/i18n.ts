@@ -59,7 +59,7 @@ function i18n(): I18n {
   const all = readCatalogues();
   const created = createInstance();
   void created.init({
-    initAsync: false,
+    initImmediate: false,
     resources: all,
     supportedLngs: [...LOCALES],
     fallbackLng: DEFAULT_LOCALE,
