@@ -16,7 +16,8 @@ const shared: Options = {
   keywords: ['example', 'multiline'],
 };
 
-function build(coerceTypes: boolean): Ajv {
+/** The Ajv the routes validate requests with (also what checks an imported XLSForm as a FormCreate body). */
+export function build(coerceTypes: boolean): Ajv {
   const ajv = new Ajv({ ...shared, coerceTypes });
   addFormats.default(ajv, { mode: 'full' });
   // ajv-formats' `uuid` also takes a `urn:uuid:` prefix, which PostgreSQL refuses (a path id was a 500).
