@@ -2,3 +2,4 @@
 export { attachmentBytes, findAttachment, storageKeysUnder } from './files.repo.js';
 export { attachmentRoutes } from './files.routes.js';
 export { multipartError } from './files.service.js';
+export { readFilePart } from './file-part.js';

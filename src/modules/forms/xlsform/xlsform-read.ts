@@ -1,4 +1,5 @@
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
+import { cellText } from '../../../lib/spreadsheets/tables.js';
 import { fieldProblems, MAX_DEPTH, type Choice, type FormField } from '../form-fields.js';
 import {
   isLanguageCode,
@@ -26,7 +27,7 @@ import { schemaProblems } from './xlsform-validate.js';
 /**
  * Reads an XLSForm workbook (survey, choices and settings sheets) into the body of POST
  * /orgs/:orgId/forms, or the list of everything wrong with it, each problem placed by sheet, row and
- * column. The bytes must have passed checkZip (xlsx-zip.ts) first.
+ * column. The bytes must have passed checkZip (src/lib/spreadsheets/xlsx-zip.ts) first.
  */
 export type ReadOutcome = { form: NewForm; problems: [] } | { form?: undefined; problems: string[] };
 
@@ -39,25 +40,6 @@ interface Sheet {
   /** Header as written (base part lower-cased), by column number. */
   headers: string[];
   rows: Row[];
-}
-
-type CellValue = ExcelJS.CellValue;
-
-function cellText(value: CellValue): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number') return String(value);
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
-  // A number too large for a date, formatted as one, is an Invalid Date: read as no date.
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? '' : value.toISOString().slice(0, 10);
-  if (typeof value === 'object') {
-    if ('richText' in value) return value.richText.map((run) => run.text).join('');
-    if ('formula' in value || 'sharedFormula' in value) {
-      return cellText((value as { result?: CellValue }).result);
-    }
-    if ('text' in value) return cellText(value.text);
-  }
-  return '';
 }
 
 /** The header's base (before `::`) lower-cased, its language suffix as written. */
@@ -240,7 +222,8 @@ export async function readXlsForm(
   { projectId, fileName }: { projectId: string; fileName?: string },
 ): Promise<ReadOutcome> {
   const problems: string[] = [];
-  const workbook = new ExcelJS.Workbook();
+  const { default: Excel } = await import('exceljs');
+  const workbook = new Excel.Workbook();
   try {
     await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
   } catch {

@@ -1,4 +1,4 @@
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { choicesOf, type FormField } from '../form-fields.js';
 import { languageName, type FormTranslations } from '../form-languages.js';
 import { BOOLEAN_LIST, TRANSLATABLE, type TranslatableColumn } from './xlsform-types.js';
@@ -115,7 +115,8 @@ export async function writeXlsForm(form: ExportedForm): Promise<Buffer> {
     if (used((field) => value(field) !== undefined)) columns.push({ header, value });
   }
 
-  const workbook = new ExcelJS.Workbook();
+  const { default: Excel } = await import('exceljs');
+  const workbook = new Excel.Workbook();
   const survey = workbook.addWorksheet('survey');
   survey.addRow(columns.map((column) => column.header));
   const writeFields = (fields: FormField[]) => {

@@ -1,4 +1,4 @@
-import multipart, { type Multipart } from '@fastify/multipart';
+import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { fileTypeFromBuffer } from 'file-type';
@@ -7,15 +7,15 @@ import { badRequest, payloadTooLarge, unsupportedMediaType } from '../../../erro
 import { errorResponse } from '../../../http/errors/replies.js';
 import { ALL_ROLES, MANAGERS, memberOf } from '../../../http/pipeline/access.js';
 import { FileDownload, FilePart, Params, Uuid } from '../../../http/schemas/schemas.js';
+import { checkZip } from '../../../lib/spreadsheets/xlsx-zip.js';
 import { contentDisposition } from '../../../storage/file-storage.js';
-import { multipartError } from '../../files/index.js';
+import { readFilePart } from '../../files/index.js';
 import { requireProject } from '../../projects/index.js';
 import { CreateFormBody, Form } from '../forms.schemas.js';
 import { FormService } from '../forms.service.js';
 import { readXlsForm } from './xlsform-read.js';
 import { XLSFORM_LIMITS, XLSX_TYPE } from './xlsform-types.js';
 import { writeXlsForm } from './xlsform-write.js';
-import { checkZip } from './xlsx-zip.js';
 
 const tags = ['Forms'];
 const MIB = 1024 * 1024;
@@ -39,31 +39,6 @@ const notXlsx = () =>
   unsupportedMediaType(
     'file must be an .xlsx workbook (an XLSForm with survey, choices and settings sheets)',
   );
-
-/** The one part `file`, read into memory up to the limit (413 past it); other parts are refused. */
-async function readUpload(parts: AsyncIterable<Multipart>): Promise<{ bytes: Buffer; fileName: string }> {
-  let upload: { bytes: Buffer; fileName: string } | undefined;
-  const problems: string[] = [];
-  try {
-    for await (const part of parts) {
-      if (part.type === 'field' || part.fieldname !== 'file') {
-        if (part.type === 'file') part.file.resume();
-        problems.push(`property ${part.fieldname} should not exist`);
-        continue;
-      }
-      const chunks: Buffer[] = [];
-      for await (const chunk of part.file) chunks.push(chunk as Buffer);
-      if (part.file.truncated)
-        throw payloadTooLarge(`file must not be larger than ${XLSFORM_LIMITS.fileBytes / MIB} MiB`);
-      upload = { bytes: Buffer.concat(chunks), fileName: part.filename };
-    }
-  } catch (err) {
-    throw multipartError(err);
-  }
-  if (!upload) problems.unshift('file is required');
-  if (problems.length > 0) throw badRequest(...problems);
-  return upload!;
-}
 
 /** XLSForm import and export of forms (docs/forms.md). */
 export const xlsformRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
@@ -116,11 +91,11 @@ export const xlsformRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, 
       if (!request.isMultipart())
         throw unsupportedMediaType('Unsupported content type; send multipart/form-data');
       const member = memberOf(request);
-      const { bytes, fileName } = await readUpload(request.parts());
+      const { bytes, fileName } = await readFilePart(request.parts(), XLSFORM_LIMITS.fileBytes);
       const { projectId, dryRun } = request.query;
       await requireProject(ctx.db, member, projectId);
       if (bytes.length === 0 || (await fileTypeFromBuffer(bytes))?.mime !== XLSX_TYPE) throw notXlsx();
-      const zip = checkZip(bytes);
+      const zip = checkZip(bytes, XLSFORM_LIMITS);
       if (!zip.ok)
         throw zip.tooLarge ? payloadTooLarge(`file: ${zip.reason}`) : badRequest(`file: ${zip.reason}`);
       const read = await readXlsForm(bytes, { projectId, fileName });

@@ -1,10 +1,9 @@
 import { inflateRawSync } from 'node:zlib';
-import { XLSFORM_LIMITS } from './xlsform-types.js';
 
 /**
  * An .xlsx is a zip: exceljs inflates every entry of it into memory. Before it does, each entry is
  * inflated here with a cap on what it may produce (the bytes it really inflates to, not what its header
- * claims), and all together at most XLSFORM_LIMITS.unzippedBytes: a small file inflating to gigabytes
+ * claims), and all together at most limits.unzippedBytes: a small file inflating to gigabytes
  * (a zip bomb) is refused here, having cost at most that much memory, one entry at a time.
  */
 /** How many times `tag` opens an element in the XML, with or without a namespace prefix. */
@@ -20,13 +19,24 @@ function occurrences(xml: Buffer, tag: RegExp, atMost: number): number {
 const ROW_TAGS = /<(?:[\w.-]+:)?row[\s/>]/g;
 const CELL_TAGS = /<(?:[\w.-]+:)?c[\s/>]/g;
 
+/** What an .xlsx may hold before it is read: the caller's bounds (XLSForm's, an import's). */
+export interface ZipLimits {
+  /** Entries of the zip. */
+  entries: number;
+  /** All the entries once inflated. */
+  unzippedBytes: number;
+  /** Rows, and cells, of all the worksheets together. */
+  sheetRows: number;
+  sheetCells: number;
+}
+
 export type ZipVerdict = { ok: true } | { ok: false; tooLarge: boolean; reason: string };
 
 const EOCD = 0x06054b50;
 const CENTRAL = 0x02014b50;
 const LOCAL = 0x04034b50;
 
-export function checkZip(bytes: Buffer): ZipVerdict {
+export function checkZip(bytes: Buffer, limits: ZipLimits): ZipVerdict {
   const refuse = (reason: string, tooLarge = false): ZipVerdict => ({ ok: false, tooLarge, reason });
   if (bytes.length < 22) return refuse('not an .xlsx file');
   // The end-of-central-directory record: in the last 22 bytes plus a comment of up to 65,535.
@@ -44,10 +54,10 @@ export function checkZip(bytes: Buffer): ZipVerdict {
   if (entries === 0xffff || at === 0xffffffff || at + directorySize > bytes.length) {
     return refuse('not an .xlsx file (ZIP64 or a damaged zip)');
   }
-  if (entries > XLSFORM_LIMITS.entries) {
-    return refuse(`the file holds more than ${XLSFORM_LIMITS.entries} parts`, true);
+  if (entries > limits.entries) {
+    return refuse(`the file holds more than ${limits.entries} parts`, true);
   }
-  let budget: number = XLSFORM_LIMITS.unzippedBytes;
+  let budget: number = limits.unzippedBytes;
   let rows = 0;
   let cells = 0;
   for (let i = 0; i < entries; i++) {
@@ -73,28 +83,25 @@ export function checkZip(bytes: Buffer): ZipVerdict {
         inflated = inflateRawSync(data, { maxOutputLength: Math.max(budget, 1) });
       } catch (err) {
         if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
-          return refuse(
-            `the file inflates to more than ${XLSFORM_LIMITS.unzippedBytes / 1024 / 1024} MiB`,
-            true,
-          );
+          return refuse(`the file inflates to more than ${limits.unzippedBytes / 1024 / 1024} MiB`, true);
         }
         return refuse('not an .xlsx file (a damaged zip)');
       }
     } else return refuse('not an .xlsx file (an unknown compression)');
     budget -= inflated.length;
     if (budget < 0) {
-      return refuse(`the file inflates to more than ${XLSFORM_LIMITS.unzippedBytes / 1024 / 1024} MiB`, true);
+      return refuse(`the file inflates to more than ${limits.unzippedBytes / 1024 / 1024} MiB`, true);
     }
     // The worksheets' rows and cells, before exceljs makes an object of each.
     // exceljs takes any part whose name holds `xl/worksheets/sheetN.xml`, in any folder: count them all.
     if (/worksheets\/[^/]*\.xml$/i.test(name)) {
-      rows += occurrences(inflated, ROW_TAGS, XLSFORM_LIMITS.sheetRows);
-      cells += occurrences(inflated, CELL_TAGS, XLSFORM_LIMITS.sheetCells);
-      if (rows > XLSFORM_LIMITS.sheetRows) {
-        return refuse(`the sheets hold more than ${XLSFORM_LIMITS.sheetRows} rows`, true);
+      rows += occurrences(inflated, ROW_TAGS, limits.sheetRows);
+      cells += occurrences(inflated, CELL_TAGS, limits.sheetCells);
+      if (rows > limits.sheetRows) {
+        return refuse(`the sheets hold more than ${limits.sheetRows} rows`, true);
       }
-      if (cells > XLSFORM_LIMITS.sheetCells) {
-        return refuse(`the sheets hold more than ${XLSFORM_LIMITS.sheetCells} cells`, true);
+      if (cells > limits.sheetCells) {
+        return refuse(`the sheets hold more than ${limits.sheetCells} cells`, true);
       }
     }
   }
