@@ -109,7 +109,7 @@ function tableOf(
       header = false;
       continue;
     }
-    const values: Record<string, string> = Object.create(null);
+    const values = Object.create(null) as Record<string, string>;
     let any = false;
     for (const [column, raw] of cells) {
       const text = raw.trim();
@@ -181,7 +181,7 @@ export async function readCsv(bytes: Buffer, limits: TableLimits, name = 'data')
       skip_empty_lines: false,
       to_line: limits.rows + 2,
       max_record_size: limits.cellChars * limits.columns,
-    }) as string[][];
+    }) satisfies string[][];
   } catch (err) {
     const line = (err as { lines?: number }).lines;
     throw new TableError(`${name}${line ? ` line ${line}` : ''}: not a CSV file that can be read`);

@@ -1,4 +1,3 @@
-import type ExcelJS from 'exceljs';
 import { choicesOf, type FormField } from '../form-fields.js';
 import { languageName, type FormTranslations } from '../form-languages.js';
 import { BOOLEAN_LIST, TRANSLATABLE, type TranslatableColumn } from './xlsform-types.js';
