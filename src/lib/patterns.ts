@@ -29,6 +29,12 @@ export const INDICATOR_CODE: NamedPattern = {
     'as formulas name indicators by code',
 };
 
+/** A result node's code: how a logframe numbers it (`1.2`, `OUT-3`, `IMP_1`). */
+export const RESULT_CODE: NamedPattern = {
+  pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$',
+  rule: 'must be 1 to 32 letters, digits, dots, dashes or underscores, starting with a letter or digit',
+};
+
 /** A form field's key: the answer's name in submissions, CSV columns and `showIf`. */
 export const FIELD_KEY: NamedPattern = {
   pattern: '^[a-z][a-z0-9_]{0,63}$',

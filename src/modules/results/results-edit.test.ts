@@ -54,6 +54,7 @@ describe('PATCH /orgs/:orgId/result-nodes/:id', () => {
       programId: p.id,
       parentId: a0.parentId,
       level: 'outcome',
+      code: null,
       title: 'Clean water used',
       description: 'Measured yearly',
       orderIndex: 0,

@@ -53,6 +53,7 @@ describe('PATCH /orgs/:orgId/result-nodes/reorder', () => {
         programId: p.id,
         parentId: null,
         level: 'impact',
+        code: null,
         title: n.title,
         description: null,
         orderIndex: index,

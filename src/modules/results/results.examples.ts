@@ -8,6 +8,7 @@ const node = (
   id: string,
   level: 'impact' | 'outcome' | 'output',
   parentId: string | null,
+  code: string,
   title: string,
   description: string | null,
 ) => ({
@@ -16,6 +17,7 @@ const node = (
   programId: IDS.program,
   parentId,
   level,
+  code,
   title,
   description,
   orderIndex: 0,
@@ -27,6 +29,7 @@ const IMPACT = node(
   IDS.impact,
   'impact',
   null,
+  '1',
   'Fewer cases of water-borne disease in Kisumu County',
   'Diarrhoea cases among children under five, as the county health records report them.',
 );
@@ -34,6 +37,7 @@ const OUTCOME = node(
   IDS.outcome,
   'outcome',
   IDS.impact,
+  '1.1',
   'Households drink safe water all year round',
   'Safe: from a protected source within 500 m of home, or treated before drinking.',
 );
@@ -41,6 +45,7 @@ const OUTPUT = node(
   IDS.output,
   'output',
   IDS.outcome,
+  '1.1.1',
   'Community boreholes rehabilitated and run by trained water committees',
   null,
 );
@@ -49,6 +54,7 @@ const OUTPUT = node(
 export const RESULT_NODE_CREATE: Static<typeof CreateResultNodeBody> = {
   level: 'outcome',
   parentId: IDS.impact,
+  code: OUTCOME.code,
   title: OUTCOME.title,
   description: OUTCOME.description,
 };

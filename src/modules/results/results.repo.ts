@@ -58,6 +58,29 @@ export async function existingNodeIds(db: Db, orgId: string, ids: string[]): Pro
   return new Set(rows.map((row) => row.id));
 }
 
+/** Whether another node of the program has this code, whatever its case. */
+export async function nodeCodeTaken(
+  db: Db,
+  orgId: string,
+  programId: string,
+  code: string,
+  exceptId?: string,
+): Promise<boolean> {
+  const [row] = await db
+    .select({ id: resultNodes.id })
+    .from(resultNodes)
+    .where(
+      and(
+        eq(resultNodes.orgId, orgId),
+        eq(resultNodes.programId, programId),
+        sql`lower(${resultNodes.code}) = lower(${code})`,
+        exceptId === undefined ? undefined : ne(resultNodes.id, exceptId),
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
+}
+
 export async function insertNode(
   db: Db,
   orgId: string,
@@ -65,6 +88,7 @@ export async function insertNode(
     programId: string;
     parentId: string | null;
     level: ResultLevel;
+    code: string | null;
     title: string;
     description: string | null;
     orderIndex: number;
@@ -81,7 +105,13 @@ export async function updateNode(
   db: Db,
   orgId: string,
   id: string,
-  changes: { title?: string; description?: string | null; parentId?: string | null; orderIndex?: number },
+  changes: {
+    code?: string | null;
+    title?: string;
+    description?: string | null;
+    parentId?: string | null;
+    orderIndex?: number;
+  },
 ) {
   const [row] = await db
     .update(resultNodes)

@@ -8,6 +8,7 @@ import {
   Timestamp,
   Uuid,
 } from '../../http/schemas/schemas.js';
+import { RESULT_CODE } from '../../lib/patterns.js';
 import { RESULT_LEVELS, type resultNodes } from './results.tables.js';
 
 export type ResultLevel = (typeof RESULT_LEVELS)[number];
@@ -20,6 +21,7 @@ const Level = () =>
     description: 'impact (root) > outcome > output',
   });
 const Title = () => Text(500);
+const Code = (description: string) => NullableString({ pattern: RESULT_CODE.pattern, description });
 const NullableUuid = (description: string) => NullableString({ format: 'uuid', description });
 const Description = () => NullableString({ maxLength: 10_000, ...MULTILINE });
 const OrderIndex = () =>
@@ -37,6 +39,7 @@ const nodeFields = {
   programId: Uuid(),
   parentId: Nullable(Uuid()),
   level: Level(),
+  code: Nullable(Type.String({ description: 'Its reference in the logframe (`1.2`), unique in the program' })),
   title: Type.String(),
   description: Nullable(Type.String()),
   orderIndex: Type.Integer({ description: 'Position among its siblings, 0 to n-1' }),
@@ -72,6 +75,12 @@ export const CreateResultNodeBody = Body(
         'null or omitted for an impact; an impact of the same program for an outcome; an outcome for an output',
       ),
     ),
+    code: Type.Optional(
+      Code(
+        'Its reference in the logframe (`1.2`, `OUT-3`): unique in the program whatever the case (409); ' +
+          'the set-up workbook names nodes by it',
+      ),
+    ),
     title: Title(),
     description: Type.Optional(Description()),
     orderIndex: Type.Optional(OrderIndex()),
@@ -82,6 +91,7 @@ export type CreateResultNodeInput = Static<typeof CreateResultNodeBody>;
 
 export const UpdateResultNodeBody = Body(
   {
+    code: Type.Optional(Code('A new code, unique in the program (409); null removes it')),
     title: Type.Optional(Title()),
     description: Type.Optional(Description()),
     parentId: Type.Optional(

@@ -1,7 +1,7 @@
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/pipeline/access.js';
-import { badRequest, notFound } from '../../errors/catalogue.js';
-import { refusedWrite } from '../../errors/refusals.js';
+import { badRequest, duplicate, notFound } from '../../errors/catalogue.js';
+import { refusedDuplicate, refusedWrite } from '../../errors/refusals.js';
 import {
   deleteNode,
   existingNodeIds,
@@ -10,6 +10,7 @@ import {
   listChildren,
   listProgramNodes,
   lockProgramTree,
+  nodeCodeTaken,
   renumber,
   updateNode,
 } from './results.repo.js';
@@ -52,6 +53,12 @@ function placeAt(ids: string[], id: string, position: number | undefined): strin
 
 const idsOf = (rows: { id: string }[]) => rows.map((row) => row.id);
 
+const CODE_TAKEN = 'A result node with this code already exists in the program';
+
+/** A code as stored: trimmed, blank as none. */
+const codeOf = (code: string | null | undefined) =>
+  code === undefined ? undefined : code === null || code.trim() === '' ? null : code.trim();
+
 /** A program's results framework: impact > outcome > output, siblings kept at positions 0..n-1. */
 const PROGRAM_REQUIRED = {
   path: '/programId',
@@ -78,21 +85,24 @@ export class ResultNodeService {
     const { orgId } = member;
     if (!(await programExists(this.db, orgId, programId))) throw notFound('Program');
     const parentId = input.parentId ?? null;
+    const code = codeOf(input.code) ?? null;
     return transaction(this.db, async (tx) => {
       await lockProgramTree(tx, orgId, programId);
       await this.checkParent(tx, orgId, programId, input.level, parentId);
+      if (code !== null && (await nodeCodeTaken(tx, orgId, programId, code))) throw duplicate(CODE_TAKEN);
       const siblings = idsOf(await listChildren(tx, orgId, programId, parentId));
       const position = Math.min(input.orderIndex ?? siblings.length, siblings.length);
       const node = await insertNode(tx, orgId, {
         programId,
         parentId,
         level: input.level,
+        code,
         title: input.title.trim(),
         description: input.description ?? null,
         orderIndex: position,
       }).catch(
         // The program was deleted after the check above.
-        refusedWrite({ gone: () => notFound('Program') }),
+        refusedWrite({ gone: () => notFound('Program'), taken: CODE_TAKEN }),
       );
       await renumber(tx, orgId, placeAt(siblings, node.id, position));
       return node;
@@ -108,7 +118,10 @@ export class ResultNodeService {
       if (input.parentId !== undefined) {
         await this.checkParent(tx, orgId, node.programId, node.level, input.parentId);
       }
+      const code = codeOf(input.code);
+      if (code && (await nodeCodeTaken(tx, orgId, node.programId, code, id))) throw duplicate(CODE_TAKEN);
       const changes = {
+        ...(code !== undefined ? { code } : {}),
         ...(input.title !== undefined ? { title: input.title.trim() } : {}),
         ...(input.description !== undefined ? { description: input.description } : {}),
         ...(moving ? { parentId: input.parentId } : {}),
@@ -125,7 +138,7 @@ export class ResultNodeService {
       const updated = await findNode(tx, orgId, id);
       if (!updated) throw notFound('Result node');
       return updated;
-    });
+    }).catch(refusedDuplicate(CODE_TAKEN)); // the unique index on (org, program, lower(code)) settles a race
   }
 
   async delete(member: Member, id: string): Promise<void> {

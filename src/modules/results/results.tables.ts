@@ -1,4 +1,15 @@
-import { foreignKey, index, integer, pgEnum, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import {
+  foreignKey,
+  index,
+  integer,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { createdAt, rowId, updatedAt } from '../../db/columns.js';
 import { programs } from '../programs/programs.tables.js';
 
@@ -14,6 +25,8 @@ export const resultNodes = pgTable(
     programId: uuid('program_id').notNull(),
     parentId: uuid('parent_id'),
     level: resultLevel('level').notNull(),
+    /** A short reference (`1.2`, `OUT-3`) a spreadsheet names the node by; unique in the program whatever the case. */
+    code: text('code'),
     title: text('title').notNull(),
     description: text('description'),
     orderIndex: integer('order_index').notNull(),
@@ -31,5 +44,6 @@ export const resultNodes = pgTable(
       foreignColumns: [t.orgId, t.id],
     }).onDelete('cascade'),
     index('result_nodes_org_id_program_id_parent_id_idx').on(t.orgId, t.programId, t.parentId, t.orderIndex),
+    uniqueIndex('result_nodes_org_id_program_id_lower_code_key').on(t.orgId, t.programId, sql`lower(${t.code})`),
   ],
 );

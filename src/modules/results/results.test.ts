@@ -112,6 +112,7 @@ describe('POST /orgs/:orgId/programs/:programId/result-nodes', () => {
       programId: p.id,
       parentId: null,
       level: 'impact',
+      code: null,
       title: 'Healthier communities',
       description: 'Long-term change',
       orderIndex: 0,

@@ -1,0 +1,2 @@
+ALTER TABLE "result_nodes" ADD COLUMN "code" text;--> statement-breakpoint
+CREATE UNIQUE INDEX "result_nodes_org_id_program_id_lower_code_key" ON "result_nodes" USING btree ("org_id","program_id",lower("code"));
