@@ -17,7 +17,7 @@ const LAYERS = [
   ['feed', 'files', 'results'],
   ['members', 'periods', 'indicators', 'budget', 'activities'],
   ['indicator-reports'],
-  ['forms', 'progress'],
+  ['forms', 'progress', 'imports'],
   ['reports', 'dashboard', 'iati', 'reminders'],
   ['pages', 'health'],
 ];

@@ -70,6 +70,7 @@ import {
 import { dashboardRoutes } from './modules/dashboard/index.js';
 import { healthRoutes } from './modules/health/index.js';
 import { iatiRoutes } from './modules/iati/index.js';
+import { importRoutes } from './modules/imports/index.js';
 import { reportRoutes, sharedReportRoutes } from './modules/reports/index.js';
 import { FileQuota } from './storage/file-quota.js';
 import { createFileStorage } from './storage/configured-storage.js';
@@ -465,6 +466,13 @@ async function registerModules(
     attachmentRoutes,
     formRoutes,
     publicFormRoutes,
+    // A project's set-up workbook writes through the services below it; the values engine joins later.
+    withOptions(importRoutes, {
+      setup: {
+        dependents: { ...indicatorReportUse, inBand: indicatorsInBand },
+        periodTargets: setPeriodTargets,
+      },
+    }),
     reportRoutes,
     sharedReportRoutes,
     dashboardRoutes,

@@ -1,0 +1,95 @@
+import type { Db } from '../../db/client.js';
+import type { Member } from '../../http/pipeline/access.js';
+import type { ImportRowResult } from '../../lib/spreadsheets/import-report.js';
+import { cell, type Table } from '../../lib/spreadsheets/tables.js';
+import {
+  CreateReportingPeriodBody,
+  listPeriods,
+  ReportingPeriodService,
+  type ReportingPeriodRow,
+} from '../periods/index.js';
+import { cellOf, matchKey } from './setup-sheets.js';
+import { attempt, bodyProblems, refusedBy, refusedRow, rowResult, type FieldColumns } from './setup-rows.js';
+
+/**
+ * The `periods` sheet: the project's reporting periods. A row matches the period of the same label
+ * (whatever its case), else the one with the same dates, and updates it where they differ; otherwise it
+ * creates one. The rules are the API's: no overlap, a locked period refuses every edit. Periods the
+ * sheet does not name are left as they are.
+ */
+
+const FIELDS: FieldColumns = {
+  label: 'label',
+  startDate: 'start_date',
+  endDate: 'end_date',
+  dueDate: 'due_date',
+};
+
+export const projectPeriods = (tx: Db, orgId: string, projectId: string) =>
+  listPeriods(tx, orgId, projectId, { limit: null, offset: 0 });
+
+export async function importPeriods(
+  tx: Db,
+  member: Member,
+  projectId: string,
+  table: Table | undefined,
+  webhooksQueued: () => void,
+): Promise<ImportRowResult[]> {
+  if (!table) return [];
+  const service = (sp: Db) => new ReportingPeriodService(sp, [], webhooksQueued);
+  const results: ImportRowResult[] = [];
+  const firstRowOf = new Map<string, number>();
+  for (const row of table.rows) {
+    const label = row.values.label ?? '';
+    const key = matchKey(label);
+    if (key !== '' && firstRowOf.has(key)) {
+      results.push(
+        refusedRow(table, row, 'label', [
+          `label ${label} is given twice (first on ${cell(table, firstRowOf.get(key)!)})`,
+        ]),
+      );
+      continue;
+    }
+    firstRowOf.set(key, row.row);
+    const dueDate = cellOf(table, row, 'due_date');
+    const body = {
+      label,
+      startDate: row.values.start_date ?? '',
+      endDate: row.values.end_date ?? '',
+      ...(dueDate !== undefined ? { dueDate } : {}),
+    };
+    const problems = bodyProblems(CreateReportingPeriodBody, body, FIELDS);
+    if (problems) {
+      results.push(refusedRow(table, row, problems.column, problems.messages));
+      continue;
+    }
+    // Read again for each row: the rows before it may have created or moved periods.
+    const periods = await projectPeriods(tx, member.orgId, projectId);
+    const period: ReportingPeriodRow | undefined =
+      periods.find((p) => matchKey(p.label) === key) ??
+      periods.find((p) => p.startDate === body.startDate && p.endDate === body.endDate);
+    if (!period) {
+      const done = await attempt(tx, (sp) => service(sp).create(member, projectId, body));
+      results.push(done.ok ? rowResult(table, row, 'create') : refusedBy(table, row, done.error, FIELDS, 'start_date'));
+      continue;
+    }
+    const changes = {
+      ...(label.trim() !== period.label ? { label } : {}),
+      ...(body.startDate !== period.startDate ? { startDate: body.startDate } : {}),
+      ...(body.endDate !== period.endDate ? { endDate: body.endDate } : {}),
+      ...(dueDate !== undefined && dueDate !== period.dueDate ? { dueDate } : {}),
+    };
+    if (Object.keys(changes).length === 0) {
+      results.push(rowResult(table, row, 'unchanged'));
+      continue;
+    }
+    const done = await attempt(tx, (sp) => service(sp).update(member, period.id, changes));
+    if (!done.ok) {
+      results.push(refusedBy(table, row, done.error, FIELDS, 'start_date'));
+      continue;
+    }
+    const changed = Object.keys(changes).map((field) => FIELDS[field]!);
+    results.push(rowResult(table, row, 'update', [`changes ${changed.join(', ')} of ${period.label}`]));
+  }
+  return results;
+}
