@@ -1688,6 +1688,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/projects/{projectId}/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set up a project from a workbook (dry run by default)
+         * @description multipart/form-data with the part `file`: an .xlsx with any of the sheets `results` (the program's results framework: code, title, level, parent_code, description), `indicators` (code, name, unit, aggregation, result_code, description, data_source, formula, disaggregations as `Sex: female|male; Age: 0-17|18+`, baseline, baseline_year, target, and `target <period label>` columns), `periods` (label, start_date, end_date, due_date) and `values`; other sheets are not read (GET /orgs/:orgId/import-template.xlsx is the template). Rows match what exists by code (result nodes of the project’s program, indicators of the organization, linked to the project if they are not) and by label, else dates (periods): a match that differs is `update`d, an equal one `unchanged`, anything else `create`d; nothing is deleted but the disaggregations an indicator row no longer lists. A blank cell clears its field, a column left out leaves it. Each row is checked by the rules of its own API route (the same messages, in the sheet’s column names, at the cell: `indicators!C12`). By default a dry run: 200 with the report of what applying would do, nothing written. With `apply=true` every row is written in one transaction, all or nothing: if a row is refused nothing is written and the report says `applied: false`. Importing the same workbook again reports every row `unchanged`. A sheet missing a required column, or with a column it does not know (except `status` and `notes`), or a workbook with none of the sheets: 400. Not an .xlsx: 415. Past 10 MiB, 32 MiB unzipped, 5000 rows a sheet or 200 columns: 413. `format=xlsx` answers the uploaded workbook with a `status` column (refused rows and the cells named filled red, the messages as the cells’ notes) instead of the JSON report.
+         */
+        post: operations["importProjectSetup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/import-template.xlsx": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The empty set-up workbook
+         * @description The template of POST /orgs/:orgId/projects/:projectId/import, for any member (it holds no data): a sheet `instructions` (every column of every sheet, what it holds and whether it is required), then `results`, `indicators`, `periods` and `values`, each with its header row and one example row that imports as it is (replace or delete it), and lists to pick from: levels, units (any other text is accepted too), aggregation methods, and the codes and period labels of the other sheets.
+         */
+        get: operations["getImportTemplate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/reports": {
         parameters: {
             query?: never;
@@ -3583,6 +3623,7 @@ export interface components {
              * @enum {string}
              */
             level: "impact" | "outcome" | "output";
+            code: string | null;
             title: string;
             description: string | null;
             /** @description Position among its siblings, 0 to n-1 */
@@ -3592,6 +3633,42 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             children: components["schemas"]["OutcomeNode"][];
+        };
+        ImportReport: {
+            /** @description true: nothing was changed */
+            dryRun: boolean;
+            /** @description true: the rows that are not refused were applied */
+            applied: boolean;
+            summary: components["schemas"]["ImportSummary"];
+            /** @description One page of the rows, in the order they were read */
+            rows: components["schemas"]["ImportRowResult"][];
+            meta: components["schemas"]["ImportReportMeta"];
+        };
+        ImportReportMeta: {
+            totalRows: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+        };
+        ImportRowResult: {
+            /** @description The sheet of the row (`data` for a CSV, `values` for a JSON body) */
+            sheet: string;
+            /** @description The row as the spreadsheet numbers it (header = 1); a JSON item from 1 */
+            row: number;
+            /** @description The cell a message is about (`indicators!C12`), else the row (`indicators!12:12`) */
+            cell: string;
+            /** @description What the row does, or would do on a dry run */
+            action: "create" | "update" | "unchanged" | "refused" | "new" | "matched existing";
+            /** @description Why it is refused, or what to know about it */
+            messages: string[];
+        };
+        ImportSummary: {
+            /** @description Rows that create something (participants: `new`) */
+            created: number;
+            updated: number;
+            /** @description Rows that change nothing (participants: `matched existing`) */
+            unchanged: number;
+            refused: number;
         };
         /** @description An indicator definition of the organization */
         Indicator: {
@@ -4091,6 +4168,7 @@ export interface components {
              * @enum {string}
              */
             level: "impact" | "outcome" | "output";
+            code: string | null;
             title: string;
             description: string | null;
             /** @description Position among its siblings, 0 to n-1 */
@@ -4115,6 +4193,7 @@ export interface components {
              * @enum {string}
              */
             level: "impact" | "outcome" | "output";
+            code: string | null;
             title: string;
             description: string | null;
             /** @description Position among its siblings, 0 to n-1 */
@@ -4967,6 +5046,7 @@ export interface components {
              * @enum {string}
              */
             level: "impact" | "outcome" | "output";
+            code: string | null;
             title: string;
             description: string | null;
             /** @description Position among its siblings, 0 to n-1 */
@@ -4987,6 +5067,8 @@ export interface components {
              * @description null or omitted for an impact; an impact of the same program for an outcome; an outcome for an output
              */
             parentId?: string | null;
+            /** @description Its reference in the logframe (`1.2`, `OUT-3`): unique in the program whatever the case (409); the set-up workbook names nodes by it */
+            code?: string | null;
             title: string;
             description?: string | null;
             /** @description Position among the siblings, from 0. Siblings at or after it move one place down; a value past the end places the node last. Omitted: last. */
@@ -5007,6 +5089,8 @@ export interface components {
             orderedIds: string[];
         };
         ResultNodeUpdate: {
+            /** @description A new code, unique in the program (409); null removes it */
+            code?: string | null;
             title?: string;
             description?: string | null;
             /**
@@ -5016,6 +5100,13 @@ export interface components {
             parentId?: string | null;
             /** @description Position among the siblings, from 0. Siblings at or after it move one place down; a value past the end places the node last. Omitted: last. */
             orderIndex?: number;
+        };
+        SetupWorkbookUpload: {
+            /**
+             * Format: binary
+             * @description The set-up workbook (.xlsx, 10 MiB at most)
+             */
+            file: string;
         };
         ShareLink: {
             /** Format: uuid */
@@ -7451,6 +7542,7 @@ export interface operations {
                      *         "programId": "0194a3c1-2c30-7d5f-a061-7c8d9e0f1a03",
                      *         "parentId": null,
                      *         "level": "impact",
+                     *         "code": "1",
                      *         "title": "Fewer cases of water-borne disease in Kisumu County",
                      *         "description": "Diarrhoea cases among children under five, as the county health records report them.",
                      *         "orderIndex": 0,
@@ -7463,6 +7555,7 @@ export interface operations {
                      *             "programId": "0194a3c1-2c30-7d5f-a061-7c8d9e0f1a03",
                      *             "parentId": "0194a3c1-4e50-7f71-8283-9e0f1a2b3c05",
                      *             "level": "outcome",
+                     *             "code": "1.1",
                      *             "title": "Households drink safe water all year round",
                      *             "description": "Safe: from a protected source within 500 m of home, or treated before drinking.",
                      *             "orderIndex": 0,
@@ -7475,6 +7568,7 @@ export interface operations {
                      *                 "programId": "0194a3c1-2c30-7d5f-a061-7c8d9e0f1a03",
                      *                 "parentId": "0194a3c1-5f60-7082-9394-0f1a2b3c4d06",
                      *                 "level": "output",
+                     *                 "code": "1.1.1",
                      *                 "title": "Community boreholes rehabilitated and run by trained water committees",
                      *                 "description": null,
                      *                 "orderIndex": 0,
@@ -7519,6 +7613,7 @@ export interface operations {
                  * @example {
                  *       "level": "outcome",
                  *       "parentId": "0194a3c1-4e50-7f71-8283-9e0f1a2b3c05",
+                 *       "code": "1.1",
                  *       "title": "Households drink safe water all year round",
                  *       "description": "Safe: from a protected source within 500 m of home, or treated before drinking."
                  *     }
@@ -7546,6 +7641,7 @@ export interface operations {
                      *       "programId": "0194a3c1-2c30-7d5f-a061-7c8d9e0f1a03",
                      *       "parentId": "0194a3c1-4e50-7f71-8283-9e0f1a2b3c05",
                      *       "level": "outcome",
+                     *       "code": "1.1",
                      *       "title": "Households drink safe water all year round",
                      *       "description": "Safe: from a protected source within 500 m of home, or treated before drinking.",
                      *       "orderIndex": 0,
@@ -11671,6 +11767,113 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    importProjectSetup: {
+        parameters: {
+            query?: {
+                /** @description true: write the rows, all or nothing; false (the default): a dry run that writes nothing */
+                apply?: boolean;
+                /** @description json: the report; xlsx: the uploaded workbook with a `status` column on each sheet read (all rows, not paged) */
+                format?: "json" | "xlsx";
+                /** @description Page of the rows, from 1 */
+                page?: number;
+                /** @description Rows a page, 1000 by default, 5000 at most */
+                limit?: number;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                orgId: string;
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["SetupWorkbookUpload"];
+            };
+        };
+        responses: {
+            /** @description The report (application/json), or with `format=xlsx` the workbook with its status column */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportReport"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyRunning"];
+            /** @description A workbook past the size, row or column limits */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not multipart, or a file that is not an .xlsx workbook */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getImportTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template workbook */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
         };
     };
     listReports: {

@@ -29,7 +29,13 @@ async function load(bytes: Buffer) {
   return workbook;
 }
 
-const result = (sheet: string, row: number, action: ImportRowResult['action'], cell?: string, ...messages: string[]) => ({
+const result = (
+  sheet: string,
+  row: number,
+  action: ImportRowResult['action'],
+  cell?: string,
+  ...messages: string[]
+) => ({
   sheet,
   row,
   cell: cell ?? `${sheet}!${row}:${row}`,

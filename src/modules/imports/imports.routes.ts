@@ -66,116 +66,119 @@ const notXlsx = () =>
 const baseName = (fileName: string) => fileName.replace(/\.xlsx$/i, '').replace(/[\\/]/g, '_') || 'setup';
 
 /** A project's set-up from one workbook, and its template (docs/spreadsheets.md). */
-export const importRoutes: FastifyPluginAsyncTypebox<AppContext & { setup: Omit<SetupImportPorts, 'webhooksQueued'> }> =
-  async (app, ctx) => {
-    await app.register(multipart, {
-      limits: { fileSize: SETUP_LIMITS.fileBytes, files: 1, fields: 5, parts: 10, fieldSize: 1024 },
-    });
-    const setup = new SetupImportService(ctx.db, { ...ctx.setup, webhooksQueued: ctx.webhooksQueued });
+export const importRoutes: FastifyPluginAsyncTypebox<
+  AppContext & { setup: Omit<SetupImportPorts, 'webhooksQueued'> }
+> = async (app, ctx) => {
+  await app.register(multipart, {
+    limits: { fileSize: SETUP_LIMITS.fileBytes, files: 1, fields: 5, parts: 10, fieldSize: 1024 },
+  });
+  const setup = new SetupImportService(ctx.db, { ...ctx.setup, webhooksQueued: ctx.webhooksQueued });
 
-    app.post(
-      '/orgs/:orgId/projects/:projectId/import',
-      {
-        config: { access: { roles: MANAGERS }, idempotency: 'user' },
-        schema: {
-          operationId: 'importProjectSetup',
-          tags,
-          summary: 'Set up a project from a workbook (dry run by default)',
-          description:
-            'multipart/form-data with the part `file`: an .xlsx with any of the sheets `results` (the ' +
-            "program's results framework: code, title, level, parent_code, description), `indicators` (code, " +
-            'name, unit, aggregation, result_code, description, data_source, formula, disaggregations as ' +
-            '`Sex: female|male; Age: 0-17|18+`, baseline, baseline_year, target, and `target <period label>` ' +
-            'columns), `periods` (label, start_date, end_date, due_date) and `values`; other sheets are not ' +
-            'read (GET /orgs/:orgId/import-template.xlsx is the template). Rows match what exists by code ' +
-            '(result nodes of the project’s program, indicators of the organization, linked to the project ' +
-            'if they are not) and by label, else dates (periods): a match that differs is `update`d, an equal ' +
-            'one `unchanged`, anything else `create`d; nothing is deleted but the disaggregations an ' +
-            'indicator row no longer lists. A blank cell clears its field, a column left out leaves it. Each ' +
-            'row is checked by the rules of its own API route (the same messages, in the sheet’s column ' +
-            'names, at the cell: `indicators!C12`). By default a dry run: 200 with the report of what ' +
-            'applying would do, nothing written. With `apply=true` every row is written in one transaction, ' +
-            'all or nothing: if a row is refused nothing is written and the report says `applied: false`. ' +
-            'Importing the same workbook again reports every row `unchanged`. A sheet missing a required ' +
-            'column, or with a column it does not know (except `status` and `notes`), or a workbook with ' +
-            'none of the sheets: 400. Not an .xlsx: 415. Past ' +
-            `${SETUP_LIMITS.fileBytes / MIB} MiB, ${SETUP_LIMITS.unzippedBytes / MIB} MiB unzipped, ` +
-            `${SETUP_LIMITS.rows} rows a sheet or ${SETUP_LIMITS.columns} columns: 413. \`format=xlsx\` ` +
-            'answers the uploaded workbook with a `status` column (refused rows and the cells named filled ' +
-            'red, the messages as the cells’ notes) instead of the JSON report.',
-          params: Params('orgId', 'projectId'),
-          querystring: ImportQuery,
-          bodyMedia: { 'multipart/form-data': SetupUpload },
-          response: {
-            200: ImportReport,
-            413: errorResponse('A workbook past the size, row or column limits'),
-            415: errorResponse('Not multipart, or a file that is not an .xlsx workbook'),
-          },
-          answers: {
-            200: {
-              description:
-                'The report (application/json), or with `format=xlsx` the workbook with its status column',
-              content: {
-                'application/json': ImportReport,
-                [XLSX_TYPE]: Type.String({ format: 'binary' }),
-              },
-              headers: ['Content-Disposition'],
+  app.post(
+    '/orgs/:orgId/projects/:projectId/import',
+    {
+      config: { access: { roles: MANAGERS }, idempotency: 'user' },
+      schema: {
+        operationId: 'importProjectSetup',
+        tags,
+        summary: 'Set up a project from a workbook (dry run by default)',
+        description:
+          'multipart/form-data with the part `file`: an .xlsx with any of the sheets `results` (the ' +
+          "program's results framework: code, title, level, parent_code, description), `indicators` (code, " +
+          'name, unit, aggregation, result_code, description, data_source, formula, disaggregations as ' +
+          '`Sex: female|male; Age: 0-17|18+`, baseline, baseline_year, target, and `target <period label>` ' +
+          'columns), `periods` (label, start_date, end_date, due_date) and `values`; other sheets are not ' +
+          'read (GET /orgs/:orgId/import-template.xlsx is the template). Rows match what exists by code ' +
+          '(result nodes of the project’s program, indicators of the organization, linked to the project ' +
+          'if they are not) and by label, else dates (periods): a match that differs is `update`d, an equal ' +
+          'one `unchanged`, anything else `create`d; nothing is deleted but the disaggregations an ' +
+          'indicator row no longer lists. A blank cell clears its field, a column left out leaves it. Each ' +
+          'row is checked by the rules of its own API route (the same messages, in the sheet’s column ' +
+          'names, at the cell: `indicators!C12`). By default a dry run: 200 with the report of what ' +
+          'applying would do, nothing written. With `apply=true` every row is written in one transaction, ' +
+          'all or nothing: if a row is refused nothing is written and the report says `applied: false`. ' +
+          'Importing the same workbook again reports every row `unchanged`. A sheet missing a required ' +
+          'column, or with a column it does not know (except `status` and `notes`), or a workbook with ' +
+          'none of the sheets: 400. Not an .xlsx: 415. Past ' +
+          `${SETUP_LIMITS.fileBytes / MIB} MiB, ${SETUP_LIMITS.unzippedBytes / MIB} MiB unzipped, ` +
+          `${SETUP_LIMITS.rows} rows a sheet or ${SETUP_LIMITS.columns} columns: 413. \`format=xlsx\` ` +
+          'answers the uploaded workbook with a `status` column (refused rows and the cells named filled ' +
+          'red, the messages as the cells’ notes) instead of the JSON report.',
+        params: Params('orgId', 'projectId'),
+        querystring: ImportQuery,
+        bodyMedia: { 'multipart/form-data': SetupUpload },
+        response: {
+          200: ImportReport,
+          413: errorResponse('A workbook past the size, row or column limits'),
+          415: errorResponse('Not multipart, or a file that is not an .xlsx workbook'),
+        },
+        answers: {
+          200: {
+            description:
+              'The report (application/json), or with `format=xlsx` the workbook with its status column',
+            content: {
+              'application/json': ImportReport,
+              [XLSX_TYPE]: Type.String({ format: 'binary' }),
             },
+            headers: ['Content-Disposition'],
           },
         },
       },
-      async (request, reply) => {
-        if (!request.isMultipart()) {
-          throw unsupportedMediaType('Unsupported content type; send multipart/form-data');
-        }
-        const member = memberOf(request);
-        const { bytes, fileName } = await readFilePart(request.parts(), SETUP_LIMITS.fileBytes);
-        const { projectId } = request.params;
-        const { apply = false, format = 'json', page, limit } = request.query;
-        await requireProject(ctx.db, member, projectId);
-        if (bytes.length === 0 || (await fileTypeFromBuffer(bytes))?.mime !== XLSX_TYPE) throw notXlsx();
-        let tables;
-        try {
-          tables = await readWorkbook(bytes, SETUP_LIMITS);
-        } catch (err) {
-          if (!(err instanceof TableError)) throw err;
-          throw err.tooLarge ? payloadTooLarge(`file: ${err.message}`) : badRequest(`file: ${err.message}`);
-        }
-        const { rows, applied } = await setup.run(member, projectId, tables, apply);
-        if (format === 'xlsx') {
-          return reply
+    },
+    async (request, reply) => {
+      if (!request.isMultipart()) {
+        throw unsupportedMediaType('Unsupported content type; send multipart/form-data');
+      }
+      const member = memberOf(request);
+      const { bytes, fileName } = await readFilePart(request.parts(), SETUP_LIMITS.fileBytes);
+      const { projectId } = request.params;
+      const { apply = false, format = 'json', page, limit } = request.query;
+      await requireProject(ctx.db, member, projectId);
+      if (bytes.length === 0 || (await fileTypeFromBuffer(bytes))?.mime !== XLSX_TYPE) throw notXlsx();
+      let tables;
+      try {
+        tables = await readWorkbook(bytes, SETUP_LIMITS);
+      } catch (err) {
+        if (!(err instanceof TableError)) throw err;
+        throw err.tooLarge ? payloadTooLarge(`file: ${err.message}`) : badRequest(`file: ${err.message}`);
+      }
+      const { rows, applied } = await setup.run(member, projectId, tables, apply);
+      if (format === 'xlsx') {
+        return (
+          reply
             .header('content-type', XLSX_TYPE)
             .header('content-disposition', contentDisposition(`${baseName(fileName)}-checked.xlsx`))
             // Bytes are sent as they are: the 200 schema (the JSON report) serializes only objects.
-            .send((await annotatedWorkbook({ xlsx: bytes }, rows)) as never);
-        }
-        return importReport(rows, { dryRun: !applied, applied, page, limit });
-      },
-    );
+            .send((await annotatedWorkbook({ xlsx: bytes }, rows)) as never)
+        );
+      }
+      return importReport(rows, { dryRun: !applied, applied, page, limit });
+    },
+  );
 
-    app.get(
-      '/orgs/:orgId/import-template.xlsx',
-      {
-        config: { access: { roles: ALL_ROLES } },
-        schema: {
-          operationId: 'getImportTemplate',
-          tags,
-          summary: 'The empty set-up workbook',
-          description:
-            'The template of POST /orgs/:orgId/projects/:projectId/import, for any member (it holds no ' +
-            'data): a sheet `instructions` (every column of every sheet, what it holds and whether it is ' +
-            'required), then `results`, `indicators`, `periods` and `values`, each with its header row and ' +
-            'one example row that imports as it is (replace or delete it), and lists to pick from: levels, ' +
-            'units (any other text is accepted too), aggregation methods, and the codes and period labels ' +
-            'of the other sheets.',
-          params: Params('orgId'),
-          answers: { 200: FileDownload('The template workbook', [XLSX_TYPE]) },
-        },
+  app.get(
+    '/orgs/:orgId/import-template.xlsx',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        operationId: 'getImportTemplate',
+        tags,
+        summary: 'The empty set-up workbook',
+        description:
+          'The template of POST /orgs/:orgId/projects/:projectId/import, for any member (it holds no ' +
+          'data): a sheet `instructions` (every column of every sheet, what it holds and whether it is ' +
+          'required), then `results`, `indicators`, `periods` and `values`, each with its header row and ' +
+          'one example row that imports as it is (replace or delete it), and lists to pick from: levels, ' +
+          'units (any other text is accepted too), aggregation methods, and the codes and period labels ' +
+          'of the other sheets.',
+        params: Params('orgId'),
+        answers: { 200: FileDownload('The template workbook', [XLSX_TYPE]) },
       },
-      async (_request, reply) =>
-        reply
-          .header('content-type', XLSX_TYPE)
-          .header('content-disposition', contentDisposition('project-setup-template.xlsx'))
-          .send(await setupTemplate()),
-    );
-  };
+    },
+    async (_request, reply) =>
+      reply
+        .header('content-type', XLSX_TYPE)
+        .header('content-disposition', contentDisposition('project-setup-template.xlsx'))
+        .send(await setupTemplate()),
+  );
+};

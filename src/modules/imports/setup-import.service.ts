@@ -50,7 +50,13 @@ export class SetupImportService {
         const project = await findProject(tx, member.orgId, projectId, { lock: true });
         if (!project) throw notFound('Project');
         const bySheet: Partial<Record<SetupSheet, ImportRowResult[]>> = {};
-        bySheet.periods = await importPeriods(tx, member, projectId, sheets.periods, this.ports.webhooksQueued);
+        bySheet.periods = await importPeriods(
+          tx,
+          member,
+          projectId,
+          sheets.periods,
+          this.ports.webhooksQueued,
+        );
         const framework = await importResults(tx, member, project.programId, sheets.results);
         bySheet.results = framework.results;
         bySheet.indicators = await importIndicators(

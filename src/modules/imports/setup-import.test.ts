@@ -187,10 +187,12 @@ describe('POST /orgs/:orgId/projects/:projectId/import', () => {
     // their result_code now names a node of its own program.
     const other = await project();
     const linked = await post(other.id, await xlsx(setup('B')));
-    expect(linked.body.rows.filter((r: any) => r.sheet === 'indicators').map((r: any) => r.messages)).toEqual([
-      ['changes result_code', 'links it to the project', 'sets the targets of Q1 2026, Q2 2026'],
-      ['changes result_code', 'links it to the project', 'sets the targets of Q2 2026'],
-    ]);
+    expect(linked.body.rows.filter((r: any) => r.sheet === 'indicators').map((r: any) => r.messages)).toEqual(
+      [
+        ['changes result_code', 'links it to the project', 'sets the targets of Q1 2026, Q2 2026'],
+        ['changes result_code', 'links it to the project', 'sets the targets of Q2 2026'],
+      ],
+    );
     expect(linked.body.summary).toEqual({ created: 6, updated: 2, unchanged: 0, refused: 0 });
     const changed = await xlsx({
       results: [RESULTS[0]!, ['1.2', 'Handwashing practised at home', 'outcome', '1', 'Observed']],
@@ -301,7 +303,13 @@ describe('POST /orgs/:orgId/projects/:projectId/import', () => {
     const p = await project();
     const missing = await post(
       p.id,
-      await xlsx({ periods: [['label', 'start_date'], ['Q1', '2026-01-01']], notes: [['x'], ['y']] }),
+      await xlsx({
+        periods: [
+          ['label', 'start_date'],
+          ['Q1', '2026-01-01'],
+        ],
+        notes: [['x'], ['y']],
+      }),
     );
     expect([missing.status, missing.body.message]).toEqual([
       400,
@@ -309,7 +317,12 @@ describe('POST /orgs/:orgId/projects/:projectId/import', () => {
     ]);
     const unknown = await post(
       p.id,
-      await xlsx({ results: [['code', 'title', 'level', 'colour', 'status'], ['1', 'I', 'impact', 'red', 'old']] }),
+      await xlsx({
+        results: [
+          ['code', 'title', 'level', 'colour', 'status'],
+          ['1', 'I', 'impact', 'red', 'old'],
+        ],
+      }),
     );
     expect([unknown.status, unknown.body.message]).toEqual([
       400,

@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { AppError, badRequest } from '../../errors/catalogue.js';
+import { badRequest } from '../../errors/catalogue.js';
 import type { Member } from '../../http/pipeline/access.js';
 import type { ImportRowResult } from '../../lib/spreadsheets/import-report.js';
 import { cell, type Table, type TableRow } from '../../lib/spreadsheets/tables.js';
@@ -136,7 +136,8 @@ function lineOf(
       disaggregations = read.list;
       const names = read.list.map((d) => matchKey(d.name));
       const twice = names.find((name, i) => names.indexOf(name) !== i);
-      if (twice) problems.push({ column: 'disaggregations', message: `disaggregation ${twice} is written twice` });
+      if (twice)
+        problems.push({ column: 'disaggregations', message: `disaggregation ${twice} is written twice` });
     }
   }
 
@@ -185,7 +186,8 @@ async function syncDisaggregations(
   for (const d of existing) {
     const w = wanted.get(matchKey(d.name));
     if (d.crosses) {
-      if (w) throw badRequest(`${d.name} is a cross of ${d.crosses.join(' and ')}: the sheet writes plain ones`);
+      if (w)
+        throw badRequest(`${d.name} is a cross of ${d.crosses.join(' and ')}: the sheet writes plain ones`);
       continue;
     }
     if (w && sameList(w.categories, d.categories)) continue;
@@ -251,14 +253,16 @@ async function writeLine(
       ),
     );
     if (Object.keys(diff).length > 0) {
-      await indicators.update(member, indicatorId, diff as Partial<IndicatorCreate>);
+      await indicators.update(member, indicatorId, diff);
       changes.push(`changes ${[...new Set(Object.keys(diff).map((f) => DEFINITION[f]))].join(', ')}`);
     }
   }
 
   if (line.disaggregations) {
     Object.assign(step, { fields: {}, column: 'disaggregations' });
-    changes.push(...(await syncDisaggregations(sp, member, indicatorId, line.disaggregations, ports.dependents)));
+    changes.push(
+      ...(await syncDisaggregations(sp, member, indicatorId, line.disaggregations, ports.dependents)),
+    );
   }
 
   Object.assign(step, { fields: LINK, column: undefined });
@@ -272,12 +276,18 @@ async function writeLine(
     );
     if (Object.keys(diff).length > 0) {
       await links.update(member, projectId, indicatorId, diff);
-      changes.push(`changes ${Object.keys(diff).map((f) => LINK[f]).join(', ')}`);
+      changes.push(
+        `changes ${Object.keys(diff)
+          .map((f) => LINK[f])
+          .join(', ')}`,
+      );
     }
   }
 
   const targets = await currentTargets(sp, orgId, projectId, indicatorId);
-  const moved = line.periodTargets.filter(({ period, target }) => (targets.get(period.id) ?? null) !== target);
+  const moved = line.periodTargets.filter(
+    ({ period, target }) => (targets.get(period.id) ?? null) !== target,
+  );
   if (moved.length > 0) {
     Object.assign(step, { fields: {}, column: moved[0]!.column });
     const periodTargets = Object.fromEntries(moved.map(({ period, target }) => [period.id, target]));
@@ -310,18 +320,28 @@ export async function importIndicators(
     const key = matchKey(row.values.code ?? '');
     if (key !== '' && firstRowOf.has(key)) {
       const first = cell(table, firstRowOf.get(key)!);
-      results.push(refusedRow(table, row, 'code', [`code ${row.values.code} is given twice (first on ${first})`]));
+      results.push(
+        refusedRow(table, row, 'code', [`code ${row.values.code} is given twice (first on ${first})`]),
+      );
       continue;
     }
     firstRowOf.set(key, row.row);
     const read = lineOf(table, row, context.nodes, context.periods);
     if ('problems' in read) {
-      results.push(refusedRow(table, row, read.problems[0]!.column, read.problems.map((p) => p.message)));
+      results.push(
+        refusedRow(
+          table,
+          row,
+          read.problems[0]!.column,
+          read.problems.map((p) => p.message),
+        ),
+      );
       continue;
     }
     const { definition } = read.line;
     const kept = definition.isFormula ? null : aggregationOf.get(matchKey(definition.code));
-    const whole = definition.aggregationMethod || !kept ? definition : { ...definition, aggregationMethod: kept };
+    const whole =
+      definition.aggregationMethod || !kept ? definition : { ...definition, aggregationMethod: kept };
     const checked =
       bodyProblems(CreateIndicatorBody, whole, DEFINITION) ??
       bodyProblems(UpdateLinkBody, read.line.link, LINK);
@@ -332,12 +352,14 @@ export async function importIndicators(
     lines.push(read.line);
   }
 
-  const formulasLast = [...lines].sort((a, b) => Number(!!a.definition.isFormula) - Number(!!b.definition.isFormula));
+  const formulasLast = [...lines].sort(
+    (a, b) => Number(!!a.definition.isFormula) - Number(!!b.definition.isFormula),
+  );
   for (const line of formulasLast) {
     const step: Step = { fields: DEFINITION };
     const done = await attempt(tx, (sp) => writeLine(sp, member, projectId, line, ports, step));
     if (!done.ok) {
-      results.push(refusedBy(table, line.row, done.error as AppError, step.fields, step.column));
+      results.push(refusedBy(table, line.row, done.error, step.fields, step.column));
       continue;
     }
     const { created, changes } = done.value;

@@ -70,7 +70,9 @@ export async function importPeriods(
       periods.find((p) => p.startDate === body.startDate && p.endDate === body.endDate);
     if (!period) {
       const done = await attempt(tx, (sp) => service(sp).create(member, projectId, body));
-      results.push(done.ok ? rowResult(table, row, 'create') : refusedBy(table, row, done.error, FIELDS, 'start_date'));
+      results.push(
+        done.ok ? rowResult(table, row, 'create') : refusedBy(table, row, done.error, FIELDS, 'start_date'),
+      );
       continue;
     }
     const changes = {

@@ -67,7 +67,10 @@ export async function importResults(
     };
     if (code === '') refuse('code', 'code must not be empty: the sheets name a node by its code');
     else if (firstRowOf.has(matchKey(code))) {
-      refuse('code', `code ${code} is given twice (first on ${cell(table, firstRowOf.get(matchKey(code))!)})`);
+      refuse(
+        'code',
+        `code ${code} is given twice (first on ${cell(table, firstRowOf.get(matchKey(code))!)})`,
+      );
     } else if (!(RESULT_LEVELS as readonly string[]).includes(level)) {
       firstRowOf.set(matchKey(code), row.row);
       refuse('level', `level must be one of ${RESULT_LEVELS.join(', ')}`);
@@ -143,7 +146,9 @@ export async function importResults(
       continue;
     }
     if (node.level !== line.level) {
-      refuse('level', [`level: ${node.code} is an ${node.level} of the program; a node's level cannot change`]);
+      refuse('level', [
+        `level: ${node.code} is an ${node.level} of the program; a node's level cannot change`,
+      ]);
       continue;
     }
     const changes = {

@@ -40,7 +40,7 @@ export function inSheetWords(message: string, fields: FieldColumns): string {
 /** The column a refusal is about: its first problem's path, else the first field its message names. */
 function columnOf(err: AppError, fields: FieldColumns): string | undefined {
   const detail = err.details?.[0];
-  const path = typeof detail === "object" ? detail.path.split('/')[1] : undefined;
+  const path = typeof detail === 'object' ? detail.path.split('/')[1] : undefined;
   if (path && fields[path]) return fields[path];
   const [message = ''] = [err.messages].flat();
   let first: { at: number; column: string } | undefined;

@@ -60,7 +60,8 @@ export function setupTables(tables: Table[]): { sheets: SetupTables; order: Setu
     order.push(name);
     const { required, optional } = COLUMNS[name];
     for (const column of required) {
-      if (!table.columns.includes(column)) problems.push(`${table.name}!1:1: the column ${column} is required`);
+      if (!table.columns.includes(column))
+        problems.push(`${table.name}!1:1: the column ${column} is required`);
     }
     if (name === 'values') continue;
     for (const column of table.columns) {
@@ -121,7 +122,13 @@ export function disaggregationsOf(text: string): { list: WrittenDisaggregation[]
     if (part.trim() === '') continue;
     const colon = part.indexOf(':');
     const name = colon < 0 ? '' : part.slice(0, colon).trim();
-    const categories = colon < 0 ? [] : part.slice(colon + 1).split('|').map((c) => c.trim());
+    const categories =
+      colon < 0
+        ? []
+        : part
+            .slice(colon + 1)
+            .split('|')
+            .map((c) => c.trim());
     if (name === '' || categories.length === 0 || categories.some((c) => c === '')) {
       return {
         problem:

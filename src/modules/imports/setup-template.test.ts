@@ -53,7 +53,13 @@ describe('GET /orgs/:orgId/import-template.xlsx', () => {
       '"impact,outcome,output"',
     ]);
     const instructions = workbook.getWorksheet('instructions')!;
-    expect(instructions.getRow(1).values).toEqual([undefined, 'sheet', 'column', 'required', 'what it holds']);
+    expect(instructions.getRow(1).values).toEqual([
+      undefined,
+      'sheet',
+      'column',
+      'required',
+      'what it holds',
+    ]);
     expect(instructions.rowCount).toBeGreaterThan(25);
 
     // Filled with nothing else, its example rows import: one per sheet.
@@ -117,7 +123,7 @@ describe('POST /orgs/:orgId/projects/:projectId/import?format=xlsx', () => {
     expect(periods.getCell('A2').value).toBe('Q1 2026');
     expect(periods.getCell('D3').fill).toMatchObject({ type: 'pattern', fgColor: { argb: 'FFF8D7DA' } });
     expect(periods.getCell('C3').note).toBe('end_date must not be before start_date');
-    expect(periods.getCell('D2').fill?.pattern ?? 'none').toBe('none');
+    expect(periods.getCell('D2').fill).not.toMatchObject({ pattern: 'solid' });
 
     // The annotated file, fixed and sent again, is read as before: its status column is ignored.
     periods.getCell('C3').value = '2026-06-30';

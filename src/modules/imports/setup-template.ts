@@ -49,11 +49,25 @@ export const TEMPLATE_SHEETS: TemplateSheet[] = [
     columns: [
       ['code', 'The node’s reference (1, 1.1, OUT-3): unique in the program, how the sheets name it', true],
       ['title', 'What the result is', true],
-      ['level', `${RESULT_LEVELS.join(', ')}: an outcome sits under an impact, an output under an outcome`, true],
-      ['parent_code', 'The code of the node above (empty for an impact): a row of this sheet or a node the program has', false],
+      [
+        'level',
+        `${RESULT_LEVELS.join(', ')}: an outcome sits under an impact, an output under an outcome`,
+        true,
+      ],
+      [
+        'parent_code',
+        'The code of the node above (empty for an impact): a row of this sheet or a node the program has',
+        false,
+      ],
       ['description', 'Longer text; an empty cell removes it', false],
     ],
-    example: ['1', 'Example: fewer cases of water-borne disease', 'impact', null, 'Replace or delete this row'],
+    example: [
+      '1',
+      'Example: fewer cases of water-borne disease',
+      'impact',
+      null,
+      'Replace or delete this row',
+    ],
     lists: {
       level: { formula: listOf(RESULT_LEVELS), strict: true },
       parent_code: { formula: `$A$2:$A$${LIST_ROWS + 1}`, strict: false },
@@ -62,19 +76,35 @@ export const TEMPLATE_SHEETS: TemplateSheet[] = [
   {
     name: 'indicators',
     columns: [
-      ['code', 'Letters, digits and underscores, unique in the organization: an existing code updates that indicator', true],
+      [
+        'code',
+        'Letters, digits and underscores, unique in the organization: an existing code updates that indicator',
+        true,
+      ],
       ['name', 'The indicator’s name', true],
       ['unit', 'What is counted (people, percent, ...): pick one or write your own', true],
-      ['aggregation', `How values add up over periods: ${AGGREGATION_METHODS.join(', ')} (not for a formula)`, false],
+      [
+        'aggregation',
+        `How values add up over periods: ${AGGREGATION_METHODS.join(', ')} (not for a formula)`,
+        false,
+      ],
       ['result_code', 'The code of the result it measures (results sheet, or a node the program has)', false],
       ['description', 'Longer text', false],
       ['data_source', 'Where the figures come from', false],
-      ['formula', 'Only for a computed indicator: other indicators’ codes with + - * / and parentheses', false],
+      [
+        'formula',
+        'Only for a computed indicator: other indicators’ codes with + - * / and parentheses',
+        false,
+      ],
       ['disaggregations', 'Name: category|category, separated by ; (Sex: female|male; Age: 0-17|18+)', false],
       ['baseline', 'Value before the project (a number)', false],
       ['baseline_year', 'Year of the baseline', false],
       ['target', 'Target over the life of the project (a number)', false],
-      ['target Q1 2026', 'One column per reporting period, named target and the period’s label: that period’s target', false],
+      [
+        'target Q1 2026',
+        'One column per reporting period, named target and the period’s label: that period’s target',
+        false,
+      ],
     ],
     example: [
       EXAMPLE_CODE,
@@ -100,7 +130,11 @@ export const TEMPLATE_SHEETS: TemplateSheet[] = [
   {
     name: 'periods',
     columns: [
-      ['label', 'How the period is named (Q1 2026, January 2026): an existing label updates that period', true],
+      [
+        'label',
+        'How the period is named (Q1 2026, January 2026): an existing label updates that period',
+        true,
+      ],
       ['start_date', 'First day (YYYY-MM-DD, or a date cell)', true],
       ['end_date', 'Last day, not before the start; periods of a project never overlap', true],
       ['due_date', 'When its data is due (optional)', false],

@@ -39,7 +39,9 @@ const nodeFields = {
   programId: Uuid(),
   parentId: Nullable(Uuid()),
   level: Level(),
-  code: Nullable(Type.String({ description: 'Its reference in the logframe (`1.2`), unique in the program' })),
+  code: Nullable(
+    Type.String({ description: 'Its reference in the logframe (`1.2`), unique in the program' }),
+  ),
   title: Type.String(),
   description: Nullable(Type.String()),
   orderIndex: Type.Integer({ description: 'Position among its siblings, 0 to n-1' }),

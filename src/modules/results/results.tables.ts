@@ -44,6 +44,10 @@ export const resultNodes = pgTable(
       foreignColumns: [t.orgId, t.id],
     }).onDelete('cascade'),
     index('result_nodes_org_id_program_id_parent_id_idx').on(t.orgId, t.programId, t.parentId, t.orderIndex),
-    uniqueIndex('result_nodes_org_id_program_id_lower_code_key').on(t.orgId, t.programId, sql`lower(${t.code})`),
+    uniqueIndex('result_nodes_org_id_program_id_lower_code_key').on(
+      t.orgId,
+      t.programId,
+      sql`lower(${t.code})`,
+    ),
   ],
 );
