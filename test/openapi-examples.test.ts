@@ -295,7 +295,7 @@ describe('the main story of the examples, sent to the service', () => {
     const [impact] = RESULTS_FRAMEWORK;
     const made = await call(t.app, 'POST', nodesUrl, {
       as: officer,
-      body: { level: 'impact', title: impact!.title, description: impact!.description },
+      body: { level: 'impact', code: impact!.code, title: impact!.title, description: impact!.description },
     });
     learn(IDS.impact, made.body.id);
     const outcome = await call(t.app, 'POST', nodesUrl, { as: officer, body: sent(RESULT_NODE_CREATE) });
@@ -304,7 +304,7 @@ describe('the main story of the examples, sent to the service', () => {
     const output = impact!.children[0]!.children[0]!;
     const last = await call(t.app, 'POST', nodesUrl, {
       as: officer,
-      body: sent({ level: 'output', parentId: output.parentId, title: output.title }),
+      body: sent({ level: 'output', parentId: output.parentId, code: output.code, title: output.title }),
     });
     learn(IDS.output, last.body.id);
     expectLike(await call(t.app, 'GET', nodesUrl, { as: officer }), 200, RESULTS_FRAMEWORK);

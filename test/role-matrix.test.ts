@@ -123,6 +123,8 @@ const MATRIX: Record<string, Rule> = {
   'GET /orgs/:orgId/participants/:id/export': 'manage',
   'GET /orgs/:orgId/projects/:projectId/budget-lines': 'read-project',
   'POST /orgs/:orgId/projects/:projectId/budget-lines': 'manage',
+  'POST /orgs/:orgId/projects/:projectId/import': 'manage',
+  'GET /orgs/:orgId/import-template.xlsx': 'read-org',
   'GET /orgs/:orgId/budget-lines/:id': 'read-project',
   'PATCH /orgs/:orgId/budget-lines/:id': 'manage',
   'DELETE /orgs/:orgId/budget-lines/:id': 'manage',

@@ -96,6 +96,7 @@ const RULES = new Map(
   [
     ORGANIZATION_CODE,
     INDICATOR_CODE,
+    RESULT_CODE,
     FIELD_KEY,
     CURRENCY_CODE,
     HTTP_URL,

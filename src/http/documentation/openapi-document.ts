@@ -69,6 +69,7 @@ export const TAGS = [
   ['Budget lines', "A project's planned and actual amounts"],
   ['Attachments', 'Documents attached to a project'],
   ['Forms', 'Data-collection forms and their submissions'],
+  ['Imports', "A project's set-up from one workbook, and its template"],
   ['Public forms', 'The respondents’ side of a published form: no session, the public rate limit'],
   ['Reports', 'Donor reports assembled from indicators, activities and budget, and their share links'],
   ['Shared reports', 'The donors’ side of a share link: no session, the public rate limit'],
