@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createProject } from '../../../test/helpers/factories.js';
+import { randomUUID } from 'node:crypto';
 import { call } from '../../../test/helpers/http.js';
-import { actions, importSetup, xlsx, type Sheets } from '../../../test/helpers/imports.js';
+import { multipart } from '../../../test/helpers/files.js';
+import { actions, importSetup, XLSX, xlsx, type Sheets } from '../../../test/helpers/imports.js';
 import { useSuite } from '../../../test/helpers/suite.js';
 
 const { t, team } = useSuite();
@@ -289,6 +291,63 @@ describe('POST /orgs/:orgId/projects/:projectId/import', () => {
     // One refused row: nothing was written.
     expect(await get(`/projects/${p.id}/reporting-periods`)).toEqual([]);
     expect(await get(`/programs/${p.programId}/result-nodes`)).toEqual([]);
+  });
+
+  it('refuses to change categories that indicator reports use, by the disaggregations rules', async () => {
+    const p = await project();
+    const sheet = (written: string) =>
+      xlsx({
+        indicators: [
+          ['code', 'name', 'unit', 'aggregation', 'disaggregations'],
+          ['GIRLS_ENROLLED_C', 'Pupils enrolled', 'people', 'sum', written],
+        ],
+        periods: PERIODS,
+      });
+    await post(p.id, await sheet('Sex: female|male'), '?apply=true');
+    const [link] = await get(`/projects/${p.id}/indicators`);
+    const [q1] = await get(`/projects/${p.id}/reporting-periods`);
+    const report = await call(t.app, 'POST', `/orgs/${team.org.id}/projects/${p.id}/indicator-reports`, {
+      as: team.officer,
+      body: {
+        indicatorId: link.indicator.id,
+        reportingPeriodId: q1.id,
+        disaggregatedValues: { female: 4, male: 5 },
+      },
+    });
+    expect(report.status).toBe(201);
+    const res = await post(p.id, await sheet('Sex: girl|boy'));
+    expect(res.body.rows[0]).toEqual({
+      sheet: 'indicators',
+      row: 2,
+      cell: 'indicators!E2',
+      action: 'refused',
+      messages: ['Disaggregation is used by indicator reports'],
+    });
+    // Adding a disaggregation beside it is fine.
+    const more = await post(p.id, await sheet('Sex: female|male; Area: urban|rural'));
+    expect(more.body.rows[0]).toMatchObject({ action: 'update', messages: ['adds disaggregation Area'] });
+  });
+
+  it('answers a retry with the same Idempotency-Key from the first answer', async () => {
+    const p = await project();
+    const key = randomUUID();
+    const upload = multipart([
+      { name: 'file', value: await xlsx({ periods: PERIODS }), fileName: 's.xlsx', contentType: XLSX },
+    ]);
+    const send = () =>
+      call(t.app, 'POST', `/orgs/${team.org.id}/projects/${p.id}/import?apply=true`, {
+        as: team.officer,
+        body: upload.body,
+        headers: { ...upload.headers, 'idempotency-key': key },
+      });
+    const first = await send();
+    const second = await send();
+    expect(first.body.summary).toEqual({ created: 2, updated: 0, unchanged: 0, refused: 0 });
+    expect([second.status, second.headers['idempotent-replayed'], second.body]).toEqual([
+      200,
+      'true',
+      first.body,
+    ]);
   });
 
   it('pages the report', async () => {
