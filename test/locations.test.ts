@@ -58,6 +58,9 @@ const CREATIONS: Record<string, Creation> = {
   'POST /orgs/:orgId/projects/:projectId/reporting-periods': async () => ({
     body: { label: 'Q3', startDate: '2026-07-01', endDate: '2026-09-30' },
   }),
+  'POST /orgs/:orgId/projects/:projectId/reporting-periods/generate': async () => ({
+    body: { frequency: 'annual', from: '2032-06-01', to: '2032-06-30', dueDays: 30 },
+  }),
   'POST /orgs/:orgId/indicators': async () => ({
     body: { name: 'Latrines built', code: indicatorCode(), unit: 'latrines', aggregationMethod: 'sum' },
   }),

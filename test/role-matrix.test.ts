@@ -79,6 +79,7 @@ const MATRIX: Record<string, Rule> = {
   'DELETE /orgs/:orgId/result-nodes/:id': 'manage',
   'GET /orgs/:orgId/projects/:projectId/reporting-periods': 'read-project',
   'POST /orgs/:orgId/projects/:projectId/reporting-periods': 'manage',
+  'POST /orgs/:orgId/projects/:projectId/reporting-periods/generate': 'manage',
   'GET /orgs/:orgId/reporting-periods/:id': 'read-project',
   'PATCH /orgs/:orgId/reporting-periods/:id': 'manage',
   'DELETE /orgs/:orgId/reporting-periods/:id': 'manage',
@@ -97,6 +98,8 @@ const MATRIX: Record<string, Rule> = {
   'GET /orgs/:orgId/projects/:projectId/indicator-reports': 'read-project',
   'POST /orgs/:orgId/projects/:projectId/indicator-reports': 'contribute',
   'POST /orgs/:orgId/projects/:projectId/indicator-reports/prefill': 'contribute',
+  // Not on one project: a reporter's rows on projects not assigned to them are refused row by row.
+  'POST /orgs/:orgId/indicator-reports/bulk': 'contribute',
   'GET /orgs/:orgId/indicator-reports/:id': 'read-project',
   'PATCH /orgs/:orgId/indicator-reports/:id': 'contribute',
   'PATCH /orgs/:orgId/indicator-reports/:id/submit': 'contribute',

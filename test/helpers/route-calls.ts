@@ -120,6 +120,11 @@ export const BODIES: Record<string, (ids: Ids) => unknown> = {
     startDate: '2026-01-01',
     endDate: '2026-03-31',
   }),
+  'POST /orgs/:orgId/projects/:projectId/reporting-periods/generate': () => ({
+    frequency: 'annual',
+    from: '2031-01-01',
+    to: '2031-12-31',
+  }),
   'POST /orgs/:orgId/indicators/:id/disaggregations': () => ({
     name: 'Age',
     categories: ['young', 'old'],

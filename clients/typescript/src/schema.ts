@@ -766,6 +766,26 @@ export interface paths {
         patch: operations["updateReportingPeriod"];
         trace?: never;
     };
+    "/orgs/{orgId}/projects/{projectId}/reporting-periods/generate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a project’s calendar periods between two dates
+         * @description Creates every calendar period of `frequency` that shares a day with [from, to], whole: a `from` in the middle of a quarter gives that whole quarter (from its first day), and so does a `to`. Months are labelled `January 2026`, quarters (from January) `Q1 2026`, halves `H1 2026`, years `2026`; each dueDate is endDate plus `dueDays` (none without it). A calendar period the project already has (the same dates) is skipped as `exists`, one sharing a day with an existing period as `overlaps`, one whose label an existing period with other dates has as `label_taken` (values are matched to periods by label): each is listed in `skipped` with the period in its way, and existing periods are left as they are. All in one transaction. 201 when at least one period was created (Location: the project’s periods), 200 when none was. `to` before `from`, or more than 120 periods in the span: 400. New periods are unlocked.
+         */
+        post: operations["generateReportingPeriods"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/indicators": {
         parameters: {
             query?: never;
@@ -911,6 +931,26 @@ export interface paths {
          *     All or nothing, checked before anything is written, in this order: a key that is not a UUID: 400; a period unknown in the organization: 404 `Reporting period not found`; a period of another project: 400 naming each (`periodTargets.<id> must be a reporting period of this project`); a formula indicator (it takes no reports): 400. Then, for each period whose target would change: a locked period: 403 `Reporting period is locked: <label> (<id>)`; a submitted or approved report: 409 naming the period. A target sent as it already is changes nothing and is never refused. Numbers as for `target` (finite). At most 200 periods.
          */
         patch: operations["updateProjectIndicator"];
+        trace?: never;
+    };
+    "/orgs/{orgId}/indicator-reports/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import many values at once (JSON or CSV)
+         * @description Up to 5,000 rows, as JSON (`{ values: [...] }`) or as a CSV body (`Content-Type: text/csv`), 8 MiB at most (413). Each row names a project (`projectCode` or `projectId`), an indicator (`indicatorCode` or `indicatorId`) and a reporting period of that project (`periodLabel` or `periodId`); both of a pair may be given and must then agree; codes and labels match in any case. It sets `value`, `disaggregatedValues` (in a CSV: a JSON object in one cell, `{"female": 12, "male": 8}`) and `narrative`; a field left out (an empty CSV cell) keeps what an existing report has, as a PATCH of one report. Each row follows the rules of one value: a reporter writes only projects assigned to them (a reporter with none: 403), the indicator must be linked to the project and not be a formula, the period must not be locked, an existing report must be draft or rejected (it keeps its status), disaggregated values must add up, and one row per project, indicator and period. A row breaking any of them is `refused` with every reason, `cell` pointing at the first field refused (a CSV cell `data!C7`, a JSON pointer `/values/6/indicatorCode`). The others are `create` (a new draft), `update` (with a message per field that changes) or `unchanged` (nothing is written, no history entry). Changes are recorded in each report’s history as `imported`; no feed entry or webhook, as for one report’s creation and edit. With `atomic=true` (the default) the rows are applied together or not at all: one refused row and nothing is written (`applied: false`, `dryRun: true`, the other rows saying what they would do); with `atomic=false` the rows that are not refused are applied, in one transaction. `dryRun=true` writes nothing. Always 200 with the import report (its rows paged by `page` and `limit`); a body that is not of this shape (JSON that breaks the schema, an unknown CSV column, more than 5,000 rows): 400, nothing written. A report another request creates for one of the rows during the import: 409, nothing written; send it again.
+         */
+        post: operations["importIndicatorValues"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/orgs/{orgId}/projects/{projectId}/indicator-reports": {
@@ -2578,6 +2618,40 @@ export interface components {
             /** @description Amount spent so far in the project currency; at most 2 decimals */
             actualAmount?: number;
         };
+        BulkValueRow: {
+            /** @description The project’s code (any case) */
+            projectCode?: string;
+            /**
+             * Format: uuid
+             * @description The project, instead of (or with) its code
+             */
+            projectId?: string;
+            /** @description The indicator’s code (any case) */
+            indicatorCode?: string;
+            /**
+             * Format: uuid
+             * @description The indicator, instead of (or with) its code
+             */
+            indicatorId?: string;
+            /** @description The label of a reporting period of the project (`Q1 2026`; any case) */
+            periodLabel?: string;
+            /**
+             * Format: uuid
+             * @description The reporting period, instead of (or with) its label
+             */
+            periodId?: string;
+            /** @description The value for the period */
+            value?: number | null;
+            /** @description Category name → number. With disaggregations, keys are their categories and each disaggregation filled in adds up to the same total; without, any keys, added up. The total becomes `value`. */
+            disaggregatedValues?: {
+                [key: string]: number;
+            } | null;
+            narrative?: string | null;
+        };
+        BulkValues: {
+            /** @description The rows, 5,000 at most */
+            values: components["schemas"]["BulkValueRow"][];
+        };
         /** @description A form submission counted into an indicator report */
         CountedSubmission: {
             /** Format: uuid */
@@ -3579,6 +3653,12 @@ export interface components {
             /** @description With countRepeat: an expression (docs/forms.md, "Expressions") over the repeat's fields and the top-level ones, evaluated per entry: only the entries it holds for are counted (`${age} < 5`). null: every entry. */
             countWhere?: string | null;
         };
+        GeneratedReportingPeriods: {
+            /** @description The periods created, by start date */
+            created: components["schemas"]["ReportingPeriod"][];
+            /** @description The calendar periods not created, by start date */
+            skipped: components["schemas"]["SkippedReportingPeriod"][];
+        };
         HealthStatus: {
             status: string;
         };
@@ -3766,10 +3846,10 @@ export interface components {
             /** @description Who made that change ("First Last"); null when a counted form submission made it (lastChangedKind counted) or the user is gone */
             lastChangedBy: string | null;
             /**
-             * @description How: created, edited, prefilled, counted (a form submission) or recounted
+             * @description How: created, edited, prefilled, counted (a form submission), recounted or imported (a bulk import of values)
              * @enum {string|null}
              */
-            lastChangedKind: "created" | "edited" | "prefilled" | "counted" | "recounted" | null;
+            lastChangedKind: "created" | "edited" | "prefilled" | "counted" | "recounted" | "imported" | null;
             /** @description Who approved the latest of them, when all are approved; else null */
             approvedBy: string | null;
             /**
@@ -3843,7 +3923,7 @@ export interface components {
              * @description created, edited (by hand), prefilled (from participant counts), counted (a form submission added to it), recounted, uncounted (a form was deleted: its submissions left the counted part, the value stayed), submitted, approved, rejected
              * @enum {string}
              */
-            kind: "created" | "edited" | "prefilled" | "counted" | "recounted" | "uncounted" | "submitted" | "approved" | "rejected";
+            kind: "created" | "edited" | "prefilled" | "counted" | "recounted" | "uncounted" | "submitted" | "approved" | "rejected" | "imported";
             actorId: string | null;
             actorName: string | null;
             submissionId: string | null;
@@ -4878,6 +4958,25 @@ export interface components {
             data: components["schemas"]["ReportingPeriod"][];
             meta: components["schemas"]["PageMeta"];
         };
+        ReportingPeriodsGenerate: {
+            /**
+             * @description Calendar months (`January 2026`), quarters from January (`Q1 2026`), halves (`H1 2026`) or years (`2026`)
+             * @enum {string}
+             */
+            frequency: "monthly" | "quarterly" | "semiannual" | "annual";
+            /**
+             * Format: date
+             * @description A day of the first period: the whole calendar period holding it is generated
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description A day of the last period (not before `from`): the whole calendar period holding it is generated
+             */
+            to: string;
+            /** @description Each period’s dueDate is its endDate plus this many days; absent or null: no dueDate */
+            dueDays?: number | null;
+        };
         ReportingPeriodUpdate: {
             label?: string;
             /**
@@ -5120,6 +5219,29 @@ export interface components {
              * @description A future time, or null for a link that does not expire
              */
             expiresAt?: string | null;
+        };
+        SkippedReportingPeriod: {
+            label: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            startDate: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            endDate: string;
+            /**
+             * @description `exists`: a period of the project has these dates; `overlaps`: one shares a day with them; `label_taken`: one with other dates has this label
+             * @enum {string}
+             */
+            reason: "exists" | "overlaps" | "label_taken";
+            /**
+             * Format: uuid
+             * @description The existing period in the way
+             */
+            periodId: string;
         };
         SubmissionErasure: {
             /** @description Why the answers are erased (a person's request, a consent withdrawn): kept in the audit log */
@@ -8078,6 +8200,74 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    generateReportingPeriods: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                orgId: string;
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "frequency": "quarterly",
+                 *       "from": "2026-01-01",
+                 *       "to": "2026-12-31",
+                 *       "dueDays": 15
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReportingPeriodsGenerate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GeneratedReportingPeriods"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GeneratedReportingPeriods"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyRunning"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     listIndicators: {
         parameters: {
             query?: {
@@ -8739,6 +8929,96 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    importIndicatorValues: {
+        parameters: {
+            query?: {
+                /** @description true (the default): every row is applied or none (one refused row: nothing is written); false: the rows that are not refused are applied */
+                atomic?: boolean;
+                /** @description true: check every row, write nothing, say what each would do */
+                dryRun?: boolean;
+                /** @description Page of the rows, from 1 */
+                page?: number;
+                /** @description Rows a page, 1000 by default, 5000 at most */
+                limit?: number;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "values": [
+                 *         {
+                 *           "projectCode": "WASH-01",
+                 *           "indicatorCode": "HH_WATER",
+                 *           "periodLabel": "Q1 2026",
+                 *           "value": 120
+                 *         },
+                 *         {
+                 *           "projectCode": "WASH-01",
+                 *           "indicatorCode": "HH_WATER_SEX",
+                 *           "periodLabel": "Q1 2026",
+                 *           "disaggregatedValues": {
+                 *             "female": 70,
+                 *             "male": 50
+                 *           },
+                 *           "narrative": "Two boreholes rehabilitated"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["BulkValues"];
+                /**
+                 * @example project_code,indicator_code,period_label,value
+                 *     WASH-01,HH_WATER,Q1 2026,120
+                 */
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description A report of a row was created by another request meanwhile; or the same Idempotency-Key is still running (with Retry-After) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };

@@ -7,3 +7,12 @@ export { countIntoIndicatorReport, uncountFromIndicatorReport } from './indicato
 export { indicatorReportsOfPeriod, indicatorReportUse, reportsInPeriod } from './indicator-use.js';
 /** The statuses in which a report's value may still change (draft, rejected). */
 export { EDITABLE as EDITABLE_REPORT_STATUSES } from './report-workflow.js';
+/** Rows of values imported inside the caller's transaction (a workbook's values sheet): see its contract. */
+export {
+  importValueRows,
+  MAX_VALUE_ROWS,
+  VALUE_FIELDS,
+  type ValueField,
+  type ValueImportOptions,
+  type ValueRowInput,
+} from './bulk-values.js';

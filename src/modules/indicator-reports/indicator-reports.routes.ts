@@ -26,6 +26,7 @@ import {
   type UncountedSources,
 } from './indicator-reports.service.js';
 import type { PersonalAmounts } from './report-history.js';
+import { bulkValueRoutes } from './bulk-values.routes.js';
 import {
   INDICATOR_REPORT_APPROVAL,
   INDICATOR_REPORT_APPROVED,
@@ -63,6 +64,7 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<
     ctx.webhooksQueued,
     ctx.uncountedSources,
   );
+  await app.register(bulkValueRoutes, ctx);
 
   app.get(
     '/orgs/:orgId/projects/:projectId/indicator-reports',

@@ -20,7 +20,7 @@ import {
 const Status = () =>
   Type.Unsafe<IndicatorReportStatus>({ type: 'string', enum: [...INDICATOR_REPORT_STATUSES] });
 
-const DisaggregatedValues = Type.Unsafe<Record<string, number> | null>({
+export const DisaggregatedValues = Type.Unsafe<Record<string, number> | null>({
   type: ['object', 'null'],
   additionalProperties: { type: 'number' },
   propertyNames: { minLength: 1, maxLength: 100 },

@@ -114,6 +114,7 @@ export const HISTORY_KINDS = [
   'submitted',
   'approved',
   'rejected',
+  'imported',
 ] as const;
 export type HistoryKind = (typeof HISTORY_KINDS)[number];
 
@@ -164,7 +165,7 @@ export const indicatorReportHistory = pgTable(
     index('indicator_report_history_report_id_idx').on(t.indicatorReportId, t.id),
     check(
       'indicator_report_history_kind_check',
-      sql`${t.kind} IN ('created', 'edited', 'prefilled', 'counted', 'recounted', 'uncounted', 'submitted', 'approved', 'rejected')`,
+      sql`${t.kind} IN ('created', 'edited', 'prefilled', 'counted', 'recounted', 'uncounted', 'submitted', 'approved', 'rejected', 'imported')`,
     ),
   ],
 );

@@ -84,6 +84,28 @@ export async function insertPeriod(
   return row!;
 }
 
+/** Every period of the project, by start date (a project has a few dozen at most). */
+export function periodsOfProject(db: Db, orgId: string, projectId: string): Promise<ReportingPeriodRow[]> {
+  return db
+    .select()
+    .from(reportingPeriods)
+    .where(ofProject(orgId, projectId))
+    .orderBy(asc(reportingPeriods.startDate), asc(reportingPeriods.id));
+}
+
+/** Several periods in one statement (none: no statement). */
+export async function insertPeriods(
+  db: Db,
+  orgId: string,
+  periods: { projectId: string; label: string; startDate: string; endDate: string; dueDate: string | null }[],
+): Promise<ReportingPeriodRow[]> {
+  if (periods.length === 0) return [];
+  return db
+    .insert(reportingPeriods)
+    .values(periods.map((period) => ({ orgId, ...period })))
+    .returning();
+}
+
 export async function updatePeriod(
   db: Db,
   orgId: string,

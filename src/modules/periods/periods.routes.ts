@@ -6,7 +6,14 @@ import { ALL_ROLES, MANAGERS, memberOf } from '../../http/pipeline/access.js';
 import { errorResponse } from '../../http/errors/replies.js';
 import { Collection, PageQuery } from '../../http/schemas/pagination.js';
 import { NoContent, Params, withExample } from '../../http/schemas/schemas.js';
-import { CreateReportingPeriodBody, ReportingPeriod, UpdateReportingPeriodBody } from './periods.schemas.js';
+import {
+  CreateReportingPeriodBody,
+  GenerateReportingPeriodsBody,
+  GeneratedReportingPeriods,
+  ReportingPeriod,
+  UpdateReportingPeriodBody,
+} from './periods.schemas.js';
+import { generatePeriods, MAX_GENERATED_PERIODS } from './periods-generate.js';
 import { ReportingPeriodService } from './periods.service.js';
 import { PERIOD, PERIOD_CREATE } from './periods.examples.js';
 
@@ -80,6 +87,50 @@ export const reportingPeriodRoutes: FastifyPluginAsyncTypebox<
     },
     async (request, reply) =>
       reply.status(201).send(await periods.create(memberOf(request), request.params.projectId, request.body)),
+  );
+
+  app.post(
+    '/orgs/:orgId/projects/:projectId/reporting-periods/generate',
+    {
+      config: {
+        access: { roles: MANAGERS },
+        idempotency: 'user',
+        location: '/orgs/:orgId/projects/:projectId/reporting-periods',
+      },
+      schema: {
+        operationId: 'generateReportingPeriods',
+        tags,
+        summary: 'Create a project’s calendar periods between two dates',
+        description:
+          'Creates every calendar period of `frequency` that shares a day with [from, to], whole: a `from` ' +
+          'in the middle of a quarter gives that whole quarter (from its first day), and so does a `to`. ' +
+          'Months are labelled `January 2026`, quarters (from January) `Q1 2026`, halves `H1 2026`, years ' +
+          '`2026`; each dueDate is endDate plus `dueDays` (none without it). A calendar period the project ' +
+          'already has (the same dates) is skipped as `exists`, one sharing a day with an existing period ' +
+          'as `overlaps`, one whose label an existing period with other dates has as `label_taken` ' +
+          '(values are matched to periods by label): each is listed in `skipped` with the period in its ' +
+          'way, and existing periods are left as they are. All in one transaction. 201 when at least one ' +
+          'period was created (Location: the project’s periods), 200 when none was. `to` before `from`, or ' +
+          `more than ${MAX_GENERATED_PERIODS} periods in the span: 400. New periods are unlocked.`,
+        params: Params('orgId', 'projectId'),
+        body: withExample(GenerateReportingPeriodsBody, {
+          frequency: 'quarterly',
+          from: '2026-01-01',
+          to: '2026-12-31',
+          dueDays: 15,
+        }),
+        response: { 200: GeneratedReportingPeriods, 201: GeneratedReportingPeriods },
+      },
+    },
+    async (request, reply) => {
+      const generated = await generatePeriods(
+        ctx.db,
+        memberOf(request),
+        request.params.projectId,
+        request.body,
+      );
+      return reply.status(generated.created.length > 0 ? 201 : 200).send(generated);
+    },
   );
 
   app.patch(

@@ -24,7 +24,7 @@ export type Narratives = Static<typeof Narratives>;
 const ResultNodeRef = Nullable(Type.Object({ id: Uuid(), level: Type.String(), title: Type.String() }));
 
 /** The history kinds that change what a report says (the others change only its status). */
-export const CHANGE_KINDS = ['created', 'edited', 'prefilled', 'counted', 'recounted'] as const;
+export const CHANGE_KINDS = ['created', 'edited', 'prefilled', 'counted', 'recounted', 'imported'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 const ProvenanceObject = Type.Object({
@@ -47,7 +47,8 @@ const ProvenanceObject = Type.Object({
   lastChangedKind: Type.Unsafe<ChangeKind | null>({
     type: ['string', 'null'],
     enum: [...CHANGE_KINDS, null],
-    description: 'How: created, edited, prefilled, counted (a form submission) or recounted',
+    description:
+      'How: created, edited, prefilled, counted (a form submission), recounted or imported (a bulk import of values)',
   }),
   approvedBy: NullableString({
     description: 'Who approved the latest of them, when all are approved; else null',

@@ -1,0 +1,2 @@
+ALTER TABLE "indicator_report_history" DROP CONSTRAINT "indicator_report_history_kind_check";--> statement-breakpoint
+ALTER TABLE "indicator_report_history" ADD CONSTRAINT "indicator_report_history_kind_check" CHECK ("indicator_report_history"."kind" IN ('created', 'edited', 'prefilled', 'counted', 'recounted', 'uncounted', 'submitted', 'approved', 'rejected', 'imported'));
