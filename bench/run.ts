@@ -14,6 +14,7 @@ import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { uuidV7Time } from '../src/lib/ids.js';
 import { BENCH_PII_KEY } from './seed/participants.js';
+import { bulkValues } from './bulk.js';
 import { captureStatements, type Statement } from './capture.js';
 import { loginStorm, personalExport, personalList, type Settings } from './comparisons.js';
 import { combined, load, type LoadOptions, type LoadResult } from './load.js';
@@ -328,6 +329,7 @@ async function main() {
     if (chosen('storm')) await timed(() => loginStorm(manifest, service, auth, settings));
     if (chosen('personal')) await timed(() => personalList(manifest, service, auth, settings));
     if (chosen('personal-csv')) await timed(() => personalExport(manifest, service, auth));
+    if (chosen('bulk')) await timed(() => bulkValues(manifest, service, auth, config, sql));
 
     printTable(rows);
     const targets = judgeTargets(rows, idleRss);

@@ -120,7 +120,7 @@ type Scene = Awaited<ReturnType<typeof scene>>;
 async function reportsOf(s: Scene) {
   // By the scene's names for them (their codes are random, and would order the list differently each run).
   const codes = new Map(
-    (['plain', 'sexed', 'formula', 'unlinked'] as const).map((name) => [(s[name]).id, name]),
+    (['plain', 'sexed', 'formula', 'unlinked'] as const).map((name) => [s[name].id, name]),
   );
   const labels = new Map(
     Object.values(s.periods).map((p) => [p.id, `${p.projectId === s.a.id ? 'A' : 'B'} ${p.label}`]),
