@@ -466,7 +466,7 @@ async function registerModules(
     attachmentRoutes,
     formRoutes,
     publicFormRoutes,
-    // A project's set-up workbook writes through the services below it; the values engine joins later.
+    // A project's set-up workbook writes through the services below it.
     withOptions(importRoutes, {
       setup: {
         dependents: { ...indicatorReportUse, inBand: indicatorsInBand },

@@ -8,11 +8,9 @@ import { importIndicators, type IndicatorPorts } from './setup-indicators.js';
 import { importPeriods, projectPeriods } from './setup-periods.js';
 import { importResults } from './setup-results.js';
 import { setupTables, type SetupSheet } from './setup-sheets.js';
-import { valueRowsOf, valuesNotRead, type ValuesImport } from './values-sheet.js';
+import { importValuesSheet, valueRowsOf } from './values-sheet.js';
 
 export interface SetupImportPorts extends IndicatorPorts {
-  /** The values engine (indicator-reports); until it is handed in, the values rows are refused. */
-  values?: ValuesImport;
   /** Wakes the webhook worker (the periods service takes it). */
   webhooksQueued: () => void;
 }
@@ -68,8 +66,7 @@ export class SetupImportService {
           this.ports,
         );
         if (sheets.values) {
-          const values = this.ports.values ?? valuesNotRead;
-          bySheet.values = await values(tx, member, projectId, valueRowsOf(sheets.values), !apply);
+          bySheet.values = await importValuesSheet(tx, member, projectId, valueRowsOf(sheets.values), !apply);
         }
         const all = order.flatMap((sheet) => bySheet[sheet] ?? []);
         if (!apply || all.some((row) => row.action === 'refused')) throw new RolledBack(all);

@@ -70,19 +70,17 @@ describe('GET /orgs/:orgId/import-template.xlsx', () => {
       ['results!2:2', 'create', []],
       ['indicators!2:2', 'create', []],
       ['periods!2:2', 'create', []],
-      // The values engine is not handed in yet: its rows say so.
-      ['values!2:2', 'refused', ['the values sheet is not read yet']],
+      // The indicator's target for the period made its report: the value fills it.
+      ['values!2:2', 'update', ['value empty → 280', 'disaggregatedValues change', 'narrative changes']],
     ]);
-    // Without the values sheet it applies, and again changes nothing.
-    workbook.removeWorksheet(workbook.getWorksheet('values')!.id);
-    const withoutValues = Buffer.from(await workbook.xlsx.writeBuffer());
-    const applied = await importSetup(t.app, team.org.id, projectId, withoutValues, {
+    // It applies, values too, and again changes nothing.
+    const applied = await importSetup(t.app, team.org.id, projectId, bytesOf(res), {
       as: team.admin,
       query: '?apply=true',
     });
-    expect(applied.body).toMatchObject({ applied: true, summary: { created: 3, refused: 0 } });
-    const again = await importSetup(t.app, team.org.id, projectId, withoutValues, { as: team.admin });
-    expect(again.body.summary).toEqual({ created: 0, updated: 0, unchanged: 3, refused: 0 });
+    expect(applied.body).toMatchObject({ applied: true, summary: { created: 3, updated: 1, refused: 0 } });
+    const again = await importSetup(t.app, team.org.id, projectId, bytesOf(res), { as: team.admin });
+    expect(again.body.summary).toEqual({ created: 0, updated: 0, unchanged: 4, refused: 0 });
   });
 
   it('answers 401 without a session and 403 to a stranger', async () => {

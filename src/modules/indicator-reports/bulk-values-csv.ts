@@ -28,7 +28,7 @@ const FIELD_OF_COLUMN = new Map<string, ValueField>(
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 /** A number cell: digits with a point for decimals (`1250.5`); null with the problem otherwise. */
-function numberIn(text: string): number | null {
+export function readDecimal(text: string): number | null {
   if (!NUMBER.test(text)) return null;
   const n = Number(text);
   return Number.isFinite(n) ? n : null;
@@ -98,7 +98,7 @@ export async function readValuesCsv(text: string): Promise<ValueRowInput[]> {
       const field = FIELD_OF_COLUMN.get(column)!;
       input.cells[field] = cell(table, row, column);
       if (field === 'value') {
-        const n = numberIn(text);
+        const n = readDecimal(text);
         if (n === null) {
           input.problems!.push({ field, message: `value "${text}" is not a number (a point for decimals)` });
         } else input.value = n;

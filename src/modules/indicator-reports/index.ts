@@ -8,6 +8,7 @@ export { indicatorReportsOfPeriod, indicatorReportUse, reportsInPeriod } from '.
 /** The statuses in which a report's value may still change (draft, rejected). */
 export { EDITABLE as EDITABLE_REPORT_STATUSES } from './report-workflow.js';
 /** Rows of values imported inside the caller's transaction (a workbook's values sheet): see its contract. */
+export { readDecimal } from './bulk-values-csv.js';
 export {
   importValueRows,
   MAX_VALUE_ROWS,
