@@ -4,7 +4,7 @@ import { inWindow, type Window } from '../../db/window.js';
 import type { Sex } from '../../lib/demographics.js';
 import { compareText } from '../../lib/text.js';
 import { activities, activityParticipants, participants } from './activities.tables.js';
-import { participantOrder } from './participants.repo.js';
+import { inSlices, participantOrder } from './participants.repo.js';
 
 export type RegistrationRow = typeof activityParticipants.$inferSelect;
 
@@ -63,7 +63,10 @@ export function listRegistrations(
   );
 }
 
-/** Registers in one statement; a participant already registered keeps the registration they have. */
+/**
+ * Registers, STATEMENT_ROWS a statement; a participant already registered keeps the registration they
+ * have. Returns the participants registered now.
+ */
 export async function insertRegistrations(
   db: Db,
   orgId: string,
@@ -74,18 +77,40 @@ export async function insertRegistrations(
   const ordered = [...rows]
     .sort((a, b) => compareText(a.participantId, b.participantId))
     .map((row) => ({ ...row, orgId }));
-  const inserted = await db
-    .insert(activityParticipants)
-    .values(ordered)
-    .onConflictDoNothing({
-      target: [
-        activityParticipants.orgId,
-        activityParticipants.activityId,
-        activityParticipants.participantId,
-      ],
-    })
-    .returning({ participantId: activityParticipants.participantId });
-  return inserted.map((row) => row.participantId);
+  const inserted: string[] = [];
+  for (const slice of inSlices(ordered)) {
+    const rows = await db
+      .insert(activityParticipants)
+      .values(slice)
+      .onConflictDoNothing({
+        target: [
+          activityParticipants.orgId,
+          activityParticipants.activityId,
+          activityParticipants.participantId,
+        ],
+      })
+      .returning({ participantId: activityParticipants.participantId });
+    inserted.push(...rows.map((row) => row.participantId));
+  }
+  return inserted;
+}
+
+/** The ones of these participants registered in the activity already. */
+export async function registeredAlready(
+  db: Db,
+  orgId: string,
+  activityId: string,
+  participantIds: string[],
+): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (const slice of inSlices(participantIds)) {
+    const rows = await db
+      .select({ participantId: activityParticipants.participantId })
+      .from(activityParticipants)
+      .where(filtered(orgId, activityId, { participantIds: slice }));
+    for (const row of rows) found.add(row.participantId);
+  }
+  return found;
 }
 
 export async function updateRegistration(
