@@ -1,5 +1,5 @@
 import { and, asc, count, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { rowsOf, type Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { visibleTo, type ProjectVisibility } from '../projects/index.js';
 import { HOUSEHOLD_PERSONAL_FIELDS, nulled, PARTICIPANT_PERSONAL_FIELDS } from '../../lib/personal-data.js';
@@ -13,6 +13,13 @@ export type ParticipantRow = typeof participants.$inferSelect;
  * nears PostgreSQL's 65,535 parameters (a participant row has 12) nor grows with the file.
  */
 export const STATEMENT_ROWS = 1000;
+
+/**
+ * Values as one PostgreSQL array literal (`{"a","b",NULL}`), sent as one text parameter and cast by the
+ * statement (`::text[]`): a slice of rows is then one parameter a column, however many rows it has.
+ */
+export const arrayLiteral = (values: readonly (string | null)[]) =>
+  `{${values.map((value) => (value === null ? 'NULL' : `"${value.replace(/["\\]/g, '\\$&')}"`)).join(',')}}`;
 
 /** `items` in consecutive slices of at most STATEMENT_ROWS, in their order. */
 export function inSlices<T>(items: readonly T[]): T[][] {
@@ -270,16 +277,28 @@ export async function insertParticipants(
     .sort((a, b) => compareText(a.nationalIdIndex, b.nationalIdIndex))
     .map((row) => ({ ...row, orgId }));
   const inserted = new Set<string>();
+  const column = (
+    slice: typeof ordered,
+    value: (row: (typeof ordered)[number]) => string | null | undefined,
+  ) => arrayLiteral(slice.map((row) => value(row) ?? null));
   for (const slice of inSlices(ordered)) {
-    const rows = await db
-      .insert(participants)
-      .values(slice)
-      .onConflictDoNothing({
-        target: [participants.orgId, participants.nationalIdIndex],
-        where: sql`${participants.nationalIdIndex} IS NOT NULL`,
-      })
-      .returning({ id: participants.id });
-    for (const row of rows) inserted.add(row.id);
+    // unnest: one parameter a column, the rows inserted in the order given.
+    const result = await db.execute(sql`
+      INSERT INTO ${participants} (id, org_id, first_name, last_name, sex, date_of_birth, phone,
+        national_id, national_id_index, village, district)
+      SELECT id, ${orgId}::uuid, first_name, last_name, sex::sex, date_of_birth::date, phone, national_id,
+        national_id_index, village, district
+      FROM unnest(
+        ${column(slice, (row) => row.id)}::uuid[], ${column(slice, (row) => row.firstName)}::text[],
+        ${column(slice, (row) => row.lastName)}::text[], ${column(slice, (row) => row.sex)}::text[],
+        ${column(slice, (row) => row.dateOfBirth)}::text[], ${column(slice, (row) => row.phone)}::text[],
+        ${column(slice, (row) => row.nationalId)}::text[], ${column(slice, (row) => row.nationalIdIndex)}::text[],
+        ${column(slice, (row) => row.village)}::text[], ${column(slice, (row) => row.district)}::text[]
+      ) AS given (id, first_name, last_name, sex, date_of_birth, phone, national_id, national_id_index,
+        village, district)
+      ON CONFLICT (org_id, national_id_index) WHERE national_id_index IS NOT NULL DO NOTHING
+      RETURNING id`);
+    for (const row of rowsOf<{ id: string }>(result)) inserted.add(row.id);
   }
   return inserted;
 }

@@ -1,10 +1,11 @@
 import { and, asc, count, eq, gte, inArray, lte, ne, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { rowsOf, type Db } from '../../db/client.js';
+import { newId } from '../../lib/ids.js';
 import { inWindow, type Window } from '../../db/window.js';
 import type { Sex } from '../../lib/demographics.js';
 import { compareText } from '../../lib/text.js';
 import { activities, activityParticipants, participants } from './activities.tables.js';
-import { inSlices, participantOrder } from './participants.repo.js';
+import { arrayLiteral, inSlices, participantOrder } from './participants.repo.js';
 
 export type RegistrationRow = typeof activityParticipants.$inferSelect;
 
@@ -79,18 +80,19 @@ export async function insertRegistrations(
     .map((row) => ({ ...row, orgId }));
   const inserted: string[] = [];
   for (const slice of inSlices(ordered)) {
-    const rows = await db
-      .insert(activityParticipants)
-      .values(slice)
-      .onConflictDoNothing({
-        target: [
-          activityParticipants.orgId,
-          activityParticipants.activityId,
-          activityParticipants.participantId,
-        ],
-      })
-      .returning({ participantId: activityParticipants.participantId });
-    inserted.push(...rows.map((row) => row.participantId));
+    const result = await db.execute(sql`
+      INSERT INTO ${activityParticipants} (id, org_id, activity_id, participant_id, role, attended)
+      SELECT id, ${orgId}::uuid, activity_id, participant_id, role, attended
+      FROM unnest(
+        ${arrayLiteral(slice.map(() => newId()))}::uuid[],
+        ${arrayLiteral(slice.map((row) => row.activityId))}::uuid[],
+        ${arrayLiteral(slice.map((row) => row.participantId))}::uuid[],
+        ${arrayLiteral(slice.map((row) => row.role ?? 'attendee'))}::text[],
+        ${arrayLiteral(slice.map((row) => String(row.attended ?? false)))}::boolean[]
+      ) AS given (id, activity_id, participant_id, role, attended)
+      ON CONFLICT (org_id, activity_id, participant_id) DO NOTHING
+      RETURNING participant_id AS "participantId"`);
+    inserted.push(...rowsOf<{ participantId: string }>(result).map((row) => row.participantId));
   }
   return inserted;
 }
