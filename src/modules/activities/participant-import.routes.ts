@@ -76,7 +76,8 @@ export const participantImportRoutes: FastifyPluginAsyncTypebox<AppContext> = as
           'valid date (YYYY-MM-DD)`) and never what a cell holds. A reporter reaches only their projects: ' +
           `a nationalId of someone outside them is refused (\`${NATIONAL_ID_ELSEWHERE}\`), naming nobody. ` +
           'Applied by default, in one transaction: all rows, or with one refused row none (`atomic=false`: ' +
-          'the rows not refused); `dryRun=true` (or `apply=false`) checks everything and changes nothing. ' +
+          'the rows not refused); `dryRun=true` (or `apply=false`) checks everything and changes nothing ' +
+          '(the two saying the opposite: 400). ' +
           '200: the report (`dryRun` true when nothing was changed; `new` counts as created, `matched ' +
           'existing` as unchanged), its rows paged (`page`, `limit`). One audit entry (action `import`) ' +
           'per import, dry runs included, with the people it registered or found and its counts. ' +

@@ -271,6 +271,8 @@ describe('POST /orgs/:orgId/activities/:activityId/participants/import', () => {
     expect(await stored()).toEqual({ people: before.people + 1, registrations: before.registrations + 1 });
     const contradiction = await upload(activity.id, file, { query: '?dryRun=true&apply=true' });
     expectError(contradiction.res, badRequest('dryRun and apply say the opposite: give one of them'));
+    const bothFalse = await upload(activity.id, file, { query: '?dryRun=false&apply=false' });
+    expectError(bothFalse.res, badRequest('dryRun and apply say the opposite: give one of them'));
   });
 
   it('matches people by nationalId: known in the organization, or an earlier row of the file', async () => {
