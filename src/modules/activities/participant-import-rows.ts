@@ -106,6 +106,9 @@ const FIELD_OF: Record<string, Field> = {
 };
 export const fieldOfColumn = (column: string): Field | undefined => FIELD_OF[column.replace(/_/g, '')];
 
+/** The column an annotated workbook carries each row's verdict in: not a field, and not refused. */
+const STATUS_COLUMN = 'status';
+
 const NEW_PERSON_REQUIRED: readonly Field[] = ['firstName', 'lastName', 'sex', 'village', 'district'];
 
 /** A spreadsheet's yes and no for `attended` (any case); an empty cell is no. */
@@ -133,6 +136,8 @@ function columnsOf(table: Table): Map<Field, string> {
   const byField = new Map<Field, string>();
   const problems: string[] = [];
   for (const column of table.columns) {
+    // What an import report written into the workbook added (`?format=xlsx`): sent back, it is skipped.
+    if (column === STATUS_COLUMN) continue;
     const field = fieldOfColumn(column);
     if (!field) {
       problems.push(`${cell(table, 1, column)}: unknown column ${column}`);

@@ -62,7 +62,7 @@ export const participantImportRoutes: FastifyPluginAsyncTypebox<AppContext> = as
           'sheet) or a UTF-8 .csv (comma, semicolon or tab; a file that is not UTF-8 is read as ' +
           'Windows-1252), one person a row under a header row. Columns, in any order, any case, with `_`, ' +
           `spaces or dashes between words (\`first_name\`, \`First Name\`, \`firstName\`): ${IMPORT_FIELDS.join(', ')} ` +
-          '(also gender, dob, birth_date, phone_number). An unknown column, a field given by two columns, or ' +
+          '(also gender, dob, birth_date, phone_number); a `status` column is skipped. An unknown column, a field given by two columns, or ' +
           'missing columns firstName, lastName, sex, village and district (without a participantId column): ' +
           '400. Each row is checked as one item of POST /orgs/:orgId/activities/:id/participants: a new ' +
           "participant's fields, or the `participantId` of an existing one; sex in any case; dateOfBirth " +
