@@ -115,6 +115,7 @@ const MATRIX: Record<string, Rule> = {
   'DELETE /orgs/:orgId/activities/:id': 'contribute',
   'GET /orgs/:orgId/activities/:id/participants': 'read-project',
   'POST /orgs/:orgId/activities/:id/participants': 'contribute',
+  'POST /orgs/:orgId/activities/:activityId/participants/import': 'contribute',
   'PATCH /orgs/:orgId/activities/:activityId/participants/:participantId': 'contribute',
   'DELETE /orgs/:orgId/activities/:activityId/participants/:participantId': 'contribute',
   'GET /orgs/:orgId/participants': 'read-project',

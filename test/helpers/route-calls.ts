@@ -94,7 +94,10 @@ export const takesIds = (route: Route) =>
   route.url.split('/').some((segment) => segment.startsWith(':') && segment !== ':orgId');
 
 /** Uploads: a real file, so that the route gets past the content type to the ids. */
-export const MULTIPART = new Set(['POST /orgs/:orgId/projects/:projectId/attachments']);
+export const MULTIPART = new Set([
+  'POST /orgs/:orgId/projects/:projectId/attachments',
+  'POST /orgs/:orgId/activities/:activityId/participants/import',
+]);
 export const pdf = () =>
   multipart([{ name: 'file', value: PDF, fileName: 'a.pdf', contentType: 'application/pdf' }]);
 

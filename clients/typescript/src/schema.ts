@@ -1118,6 +1118,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/activities/{activityId}/participants/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register participants in an activity from a spreadsheet
+         * @description multipart/form-data with the part `file`: an .xlsx (its sheet `participants`, else its first sheet) or a UTF-8 .csv (comma, semicolon or tab; a file that is not UTF-8 is read as Windows-1252), one person a row under a header row. Columns, in any order, any case, with `_`, spaces or dashes between words (`first_name`, `First Name`, `firstName`): firstName, lastName, sex, dateOfBirth, phone, nationalId, village, district, participantId, role, attended (also gender, dob, birth_date, phone_number); a `status` column is skipped. An unknown column, a field given by two columns, or missing columns firstName, lastName, sex, village and district (without a participantId column): 400. Each row is checked as one item of POST /orgs/:orgId/activities/:id/participants: a new participant's fields, or the `participantId` of an existing one; sex in any case; dateOfBirth as a date cell or YYYY-MM-DD text; attended yes/no, true/false, 1/0 or x (empty: no); role default attendee. A row whose nationalId the organization knows is that participant (`matched existing`, their stored fields kept); a later row with an earlier row's nationalId (or participantId) is that same person, registered once as the earlier row says (`matched existing`); a row without nationalId is always a new person. Someone registered in the activity already keeps their registration. Phone and national id are stored sealed, as for one registration. Refused rows say why, each message naming the cell (`participants!D7: dateOfBirth must be a valid date (YYYY-MM-DD)`) and never what a cell holds. A reporter reaches only their projects: a nationalId of someone outside them is refused (`A participant with this national id is registered in a project you are not assigned to`), naming nobody. Applied by default, in one transaction: all rows, or with one refused row none (`atomic=false`: the rows not refused); `dryRun=true` (or `apply=false`) checks everything and changes nothing (the two saying the opposite: 400). 200: the report (`dryRun` true when nothing was changed; `new` counts as created, `matched existing` as unchanged), its rows paged (`page`, `limit`). One audit entry (action `import`) per import, dry runs included, with the people it registered or found and its counts. Limits: 10000 rows, 30 columns, 1000 characters a cell, 10 MiB (an .xlsx also 64 MiB unzipped, 12000 rows and 250000 cells in all its sheets): 413 past them. A file that is neither .xlsx nor text (an empty one too): 415.
+         */
+        post: operations["importActivityParticipants"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/projects/{projectId}/activities": {
         parameters: {
             query?: never;
@@ -2553,7 +2573,7 @@ export interface components {
             ip: string | null;
             requestId: string | null;
             /** @enum {string} */
-            action: "read" | "export" | "erase" | "retention_erase" | "key_rotation";
+            action: "read" | "export" | "erase" | "retention_erase" | "key_rotation" | "import";
             /** @description `METHOD /route/pattern`, or the job that acted */
             route: string;
             /** @enum {string} */
@@ -2562,7 +2582,7 @@ export interface components {
             subjectIds: string[];
             /** @description How many records the response or change concerned */
             count: number;
-            /** @description The filter of a list or export; the reason of an erasure */
+            /** @description The filter of a list or export; the reason of an erasure; the counts of an import */
             details: {
                 [key: string]: unknown;
             };
@@ -4359,7 +4379,7 @@ export interface components {
                 at: string;
                 actorRole: string | null;
                 /** @enum {string} */
-                action: "read" | "export" | "erase" | "retention_erase" | "key_rotation";
+                action: "read" | "export" | "erase" | "retention_erase" | "key_rotation" | "import";
                 route: string;
                 /** @description The person's own ids (theirs, their household's) */
                 subjectIds: string[];
@@ -4372,6 +4392,13 @@ export interface components {
         };
         ParticipantRegistration: {
             participants: components["schemas"]["RegistrationItem"][];
+        };
+        ParticipantsUpload: {
+            /**
+             * Format: binary
+             * @description The participants, one a row under a header row (.xlsx or .csv, 10 MiB at most)
+             */
+            file: string;
         };
         ParticipantUpdate: {
             firstName?: string;
@@ -9672,6 +9699,90 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    importActivityParticipants: {
+        parameters: {
+            query?: {
+                /** @description true: check every row and answer the report, change nothing (default false) */
+                dryRun?: boolean;
+                /** @description false: the same as dryRun=true (the spelling of the set-up import) */
+                apply?: boolean;
+                /** @description true (default): one refused row and nothing is applied; false: the rows not refused are applied */
+                atomic?: boolean;
+                /** @description Page of the rows, from 1 */
+                page?: number;
+                /** @description Rows a page, 1000 by default, 5000 at most */
+                limit?: number;
+            };
+            header?: {
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                orgId: string;
+                activityId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["ParticipantsUpload"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description a nationalId another request registered meanwhile, out of a reporter's reach; or the same Idempotency-Key is still running (with Retry-After) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A file over 10 MiB, or more than 10000 rows */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not multipart, or a file that is neither an .xlsx workbook nor a CSV */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {

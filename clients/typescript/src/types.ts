@@ -129,6 +129,7 @@ export type ParticipantList = components['schemas']['ParticipantList'];
 export type ParticipantPage = components['schemas']['ParticipantPage'];
 export type ParticipantRegistration = components['schemas']['ParticipantRegistration'];
 export type ParticipantUpdate = components['schemas']['ParticipantUpdate'];
+export type ParticipantsUpload = components['schemas']['ParticipantsUpload'];
 export type PasswordReset = components['schemas']['PasswordReset'];
 export type PasswordResetRequest = components['schemas']['PasswordResetRequest'];
 export type PeriodTarget = components['schemas']['PeriodTarget'];

@@ -21,6 +21,7 @@ import {
   UpdateRegistrationBody,
 } from './participants.schemas.js';
 import { NATIONAL_ID_ELSEWHERE, registrationProblems, RegistrationService } from './registrations.service.js';
+import { participantImportRoutes } from './participant-import.routes.js';
 
 const tags = ['Activities'];
 const READ =
@@ -30,6 +31,8 @@ const READ =
 const WRITE = 'Reporters may change only activities of projects assigned to them.';
 
 export const activityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
+  // With its own multipart parser, in a plugin of its own.
+  await app.register(participantImportRoutes, ctx);
   const activities = new ActivityService(ctx.db);
   const registrations = new RegistrationService(ctx.db, ctx.config.piiKeyring, ctx.webhooksQueued);
   /** Registrations as sent, after their audit entry (src/modules/privacy/audit-log.ts). */

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { rowsOf, type Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { visibleTo, type ProjectVisibility } from '../projects/index.js';
 import { HOUSEHOLD_PERSONAL_FIELDS, nulled, PARTICIPANT_PERSONAL_FIELDS } from '../../lib/personal-data.js';
@@ -7,6 +7,26 @@ import { compareText } from '../../lib/text.js';
 import { activities, activityParticipants, householdMembers, participants } from './activities.tables.js';
 
 export type ParticipantRow = typeof participants.$inferSelect;
+
+/**
+ * Most rows or ids one statement carries: an import's 10,000 people go in slices, so no statement
+ * nears PostgreSQL's 65,535 parameters (a participant row has 12) nor grows with the file.
+ */
+export const STATEMENT_ROWS = 1000;
+
+/**
+ * Values as one PostgreSQL array literal (`{"a","b",NULL}`), sent as one text parameter and cast by the
+ * statement (`::text[]`): a slice of rows is then one parameter a column, however many rows it has.
+ */
+export const arrayLiteral = (values: readonly (string | null)[]) =>
+  `{${values.map((value) => (value === null ? 'NULL' : `"${value.replace(/["\\]/g, '\\$&')}"`)).join(',')}}`;
+
+/** `items` in consecutive slices of at most STATEMENT_ROWS, in their order. */
+export function inSlices<T>(items: readonly T[]): T[][] {
+  const slices: T[][] = [];
+  for (let i = 0; i < items.length; i += STATEMENT_ROWS) slices.push(items.slice(i, i + STATEMENT_ROWS));
+  return slices;
+}
 export type HouseholdMemberRow = typeof householdMembers.$inferSelect;
 
 /**
@@ -201,12 +221,17 @@ export async function existingParticipantIds(
   ids: string[],
   visibility: ProjectVisibility,
 ): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db
-    .select({ id: participants.id })
-    .from(participants)
-    .where(and(eq(participants.orgId, orgId), inArray(participants.id, ids), reachable(orgId, visibility)));
-  return new Set(rows.map((row) => row.id));
+  const found = new Set<string>();
+  for (const slice of inSlices(ids)) {
+    const rows = await db
+      .select({ id: participants.id })
+      .from(participants)
+      .where(
+        and(eq(participants.orgId, orgId), inArray(participants.id, slice), reachable(orgId, visibility)),
+      );
+    for (const row of rows) found.add(row.id);
+  }
+  return found;
 }
 
 /**
@@ -220,22 +245,25 @@ export async function participantsByNationalIdIndex(
   indexes: string[],
   visibility: ProjectVisibility,
 ): Promise<Map<string, { id: string; inScope: boolean }>> {
-  if (indexes.length === 0) return new Map();
+  const found = new Map<string, { id: string; inScope: boolean }>();
   const scope = reachable(orgId, visibility);
-  const rows = await db
-    .select({
-      id: participants.id,
-      nationalIdIndex: participants.nationalIdIndex,
-      inScope: scope ? sql<boolean>`${scope}` : sql<boolean>`true`,
-    })
-    .from(participants)
-    .where(and(eq(participants.orgId, orgId), inArray(participants.nationalIdIndex, indexes)));
-  return new Map(rows.map((row) => [row.nationalIdIndex!, { id: row.id, inScope: row.inScope }]));
+  for (const slice of inSlices(indexes)) {
+    const rows = await db
+      .select({
+        id: participants.id,
+        nationalIdIndex: participants.nationalIdIndex,
+        inScope: scope ? sql<boolean>`${scope}` : sql<boolean>`true`,
+      })
+      .from(participants)
+      .where(and(eq(participants.orgId, orgId), inArray(participants.nationalIdIndex, slice)));
+    for (const row of rows) found.set(row.nationalIdIndex!, { id: row.id, inScope: row.inScope });
+  }
+  return found;
 }
 
 /**
- * Inserts new participants in one statement; one whose national id another request has just taken is
- * skipped. Returns the ids inserted.
+ * Inserts new participants, STATEMENT_ROWS a statement; one whose national id another request has just
+ * taken is skipped. Returns the ids inserted.
  */
 export async function insertParticipants(
   db: Db,
@@ -244,17 +272,33 @@ export async function insertParticipants(
 ): Promise<Set<string>> {
   if (rows.length === 0) return new Set();
   // In national-id order: two batches sharing people then take their unique-index locks in the same
-  // order, so one waits for the other instead of both deadlocking.
+  // order, so one waits for the other instead of both deadlocking (the slices keep that order).
   const ordered = [...rows]
     .sort((a, b) => compareText(a.nationalIdIndex, b.nationalIdIndex))
     .map((row) => ({ ...row, orgId }));
-  const inserted = await db
-    .insert(participants)
-    .values(ordered)
-    .onConflictDoNothing({
-      target: [participants.orgId, participants.nationalIdIndex],
-      where: sql`${participants.nationalIdIndex} IS NOT NULL`,
-    })
-    .returning({ id: participants.id });
-  return new Set(inserted.map((row) => row.id));
+  const inserted = new Set<string>();
+  const column = (
+    slice: typeof ordered,
+    value: (row: (typeof ordered)[number]) => string | null | undefined,
+  ) => arrayLiteral(slice.map((row) => value(row) ?? null));
+  for (const slice of inSlices(ordered)) {
+    // unnest: one parameter a column, the rows inserted in the order given.
+    const result = await db.execute(sql`
+      INSERT INTO ${participants} (id, org_id, first_name, last_name, sex, date_of_birth, phone,
+        national_id, national_id_index, village, district)
+      SELECT id, ${orgId}::uuid, first_name, last_name, sex::sex, date_of_birth::date, phone, national_id,
+        national_id_index, village, district
+      FROM unnest(
+        ${column(slice, (row) => row.id)}::uuid[], ${column(slice, (row) => row.firstName)}::text[],
+        ${column(slice, (row) => row.lastName)}::text[], ${column(slice, (row) => row.sex)}::text[],
+        ${column(slice, (row) => row.dateOfBirth)}::text[], ${column(slice, (row) => row.phone)}::text[],
+        ${column(slice, (row) => row.nationalId)}::text[], ${column(slice, (row) => row.nationalIdIndex)}::text[],
+        ${column(slice, (row) => row.village)}::text[], ${column(slice, (row) => row.district)}::text[]
+      ) AS given (id, first_name, last_name, sex, date_of_birth, phone, national_id, national_id_index,
+        village, district)
+      ON CONFLICT (org_id, national_id_index) WHERE national_id_index IS NOT NULL DO NOTHING
+      RETURNING id`);
+    for (const row of rowsOf<{ id: string }>(result)) inserted.add(row.id);
+  }
+  return inserted;
 }

@@ -116,7 +116,7 @@ export const ActivityParticipant = Type.Object(
  * One item of a registration: an existing participant by id, or a new one's fields. JSON Schema's
  * if/else rather than a union, so a bad item gets one message per problem, each with its index.
  */
-const RegistrationItem = Type.Object(
+export const RegistrationItem = Type.Object(
   {
     participantId: Type.Optional(Uuid('An existing participant of the organization')),
     firstName: Type.Optional(fields.firstName),

@@ -1,10 +1,11 @@
 import { and, asc, count, eq, gte, inArray, lte, ne, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { rowsOf, type Db } from '../../db/client.js';
+import { newId } from '../../lib/ids.js';
 import { inWindow, type Window } from '../../db/window.js';
 import type { Sex } from '../../lib/demographics.js';
 import { compareText } from '../../lib/text.js';
 import { activities, activityParticipants, participants } from './activities.tables.js';
-import { participantOrder } from './participants.repo.js';
+import { arrayLiteral, inSlices, participantOrder } from './participants.repo.js';
 
 export type RegistrationRow = typeof activityParticipants.$inferSelect;
 
@@ -63,7 +64,10 @@ export function listRegistrations(
   );
 }
 
-/** Registers in one statement; a participant already registered keeps the registration they have. */
+/**
+ * Registers, STATEMENT_ROWS a statement; a participant already registered keeps the registration they
+ * have. Returns the participants registered now.
+ */
 export async function insertRegistrations(
   db: Db,
   orgId: string,
@@ -74,18 +78,41 @@ export async function insertRegistrations(
   const ordered = [...rows]
     .sort((a, b) => compareText(a.participantId, b.participantId))
     .map((row) => ({ ...row, orgId }));
-  const inserted = await db
-    .insert(activityParticipants)
-    .values(ordered)
-    .onConflictDoNothing({
-      target: [
-        activityParticipants.orgId,
-        activityParticipants.activityId,
-        activityParticipants.participantId,
-      ],
-    })
-    .returning({ participantId: activityParticipants.participantId });
-  return inserted.map((row) => row.participantId);
+  const inserted: string[] = [];
+  for (const slice of inSlices(ordered)) {
+    const result = await db.execute(sql`
+      INSERT INTO ${activityParticipants} (id, org_id, activity_id, participant_id, role, attended)
+      SELECT id, ${orgId}::uuid, activity_id, participant_id, role, attended
+      FROM unnest(
+        ${arrayLiteral(slice.map(() => newId()))}::uuid[],
+        ${arrayLiteral(slice.map((row) => row.activityId))}::uuid[],
+        ${arrayLiteral(slice.map((row) => row.participantId))}::uuid[],
+        ${arrayLiteral(slice.map((row) => row.role ?? 'attendee'))}::text[],
+        ${arrayLiteral(slice.map((row) => String(row.attended ?? false)))}::boolean[]
+      ) AS given (id, activity_id, participant_id, role, attended)
+      ON CONFLICT (org_id, activity_id, participant_id) DO NOTHING
+      RETURNING participant_id AS "participantId"`);
+    inserted.push(...rowsOf<{ participantId: string }>(result).map((row) => row.participantId));
+  }
+  return inserted;
+}
+
+/** The ones of these participants registered in the activity already. */
+export async function registeredAlready(
+  db: Db,
+  orgId: string,
+  activityId: string,
+  participantIds: string[],
+): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (const slice of inSlices(participantIds)) {
+    const rows = await db
+      .select({ participantId: activityParticipants.participantId })
+      .from(activityParticipants)
+      .where(filtered(orgId, activityId, { participantIds: slice }));
+    for (const row of rows) found.add(row.participantId);
+  }
+  return found;
 }
 
 export async function updateRegistration(

@@ -1,35 +1,24 @@
-import { queueWebhookEvent } from '../webhooks/index.js';
 import { transaction, type Db } from '../../db/client.js';
 import type { Member } from '../../http/pipeline/access.js';
 import { badRequest, duplicate, notFound } from '../../errors/catalogue.js';
 import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
-import { newId } from '../../lib/ids.js';
-import { recordFeedEventBy } from '../feed/index.js';
-import { ensureProjectAccess, visibilityOf } from '../projects/index.js';
+import { ensureProjectAccess } from '../projects/index.js';
 import { findActivity, lockActivity } from './activities.repo.js';
 import { viewRegistrations } from './participant-view.js';
 import { seesPersonalData } from '../../lib/personal-data.js';
 import type { Keyring } from '../../lib/sealed-values.js';
-import type { participants } from './activities.tables.js';
-import { nationalIdIndexes, sealedContact } from './participant-sealing.js';
-import {
-  existingParticipantIds,
-  insertParticipants,
-  participantsByNationalIdIndex,
-} from './participants.repo.js';
-import type { ParticipantFields, RegistrationItemInput } from './participants.schemas.js';
-import { birthDateProblem, participantValues } from './participants.service.js';
+import type { RegistrationItemInput } from './participants.schemas.js';
+import { birthDateProblem } from './participants.service.js';
+import { applyRegistrations, NATIONAL_ID_ELSEWHERE, planRegistrations } from './registration-plan.js';
 import {
   countRegistrations,
   deleteRegistration,
-  insertRegistrations,
   listRegistrations,
   updateRegistration,
   type RegistrationFilter,
 } from './registrations.repo.js';
 
-export const NATIONAL_ID_ELSEWHERE =
-  'A participant with this national id is registered in a project you are not assigned to';
+export { NATIONAL_ID_ELSEWHERE };
 
 const NEW_PARTICIPANT_FIELDS = [
   'firstName',
@@ -42,6 +31,20 @@ const NEW_PARTICIPANT_FIELDS = [
   'district',
 ] as const;
 
+/** The new participant's fields an item also gives when it gives a participantId (none: []). */
+export function fieldsBesideParticipantId(fields: Record<string, unknown>): string[] {
+  if (fields.participantId === undefined) return [];
+  return NEW_PARTICIPANT_FIELDS.filter((field) => fields[field] !== undefined);
+}
+
+/** The problem of a well-formed dateOfBirth (`field` names it in the message); null when none. */
+export function itemBirthDateProblem(field: string, fields: Record<string, unknown>): string | null {
+  if (fields.participantId !== undefined) return null;
+  const { dateOfBirth } = fields;
+  if (typeof dateOfBirth !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(dateOfBirth)) return null;
+  return birthDateProblem(field, dateOfBirth);
+}
+
 /**
  * What the schema cannot say about a batch, each message naming the item by its index. It reads the
  * body defensively, so the route can add these to the schema's own messages and list every bad item.
@@ -52,17 +55,13 @@ export function registrationProblems(items: unknown): string[] {
     if (item === null || typeof item !== 'object') return [];
     const fields = item as Record<string, unknown>;
     const at = `participants.${index}`;
-    if (fields.participantId !== undefined) {
-      const extra = NEW_PARTICIPANT_FIELDS.filter((field) => fields[field] !== undefined);
-      return extra.length > 0
-        ? [
-            `${at} gives participantId and ${extra.join(', ')}: send an existing participant's id or a new participant's fields, not both`,
-          ]
-        : [];
+    const extra = fieldsBesideParticipantId(fields);
+    if (extra.length > 0) {
+      return [
+        `${at} gives participantId and ${extra.join(', ')}: send an existing participant's id or a new participant's fields, not both`,
+      ];
     }
-    const { dateOfBirth } = fields;
-    if (typeof dateOfBirth !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(dateOfBirth)) return [];
-    const problem = birthDateProblem(`${at}.dateOfBirth`, dateOfBirth);
+    const problem = itemBirthDateProblem(`${at}.dateOfBirth`, fields);
     return problem ? [problem] : [];
   });
 }
@@ -107,120 +106,24 @@ export class RegistrationService {
       if (!activity) throw notFound('Activity');
       await ensureProjectAccess(tx, member, activity.projectId);
 
-      const ids = await this.resolveParticipants(tx, member, items);
-      const first = new Map<string, RegistrationItemInput>();
-      ids.forEach((id, i) => first.has(id) || first.set(id, items[i]!));
-      const registered = await insertRegistrations(
+      const plans = await planRegistrations(tx, this.keyring, member, items);
+      if (plans.some((plan) => plan.kind === 'unknown')) throw notFound('Participant');
+      if (plans.some((plan) => plan.kind === 'elsewhere')) throw duplicate(NATIONAL_ID_ELSEWHERE);
+      const { ids } = await applyRegistrations(
         tx,
-        member.orgId,
-        [...first].map(([participantId, item]) => ({
-          activityId,
-          participantId,
-          role: item.role?.trim() ?? 'attendee',
-          attended: item.attended ?? false,
-        })),
+        this.keyring,
+        this.webhooksQueued,
+        member,
+        activity,
+        items,
+        plans,
       );
-      if (registered.length > 0) {
-        const people = registered.length === 1 ? '1 participant' : `${registered.length} participants`;
-        await recordFeedEventBy(tx, member, (actor) => ({
-          type: 'participant.registered',
-          projectId: activity.projectId,
-          subject: { type: 'activity', id: activity.id, label: activity.title },
-          summary: `${actor} registered ${people} in ${activity.title}`,
-        }));
-        // Ids only: who they are never leaves in a webhook.
-        await queueWebhookEvent(
-          tx,
-          {
-            orgId: member.orgId,
-            type: 'participant.registered',
-            data: { activityId: activity.id, projectId: activity.projectId, participantIds: registered },
-          },
-          this.webhooksQueued,
-        );
-      }
-      const order = [...first.keys()];
+      const order = [...new Set(ids as string[])];
       const rows = await listRegistrations(tx, member.orgId, activityId, { participantIds: order });
       const position = new Map(order.map((id, i) => [id, i]));
       rows.sort((a, b) => position.get(a.participant.id)! - position.get(b.participant.id)!);
       return viewRegistrations(tx, this.keyring, member, rows);
     });
-  }
-
-  /** The participant id of each item: given, found by nationalId, or of a participant inserted now. */
-  private async resolveParticipants(
-    tx: Db,
-    member: Member,
-    items: RegistrationItemInput[],
-  ): Promise<string[]> {
-    const { orgId } = member;
-    const visibility = visibilityOf(member);
-    const given = [...new Set(items.flatMap((item) => (item.participantId ? [item.participantId] : [])))];
-    if ((await existingParticipantIds(tx, orgId, given, visibility)).size < given.length) {
-      throw notFound('Participant');
-    }
-
-    const newcomers = items.map((item) =>
-      item.participantId ? null : participantValues(item as ParticipantFields),
-    );
-    // National ids are compared by blind index: under the current key, and during a rotation the previous.
-    const indexesOf = new Map<string, string[]>();
-    for (const person of newcomers) {
-      if (person?.nationalId && !indexesOf.has(person.nationalId)) {
-        indexesOf.set(person.nationalId, nationalIdIndexes(this.keyring, orgId, person.nationalId));
-      }
-    }
-    const known = async (nationalIds: string[]) => {
-      const found = reachable(
-        await participantsByNationalIdIndex(
-          tx,
-          orgId,
-          nationalIds.flatMap((nationalId) => indexesOf.get(nationalId)!),
-          visibility,
-        ),
-      );
-      const byNationalId = new Map<string, string>();
-      for (const nationalId of nationalIds) {
-        const id = indexesOf
-          .get(nationalId)!
-          .map((index) => found.get(index))
-          .find(Boolean);
-        if (id) byNationalId.set(nationalId, id);
-      }
-      return byNationalId;
-    };
-    const byNationalId = await known([...indexesOf.keys()]);
-
-    const ids: string[] = [];
-    const rows: (typeof participants.$inferInsert & { id: string; clearNationalId: string | null })[] = [];
-    newcomers.forEach((values, i) => {
-      if (!values) return void ids.push(items[i]!.participantId!);
-      const found = values.nationalId ? byNationalId.get(values.nationalId) : undefined;
-      if (found) return void ids.push(found);
-      const id = newId();
-      rows.push({
-        id,
-        orgId,
-        ...values,
-        ...sealedContact(this.keyring, orgId, { phone: values.phone, nationalId: values.nationalId }),
-        clearNationalId: values.nationalId,
-      });
-      // A later item of the batch with the same nationalId is this same new person.
-      if (values.nationalId) byNationalId.set(values.nationalId, id);
-      ids.push(id);
-    });
-
-    const inserted = await insertParticipants(
-      tx,
-      orgId,
-      rows.map(({ clearNationalId: _, orgId: __, ...row }) => row),
-    );
-    const lost = rows.filter((row) => !inserted.has(row.id));
-    if (lost.length === 0) return ids;
-    // Another request registered these national ids first: they are that request's people, if in reach.
-    const taken = await known(lost.map((row) => row.clearNationalId!));
-    const replaced = new Map(lost.map((row) => [row.id, taken.get(row.clearNationalId!)!]));
-    return ids.map((id) => replaced.get(id) ?? id);
   }
 
   async update(
@@ -259,10 +162,4 @@ export class RegistrationService {
     await ensureProjectAccess(this.db, member, activity.projectId);
     return activity;
   }
-}
-
-/** nationalId → participant id; a person out of the caller's reach is a 409 that names nobody. */
-function reachable(found: Map<string, { id: string; inScope: boolean }>): Map<string, string> {
-  if ([...found.values()].some((person) => !person.inScope)) throw duplicate(NATIONAL_ID_ELSEWHERE);
-  return new Map([...found].map(([nationalId, person]) => [nationalId, person.id]));
 }

@@ -19,7 +19,7 @@ export const AuditEntry = Type.Object(
     }),
     count: Type.Integer({ description: 'How many records the response or change concerned' }),
     details: Type.Record(Type.String(), Type.Unknown(), {
-      description: 'The filter of a list or export; the reason of an erasure',
+      description: 'The filter of a list or export; the reason of an erasure; the counts of an import',
     }),
   },
   { title: 'AuditEntry', description: 'One access to, or change of, personal data' },

@@ -2,8 +2,18 @@ import { sql } from 'drizzle-orm';
 import { bigint, check, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { timestamptz } from '../../db/columns.js';
 
-/** What an entry records: a read of personal data in clear, or a change made to protect it. */
-export const AUDIT_ACTIONS = ['read', 'export', 'erase', 'retention_erase', 'key_rotation'] as const;
+/**
+ * What an entry records: a read of personal data in clear, a change made to protect it, or an import
+ * of people from a spreadsheet.
+ */
+export const AUDIT_ACTIONS = [
+  'read',
+  'export',
+  'erase',
+  'retention_erase',
+  'key_rotation',
+  'import',
+] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** Whose personal data an entry is about. */
@@ -50,7 +60,7 @@ export const auditLog = pgTable(
     index('audit_log_at_idx').on(t.at),
     check(
       'audit_log_action_check',
-      sql`${t.action} IN ('read', 'export', 'erase', 'retention_erase', 'key_rotation')`,
+      sql`${t.action} IN ('read', 'export', 'erase', 'retention_erase', 'key_rotation', 'import')`,
     ),
     check('audit_log_count_check', sql`${t.count} >= 0`),
   ],
