@@ -117,7 +117,8 @@ function writeCover(book: WorkbookStream, logframe: Logframe) {
   line(
     'Targets',
     "Target: the project's target for the indicator. Per period: the period's own target. To date: the " +
-      'cumulative target of the periods with a value (summed for summed indicators), else the project target.',
+      'cumulative target of the periods with a counted value (their targets summed for summed indicators, the ' +
+      "latest for the others); without any, the project's target.",
   );
   line(
     'Progress and status',
