@@ -4,6 +4,11 @@
  * it), then again on the same DATA_DIR (a restart); then after `--load` seconds (default 30) of reads by
  * 10 clients, and 10 s after they stop. With DATABASE_URL set, the same on PostgreSQL: a new, empty
  * database (it is migrated; the keys are generated anew in a new DATA_DIR). Prints the figures in MB; docs/operations.md ("Memory") quotes them.
+ *
+ * `npm run bench:memory -- --exports`: instead, the peak resident memory of the service while it streams
+ * the seeded CSV form's submissions (`npm run seed:bench` on DATABASE_URL: 1,000,000 at size large) as
+ * CSV, then as an .xlsx workbook, each read to its end by one client as fast as it can, the memory sampled
+ * every 20 ms; with the time, the rows a second and the bytes.
  * Not part of `npm test`: the numbers depend on the machine and what else runs on it.
  */
 import { randomBytes } from 'node:crypto';
@@ -11,10 +16,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { readManifest } from './manifest.js';
 import { startServer, type Server } from './processes.js';
+import { BENCH_PII_KEY } from './seed/participants.js';
 
 const { values: args } = parseArgs({
-  options: { load: { type: 'string', default: '30' }, idle: { type: 'string', default: '10' } },
+  options: {
+    load: { type: 'string', default: '30' },
+    idle: { type: 'string', default: '10' },
+    exports: { type: 'boolean', default: false },
+  },
 });
 const idleMs = Number(args.idle) * 1000;
 const loadMs = Number(args.load) * 1000;
@@ -106,10 +117,71 @@ async function measure(label: string, dataDir: string, databaseUrl?: string): Pr
   await server.stop();
 }
 
+/** One export read to its end: its time, bytes and the service's peak resident memory meanwhile. */
+async function exported(server: Server, url: string, authorization: string) {
+  const before = server.rss();
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, server.rss())), 20);
+  const started = performance.now();
+  let bytes = 0;
+  try {
+    const res = await fetch(`${server.url}${url}`, {
+      headers: { authorization },
+      signal: AbortSignal.timeout(3_600_000),
+    });
+    if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
+    for await (const chunk of res.body ?? []) bytes += (chunk as Uint8Array).length;
+  } finally {
+    clearInterval(sampler);
+  }
+  return { seconds: (performance.now() - started) / 1000, bytes, before, peak };
+}
+
+/** The seeded CSV form exported as CSV and as .xlsx, on the PostgreSQL of DATABASE_URL. */
+async function exports(databaseUrl: string, dataDir: string): Promise<void> {
+  const manifest = readManifest();
+  const server = await startServer('service', 'src/server.ts', {
+    ...env(dataDir, databaseUrl),
+    NODE_ENV: 'production',
+    JWT_SECRET: randomBytes(32).toString('base64url'),
+    PII_KEY: process.env.PII_KEY ?? BENCH_PII_KEY,
+    BASE_URL: 'http://127.0.0.1',
+  });
+  try {
+    await sleep(1000);
+    const login = await fetch(`${server.url}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(manifest.admin),
+    });
+    if (!login.ok) throw new Error(`sign-in: ${login.status} ${await login.text()}`);
+    const { accessToken } = (await login.json()) as { accessToken: string };
+    const rows = manifest.csvForm.submissions;
+    const base = `/orgs/${manifest.orgId}/forms/${manifest.csvForm.id}/submissions`;
+    for (const format of ['csv', 'xlsx']) {
+      const run = await exported(server, `${base}.${format}`, `Bearer ${accessToken}`);
+      console.log(
+        `${format}, ${rows.toLocaleString('en')} submissions: ${run.seconds.toFixed(1)} s ` +
+          `(${Math.round(rows / run.seconds).toLocaleString('en')} rows/s), ${mb(run.bytes)} MB; ` +
+          `RSS ${mb(run.before)} MB before, peak ${mb(run.peak)} MB`,
+      );
+      await sleep(idleMs);
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
 const dataDir = mkdtempSync(path.join(tmpdir(), 'mel-memory-'));
 try {
-  await measure('embedded', dataDir);
-  if (process.env.DATABASE_URL) await measure('PostgreSQL', dataDir, process.env.DATABASE_URL);
+  if (args.exports) {
+    if (!process.env.DATABASE_URL)
+      throw new Error('--exports needs DATABASE_URL (seeded by npm run seed:bench)');
+    await exports(process.env.DATABASE_URL, dataDir);
+  } else {
+    await measure('embedded', dataDir);
+    if (process.env.DATABASE_URL) await measure('PostgreSQL', dataDir, process.env.DATABASE_URL);
+  }
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -1648,6 +1648,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/forms/{id}/submissions.xlsx": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Responses to a form as an Excel workbook
+         * @description Streamed, oldest first, the rows of the CSV export as a person reads them. Sheet `Submissions`: header row 1 the labels (in `lang`), row 2 the names (id, submittedAt, counted, location, then each field's key, as the CSV header), both frozen; then one row per submission: the id, the time (UTC) as a date, counted as a boolean, the location `lat,lng`, and one column per field (groups flattened, notes none, a calculate field a column, a repeat its number of entries): a select's answer as its choice's label, a multi-select's labels joined with "; ", numbers, dates and booleans as spreadsheet values, coordinates `lat,lng`, files as download URLs. Text is never a formula in a workbook: it stays as typed. Then one sheet per repeat field, at any depth, named by its key: submission_id, the entry's number in each repeat around it (`<key>_entry`), entry (1-based), then its fields as above; these sheets hold the submissions of the first sheet. Answers of fields marked personal and the location are empty cells for viewers, and for everyone once erased (the columns stay); an export that carries them in clear is recorded in the audit log, one entry for the whole workbook with how many submissions carry them, before its first byte is sent. `indicatorReportId` as for the CSV export (another project’s report: 404). Memory stays flat whatever the number of submissions. Reporters only for projects assigned to them.
+         */
+        get: operations["exportFormSubmissionsWorkbook"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/projects/{projectId}/indicator-reports/{id}/sources": {
         parameters: {
             query?: never;
@@ -1872,6 +1892,26 @@ export interface paths {
          * @description From the stored snapshot, indicators in the report’s order. Columns code, indicator, unit, breakdown, category, value; per indicator one row for its value (breakdown and category empty), one per key of its disaggregatedValues that is not a cell (breakdown: the crossed disaggregation the category belongs to, else empty), then per cross of the indicator one row per cell (`female|15-24`) and one per margin (`female`), breakdown the cross’s name. An empty value is a cell no included period gave. Text starting with =, +, -, @ gets a leading apostrophe. Reporters only for projects assigned to them.
          */
         get: operations["exportReportIndicators"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/projects/{projectId}/logframe.xlsx": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A project's logframe as an Excel workbook
+         * @description Streamed, for a donor. Sheet `Cover`: organization, program, project and its code, donors, start and end dates, status, location, lead, the reporting periods, the export time (UTC) and what the figures mean. Sheet `Logframe` (two header rows and the first three columns frozen): one row per result of the results framework that holds an indicator of the project or sits above one (depth first, in the framework’s order), its indicators under it by code, then the indicators in no result; columns level, code, result or indicator, unit, aggregation, baseline, baseline year, target (the project link's), then per period (oldest first) its target (the period's own, whatever its value's status) and actual, then to date: actual, cumulative target, progress (%) and status. The figures are those of a report assembled over every period of the project: only submitted and approved values count, aggregated by the indicator’s method, formula indicators evaluated on their inputs, so actual to date, cumulative target, progress and status equal the progress the indicators list gives for the project (`status`). Sheet `Disaggregations`: per indicator, each plain disaggregation by period and over all periods, and each cross as a table (its last crossed disaggregation across, totals derived as in reports) per period with a value and over all periods. Numbers are numbers with formats; dates are dates. Reporters only for projects assigned to them.
+         */
+        get: operations["exportProjectLogframe"];
         put?: never;
         post?: never;
         delete?: never;
@@ -11784,6 +11824,45 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    exportFormSubmissionsWorkbook: {
+        parameters: {
+            query?: {
+                /** @description Only the submissions counted into this indicator report (a report of the form's project) */
+                indicatorReportId?: string;
+                /** @description The language of the labels (header row 1 and choice labels): one of the form's languages, matched as the public form matches it (`fr-CA` gives `fr`); else, and by default, its default language */
+                lang?: string;
+            };
+            header?: never;
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The responses, a sheet of submissions and one per repeat */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     listIndicatorReportSources: {
         parameters: {
             query?: {
@@ -13008,6 +13087,40 @@ export interface operations {
                 };
                 content: {
                     "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    exportProjectLogframe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The logframe workbook */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -3,7 +3,10 @@ import type { AppContext } from '../../context.js';
 import { ALL_ROLES, MANAGERS, memberOf } from '../../http/pipeline/access.js';
 import { errorResponse } from '../../http/errors/replies.js';
 import { Collection } from '../../http/schemas/pagination.js';
-import { CsvDownload, NoContent, Params, withExample } from '../../http/schemas/schemas.js';
+import { CsvDownload, FileDownload, NoContent, Params, withExample } from '../../http/schemas/schemas.js';
+import { XLSX_MEDIA_TYPE } from '../../lib/spreadsheets/streamed-workbook.js';
+import { logframeOf } from './logframe.js';
+import { logframeWorkbook } from './logframe-xlsx.js';
 import { contentDisposition } from '../../storage/file-storage.js';
 import { optionalBody } from '../../http/schemas/validation.js';
 import {
@@ -145,6 +148,49 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
         .header('content-type', 'text/csv; charset=utf-8')
         .header('content-disposition', contentDisposition(fileName))
         .send(csv);
+    },
+  );
+
+  app.get(
+    '/orgs/:orgId/projects/:projectId/logframe.xlsx',
+    {
+      config: { access: { roles: ALL_ROLES } },
+      schema: {
+        operationId: 'exportProjectLogframe',
+        tags,
+        summary: "A project's logframe as an Excel workbook",
+        description:
+          'Streamed, for a donor. Sheet `Cover`: organization, program, project and its code, donors, ' +
+          'start and end dates, status, location, lead, the reporting periods, the export time (UTC) and ' +
+          'what the figures mean. Sheet `Logframe` (two header rows and the first three columns frozen): one ' +
+          'row per result of the results framework that holds an indicator of the project or sits above ' +
+          'one (depth first, in the framework’s order), its indicators under it by code, then the ' +
+          'indicators in no result; columns level, code, result or indicator, unit, aggregation, baseline, ' +
+          "baseline year, target (the project link's), then per period (oldest first) its target (the " +
+          "period's own, whatever its value's status) and actual, then to date: actual, cumulative target, " +
+          'progress (%) and status. The figures are those of a report assembled over every period of the ' +
+          'project: only submitted and approved values count, aggregated by the indicator’s method, formula ' +
+          'indicators evaluated on their inputs, so actual to date, cumulative target, progress and status ' +
+          'equal the progress the indicators list gives for the project (`status`). Sheet `Disaggregations`: ' +
+          'per indicator, each plain disaggregation by period and over all periods, and each cross as a ' +
+          'table (its last crossed disaggregation across, totals derived as in reports) per period with a ' +
+          `value and over all periods. Numbers are numbers with formats; dates are dates. ${READ}`,
+        params: Params('orgId', 'projectId'),
+        answers: { 200: FileDownload('The logframe workbook', [XLSX_MEDIA_TYPE]) },
+      },
+    },
+    async (request, reply) => {
+      const member = memberOf(request);
+      // The project and the access check on the primary; the figures from the read replica.
+      const logframe = await ctx.replica.read(
+        (reads) => logframeOf(ctx.db, member, request.params.projectId, ctx.clock.now(), reads),
+        { caller: member.userId },
+      );
+      const fileName = `${logframe.project.code.replace(/[\\/]/g, '_')} logframe.xlsx`;
+      return reply
+        .header('content-type', XLSX_MEDIA_TYPE)
+        .header('content-disposition', contentDisposition(fileName))
+        .send(await logframeWorkbook(logframe));
     },
   );
 
