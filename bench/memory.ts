@@ -7,8 +7,8 @@
  *
  * `npm run bench:memory -- --exports`: instead, the peak resident memory of the service while it streams
  * the seeded CSV form's submissions (`npm run seed:bench` on DATABASE_URL: 1,000,000 at size large) as
- * CSV, then as an .xlsx workbook, each read to its end by one client as fast as it can, the memory sampled
- * every 20 ms; with the time, the rows a second and the bytes.
+ * CSV, then as an .xlsx workbook (a new service for each, after `--idle` seconds), each read to its end by
+ * one client as fast as it can, the memory sampled every 20 ms; with the time, the rows a second and the bytes.
  * Not part of `npm test`: the numbers depend on the machine and what else runs on it.
  */
 import { randomBytes } from 'node:crypto';
@@ -137,38 +137,40 @@ async function exported(server: Server, url: string, authorization: string) {
   return { seconds: (performance.now() - started) / 1000, bytes, before, peak };
 }
 
-/** The seeded CSV form exported as CSV and as .xlsx, on the PostgreSQL of DATABASE_URL. */
+/**
+ * The seeded CSV form exported as CSV, then as .xlsx, on the PostgreSQL of DATABASE_URL: each by a
+ * service of its own, started for it, so that one export's garbage does not count in the other's peak.
+ */
 async function exports(databaseUrl: string, dataDir: string): Promise<void> {
   const manifest = readManifest();
-  const server = await startServer('service', 'src/server.ts', {
-    ...env(dataDir, databaseUrl),
-    NODE_ENV: 'production',
-    JWT_SECRET: randomBytes(32).toString('base64url'),
-    PII_KEY: process.env.PII_KEY ?? BENCH_PII_KEY,
-    BASE_URL: 'http://127.0.0.1',
-  });
-  try {
-    await sleep(1000);
-    const login = await fetch(`${server.url}/auth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(manifest.admin),
+  const rows = manifest.csvForm.submissions;
+  const base = `/orgs/${manifest.orgId}/forms/${manifest.csvForm.id}/submissions`;
+  for (const format of ['csv', 'xlsx']) {
+    const server = await startServer('service', 'src/server.ts', {
+      ...env(dataDir, databaseUrl),
+      NODE_ENV: 'production',
+      JWT_SECRET: randomBytes(32).toString('base64url'),
+      PII_KEY: process.env.PII_KEY ?? BENCH_PII_KEY,
+      BASE_URL: 'http://127.0.0.1',
     });
-    if (!login.ok) throw new Error(`sign-in: ${login.status} ${await login.text()}`);
-    const { accessToken } = (await login.json()) as { accessToken: string };
-    const rows = manifest.csvForm.submissions;
-    const base = `/orgs/${manifest.orgId}/forms/${manifest.csvForm.id}/submissions`;
-    for (const format of ['csv', 'xlsx']) {
+    try {
+      await sleep(idleMs);
+      const login = await fetch(`${server.url}/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(manifest.admin),
+      });
+      if (!login.ok) throw new Error(`sign-in: ${login.status} ${await login.text()}`);
+      const { accessToken } = (await login.json()) as { accessToken: string };
       const run = await exported(server, `${base}.${format}`, `Bearer ${accessToken}`);
       console.log(
         `${format}, ${rows.toLocaleString('en')} submissions: ${run.seconds.toFixed(1)} s ` +
           `(${Math.round(rows / run.seconds).toLocaleString('en')} rows/s), ${mb(run.bytes)} MB; ` +
           `RSS ${mb(run.before)} MB before, peak ${mb(run.peak)} MB`,
       );
-      await sleep(idleMs);
+    } finally {
+      await server.stop();
     }
-  } finally {
-    await server.stop();
   }
 }
 
