@@ -52,7 +52,11 @@ export const participantImportRoutes: FastifyPluginAsyncTypebox<AppContext> = as
   app.post(
     '/orgs/:orgId/activities/:activityId/participants/import',
     {
-      config: { access: { roles: CONTRIBUTORS }, idempotency: 'user' },
+      config: {
+        access: { roles: CONTRIBUTORS },
+        idempotency: 'user',
+        conditional: { none: 'an import registers many people; no one resource to match' },
+      },
       schema: {
         operationId: 'importActivityParticipants',
         tags: ['Activities'],

@@ -77,7 +77,11 @@ export const importRoutes: FastifyPluginAsyncTypebox<
   app.post(
     '/orgs/:orgId/projects/:projectId/import',
     {
-      config: { access: { roles: MANAGERS }, idempotency: 'user' },
+      config: {
+        access: { roles: MANAGERS },
+        idempotency: 'user',
+        conditional: { none: "an import writes many rows of a project's set-up; no one resource to match" },
+      },
       schema: {
         operationId: 'importProjectSetup',
         tags,
@@ -126,14 +130,15 @@ export const importRoutes: FastifyPluginAsyncTypebox<
       },
     },
     async (request, reply) => {
+      const member = memberOf(request);
+      const { projectId } = request.params;
+      // Another organization's project is 404 whatever the body.
+      await requireProject(ctx.db, member, projectId);
       if (!request.isMultipart()) {
         throw unsupportedMediaType('Unsupported content type; send multipart/form-data');
       }
-      const member = memberOf(request);
       const { bytes, fileName } = await readFilePart(request.parts(), SETUP_LIMITS.fileBytes);
-      const { projectId } = request.params;
       const { apply = false, format = 'json', page, limit } = request.query;
-      await requireProject(ctx.db, member, projectId);
       if (bytes.length === 0 || (await fileTypeFromBuffer(bytes))?.mime !== XLSX_TYPE) throw notXlsx();
       let tables;
       try {

@@ -26,7 +26,13 @@ export const bulkValueRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app
       bodyLimit: BULK_BODY_BYTES,
       // A CSV body is no JSON object: the schema's verdict counts for JSON bodies only (the handler).
       attachValidation: true,
-      config: { access: { roles: CONTRIBUTORS }, idempotency: 'user' },
+      config: {
+        access: { roles: CONTRIBUTORS },
+        idempotency: 'user',
+        conditional: {
+          none: "many reports at once, each checked by its status; one report's PATCH takes If-Match",
+        },
+      },
       schema: {
         operationId: 'importIndicatorValues',
         tags,
