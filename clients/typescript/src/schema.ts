@@ -944,7 +944,7 @@ export interface paths {
         put?: never;
         /**
          * Import many values at once (JSON or CSV)
-         * @description Up to 5,000 rows, as JSON (`{ values: [...] }`) or as a CSV body (`Content-Type: text/csv`), 8 MiB at most (413). Each row names a project (`projectCode` or `projectId`), an indicator (`indicatorCode` or `indicatorId`) and a reporting period of that project (`periodLabel` or `periodId`); both of a pair may be given and must then agree; codes and labels match in any case. It sets `value`, `disaggregatedValues` (in a CSV: a JSON object in one cell, `{"female": 12, "male": 8}`) and `narrative`; a field left out (an empty CSV cell) keeps what an existing report has, as a PATCH of one report. Each row follows the rules of one value: a reporter writes only projects assigned to them (a reporter with none: 403), the indicator must be linked to the project and not be a formula, the period must not be locked, an existing report must be draft or rejected (it keeps its status), disaggregated values must add up, and one row per project, indicator and period. A row breaking any of them is `refused` with every reason, `cell` pointing at the first field refused (a CSV cell `data!C7`, a JSON pointer `/values/6/indicatorCode`). The others are `create` (a new draft), `update` (with a message per field that changes) or `unchanged` (nothing is written, no history entry). Changes are recorded in each report’s history as `imported`; no feed entry or webhook, as for one report’s creation and edit. With `atomic=true` (the default) the rows are applied together or not at all: one refused row and nothing is written (`applied: false`, `dryRun: true`, the other rows saying what they would do); with `atomic=false` the rows that are not refused are applied, in one transaction. `dryRun=true` writes nothing. Always 200 with the import report (its rows paged by `page` and `limit`); a body that is not of this shape (JSON that breaks the schema, an unknown CSV column, more than 5,000 rows): 400, nothing written. A report another request creates for one of the rows during the import: 409, nothing written; send it again.
+         * @description Up to 5,000 rows, as JSON (`{ values: [...] }`) or as a CSV body (`Content-Type: text/csv`), 8 MiB at most (413). Each row names a project (`projectCode` or `projectId`), an indicator (`indicatorCode` or `indicatorId`) and a reporting period of that project (`periodLabel` or `periodId`); both of a pair may be given and must then agree; codes and labels match in any case. It sets `value`, `disaggregatedValues` (in a CSV: a JSON object in one cell, `{"female": 12, "male": 8}`) and `narrative`; a field left out (an empty CSV cell) keeps what an existing report has, as a PATCH of one report. Each row follows the rules of one value: a reporter writes only projects assigned to them (a reporter with none: 403), the indicator must be linked to the project and not be a formula, the period must not be locked, an existing report must be draft or rejected (it keeps its status), disaggregated values must add up, and one row per project, indicator and period. A row breaking any of them is `refused` with every reason, `cell` pointing at the first field refused (a CSV cell `data!C7`, a JSON pointer `/values/6/indicatorCode`). The others are `create` (a new draft), `update` (with a message per field that changes) or `unchanged` (nothing is written, no history entry). Changes are recorded in each report’s history as `imported`; no feed entry or webhook, as for one report’s creation and edit. With `atomic=true` (the default) the rows are applied together or not at all: one refused row and nothing is written (`applied: false`, `dryRun: true`, the other rows saying what they would do); with `atomic=false` the rows that are not refused are applied, in one transaction. `dryRun=true` writes nothing. Always 200 with the import report (its rows paged by `page` and `limit`); a body that is not of this shape (JSON that breaks the schema, an unknown CSV column, more than 5,000 rows): 400, nothing written. A report another request creates for one of the rows during the import: 409, nothing written; send it again. `format=xlsx` (a CSV body only; with JSON: 400) answers the CSV as an .xlsx, its one sheet `data` with a `status` column, instead of the report, `Import-Applied` saying whether it was applied; a CSV saved from it can be sent again as it is (the `status` column is not read). That answer is not kept for an `Idempotency-Key`: a retry of an applied import with the same key hears 409 (sending the file again is safe: its rows are then `unchanged`).
          */
         post: operations["importIndicatorValues"];
         delete?: never;
@@ -1129,7 +1129,7 @@ export interface paths {
         put?: never;
         /**
          * Register participants in an activity from a spreadsheet
-         * @description multipart/form-data with the part `file`: an .xlsx (its sheet `participants`, else its first sheet) or a UTF-8 .csv (comma, semicolon or tab; a file that is not UTF-8 is read as Windows-1252), one person a row under a header row. Columns, in any order, any case, with `_`, spaces or dashes between words (`first_name`, `First Name`, `firstName`): firstName, lastName, sex, dateOfBirth, phone, nationalId, village, district, participantId, role, attended (also gender, dob, birth_date, phone_number); a `status` column is skipped. An unknown column, a field given by two columns, or missing columns firstName, lastName, sex, village and district (without a participantId column): 400. Each row is checked as one item of POST /orgs/:orgId/activities/:id/participants: a new participant's fields, or the `participantId` of an existing one; sex in any case; dateOfBirth as a date cell or YYYY-MM-DD text; attended yes/no, true/false, 1/0 or x (empty: no); role default attendee. A row whose nationalId the organization knows is that participant (`matched existing`, their stored fields kept); a later row with an earlier row's nationalId (or participantId) is that same person, registered once as the earlier row says (`matched existing`); a row without nationalId is always a new person. Someone registered in the activity already keeps their registration. Phone and national id are stored sealed, as for one registration. Refused rows say why, each message naming the cell (`participants!D7: dateOfBirth must be a valid date (YYYY-MM-DD)`) and never what a cell holds. A reporter reaches only their projects: a nationalId of someone outside them is refused (`A participant with this national id is registered in a project you are not assigned to`), naming nobody. Applied by default, in one transaction: all rows, or with one refused row none (`atomic=false`: the rows not refused); `dryRun=true` (or `apply=false`) checks everything and changes nothing (the two saying the opposite: 400). 200: the report (`dryRun` true when nothing was changed; `new` counts as created, `matched existing` as unchanged), its rows paged (`page`, `limit`). One audit entry (action `import`) per import, dry runs included, with the people it registered or found and its counts. Limits: 10000 rows, 30 columns, 1000 characters a cell, 10 MiB (an .xlsx also 64 MiB unzipped, 12000 rows and 250000 cells in all its sheets): 413 past them. A file that is neither .xlsx nor text (an empty one too): 415.
+         * @description multipart/form-data with the part `file`: an .xlsx (its sheet `participants`, else its first sheet) or a UTF-8 .csv (comma, semicolon or tab; a file that is not UTF-8 is read as Windows-1252), one person a row under a header row. Columns, in any order, any case, with `_`, spaces or dashes between words (`first_name`, `First Name`, `firstName`): firstName, lastName, sex, dateOfBirth, phone, nationalId, village, district, participantId, role, attended (also gender, dob, birth_date, phone_number); a `status` column is skipped. An unknown column, a field given by two columns, or missing columns firstName, lastName, sex, village and district (without a participantId column): 400. Each row is checked as one item of POST /orgs/:orgId/activities/:id/participants: a new participant's fields, or the `participantId` of an existing one; sex in any case; dateOfBirth as a date cell or YYYY-MM-DD text; attended yes/no, true/false, 1/0 or x (empty: no); role default attendee. A row whose nationalId the organization knows is that participant (`matched existing`, their stored fields kept); a later row with an earlier row's nationalId (or participantId) is that same person, registered once as the earlier row says (`matched existing`); a row without nationalId is always a new person. Someone registered in the activity already keeps their registration. Phone and national id are stored sealed, as for one registration. Refused rows say why, each message naming the cell (`participants!D7: dateOfBirth must be a valid date (YYYY-MM-DD)`) and never what a cell holds. A reporter reaches only their projects: a nationalId of someone outside them is refused (`A participant with this national id is registered in a project you are not assigned to`), naming nobody. Applied by default, in one transaction: all rows, or with one refused row none (`atomic=false`: the rows not refused); `dryRun=true` (or `apply=false`) checks everything and changes nothing (the two saying the opposite: 400). 200: the report (`dryRun` true when nothing was changed; `new` counts as created, `matched existing` as unchanged), its rows paged (`page`, `limit`). One audit entry (action `import`) per import, dry runs included, with the people it registered or found and its counts. Limits: 10000 rows, 30 columns, 1000 characters a cell, 10 MiB (an .xlsx also 64 MiB unzipped, 12000 rows and 250000 cells in all its sheets): 413 past them. A file that is neither .xlsx nor text (an empty one too): 415. `format=xlsx` answers the uploaded file as an .xlsx (a CSV as its one sheet, its header as written) with a `status` column on the sheet read, instead of the JSON report, `Import-Applied` saying whether it was applied: the cells are those that were sent, nothing read from the store is added. That answer is not kept for an `Idempotency-Key`: a retry of an applied import with the same key hears 409.
          */
         post: operations["importActivityParticipants"];
         delete?: never;
@@ -1779,7 +1779,7 @@ export interface paths {
         put?: never;
         /**
          * Set up a project from a workbook (dry run by default)
-         * @description multipart/form-data with the part `file`: an .xlsx with any of the sheets `results` (the program's results framework: code, title, level, parent_code, description), `indicators` (code, name, unit, aggregation, result_code, description, data_source, formula, disaggregations as `Sex: female|male; Age: 0-17|18+`, baseline, baseline_year, target, and `target <period label>` columns), `periods` (label, start_date, end_date, due_date) and `values`; other sheets are not read (GET /orgs/:orgId/import-template.xlsx is the template). Rows match what exists by code (result nodes of the project’s program, indicators of the organization, linked to the project if they are not) and by label, else dates (periods): a match that differs is `update`d, an equal one `unchanged`, anything else `create`d; nothing is deleted but the disaggregations an indicator row no longer lists. A blank cell clears its field, a column left out leaves it. Each row is checked by the rules of its own API route (the same messages, in the sheet’s column names, at the cell: `indicators!C12`). By default a dry run: 200 with the report of what applying would do, nothing written. With `apply=true` every row is written in one transaction, all or nothing: if a row is refused nothing is written and the report says `applied: false`. Importing the same workbook again reports every row `unchanged`. A sheet missing a required column, or with a column it does not know (except `status` and `notes`), or a workbook with none of the sheets: 400. Not an .xlsx: 415. Past 10 MiB, 32 MiB unzipped, 5000 rows a sheet or 200 columns: 413. `format=xlsx` answers the uploaded workbook with a `status` column (refused rows and the cells named filled red, the messages as the cells’ notes) instead of the JSON report.
+         * @description multipart/form-data with the part `file`: an .xlsx with any of the sheets `results` (the program's results framework: code, title, level, parent_code, description), `indicators` (code, name, unit, aggregation, result_code, description, data_source, formula, disaggregations as `Sex: female|male; Age: 0-17|18+`, baseline, baseline_year, target, and `target <period label>` columns), `periods` (label, start_date, end_date, due_date) and `values`; other sheets are not read (GET /orgs/:orgId/import-template.xlsx is the template). Rows match what exists by code (result nodes of the project’s program, indicators of the organization, linked to the project if they are not) and by label, else dates (periods): a match that differs is `update`d, an equal one `unchanged`, anything else `create`d; nothing is deleted but the disaggregations an indicator row no longer lists. A blank cell clears its field, a column left out leaves it. Each row is checked by the rules of its own API route (the same messages, in the sheet’s column names, at the cell: `indicators!C12`). By default a dry run: 200 with the report of what applying would do, nothing written. With `apply=true` every row is written in one transaction, all or nothing: if a row is refused nothing is written and the report says `applied: false`. Importing the same workbook again reports every row `unchanged`. A sheet missing a required column, or with a column it does not know (except `status` and `notes`), or a workbook with none of the sheets: 400. Not an .xlsx: 415. Past 10 MiB, 32 MiB unzipped, 5000 rows a sheet or 200 columns: 413. `format=xlsx` answers the uploaded workbook with a `status` column (refused rows and the cells named filled red, the messages as the cells’ notes) instead of the JSON report, `Import-Applied` saying whether it was applied; that answer is not kept for an `Idempotency-Key` (an applied import’s retry with the same key: 409; importing the workbook again is safe).
          */
         post: operations["importProjectSetup"];
         delete?: never;
@@ -5609,6 +5609,8 @@ export interface components {
         "Idempotent-Replayed": "true";
         /** @description `attachment; filename="…"`, with an RFC 5987 `filename*` when the name is not ASCII */
         "Content-Disposition": string;
+        /** @description On an import answered as a checked workbook (`format=xlsx`): `true` when its rows were applied, `false` when nothing was changed (a dry run, or a refused row of an all-or-nothing import) */
+        "Import-Applied": "true" | "false";
     };
     pathItems: never;
 }
@@ -9007,6 +9009,8 @@ export interface operations {
                 atomic?: boolean;
                 /** @description true: check every row, write nothing, say what each would do */
                 dryRun?: boolean;
+                /** @description json: the report; xlsx: the uploaded sheets as an .xlsx with a `status` column (what each row does, refused rows and the cells named filled red, the messages as the cells’ notes; all rows, not paged) */
+                format?: "json" | "xlsx";
                 /** @description Page of the rows, from 1 */
                 page?: number;
                 /** @description Rows a page, 1000 by default, 5000 at most */
@@ -9054,9 +9058,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description The report (application/json), or with `format=xlsx` the workbook with its status column */
             200: {
                 headers: {
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Import-Applied": components["headers"]["Import-Applied"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -9066,6 +9072,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ImportReport"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9759,6 +9766,8 @@ export interface operations {
                 apply?: boolean;
                 /** @description true (default): one refused row and nothing is applied; false: the rows not refused are applied */
                 atomic?: boolean;
+                /** @description json: the report; xlsx: the uploaded sheets as an .xlsx with a `status` column (what each row does, refused rows and the cells named filled red, the messages as the cells’ notes; all rows, not paged) */
+                format?: "json" | "xlsx";
                 /** @description Page of the rows, from 1 */
                 page?: number;
                 /** @description Rows a page, 1000 by default, 5000 at most */
@@ -9780,9 +9789,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description OK */
+            /** @description The report (application/json), or with `format=xlsx` the workbook with its status column */
             200: {
                 headers: {
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Import-Applied": components["headers"]["Import-Applied"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -9792,6 +9803,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ImportReport"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -12244,7 +12256,7 @@ export interface operations {
             query?: {
                 /** @description true: write the rows, all or nothing; false (the default): a dry run that writes nothing */
                 apply?: boolean;
-                /** @description json: the report; xlsx: the uploaded workbook with a `status` column on each sheet read (all rows, not paged) */
+                /** @description json: the report; xlsx: the uploaded sheets as an .xlsx with a `status` column (what each row does, refused rows and the cells named filled red, the messages as the cells’ notes; all rows, not paged) */
                 format?: "json" | "xlsx";
                 /** @description Page of the rows, from 1 */
                 page?: number;
@@ -12271,6 +12283,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Import-Applied": components["headers"]["Import-Applied"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];

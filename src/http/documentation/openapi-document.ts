@@ -118,6 +118,11 @@ const HEADERS: Record<string, Json> = {
   'Content-Disposition': header(
     '`attachment; filename="…"`, with an RFC 5987 `filename*` when the name is not ASCII',
   ),
+  'Import-Applied': header(
+    'On an import answered as a checked workbook (`format=xlsx`): `true` when its rows were applied, ' +
+      '`false` when nothing was changed (a dry run, or a refused row of an all-or-nothing import)',
+    { type: 'string', enum: ['true', 'false'] },
+  ),
 };
 
 const headerParameter = (name: string, description: string, schema: Json = { type: 'string' }) => ({

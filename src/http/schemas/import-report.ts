@@ -1,5 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { IMPORT_ACTIONS, IMPORT_PAGE_LIMIT } from '../../lib/spreadsheets/import-report.js';
+import type { FastifyReply } from 'fastify';
+import { annotatedWorkbook, type AnnotateSource } from '../../lib/spreadsheets/annotate.js';
+import {
+  IMPORT_ACTIONS,
+  IMPORT_PAGE_LIMIT,
+  type ImportRowResult as RowResult,
+} from '../../lib/spreadsheets/import-report.js';
+import { XLSX_TYPE } from '../../lib/spreadsheets/tables.js';
+import { contentDisposition } from '../../storage/file-storage.js';
 
 /**
  * The answer of every import (bulk values, a project's set-up workbook, participants): the shape of
@@ -65,3 +73,45 @@ export const ImportPageQuery = {
     }),
   ),
 };
+
+/** `format`: every import answers its report as JSON, or as the file that was sent with a status column. */
+export const ImportFormatQuery = {
+  format: Type.Optional(
+    Type.Unsafe<'json' | 'xlsx'>({
+      type: 'string',
+      enum: ['json', 'xlsx'],
+      default: 'json',
+      description:
+        'json: the report; xlsx: the uploaded sheets as an .xlsx with a `status` column (what each row ' +
+        'does, refused rows and the cells named filled red, the messages as the cells’ notes; all rows, ' +
+        'not paged)',
+    }),
+  ),
+};
+
+/** The 200 of an import in the OpenAPI document: the report, or with `format=xlsx` the checked workbook. */
+export const importAnswer = {
+  description: 'The report (application/json), or with `format=xlsx` the workbook with its status column',
+  content: { 'application/json': ImportReport, [XLSX_TYPE]: Type.String({ format: 'binary' }) },
+  headers: ['Content-Disposition', 'Import-Applied'],
+};
+
+/**
+ * Sends the uploaded sheets back with their status column (`format=xlsx`), named after the upload
+ * (`partner-q1-checked.xlsx`). Whether the rows were applied is in the `Import-Applied` header.
+ */
+export async function sendCheckedWorkbook(
+  reply: FastifyReply,
+  upload: { source: AnnotateSource; fileName: string; applied: boolean },
+  rows: readonly RowResult[],
+): Promise<FastifyReply> {
+  const base = upload.fileName.replace(/\.(xlsx|csv|txt)$/i, '').replace(/[\\/]/g, '_') || 'import';
+  return (
+    reply
+      .header('content-type', XLSX_TYPE)
+      .header('content-disposition', contentDisposition(`${base}-checked.xlsx`))
+      .header('import-applied', String(upload.applied))
+      // Bytes are sent as they are: the 200 schema (the JSON report) serializes only objects.
+      .send(await annotatedWorkbook(upload.source, rows))
+  );
+}

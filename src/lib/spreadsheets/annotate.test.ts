@@ -94,7 +94,7 @@ describe('annotatedWorkbook', () => {
   });
 
   it('writes a CSV table as a sheet of its own with the status column', async () => {
-    const table = await readCsv(Buffer.from('indicator_code;value\nA;1\nB;x\n'), LIMITS);
+    const table = await readCsv(Buffer.from('Indicator Code;Value\nA;1\nB;x\n=SUM(B2:B3);2\n'), LIMITS);
     const out = await load(
       await annotatedWorkbook({ csv: table }, [
         result('data', 2, 'create'),
@@ -102,9 +102,12 @@ describe('annotatedWorkbook', () => {
       ]),
     );
     const sheet = out.getWorksheet('data')!;
-    expect(sheet.getRow(1).values).toEqual([undefined, 'indicator_code', 'value', 'status']);
+    // The header as the officer wrote it; every cell as text, a formula too (it is not run).
+    expect(sheet.getRow(1).values).toEqual([undefined, 'Indicator Code', 'Value', 'status']);
     expect(sheet.getRow(3).values).toEqual([undefined, 'B', 'x', 'refused: value must be a number']);
     expect(sheet.getCell('B3').note).toBe('value must be a number');
+    expect(sheet.getCell('A4').type).toBe(ExcelJS.ValueType.String);
+    expect(sheet.getCell('A4').value).toBe('=SUM(B2:B3)');
   });
 
   it('says the action alone when there is nothing else to say', () => {

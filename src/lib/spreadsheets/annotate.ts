@@ -92,7 +92,9 @@ export async function annotatedWorkbook(
   } else {
     const { csv } = source;
     const sheet = workbook.addWorksheet(csv.name);
-    for (const column of csv.columns) sheet.getRow(1).getCell(csv.letters[column]!).value = column;
+    for (const column of csv.columns) {
+      sheet.getRow(1).getCell(csv.letters[column]!).value = csv.titles[column] ?? column;
+    }
     for (const { row, values } of csv.rows) {
       const line = sheet.getRow(row);
       for (const [column, text] of Object.entries(values)) line.getCell(csv.letters[column]!).value = text;

@@ -2,9 +2,6 @@ import { once, type EventEmitter } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
 import type ExcelJS from 'exceljs';
 
-/** The media type of an .xlsx workbook. */
-export const XLSX_MEDIA_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
-
 /** The most characters a spreadsheet cell holds. */
 export const CELL_MAX_CHARS = 32_767;
 

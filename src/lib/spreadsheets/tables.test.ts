@@ -101,12 +101,13 @@ describe('readWorkbook', () => {
       name: 'values',
       columns: ['indicator_code', 'value', 'date', 'note'],
       letters: { indicator_code: 'A', value: 'B', date: 'C', note: 'D' },
+      titles: { indicator_code: 'Indicator Code', value: 'Value', date: 'Date', note: 'Note' },
       rows: [
         { row: 2, values: { indicator_code: 'IND1', value: '12.5', date: '2026-03-31', note: 'a b' } },
         { row: 4, values: { indicator_code: 'IND2', value: '25' } },
       ],
     });
-    expect(empty).toEqual({ name: 'empty', columns: [], letters: {}, rows: [] });
+    expect(empty).toEqual({ name: 'empty', columns: [], letters: {}, titles: {}, rows: [] });
   });
 
   it('refuses what is not a workbook, and one past the bounds before reading it', async () => {

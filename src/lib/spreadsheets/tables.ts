@@ -9,6 +9,9 @@ import { checkZip, type ZipLimits } from './xlsx-zip.js';
  * first use: a process that never reads a workbook never pays for it.
  */
 
+/** The media type of an .xlsx workbook. */
+export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
 export interface TableLimits extends ZipLimits {
   /** Rows of one sheet (the header row aside). */
   rows: number;
@@ -30,6 +33,8 @@ export interface Table {
   columns: string[];
   /** The spreadsheet letter of each column, by name (`C`): `cell()` places a message by it. */
   letters: Record<string, string>;
+  /** Each column's header as written (`First Name`), by name: a sheet written back keeps it. */
+  titles: Record<string, string>;
   rows: TableRow[];
 }
 
@@ -91,6 +96,7 @@ function tableOf(
   const columns: string[] = [];
   const byNumber = new Map<number, string>();
   const letters: Record<string, string> = {};
+  const titles: Record<string, string> = {};
   const records: TableRow[] = [];
   let header = true;
   for (const { row, cells } of rows) {
@@ -104,6 +110,7 @@ function tableOf(
           throw new TableError(`${name}!${columnLetter(column)}1: the column ${key} is given twice`);
         byNumber.set(column, key);
         letters[key] = columnLetter(column);
+        titles[key] = text.trim();
         columns.push(key);
       }
       header = false;
@@ -131,7 +138,7 @@ function tableOf(
     if (records.length === limits.rows) throw new TableError(`${name}: more than ${limits.rows} rows`, true);
     records.push({ row, values });
   }
-  return { name, columns, letters, rows: records };
+  return { name, columns, letters, titles, rows: records };
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   TableError,
   type Table,
   type TableLimits,
+  XLSX_TYPE,
 } from '../../lib/spreadsheets/tables.js';
 import { RegistrationItem, type RegistrationItemInput } from './participants.schemas.js';
 import { fieldsBesideParticipantId, itemBirthDateProblem } from './registrations.service.js';
@@ -40,8 +41,6 @@ export const PARTICIPANT_IMPORT_LIMITS = {
   sheetRows: 12_000,
   sheetCells: 250_000,
 } as const satisfies TableLimits & { fileBytes: number };
-
-export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
 export const NOT_A_SHEET = 'file must be an .xlsx workbook or a .csv file';
 

@@ -5,7 +5,14 @@ import type { AppContext } from '../../context.js';
 import { badRequest, unsupportedMediaType } from '../../errors/catalogue.js';
 import { errorResponse } from '../../http/errors/replies.js';
 import { CONTRIBUTORS, memberOf } from '../../http/pipeline/access.js';
-import { ImportPageQuery, ImportReport } from '../../http/schemas/import-report.js';
+import {
+  importAnswer,
+  ImportFormatQuery,
+  ImportPageQuery,
+  ImportReport,
+  sendCheckedWorkbook,
+} from '../../http/schemas/import-report.js';
+import { importReport } from '../../lib/spreadsheets/import-report.js';
 import { FilePart, Params } from '../../http/schemas/schemas.js';
 import { readFilePart } from '../files/index.js';
 import { auditSourceOf } from '../privacy/index.js';
@@ -30,6 +37,7 @@ const ImportQuery = Type.Object({
         'true (default): one refused row and nothing is applied; false: the rows not refused are applied',
     }),
   ),
+  ...ImportFormatQuery,
   ...ImportPageQuery,
 });
 
@@ -88,7 +96,11 @@ export const participantImportRoutes: FastifyPluginAsyncTypebox<AppContext> = as
           `Limits: ${LIMITS.rows} rows, ${LIMITS.columns} columns, ${LIMITS.cellChars} characters a cell, ` +
           `${LIMITS.fileBytes / MIB} MiB (an .xlsx also ${LIMITS.unzippedBytes / MIB} MiB unzipped, ` +
           `${LIMITS.sheetRows} rows and ${LIMITS.sheetCells} cells in all its sheets): 413 past them. ` +
-          'A file that is neither .xlsx nor text (an empty one too): 415.',
+          'A file that is neither .xlsx nor text (an empty one too): 415. `format=xlsx` answers the ' +
+          'uploaded file as an .xlsx (a CSV as its one sheet, its header as written) with a `status` column ' +
+          'on the sheet read, instead of the JSON report, `Import-Applied` saying whether it was applied: ' +
+          'the cells are those that were sent, nothing read from the store is added. That answer is not ' +
+          'kept for an `Idempotency-Key`: a retry of an applied import with the same key hears 409.',
         params: Params('orgId', 'activityId'),
         querystring: ImportQuery,
         bodyMedia: { 'multipart/form-data': ParticipantsUpload },
@@ -98,23 +110,31 @@ export const participantImportRoutes: FastifyPluginAsyncTypebox<AppContext> = as
           413: errorResponse(`A file over ${LIMITS.fileBytes / MIB} MiB, or more than ${LIMITS.rows} rows`),
           415: errorResponse('Not multipart, or a file that is neither an .xlsx workbook nor a CSV'),
         },
+        answers: { 200: importAnswer },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       if (!request.isMultipart())
         throw unsupportedMediaType('Unsupported content type; send multipart/form-data');
       const member = memberOf(request);
-      const { bytes } = await readFilePart(request.parts(), LIMITS.fileBytes);
-      const { dryRun, apply, atomic, page, limit } = request.query;
+      const { bytes, fileName } = await readFilePart(request.parts(), LIMITS.fileBytes);
+      const { dryRun, apply, atomic, format = 'json', page, limit } = request.query;
       if (dryRun !== undefined && apply !== undefined && dryRun === apply) {
         throw badRequest('dryRun and apply say the opposite: give one of them');
       }
-      return imports.import(member, auditSourceOf(request, member), request.params.activityId, bytes, {
-        dryRun: dryRun ?? apply === false,
-        atomic: atomic ?? true,
-        page,
-        limit,
-      });
+      const outcome = await imports.import(
+        member,
+        auditSourceOf(request, member),
+        request.params.activityId,
+        bytes,
+        { dryRun: dryRun ?? apply === false, atomic: atomic ?? true },
+      );
+      const { rows, applied } = outcome;
+      if (format === 'xlsx') {
+        const source = outcome.format === 'xlsx' ? { xlsx: bytes } : { csv: outcome.table };
+        return sendCheckedWorkbook(reply, { source, fileName, applied }, rows);
+      }
+      return importReport(rows, { dryRun: !applied, applied, page, limit });
     },
   );
 };

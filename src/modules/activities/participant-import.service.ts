@@ -2,7 +2,7 @@ import { transaction, type Db } from '../../db/client.js';
 import { notFound } from '../../errors/catalogue.js';
 import type { Member } from '../../http/pipeline/access.js';
 import type { Keyring } from '../../lib/sealed-values.js';
-import { importReport, type ImportRowResult } from '../../lib/spreadsheets/import-report.js';
+import type { ImportRowResult } from '../../lib/spreadsheets/import-report.js';
 import { cell, type Table } from '../../lib/spreadsheets/tables.js';
 import { recordAudit, type AuditSource } from '../privacy/index.js';
 import { ensureProjectAccess } from '../projects/index.js';
@@ -22,8 +22,14 @@ export interface ImportOptions {
   dryRun: boolean;
   /** All rows or none: one refused row leaves the whole file unapplied. */
   atomic: boolean;
-  page?: number;
-  limit?: number;
+}
+
+/** What an import did: each row's result, whether they were applied, and the sheet as it was read. */
+export interface ImportOutcome {
+  rows: ImportRowResult[];
+  applied: boolean;
+  table: Table;
+  format: 'xlsx' | 'csv';
 }
 
 /**
@@ -43,7 +49,7 @@ export class ParticipantImportService {
     activityId: string,
     bytes: Buffer,
     options: ImportOptions,
-  ) {
+  ): Promise<ImportOutcome> {
     const found = await findActivity(this.db, member.orgId, activityId);
     if (!found) throw notFound('Activity');
     await ensureProjectAccess(this.db, member, found.projectId);
@@ -98,12 +104,7 @@ export class ParticipantImportService {
       });
       return { results, apply };
     });
-    return importReport(outcome.results, {
-      dryRun: !outcome.apply,
-      applied: outcome.apply,
-      page: options.page,
-      limit: options.limit,
-    });
+    return { rows: outcome.results, applied: outcome.apply, table, format };
   }
 }
 

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import ExcelJS from 'exceljs';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -30,6 +29,7 @@ import {
   roleRefused,
   UNAUTHORIZED,
 } from '../../../test/helpers/http.js';
+import { loadWorkbook, XLSX, xlsx, type Cell } from '../../../test/helpers/imports.js';
 import { rowsOf } from '../../db/client.js';
 import { auditLog } from '../privacy/privacy.tables.js';
 import { participants } from './activities.tables.js';
@@ -50,15 +50,6 @@ beforeAll(async () => {
   await assignProject(t.database.db, team.org.id, assigned.id, team.reporter.id);
 });
 afterAll(() => t.close());
-
-type Cell = string | number | boolean | Date | null;
-
-/** A workbook as a person would write it: one sheet per entry, the header row first. */
-async function xlsx(sheets: Record<string, Cell[][]>): Promise<Buffer> {
-  const workbook = new ExcelJS.Workbook();
-  for (const [name, rows] of Object.entries(sheets)) workbook.addWorksheet(name).addRows(rows);
-  return Buffer.from(await workbook.xlsx.writeBuffer());
-}
 
 /** A CSV as a spreadsheet exports it (cells quoted when they need it). */
 const csv = (rows: Cell[][], delimiter = ',') =>
@@ -407,6 +398,66 @@ describe('POST /orgs/:orgId/activities/:activityId/participants/import', () => {
       summary: { created: 1, unchanged: 0, refused: 8 },
     });
     expect((await registrations(activity.id)).map((r) => r.participant.lastName)).toEqual(['Row']);
+  });
+
+  it('format=xlsx answers the file sent with a status column: an .xlsx as it was, a CSV as its sheet', async () => {
+    const activity = await newActivity();
+    const rows: Cell[][] = [
+      HEADER,
+      ['Good', 'Row', 'female', null, null, null, 'Kibera', 'Nairobi'],
+      ['Bad', 'Sex', 'woman', null, null, null, 'Kibera', 'Nairobi'],
+    ];
+    const before = await stored();
+    const { res } = await upload(activity.id, await xlsx({ guide: [['read me']], participants: rows }), {
+      query: '?format=xlsx',
+      fileName: 'Kibera day 1.xlsx',
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe(XLSX);
+    expect(res.headers['content-disposition']).toContain('Kibera day 1-checked.xlsx');
+    // One refused row and nothing is applied (atomic), as the JSON report would say.
+    expect(res.headers['import-applied']).toBe('false');
+    expect(await stored()).toEqual(before);
+    const workbook = await loadWorkbook(res.response.rawPayload);
+    expect(workbook.worksheets.map((sheet) => sheet.name)).toEqual(['guide', 'participants']);
+    const sheet = workbook.getWorksheet('participants')!;
+    expect((sheet.getColumn(9).values as unknown[]).slice(1)).toEqual([
+      'status',
+      'new',
+      'refused: participants!C3: sex must be one of female, male, other',
+    ]);
+    expect(sheet.getCell('C3').note).toBe('participants!C3: sex must be one of female, male, other');
+    expect(sheet.getCell('I3').fill).toMatchObject({ pattern: 'solid' });
+    expect(sheet.getCell('G2').value).toBe('Kibera');
+
+    // A CSV (Windows-1252 here) comes back as one sheet `data`, its header as written, applied.
+    const text = 'First Name;last_name;SEX;Village;district\r\nZoé;Muthoni;female;Kibera;Nairobi\r\n';
+    const fromCsv = await upload(activity.id, Buffer.from(text, 'latin1'), {
+      query: '?format=xlsx',
+      fileName: 'people.csv',
+    });
+    expect([fromCsv.res.status, fromCsv.res.headers['import-applied']]).toEqual([200, 'true']);
+    expect(fromCsv.res.headers['content-disposition']).toContain('people-checked.xlsx');
+    const data = (await loadWorkbook(fromCsv.res.response.rawPayload)).getWorksheet('data')!;
+    expect(data.getRow(1).values).toEqual([
+      undefined,
+      'First Name',
+      'last_name',
+      'SEX',
+      'Village',
+      'district',
+      'status',
+    ]);
+    expect(data.getRow(2).values).toEqual([
+      undefined,
+      'Zoé',
+      'Muthoni',
+      'female',
+      'Kibera',
+      'Nairobi',
+      'new',
+    ]);
+    expect((await registrations(activity.id)).map((r) => r.participant.firstName)).toEqual(['Zoé']);
   });
 
   it('never quotes a cell in its messages, and writes one audit entry with counts only', async () => {

@@ -25,7 +25,7 @@ import { FORM, FORM_CREATE, FORM_PUBLISHED } from './forms.examples.js';
 import { xlsformRoutes } from './xlsform/xlsform.routes.js';
 import { submissionsXlsx } from './submissions-xlsx.js';
 import { SubmissionsXlsxQuery } from './submissions-xlsx.schemas.js';
-import { XLSX_MEDIA_TYPE } from '../../lib/spreadsheets/streamed-workbook.js';
+import { XLSX_TYPE } from '../../lib/spreadsheets/tables.js';
 
 const tags = ['Forms'];
 const READ = 'Reporters only for projects assigned to them.';
@@ -293,7 +293,7 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
         params: Params('orgId', 'id'),
         querystring: SubmissionsXlsxQuery,
         answers: {
-          200: FileDownload('The responses, a sheet of submissions and one per repeat', [XLSX_MEDIA_TYPE]),
+          200: FileDownload('The responses, a sheet of submissions and one per repeat', [XLSX_TYPE]),
         },
       },
     },
@@ -314,7 +314,7 @@ export const formRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
         { caller: member.userId, streamed: true },
       );
       return reply
-        .header('content-type', XLSX_MEDIA_TYPE)
+        .header('content-type', XLSX_TYPE)
         .header('content-disposition', contentDisposition(fileName))
         .send(workbook);
     },

@@ -6,11 +6,16 @@ import type { AppContext } from '../../context.js';
 import { badRequest, payloadTooLarge, unsupportedMediaType } from '../../errors/catalogue.js';
 import { errorResponse } from '../../http/errors/replies.js';
 import { ALL_ROLES, MANAGERS, memberOf } from '../../http/pipeline/access.js';
-import { ImportPageQuery, ImportReport } from '../../http/schemas/import-report.js';
+import {
+  importAnswer,
+  ImportFormatQuery,
+  ImportPageQuery,
+  ImportReport,
+  sendCheckedWorkbook,
+} from '../../http/schemas/import-report.js';
 import { FileDownload, FilePart, Params } from '../../http/schemas/schemas.js';
-import { annotatedWorkbook } from '../../lib/spreadsheets/annotate.js';
 import { importReport } from '../../lib/spreadsheets/import-report.js';
-import { readWorkbook, TableError } from '../../lib/spreadsheets/tables.js';
+import { readWorkbook, TableError, XLSX_TYPE } from '../../lib/spreadsheets/tables.js';
 import { contentDisposition } from '../../storage/file-storage.js';
 import { readFilePart } from '../files/index.js';
 import { requireProject } from '../projects/index.js';
@@ -20,7 +25,6 @@ import { setupTemplate } from './setup-template.js';
 
 const tags = ['Imports'];
 const MIB = 1024 * 1024;
-export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
 /** The bounds of a set-up workbook: well above a project's framework, indicators and a season's values. */
 export const SETUP_LIMITS = {
@@ -43,15 +47,7 @@ const ImportQuery = Type.Object({
       description: 'true: write the rows, all or nothing; false (the default): a dry run that writes nothing',
     }),
   ),
-  format: Type.Optional(
-    Type.Unsafe<'json' | 'xlsx'>({
-      type: 'string',
-      enum: ['json', 'xlsx'],
-      default: 'json',
-      description:
-        'json: the report; xlsx: the uploaded workbook with a `status` column on each sheet read (all rows, not paged)',
-    }),
-  ),
+  ...ImportFormatQuery,
   ...ImportPageQuery,
 });
 
@@ -62,8 +58,6 @@ const SetupUpload = Type.Object(
 
 const notXlsx = () =>
   unsupportedMediaType(`file must be an .xlsx workbook (sheets ${SETUP_SHEETS.join(', ')})`);
-
-const baseName = (fileName: string) => fileName.replace(/\.xlsx$/i, '').replace(/[\\/]/g, '_') || 'setup';
 
 /** A project's set-up from one workbook, and its template (docs/spreadsheets.md). */
 export const importRoutes: FastifyPluginAsyncTypebox<
@@ -107,7 +101,9 @@ export const importRoutes: FastifyPluginAsyncTypebox<
           `${SETUP_LIMITS.fileBytes / MIB} MiB, ${SETUP_LIMITS.unzippedBytes / MIB} MiB unzipped, ` +
           `${SETUP_LIMITS.rows} rows a sheet or ${SETUP_LIMITS.columns} columns: 413. \`format=xlsx\` ` +
           'answers the uploaded workbook with a `status` column (refused rows and the cells named filled ' +
-          'red, the messages as the cells’ notes) instead of the JSON report.',
+          'red, the messages as the cells’ notes) instead of the JSON report, `Import-Applied` saying whether ' +
+          'it was applied; that answer is not kept for an `Idempotency-Key` (an applied import’s retry with ' +
+          'the same key: 409; importing the workbook again is safe).',
         params: Params('orgId', 'projectId'),
         querystring: ImportQuery,
         bodyMedia: { 'multipart/form-data': SetupUpload },
@@ -116,17 +112,7 @@ export const importRoutes: FastifyPluginAsyncTypebox<
           413: errorResponse('A workbook past the size, row or column limits'),
           415: errorResponse('Not multipart, or a file that is not an .xlsx workbook'),
         },
-        answers: {
-          200: {
-            description:
-              'The report (application/json), or with `format=xlsx` the workbook with its status column',
-            content: {
-              'application/json': ImportReport,
-              [XLSX_TYPE]: Type.String({ format: 'binary' }),
-            },
-            headers: ['Content-Disposition'],
-          },
-        },
+        answers: { 200: importAnswer },
       },
     },
     async (request, reply) => {
@@ -149,13 +135,7 @@ export const importRoutes: FastifyPluginAsyncTypebox<
       }
       const { rows, applied } = await setup.run(member, projectId, tables, apply);
       if (format === 'xlsx') {
-        return (
-          reply
-            .header('content-type', XLSX_TYPE)
-            .header('content-disposition', contentDisposition(`${baseName(fileName)}-checked.xlsx`))
-            // Bytes are sent as they are: the 200 schema (the JSON report) serializes only objects.
-            .send((await annotatedWorkbook({ xlsx: bytes }, rows)) as never)
-        );
+        return sendCheckedWorkbook(reply, { source: { xlsx: bytes }, fileName, applied }, rows);
       }
       return importReport(rows, { dryRun: !applied, applied, page, limit });
     },

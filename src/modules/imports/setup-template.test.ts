@@ -109,6 +109,7 @@ describe('POST /orgs/:orgId/projects/:projectId/import?format=xlsx', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe(XLSX);
     expect(res.headers['content-disposition']).toContain('Kisumu set-up-checked.xlsx');
+    expect(res.headers['import-applied']).toBe('false');
     const workbook = await loadWorkbook(bytesOf(res));
     expect(workbook.worksheets.map((sheet) => sheet.name)).toEqual(['guide', 'periods']);
     expect(workbook.getWorksheet('guide')!.getColumn(2).values).toEqual([]);

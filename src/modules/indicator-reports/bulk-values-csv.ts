@@ -1,4 +1,5 @@
 import { badRequest } from '../../errors/catalogue.js';
+import { STATUS_COLUMN } from '../../lib/spreadsheets/annotate.js';
 import { cell, readCsv, TableError, type Table } from '../../lib/spreadsheets/tables.js';
 import { MAX_VALUE_ROWS, VALUE_FIELDS, type ValueField, type ValueRowInput } from './bulk-values.js';
 import type { BulkValueRow } from './bulk-values.schemas.js';
@@ -62,8 +63,10 @@ function cellsIn(text: string): Record<string, number> | string {
  * (`projectCode`, `project_code`, `Project code`: any case, spaces or dashes as `_`); an empty cell is a
  * field not sent. Cells that cannot be read (a value that is not a number) refuse their row, naming the
  * cell; an unknown or repeated column, malformed quoting, or more than 5,000 rows refuse the whole body.
+ * A `status` column (of a file checked before with `format=xlsx`) is not read. The table is returned
+ * beside the rows, for that checked file.
  */
-export async function readValuesCsv(text: string): Promise<ValueRowInput[]> {
+export async function readValuesCsv(text: string): Promise<{ table: Table; rows: ValueRowInput[] }> {
   let table: Table;
   try {
     table = await readCsv(Buffer.from(text, 'utf8'), CSV_LIMITS, 'data');
@@ -71,7 +74,7 @@ export async function readValuesCsv(text: string): Promise<ValueRowInput[]> {
     if (err instanceof TableError) throw badRequest(err.message);
     throw err;
   }
-  const unknown = table.columns.filter((column) => !FIELD_OF_COLUMN.has(column));
+  const unknown = table.columns.filter((column) => !FIELD_OF_COLUMN.has(column) && column !== STATUS_COLUMN);
   if (unknown.length > 0) {
     throw badRequest(
       ...unknown.map(
@@ -86,7 +89,7 @@ export async function readValuesCsv(text: string): Promise<ValueRowInput[]> {
   if (twice.length > 0)
     throw badRequest(...twice.map((field) => `data!1:1: the column ${field} is given twice`));
 
-  return table.rows.map(({ row, values }) => {
+  const rows = table.rows.map(({ row, values }) => {
     const input: ValueRowInput = {
       sheet: table.name,
       row,
@@ -95,7 +98,8 @@ export async function readValuesCsv(text: string): Promise<ValueRowInput[]> {
       problems: [],
     };
     for (const [column, text] of Object.entries(values)) {
-      const field = FIELD_OF_COLUMN.get(column)!;
+      const field = FIELD_OF_COLUMN.get(column);
+      if (field === undefined) continue; // the status column of a file checked before
       input.cells[field] = cell(table, row, column);
       if (field === 'value') {
         const n = readDecimal(text);
@@ -112,6 +116,7 @@ export async function readValuesCsv(text: string): Promise<ValueRowInput[]> {
     }
     return input;
   });
+  return { table, rows };
 }
 
 /** The rows of a JSON body, each field placed by its JSON pointer (`/values/11/value`). */

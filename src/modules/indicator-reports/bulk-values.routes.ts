@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
+import { badRequest } from '../../errors/catalogue.js';
 import { CONTRIBUTORS, memberOf } from '../../http/pipeline/access.js';
 import { errorResponse } from '../../http/errors/replies.js';
-import { ImportReport } from '../../http/schemas/import-report.js';
+import { importAnswer, ImportReport, sendCheckedWorkbook } from '../../http/schemas/import-report.js';
 import { withExample } from '../../http/schemas/schemas.js';
 import { Params } from '../../http/schemas/schemas.js';
 import { importReport } from '../../lib/spreadsheets/import-report.js';
@@ -60,7 +61,12 @@ export const bulkValueRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app
           'writes nothing. Always 200 with the import report (its rows paged by `page` and `limit`); a ' +
           'body that is not of this shape (JSON that breaks the schema, an unknown CSV column, more ' +
           `than ${MAX_VALUE_ROWS.toLocaleString('en')} rows): 400, nothing written. A report another ` +
-          'request creates for one of the rows during the import: 409, nothing written; send it again.',
+          'request creates for one of the rows during the import: 409, nothing written; send it again. ' +
+          '`format=xlsx` (a CSV body only; with JSON: 400) answers the CSV as an .xlsx, its one sheet ' +
+          '`data` with a `status` column, instead of the report, `Import-Applied` saying whether it was ' +
+          'applied; a CSV saved from it can be sent again as it is (the `status` column is not read). ' +
+          'That answer is not kept for an `Idempotency-Key`: a retry of an applied import with the same ' +
+          'key hears 409 (sending the file again is safe: its rows are then `unchanged`).',
         params: Params('orgId'),
         querystring: BulkValuesQuery,
         body: withExample(BulkValuesBody, {
@@ -80,9 +86,10 @@ export const bulkValueRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app
           200: ImportReport,
           409: errorResponse('A report of a row was created by another request meanwhile'),
         },
+        answers: { 200: importAnswer },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const csv = isCsv(request.headers['content-type']) && typeof request.body === 'string';
       if (!csv && request.validationError) throw request.validationError;
       // Fastify stops at the first part refused: the query of a CSV body (refused as no JSON object) is
@@ -94,12 +101,21 @@ export const bulkValueRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app
           validationContext: 'querystring',
         });
       }
-      const rows = csv
+      const { atomic = true, dryRun = false, format = 'json', page, limit } = request.query;
+      if (format === 'xlsx' && !csv) {
+        throw badRequest('format=xlsx answers a CSV body as a checked workbook: send the values as text/csv');
+      }
+      const sent = csv
         ? await readValuesCsv(request.body as unknown as string)
-        : valuesOfJson(request.body.values);
-      const { atomic = true, dryRun = false, page, limit } = request.query;
-      const result = await bulkImportValues(ctx.db, memberOf(request), rows, { atomic, dryRun });
-      return importReport(result.rows, { dryRun: !result.applied, applied: result.applied, page, limit });
+        : { table: null, rows: valuesOfJson(request.body.values) };
+      const { rows, applied } = await bulkImportValues(ctx.db, memberOf(request), sent.rows, {
+        atomic,
+        dryRun,
+      });
+      if (format === 'xlsx' && sent.table) {
+        return sendCheckedWorkbook(reply, { source: { csv: sent.table }, fileName: 'values', applied }, rows);
+      }
+      return importReport(rows, { dryRun: !applied, applied, page, limit });
     },
   );
 };

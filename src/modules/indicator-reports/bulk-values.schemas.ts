@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ImportPageQuery } from '../../http/schemas/import-report.js';
+import { ImportFormatQuery, ImportPageQuery } from '../../http/schemas/import-report.js';
 import { Body, MULTILINE, NullableNumber, NullableString, Text, Uuid } from '../../http/schemas/schemas.js';
 import { MAX_VALUE_ROWS } from './bulk-values.js';
 import { DisaggregatedValues } from './indicator-reports.schemas.js';
@@ -55,5 +55,6 @@ export const BulkValuesQuery = Type.Object({
       description: 'true: check every row, write nothing, say what each would do',
     }),
   ),
+  ...ImportFormatQuery,
   ...ImportPageQuery,
 });

@@ -28,6 +28,7 @@ import {
   postIndicator,
   postReport,
 } from '../../../test/helpers/indicators.js';
+import { loadWorkbook, XLSX } from '../../../test/helpers/imports.js';
 import { createPeriod, type PeriodRow } from '../../../test/helpers/periods.js';
 import { rowsOf } from '../../db/client.js';
 import { indicators as indicatorsTable } from '../indicators/indicators.tables.js';
@@ -526,6 +527,64 @@ describe('POST /orgs/:orgId/indicator-reports/bulk', () => {
     const tooMany = ['project_code,indicator_code,period_label,value'];
     for (let i = 0; i < 5001; i++) tooMany.push(`P,I,Q1,${i}`);
     expectViolations(await postCsv(tooMany.join('\n')), 'data: more than 5000 rows');
+  });
+
+  it('format=xlsx answers the CSV as a checked workbook; saved back as CSV, its status column is not read', async () => {
+    const s = await fullScene();
+    const csv = [
+      'Project Code,Indicator Code,Period Label,Value',
+      `${s.a.code},${s.plain.code},Q1 2026,11`,
+      `${s.a.code},${s.plain.code},Q2 2026,1`,
+    ].join('\n');
+    const checked = await postCsv(csv, '?format=xlsx');
+    expect(checked.status).toBe(200);
+    expect(checked.headers['content-type']).toBe(XLSX);
+    expect(checked.headers['content-disposition']).toContain('values-checked.xlsx');
+    expect(checked.headers['import-applied']).toBe('false');
+    const sheet = (await loadWorkbook(checked.response.rawPayload)).getWorksheet('data')!;
+    expect(sheet.getRow(1).values).toEqual([
+      undefined,
+      'Project Code',
+      'Indicator Code',
+      'Period Label',
+      'Value',
+      'status',
+    ]);
+    expect(sheet.getCell('E2').value).toBe('update: value 5 → 11');
+    expect(sheet.getCell('E3').value).toBe('refused: reporting period Q2 2026 is locked');
+    expect(sheet.getCell('C3').note).toBe('reporting period Q2 2026 is locked');
+    expect((await reportsOf(s)).find((r) => r.period === 'A Q1 2026')?.value).toBe(5);
+
+    // The officer drops the locked row and saves the sheet as CSV, status column and all.
+    const fixed = [
+      'Project Code,Indicator Code,Period Label,Value,status',
+      `${s.a.code},${s.plain.code},Q1 2026,11,update: value 5 → 11`,
+    ].join('\n');
+    const applied = await postCsv(fixed, '?format=xlsx');
+    expect([applied.status, applied.headers['import-applied']]).toEqual([200, 'true']);
+    const again = (await loadWorkbook(applied.response.rawPayload)).getWorksheet('data')!;
+    expect(again.getCell('E2').value).toBe('update: value 5 → 11');
+    expect((await reportsOf(s)).find((r) => r.period === 'A Q1 2026')?.value).toBe(11);
+    expect((await postCsv(fixed)).body.summary).toEqual(summaryOf(0, 0, 1, 0));
+
+    // A JSON body has no sheet to check.
+    expectViolations(
+      await post({ values: [] }, '?format=xlsx'),
+      'format=xlsx answers a CSV body as a checked workbook: send the values as text/csv',
+    );
+    expectViolations(await postCsv(csv, '?format=pdf'), 'format must be one of json, xlsx');
+  });
+
+  it('keeps no checked workbook for an Idempotency-Key: the applied import is not run again (409)', async () => {
+    const s = await fullScene();
+    const csv = `project_code,indicator_code,period_label,value\n${s.a.code},${s.plain.code},Q4 2026,3\n`;
+    const headers = { 'content-type': 'text/csv', 'idempotency-key': `bulk-xlsx-${s.a.id}` };
+    const send = () => call(t.app, 'POST', bulkUrl('?format=xlsx'), { as: team.officer, body: csv, headers });
+    expect((await send()).headers['import-applied']).toBe('true');
+    const history = await historyCount(s);
+    const retry = await send();
+    expect(retry.status).toBe(409);
+    expect(await historyCount(s)).toBe(history);
   });
 
   it('imports 5,000 values in a few statements; 5,001 rows are refused', async () => {

@@ -4,7 +4,7 @@ import { ALL_ROLES, MANAGERS, memberOf } from '../../http/pipeline/access.js';
 import { errorResponse } from '../../http/errors/replies.js';
 import { Collection } from '../../http/schemas/pagination.js';
 import { CsvDownload, FileDownload, NoContent, Params, withExample } from '../../http/schemas/schemas.js';
-import { XLSX_MEDIA_TYPE } from '../../lib/spreadsheets/streamed-workbook.js';
+import { XLSX_TYPE } from '../../lib/spreadsheets/tables.js';
 import { logframeOf } from './logframe.js';
 import { logframeWorkbook } from './logframe-xlsx.js';
 import { contentDisposition } from '../../storage/file-storage.js';
@@ -176,7 +176,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
           'table (its last crossed disaggregation across, totals derived as in reports) per period with a ' +
           `value and over all periods. Numbers are numbers with formats; dates are dates. ${READ}`,
         params: Params('orgId', 'projectId'),
-        answers: { 200: FileDownload('The logframe workbook', [XLSX_MEDIA_TYPE]) },
+        answers: { 200: FileDownload('The logframe workbook', [XLSX_TYPE]) },
       },
     },
     async (request, reply) => {
@@ -188,7 +188,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, c
       );
       const fileName = `${logframe.project.code.replace(/[\\/]/g, '_')} logframe.xlsx`;
       return reply
-        .header('content-type', XLSX_MEDIA_TYPE)
+        .header('content-type', XLSX_TYPE)
         .header('content-disposition', contentDisposition(fileName))
         .send(await logframeWorkbook(logframe));
     },

@@ -3,8 +3,6 @@
  * bounds of an upload. docs/forms.md is the table in words.
  */
 
-export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
-
 export const XLSFORM_LIMITS = {
   /** The upload, as sent (the attachments' limit). */
   fileBytes: 10 * 1024 * 1024,

@@ -14,7 +14,8 @@ import { requireProject } from '../../projects/index.js';
 import { CreateFormBody, Form } from '../forms.schemas.js';
 import { FormService } from '../forms.service.js';
 import { readXlsForm } from './xlsform-read.js';
-import { XLSFORM_LIMITS, XLSX_TYPE } from './xlsform-types.js';
+import { XLSX_TYPE } from '../../../lib/spreadsheets/tables.js';
+import { XLSFORM_LIMITS } from './xlsform-types.js';
 import { writeXlsForm } from './xlsform-write.js';
 
 const tags = ['Forms'];
