@@ -207,7 +207,11 @@ async function writeLogframe(book: WorkbookStream, logframe: Logframe) {
 
 function writeFrameworkRow(sheet: ExcelJS.Worksheet, row: LogframeRow) {
   if (row.kind === 'result') {
-    const added = sheet.addRow([LEVEL_LABELS[row.level] ?? row.level, null, text(row.title)]);
+    const added = sheet.addRow([
+      LEVEL_LABELS[row.level] ?? row.level,
+      row.code === null ? null : text(row.code),
+      text(row.title),
+    ]);
     added.font = { bold: true };
     added.getCell(3).alignment = { indent: row.depth, wrapText: true, vertical: 'top' };
     added.eachCell({ includeEmpty: true }, (cell) => {

@@ -28,6 +28,8 @@ export interface ResultNodeRow {
   programId: string;
   parentId: string | null;
   level: string;
+  /** The result's code in its framework (`1.1`), when it has one. */
+  code: string | null;
   title: string;
   orderIndex: number;
 }
@@ -48,6 +50,7 @@ export function resultFrameworks(db: Db, orgId: string, nodeIds: string[]): Prom
       programId: resultNodes.programId,
       parentId: resultNodes.parentId,
       level: resultNodes.level,
+      code: resultNodes.code,
       title: resultNodes.title,
       orderIndex: resultNodes.orderIndex,
     })

@@ -1,4 +1,3 @@
-import ExcelJS from 'exceljs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDonor } from '../../../test/helpers/donors.js';
 import { assignProject, createProject } from '../../../test/helpers/factories.js';
@@ -17,12 +16,18 @@ import {
   act,
   indicatorCode,
   indicatorUrl,
-  indicatorsUrl,
   linkIndicator,
   postDisaggregation,
   postIndicator,
   postReport,
 } from '../../../test/helpers/indicators.js';
+import {
+  apiProgress,
+  indicatorRow,
+  readLogframe,
+  sheetRows,
+  STATUS_WORDS,
+} from '../../../test/helpers/logframe.js';
 import { postProgram, postProject } from '../../../test/helpers/programs.js';
 import { useSuite } from '../../../test/helpers/suite.js';
 
@@ -172,54 +177,8 @@ async function fullProject() {
 }
 type Scene = Awaited<ReturnType<typeof fullProject>>;
 
-async function logframe(projectId: string, as: Caller = team.viewer) {
-  const res = await call(t.app, 'GET', logframeUrl(team.org.id, projectId), { as });
-  expect(res.status, res.body as string).toBe(200);
-  expect(res.headers['content-type']).toBe(
-    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  );
-  const workbook = new ExcelJS.Workbook();
-  await workbook.xlsx.load(res.response.rawPayload as unknown as ArrayBuffer);
-  return { workbook, res };
-}
-
-/** Each indicator's progress in the project as the API scores it (the indicators list by band). */
-async function apiProgress(projectId: string) {
-  const byCode = new Map<string, Record<string, unknown>>();
-  for (const status of ['on_track', 'at_risk', 'off_track', 'no_target', 'no_data']) {
-    const res = await call(
-      t.app,
-      'GET',
-      `${indicatorsUrl(team.org.id)}?projectId=${projectId}&status=${status}`,
-      {
-        as: team.viewer,
-      },
-    );
-    expect(res.status).toBe(200);
-    for (const item of res.body as { code: string; progress: Record<string, unknown> }[]) {
-      byCode.set(item.code, item.progress);
-    }
-  }
-  return byCode;
-}
-
-/** The Logframe sheet's row of an indicator, by code, as values from column A. */
-function indicatorRow(sheet: ExcelJS.Worksheet, code: string): unknown[] {
-  let found: unknown[] | undefined;
-  sheet.eachRow((row) => {
-    if (row.getCell(2).value === code) found = (row.values as unknown[]).slice(1);
-  });
-  expect(found, code).toBeDefined();
-  return found!;
-}
-
-const STATUS: Record<string, string> = {
-  on_track: 'On track',
-  at_risk: 'At risk',
-  off_track: 'Off track',
-  no_target: 'No target',
-  no_data: 'No data',
-};
+const logframe = (projectId: string, as: Caller = team.viewer) =>
+  readLogframe(t.app, team.org.id, projectId, as);
 
 describe('GET /orgs/:orgId/projects/:projectId/logframe.xlsx', () => {
   let scene: Scene;
@@ -234,7 +193,7 @@ describe('GET /orgs/:orgId/projects/:projectId/logframe.xlsx', () => {
     );
     expect(workbook.worksheets.map((sheet) => sheet.name)).toEqual(['Cover', 'Logframe', 'Disaggregations']);
     const sheet = workbook.getWorksheet('Logframe')!;
-    const progress = await apiProgress(scene.project.id);
+    const progress = await apiProgress(t.app, team.org.id, scene.project.id, team.viewer);
     // The assembled report over every period: the API's per-period values.
     const report = await call(t.app, 'POST', `/orgs/${team.org.id}/reports`, {
       as: team.officer,
@@ -258,7 +217,7 @@ describe('GET /orgs/:orgId/projects/:projectId/logframe.xlsx', () => {
         api.value,
         api.target,
         api.progressPct,
-        STATUS[api.status as string],
+        STATUS_WORDS[api.status as string],
       ]);
       // Per period: the report's actuals.
       const actuals = [row[9], row[11], row[13]].map((v) => v ?? null);
@@ -398,8 +357,7 @@ describe('GET /orgs/:orgId/projects/:projectId/logframe.xlsx', () => {
   it('gives each disaggregation by period, and each cross as tables whose cells and totals are the API’s', async () => {
     const { workbook } = await logframe(scene.project.id);
     const sheet = workbook.getWorksheet('Disaggregations')!;
-    const rows: unknown[][] = [];
-    sheet.eachRow((row) => rows.push(Array.from((row.values as unknown[]).slice(1), (v) => v ?? null)));
+    const rows = sheetRows(sheet);
     const from = (first: unknown, count: number) => {
       const start = rows.findIndex((row) => row[0] === first);
       expect(start, String(first)).toBeGreaterThanOrEqual(0);

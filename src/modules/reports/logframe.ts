@@ -51,7 +51,7 @@ export interface LogframeIndicator {
 
 /** A row of the framework: a result with its depth, or an indicator under the result it measures. */
 export type LogframeRow =
-  | { kind: 'result'; depth: number; level: string; title: string }
+  | { kind: 'result'; depth: number; level: string; code: string | null; title: string }
   | { kind: 'indicator'; depth: number; indicator: LogframeIndicator };
 
 export interface Logframe {
@@ -107,7 +107,7 @@ function frameworkRows(
   }
   const rows: LogframeRow[] = [];
   const visit = (node: ResultNodeRow, depth: number) => {
-    rows.push({ kind: 'result', depth, level: node.level, title: node.title });
+    rows.push({ kind: 'result', depth, level: node.level, code: node.code, title: node.title });
     for (const indicator of (byNode.get(node.id) ?? []).sort(byCode)) {
       rows.push({ kind: 'indicator', depth: depth + 1, indicator });
     }
