@@ -110,6 +110,18 @@ describe('annotatedWorkbook', () => {
     expect(sheet.getCell('A4').value).toBe('=SUM(B2:B3)');
   });
 
+  it('cuts a status and a note to what a cell holds', async () => {
+    const table = await readCsv(Buffer.from('code\nA\n'), LIMITS);
+    const long = 'x'.repeat(20_000);
+    const out = await load(
+      await annotatedWorkbook({ csv: table }, [result('data', 2, 'refused', 'data!A2', long, long)]),
+    );
+    const status = out.getWorksheet('data')!.getCell('B2').value as string;
+    expect(status).toHaveLength(32_767);
+    expect(status.endsWith('…')).toBe(true);
+    expect((out.getWorksheet('data')!.getCell('A2').note as string).length).toBe(32_767);
+  });
+
   it('says the action alone when there is nothing else to say', () => {
     expect(statusText({ action: 'unchanged', messages: [] })).toBe('unchanged');
     expect(statusText({ action: 'refused', messages: ['a', 'b'] })).toBe('refused: a; b');

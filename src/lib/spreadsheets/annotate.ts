@@ -1,5 +1,6 @@
 import type ExcelJS from 'exceljs';
 import type { ImportRowResult } from './import-report.js';
+import { CELL_MAX_CHARS } from './streamed-workbook.js';
 import { normalColumn, type Table } from './tables.js';
 
 /**
@@ -23,6 +24,10 @@ const HEADER_FONT: Partial<ExcelJS.Font> = { bold: true };
 export function statusText(result: Pick<ImportRowResult, 'action' | 'messages'>): string {
   return result.messages.length === 0 ? result.action : `${result.action}: ${result.messages.join('; ')}`;
 }
+
+/** Text cut to what a cell holds (Excel repairs a file with more), the cut said. */
+const fit = (text: string) =>
+  text.length <= CELL_MAX_CHARS ? text : `${text.slice(0, CELL_MAX_CHARS - 1)}…`;
 
 /** `C12` of `indicators!C12`, when the reference names one cell of `sheet`. */
 function cellAddress(reference: string, sheet: string): string | undefined {
@@ -65,7 +70,7 @@ function annotateSheet(sheet: ExcelJS.Worksheet, reported: Map<number, ImportRow
   sheet.getColumn(statusColumn).width = 60;
   for (const [row, results] of reported) {
     const status = sheet.getRow(row).getCell(statusColumn);
-    status.value = results.map(statusText).join(' | ');
+    status.value = fit(results.map(statusText).join(' | '));
     status.alignment = { wrapText: true, vertical: 'top' };
     const refused = results.filter((result) => result.action === 'refused');
     if (refused.length === 0) continue;
@@ -75,7 +80,7 @@ function annotateSheet(sheet: ExcelJS.Worksheet, reported: Map<number, ImportRow
       if (!address) continue;
       const named = sheet.getCell(address);
       named.fill = REFUSED_FILL;
-      named.note = result.messages.join('\n');
+      named.note = fit(result.messages.join('\n'));
     }
   }
 }

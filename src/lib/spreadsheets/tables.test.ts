@@ -79,6 +79,15 @@ describe('readCsv', () => {
     const long = await refusal(readCsv(Buffer.from(`a\n${'x'.repeat(101)}\n`), LIMITS));
     expect(long).toMatchObject({ tooLarge: true, message: 'data!A2: more than 100 characters' });
   });
+
+  it('counts only rows that hold something against the limit, numbering them as the file does', async () => {
+    // 50 rows among the empty `,,` lines a spreadsheet writes: within the 50 allowed.
+    const lines = ['a,b'];
+    for (let i = 1; i <= 50; i++) lines.push(`${i},x`, ',,');
+    const table = await readCsv(Buffer.from(lines.join('\n')), LIMITS);
+    expect(table.rows).toHaveLength(50);
+    expect(table.rows[49]).toEqual({ row: 100, values: { a: '50', b: 'x' } });
+  });
 });
 
 describe('readWorkbook', () => {

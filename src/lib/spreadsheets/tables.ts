@@ -180,26 +180,30 @@ export async function readCsv(bytes: Buffer, limits: TableLimits, name = 'data')
   const delimiter = [',', ';', '\t'].reduce((best, d) =>
     firstLine.split(d).length > firstLine.split(best).length ? d : best,
   );
-  let records: string[][];
+  // Each record with its row as a spreadsheet numbers it; rows with nothing in them (the `,,,` lines
+  // spreadsheets write) are dropped as they are read, and count against no limit.
+  const records: { row: number; cells: [number, string][] }[] = [];
+  let row = 0;
   try {
-    records = parse(text, {
+    parse(text, {
       delimiter,
       relax_column_count: true,
       skip_empty_lines: false,
-      to_line: limits.rows + 2,
       max_record_size: limits.cellChars * limits.columns,
-    }) satisfies string[][];
+      on_record: (record: string[]) => {
+        row += 1;
+        if (row > 1 && record.every((value) => value.trim() === '')) return null;
+        // Past the rows allowed (and the header), the rest is read to its end, kept nowhere.
+        if (records.length <= limits.rows + 1) {
+          records.push({ row, cells: record.map((value, c) => [c + 1, value] as [number, string]) });
+        }
+        return null;
+      },
+    });
   } catch (err) {
     const line = (err as { lines?: number }).lines;
     throw new TableError(`${name}${line ? ` line ${line}` : ''}: not a CSV file that can be read`);
   }
   if (records.length > limits.rows + 1) throw new TableError(`${name}: more than ${limits.rows} rows`, true);
-  return tableOf(
-    name,
-    records.map((cells, i) => ({
-      row: i + 1,
-      cells: cells.map((text, c) => [c + 1, text] as [number, string]),
-    })),
-    limits,
-  );
+  return tableOf(name, records, limits);
 }

@@ -139,7 +139,8 @@ function columnsOf(table: Table): Map<Field, string> {
     if (column === STATUS_COLUMN) continue;
     const field = fieldOfColumn(column);
     if (!field) {
-      problems.push(`${cell(table, 1, column)}: unknown column ${column}`);
+      // Not quoted: a file without its header row has a person's name or phone number up there.
+      problems.push(`${cell(table, 1, column)}: not a column this import knows`);
     } else if (byField.has(field)) {
       problems.push(
         `${cell(table, 1, column)}: the column ${column} gives ${field}, as column ${table.letters[byField.get(field)!]} does`,

@@ -631,11 +631,18 @@ describe('POST /orgs/:orgId/activities/:activityId/participants/import', () => {
     expectError(
       await refused(csv([[...HEADER, 'Remarks', 'firstname']])),
       badRequest(
-        'data!I1: unknown column remarks',
+        'data!I1: not a column this import knows',
         'data!J1: the column firstname gives firstName, as column A does',
         'the columns are firstName, lastName, sex, dateOfBirth, phone, nationalId, village, district, participantId, role, attended (any case, with _ or spaces)',
       ),
     );
+    // A file without its header row: the first person's cells are not quoted back.
+    const headless = await refused(
+      csv([['Zawadi', 'Wanjiru', 'female', '+254700000001', 'KE-555', 'Kibera']]),
+    );
+    expect(headless.status).toBe(400);
+    expect(JSON.stringify(headless.body)).not.toMatch(/zawadi|wanjiru|254700000001|555|kibera/i);
+    expect(headless.body.message).toContain('data!A1: not a column this import knows');
     expectError(
       await refused(
         csv([

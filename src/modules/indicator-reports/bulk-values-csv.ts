@@ -1,8 +1,8 @@
 import { badRequest } from '../../errors/catalogue.js';
 import { STATUS_COLUMN } from '../../lib/spreadsheets/annotate.js';
 import { cell, readCsv, TableError, type Table } from '../../lib/spreadsheets/tables.js';
-import { MAX_VALUE_ROWS, VALUE_FIELDS, type ValueField, type ValueRowInput } from './bulk-values.js';
-import type { BulkValueRow } from './bulk-values.schemas.js';
+import { VALUE_FIELDS, type ValueField, type ValueRowInput } from './bulk-value-row.js';
+import { MAX_VALUE_ROWS, type BulkValueRow } from './bulk-values.schemas.js';
 
 /** The largest CSV or JSON body of values: 5,000 rows of a few hundred bytes, narratives aside. */
 export const BULK_BODY_BYTES = 8 * 1024 * 1024;

@@ -8,8 +8,8 @@ import { withExample } from '../../http/schemas/schemas.js';
 import { Params } from '../../http/schemas/schemas.js';
 import { importReport } from '../../lib/spreadsheets/import-report.js';
 import { BULK_BODY_BYTES, readValuesCsv, valuesOfJson } from './bulk-values-csv.js';
-import { bulkImportValues, MAX_VALUE_ROWS } from './bulk-values.js';
-import { BulkValuesBody, BulkValuesCsv, BulkValuesQuery } from './bulk-values.schemas.js';
+import { bulkImportValues } from './bulk-values.js';
+import { BulkValuesBody, BulkValuesCsv, BulkValuesQuery, MAX_VALUE_ROWS } from './bulk-values.schemas.js';
 
 const tags = ['Indicator reports'];
 const MIB = 1024 * 1024;

@@ -1,8 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ImportFormatQuery, ImportPageQuery } from '../../http/schemas/import-report.js';
 import { Body, MULTILINE, NullableNumber, NullableString, Text, Uuid } from '../../http/schemas/schemas.js';
-import { MAX_VALUE_ROWS } from './bulk-values.js';
 import { DisaggregatedValues } from './indicator-reports.schemas.js';
+
+/** The most rows one bulk import takes (JSON or CSV). */
+export const MAX_VALUE_ROWS = 5000;
 
 export const BulkValueRow = Body(
   {

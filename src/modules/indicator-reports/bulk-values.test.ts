@@ -420,6 +420,8 @@ describe('POST /orgs/:orgId/indicator-reports/bulk', () => {
     const values = [
       { projectCode: s.a.code, indicatorCode: s.plain.code, periodLabel: 'Q4 2026', value: 3 },
       { projectCode: s.b.code, indicatorCode: s.plain.code, periodLabel: 'Q1 2026', value: 3 },
+      // Nothing is said of a project out of reach: not whether its periods exist or its indicators link.
+      { projectCode: s.b.code, indicatorCode: s.sexed.code, periodLabel: 'Q9 2026', value: 3 },
     ];
     const res = await post({ values }, '?atomic=false', team.reporter);
     expect(res.body.rows).toEqual([
@@ -428,6 +430,13 @@ describe('POST /orgs/:orgId/indicator-reports/bulk', () => {
         sheet: 'values',
         row: 2,
         cell: '/values/1/projectCode',
+        action: 'refused',
+        messages: [`project ${s.b.code} is not assigned to you`],
+      },
+      {
+        sheet: 'values',
+        row: 3,
+        cell: '/values/2/projectCode',
         action: 'refused',
         messages: [`project ${s.b.code} is not assigned to you`],
       },
@@ -527,6 +536,36 @@ describe('POST /orgs/:orgId/indicator-reports/bulk', () => {
     const tooMany = ['project_code,indicator_code,period_label,value'];
     for (let i = 0; i < 5001; i++) tooMany.push(`P,I,Q1,${i}`);
     expectViolations(await postCsv(tooMany.join('\n')), 'data: more than 5000 rows');
+  });
+
+  it('checks the text of CSV cells as JSON is checked: control characters and ids refuse their row, never a 500', async () => {
+    const s = await fullScene();
+    const before = await reportsOf(s);
+    const csv = [
+      'project_code,project_id,indicator_code,period_label,value,narrative',
+      `"A\u0000B",,${s.plain.code},Q4 2026,1,`,
+      `${s.a.code},,${s.plain.code},Q4 2026,1,"ring\u0007\u001b[31m"`,
+      `${s.a.code},not-a-uuid,${s.plain.code},Q4 2026,1,`,
+      `${s.a.code},,${s.plain.code},Q4 2026,2,"Two lines\nand a tab\tare fine"`,
+    ].join('\n');
+    const res = await postCsv(csv, '?atomic=false');
+    expect(res.status).toBe(200);
+    expect(res.body.rows.map((r: any) => [r.row, r.cell, r.action, r.messages])).toEqual([
+      [2, 'data!A2', 'refused', ['projectCode must not contain NUL characters']],
+      [
+        3,
+        'data!F3',
+        'refused',
+        ['narrative must not contain control characters other than tabs and line breaks'],
+      ],
+      [4, 'data!B4', 'refused', ['projectId must be a UUID']],
+      [5, 'data!5:5', 'create', []],
+    ]);
+    const after = await reportsOf(s);
+    expect(after.length).toBe(before.length + 1);
+    expect(after.find((r) => r.period === 'A Q4 2026' && r.indicator === 'plain')?.narrative).toBe(
+      'Two lines\nand a tab\tare fine',
+    );
   });
 
   it('format=xlsx answers the CSV as a checked workbook; saved back as CSV, its status column is not read', async () => {

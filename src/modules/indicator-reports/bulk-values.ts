@@ -20,54 +20,10 @@ import {
   type WrittenValues,
 } from './bulk-values.repo.js';
 import type { IndicatorReportRow } from './indicator-reports.repo.js';
+import { textProblems, type ValueField, type ValueRowInput } from './bulk-value-row.js';
 import { changesBetween } from './report-history.js';
 import { reportValues } from './report-values.js';
 import { EDITABLE } from './report-workflow.js';
-
-/** The fields of a row of values, as the JSON body names them (a CSV's columns take the same names). */
-export const VALUE_FIELDS = [
-  'projectCode',
-  'projectId',
-  'indicatorCode',
-  'indicatorId',
-  'periodLabel',
-  'periodId',
-  'value',
-  'disaggregatedValues',
-  'narrative',
-] as const;
-export type ValueField = (typeof VALUE_FIELDS)[number];
-
-/** The most rows one import takes. */
-export const MAX_VALUE_ROWS = 5000;
-
-/**
- * One row of values to import. Each pair names its thing one way or both (`projectCode` or `projectId`,
- * `indicatorCode` or `indicatorId`, `periodLabel` or `periodId`; both must then agree). A field left out
- * (undefined) is not sent: an existing report keeps it. `disaggregatedValues: null` clears them, as in a
- * PATCH of one report.
- */
-export interface ValueRowInput {
-  /** The sheet the row is on (`data` for a CSV, `values` for a JSON body or a workbook's sheet). */
-  sheet: string;
-  /** Its number as the spreadsheet shows it (header = 1), or a JSON item's index from 1. */
-  row: number;
-  /** The row as a whole, for messages about no one field (`values!12:12`). */
-  rowCell: string;
-  /** Where each field was read (`values!C12`, `/values/11/value`), for messages about it. */
-  cells: Partial<Record<ValueField, string>>;
-  projectCode?: string;
-  projectId?: string;
-  indicatorCode?: string;
-  indicatorId?: string;
-  periodLabel?: string;
-  periodId?: string;
-  value?: number | null;
-  disaggregatedValues?: Record<string, number> | null;
-  narrative?: string | null;
-  /** What reading the row found wrong (a value that is not a number): it is refused with these. */
-  problems?: { field?: ValueField; message: string }[];
-}
 
 export interface ValueImportOptions {
   /** Check everything and write nothing. */
@@ -107,6 +63,10 @@ function messagesOf(err: unknown): string[] {
   return Array.isArray(err.messages) ? err.messages : [err.messages];
 }
 
+/** True when a field of the row was refused as it was read (its cell is not taken as given). */
+const unreadable = (row: ValueRowInput, ...fields: ValueField[]): boolean =>
+  (row.problems ?? []).some((problem) => problem.field !== undefined && fields.includes(problem.field));
+
 /**
  * Imports rows of values inside the caller's transaction `tx`, with the rules of one value: the caller's
  * role (a reporter writes only the projects assigned to them: other rows are refused), a project of the
@@ -135,6 +95,7 @@ export async function importValueRows(
 ): Promise<ImportRowResult[]> {
   const lock = !options.dryRun;
   const orgId = member.orgId;
+  rows = rows.map(textProblems);
   const problems: Problem[][] = rows.map((row) => [...(row.problems ?? [])]);
 
   // The things named, each read once for all rows.
@@ -196,6 +157,8 @@ export async function importValueRows(
   ): T | Problem[] {
     const code = row[fields.code] as string | undefined;
     const id = row[fields.id] as string | undefined;
+    // A cell of the pair already refused as it was read (a CSV cell with a control character): said.
+    if (unreadable(row, fields.code, fields.id)) return [];
     if (code === undefined && id === undefined) {
       return [{ field: fields.code, message: `${fields.code} or ${fields.id} is required` }];
     }
@@ -235,10 +198,12 @@ export async function importValueRows(
     );
     if (Array.isArray(project)) found.push(...project);
     else if (assigned && !assigned.has(project.id)) {
+      // Nothing more is said of a project out of the reporter's reach: not its periods, links or locks.
       found.push({
         field: row.projectCode !== undefined ? 'projectCode' : 'projectId',
         message: `project ${project.code} is not assigned to you`,
       });
+      return null;
     }
     const indicator = resolve(
       row,
@@ -260,7 +225,7 @@ export async function importValueRows(
       });
     }
     const period = Array.isArray(project) ? null : periodOf(row, project, found);
-    const unread = (row.problems ?? []).some((p) => p.field === 'value' || p.field === 'disaggregatedValues');
+    const unread = unreadable(row, 'value', 'disaggregatedValues', 'narrative');
     if (
       !unread &&
       row.value === undefined &&
@@ -281,6 +246,7 @@ export async function importValueRows(
     project: { id: string; code: string },
     found: Problem[],
   ): { id: string; label: string } | null {
+    if (unreadable(row, 'periodLabel', 'periodId')) return null;
     if (row.periodLabel === undefined && row.periodId === undefined) {
       found.push({ field: 'periodLabel', message: 'periodLabel or periodId is required' });
       return null;

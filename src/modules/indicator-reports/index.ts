@@ -9,11 +9,6 @@ export { indicatorReportsOfPeriod, indicatorReportUse, reportsInPeriod } from '.
 export { EDITABLE as EDITABLE_REPORT_STATUSES } from './report-workflow.js';
 /** Rows of values imported inside the caller's transaction (a workbook's values sheet): see its contract. */
 export { readDecimal } from './bulk-values-csv.js';
-export {
-  importValueRows,
-  MAX_VALUE_ROWS,
-  VALUE_FIELDS,
-  type ValueField,
-  type ValueImportOptions,
-  type ValueRowInput,
-} from './bulk-values.js';
+export { MAX_VALUE_ROWS } from './bulk-values.schemas.js';
+export { VALUE_FIELDS, type ValueField, type ValueRowInput } from './bulk-value-row.js';
+export { importValueRows, type ValueImportOptions } from './bulk-values.js';
