@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { asc, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   erasureUrl,
   householdUrl,
@@ -13,31 +13,12 @@ import {
   registrationUrl,
   type HouseholdMemberJson,
 } from '../../../test/helpers/activities.js';
-import { buildTestApp, type TestApp } from '../../../test/helpers/app.js';
-import {
-  assignProject,
-  createProject,
-  createTeam,
-  type Team,
-  type TestUser,
-} from '../../../test/helpers/factories.js';
+import { useAssignedProjects } from '../../../test/helpers/assigned-projects.js';
+import type { TestUser } from '../../../test/helpers/factories.js';
 import { call, MISSING_ID } from '../../../test/helpers/http.js';
 import { auditLog } from '../privacy/privacy.tables.js';
 
-let t: TestApp;
-let team: Team;
-/** Assigned to the reporter. */
-let assigned: { id: string };
-let unassigned: { id: string };
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  team = await createTeam(t.app, t.database.db);
-  assigned = await createProject(t.database.db, team.org.id, 'Assigned');
-  unassigned = await createProject(t.database.db, team.org.id, 'Unassigned');
-  await assignProject(t.database.db, team.org.id, assigned.id, team.reporter.id);
-});
-afterAll(() => t.close());
+const { t, team, projects } = useAssignedProjects();
 
 type Method = 'GET' | 'POST' | 'PATCH';
 
@@ -54,7 +35,7 @@ async function audited(method: Method, url: string, as: TestUser | null, body?: 
 }
 
 /** An activity of the project with a person registered (district unique to it) and their household member. */
-async function scene(projectId = assigned.id) {
+async function scene(projectId = projects.assigned.id) {
   const district = `d${randomUUID().slice(0, 8)}`;
   const activity = await postActivity(t.app, team.officer, team.org.id, projectId);
   const [registration] = await register(t.app, team.officer, team.org.id, activity.id, [
@@ -256,7 +237,7 @@ describe('responses that write no audit entry', () => {
 
   it('writes nothing for an empty list, page or household', async () => {
     const { activity, district, id } = await scene();
-    const empty = await postActivity(t.app, team.officer, team.org.id, assigned.id);
+    const empty = await postActivity(t.app, team.officer, team.org.id, projects.assigned.id);
     const nobody = await register(t.app, team.officer, team.org.id, activity.id, [person()]);
     const alone = nobody[0]!.participantId;
     for (const url of [
@@ -273,7 +254,7 @@ describe('responses that write no audit entry', () => {
   });
 
   it('writes nothing for a refused or failed request', async () => {
-    const { activity, id } = await scene(unassigned.id);
+    const { activity, id } = await scene(projects.unassigned.id);
     const cases: [Method, string, TestUser | null, unknown][] = [
       ['GET', participantUrl(team.org.id, id), null, undefined],
       ['GET', participantUrl(team.org.id, id), team.reporter, undefined],

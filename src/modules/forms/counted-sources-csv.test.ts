@@ -2,8 +2,6 @@ import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import {
   answers,
-  auditEntriesOf,
-  eraseUrl,
   formTargets,
   formUrl,
   PERSONAL_FIELDS,
@@ -28,6 +26,7 @@ import {
 } from '../../../test/helpers/http.js';
 import { act, postReport } from '../../../test/helpers/indicators.js';
 import { createPeriod } from '../../../test/helpers/periods.js';
+import { expectExportAfterErasure, withdrawConsent } from '../../../test/helpers/submission-audit.js';
 import { useSuite } from '../../../test/helpers/suite.js';
 
 const { t, team } = useSuite();
@@ -182,10 +181,7 @@ describe('GET /orgs/:orgId/forms/:id/submissions.csv?indicatorReportId=', () => 
     await act(t.app, team.officer, team.org.id, reportId, 'submit');
     // Not counted: the report is submitted.
     const late = await submit(form, personalAnswers(), T4);
-    const erased = await call(t.app, 'POST', eraseUrl(team.org.id, form.id, gone), {
-      as: team.admin,
-      body: { reason: 'Consent withdrawn' },
-    });
+    const erased = await withdrawConsent(t.app, team, form.id, gone);
     expect(erased.status).toBe(200);
 
     const rows = await exported(form, reportId, team.officer);
@@ -207,20 +203,8 @@ describe('GET /orgs/:orgId/forms/:id/submissions.csv?indicatorReportId=', () => 
     });
     expect(await exported(form, manual.id, team.officer)).toHaveLength(1);
 
-    const entries = await auditEntriesOf(t.database.db, form.id);
-    expect(entries.map((entry) => entry.action)).toEqual(['erase', 'export']);
-    expect(entries[1]).toEqual({
-      id: expect.any(Number),
-      orgId: team.org.id,
-      at: expect.any(Date),
-      actorId: team.officer.id,
-      actorRole: 'me_officer',
-      ip: '127.0.0.1',
-      requestId: expect.any(String),
-      action: 'export',
+    await expectExportAfterErasure(t.database.db, team, form.id, {
       route: 'GET /orgs/:orgId/forms/:id/submissions.csv',
-      subjectKind: 'form_submission',
-      subjectIds: [],
       count: 2,
       details: { formId: form.id, indicatorReportId: reportId },
     });

@@ -3,17 +3,16 @@ import type { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
 import { transaction, type Db } from '../../db/client.js';
-import { withStatementTimeout } from '../../db/long-statements.js';
 import type { Member } from '../../http/pipeline/access.js';
 import { badRequest, hasDependents, invalidTransition, notFound } from '../../errors/catalogue.js';
 import { refusedWrite } from '../../errors/refusals.js';
 import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import { optionalText } from '../../lib/text.js';
 import { removeStoredFiles, type FileStorage } from '../../storage/file-storage.js';
-import { findIndicatorReport, uncountFromIndicatorReport } from '../indicator-reports/index.js';
+import { uncountFromIndicatorReport } from '../indicator-reports/index.js';
 import { countTarget, refusedCountTarget, type CountTargetRefusal } from '../indicator-reports/index.js';
 import { ensureProjectAccess, requireProject, visibilityOf } from '../projects/index.js';
-import { recordPersonalRead, type AuditSource } from '../privacy/index.js';
+import type { AuditSource } from '../privacy/index.js';
 import { dimensionsOf } from '../indicators/index.js';
 import { canonicalMappings, disaggregateByProblems, type DisaggregateBy } from './disaggregate-by.js';
 import {
@@ -38,14 +37,9 @@ import {
 } from './forms.repo.js';
 import type { FormInput, NewForm } from './forms.schemas.js';
 import { amountIsPersonal } from './counted-sources.js';
-import { anyPersonalField, personalAnswersFor } from './submission-view.js';
 import { submissionsCsv } from './submissions-csv.js';
-import {
-  countedByReport,
-  countHoldingPersonal,
-  submissionFileKeys,
-  type SubmissionFilter,
-} from './submissions.repo.js';
+import { openSubmissionsExport } from './submissions-export.js';
+import { countedByReport, submissionFileKeys, type SubmissionFilter } from './submissions.repo.js';
 
 /** Ends a dry run's transaction: everything checked, nothing kept. */
 class DryRunDone extends Error {
@@ -206,9 +200,7 @@ export class FormService {
    * `indicatorReportId`, only those counted into that report. An export with personal data in clear
    * (answers of fields marked personal, positions) is recorded first, before a byte is sent: the stream
    * holds no transaction (a slow client would hold a connection), so the count is taken just before it
-   * starts. The rows are read from `reads` (the read replica when the route sends them there), except
-   * personal data in clear: that on the primary, where the count and the erasures are (the replica,
-   * behind, could send answers erased a moment ago, and more rows than the audit entry says).
+   * starts (submissions-export.ts). The rows are read from `reads`, except personal data in clear.
    */
   async submissionsCsv(
     member: Member,
@@ -217,49 +209,15 @@ export class FormService {
     { repeat: repeatKey, ...filter }: SubmissionFilter & { repeat?: string } = {},
     reads: Db = this.db,
   ): Promise<{ fileName: string; csv: Readable }> {
-    const form = await this.readable(member, id);
-    const repeat = repeatKey
-      ? topLevelFields(form.fields).find((field) => field.key === repeatKey)
-      : undefined;
-    if (repeatKey && repeat?.type !== 'repeat') {
-      throw badRequest('repeat must be the key of a repeat field of the form, outside other repeats');
-    }
-    if (filter.indicatorReportId) {
-      // A form counts only into its own project's reports: another project's is unknown here.
-      const report = await findIndicatorReport(this.db, member.orgId, filter.indicatorReportId);
-      if (report?.projectId !== form.projectId) throw notFound('Indicator report');
-    }
-    const all = personalAnswersFor(form.fields, member.role);
-    // A repeat's file holds only its entries' answers: its personal fields, no position.
-    const inRepeat = repeat ? all.repeats.filter((r) => r.key === repeat.key) : [];
-    const personal = repeat ? { keys: [], repeats: inRepeat, inClear: all.inClear } : all;
-    // Once the 200 is sent a statement cut by its limit cuts the answer: the exports' limit, not a request's.
-    const exported = (db: Db) => withStatementTimeout(db, this.config.databaseTimeouts.exportStatementMs);
-    const count = personal.inClear
-      ? repeat && !anyPersonalField(personal)
-        ? 0
-        : await countHoldingPersonal(exported(this.db), member.orgId, id, anyPersonalField(personal), filter)
-      : 0;
-    await recordPersonalRead(this.db, source, {
-      action: 'export',
-      subjectKind: 'form_submission',
-      subjectIds: [],
-      count,
-      details: { formId: id, ...filter, ...(repeat && { repeat: repeat.key }) },
+    const deps = { db: this.db, config: this.config };
+    const { form, repeat, personal, rows } = await openSubmissionsExport(deps, member, id, source, {
+      filter,
+      repeatKey,
+      reads,
     });
-    // Nothing personal when counted (no personal field, no position yet): a position that arrives while
-    // the export runs is left out, never sent unrecorded.
-    const shown = count > 0 ? personal : { ...personal, inClear: false };
     return {
       fileName: repeat ? `${form.title} - ${repeat.key}.csv` : `${form.title}.csv`,
-      csv: await submissionsCsv(
-        exported(shown.inClear ? this.db : reads),
-        form,
-        this.config.baseUrl,
-        shown,
-        filter,
-        repeat,
-      ),
+      csv: await submissionsCsv(rows, form, this.config.baseUrl, personal, filter, repeat),
     };
   }
 

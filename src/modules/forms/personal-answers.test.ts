@@ -30,6 +30,11 @@ import type { FileStorage } from '../../storage/file-storage.js';
 import { fieldProblems, type FormField } from './form-fields.js';
 import { FormService } from './forms.service.js';
 import { formSubmissions } from './forms.tables.js';
+import {
+  expectExportAfterErasure,
+  officerEntry,
+  withdrawConsent,
+} from '../../../test/helpers/submission-audit.js';
 import { useSuite } from '../../../test/helpers/suite.js';
 
 const { t, team } = useSuite();
@@ -231,21 +236,13 @@ describe('personal answers in the submissions list (DECISIONS.md section 5)', ()
     await listed(form, team.reporter, '?limit=1');
     const route = 'GET /orgs/:orgId/forms/:id/submissions';
     expect(await auditEntriesOf(t.database.db, form.id)).toEqual([
-      {
-        id: expect.any(Number),
-        orgId: team.org.id,
-        at: expect.any(Date),
-        actorId: team.officer.id,
-        actorRole: 'me_officer',
-        ip: '127.0.0.1',
-        requestId: expect.any(String),
+      officerEntry(team, {
         action: 'read',
         route,
-        subjectKind: 'form_submission',
         subjectIds: [ids[2], ids[1], ids[0]],
         count: 3,
         details: { formId: form.id },
-      },
+      }),
       expect.objectContaining({
         actorId: team.admin.id,
         actorRole: 'org_admin',
@@ -291,10 +288,7 @@ describe('personal answers in the submissions list (DECISIONS.md section 5)', ()
     const { form } = await personalForm();
     const kept = await submit(form, personalAnswers(), '2026-03-01T10:00:00.000Z');
     const gone = await submit(form, personalAnswers(), '2026-03-02T10:00:00.000Z');
-    const erase = await call(t.app, 'POST', eraseUrl(team.org.id, form.id, gone), {
-      as: team.admin,
-      body: { reason: 'Consent withdrawn' },
-    });
+    const erase = await withdrawConsent(t.app, team, form.id, gone);
     expect(erase.status).toBe(200);
     expect(answersOf(await listed(form, team.officer))).toEqual([
       { ...HIDDEN, source: 'well', village: 'Kisumu East', consent: true },
@@ -310,10 +304,7 @@ describe('personal answers in the CSV export', () => {
     const { form, projectId } = await personalForm();
     const full = await submit(form, personalAnswers({ born: '1991-05-02' }), '2026-03-01T10:00:00.000Z');
     const gone = await submit(form, personalAnswers(), '2026-03-02T10:00:00.000Z');
-    const erase = await call(t.app, 'POST', eraseUrl(team.org.id, form.id, gone), {
-      as: team.admin,
-      body: { reason: 'Consent withdrawn' },
-    });
+    const erase = await withdrawConsent(t.app, team, form.id, gone);
     expect(erase.status).toBe(200);
     const erasedRow = [
       gone,
@@ -362,26 +353,11 @@ describe('personal answers in the CSV export', () => {
     await exported(form, team.officer);
     for (const day of [1, 2, 3]) await submit(form, personalAnswers(), `2026-03-0${day}T10:00:00.000Z`);
     const gone = await submit(form, personalAnswers(), '2026-03-04T10:00:00.000Z');
-    await call(t.app, 'POST', eraseUrl(team.org.id, form.id, gone), {
-      as: team.admin,
-      body: { reason: 'Consent withdrawn' },
-    });
+    await withdrawConsent(t.app, team, form.id, gone);
     expect(await exported(form, team.viewer)).toHaveLength(5);
     expect(await exported(form, team.officer)).toHaveLength(5);
-    const entries = await auditEntriesOf(t.database.db, form.id);
-    expect(entries.map((entry) => entry.action)).toEqual(['erase', 'export']);
-    expect(entries[1]).toEqual({
-      id: expect.any(Number),
-      orgId: team.org.id,
-      at: expect.any(Date),
-      actorId: team.officer.id,
-      actorRole: 'me_officer',
-      ip: '127.0.0.1',
-      requestId: expect.any(String),
-      action: 'export',
+    await expectExportAfterErasure(t.database.db, team, form.id, {
       route: 'GET /orgs/:orgId/forms/:id/submissions.csv',
-      subjectKind: 'form_submission',
-      subjectIds: [],
       count: 3,
       details: { formId: form.id },
     });

@@ -3,13 +3,7 @@ import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { assignProject, createProject } from '../../../test/helpers/factories.js';
 import { multipart, PDF } from '../../../test/helpers/files.js';
-import {
-  auditEntriesOf,
-  eraseUrl,
-  publishedForm,
-  submitUrl,
-  type FormJson,
-} from '../../../test/helpers/forms.js';
+import { auditEntriesOf, publishedForm, submitUrl, type FormJson } from '../../../test/helpers/forms.js';
 import {
   ALL_ROLES,
   call,
@@ -22,6 +16,7 @@ import {
   UNAUTHORIZED,
   type Caller,
 } from '../../../test/helpers/http.js';
+import { expectExportAfterErasure, withdrawConsent } from '../../../test/helpers/submission-audit.js';
 import { useSuite } from '../../../test/helpers/suite.js';
 import { newId } from '../../lib/ids.js';
 import { formSubmissions } from './forms.tables.js';
@@ -307,10 +302,7 @@ describe('GET /orgs/:orgId/forms/:id/submissions.xlsx', () => {
       },
       '2026-03-16T08:00:00.000Z',
     );
-    const erase = await call(t.app, 'POST', eraseUrl(team.org.id, form.id, erased), {
-      as: team.admin,
-      body: { reason: 'Consent withdrawn' },
-    });
+    const erase = await withdrawConsent(t.app, team, form.id, erased);
     expect(erase.status).toBe(200);
 
     const seen = await workbookOf(form, team.viewer);
@@ -340,20 +332,8 @@ describe('GET /orgs/:orgId/forms/:id/submissions.xlsx', () => {
         .slice(2)
         .map((row) => row[2]),
     ).toEqual(['Achieng', 'Baraka', null]);
-    const entries = await auditEntriesOf(t.database.db, form.id);
-    expect(entries.map((entry) => entry.action)).toEqual(['erase', 'export']);
-    expect(entries[1]).toEqual({
-      id: expect.any(Number),
-      orgId: team.org.id,
-      at: expect.any(Date),
-      actorId: team.officer.id,
-      actorRole: 'me_officer',
-      ip: '127.0.0.1',
-      requestId: expect.any(String),
-      action: 'export',
+    await expectExportAfterErasure(t.database.db, team, form.id, {
       route: 'GET /orgs/:orgId/forms/:id/submissions.xlsx',
-      subjectKind: 'form_submission',
-      subjectIds: [],
       count: 2,
       details: { formId: form.id },
     });

@@ -2,8 +2,6 @@ import type { Readable } from 'node:stream';
 import type ExcelJS from 'exceljs';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/client.js';
-import { withStatementTimeout } from '../../db/long-statements.js';
-import { notFound } from '../../errors/catalogue.js';
 import type { Member } from '../../http/pipeline/access.js';
 import {
   CELL_MAX_CHARS,
@@ -11,23 +9,18 @@ import {
   streamWorkbook,
   type WorkbookStream,
 } from '../../lib/spreadsheets/streamed-workbook.js';
-import { findIndicatorReport } from '../indicator-reports/index.js';
-import { recordPersonalRead, type AuditSource } from '../privacy/index.js';
-import { ensureProjectAccess } from '../projects/index.js';
+import type { AuditSource } from '../privacy/index.js';
 import { answerOf, choicesOf, topLevelFields, type FormField, type Location } from './form-fields.js';
 import { localizeForm } from './form-languages.js';
-import { findForm } from './forms.repo.js';
 import { columnsOf } from './submissions-csv.js';
+import { openSubmissionsExport } from './submissions-export.js';
 import {
-  anyPersonalField,
-  personalAnswersFor,
   readableAnswers,
   readableLocation,
   submissionFileUrl,
   type PersonalAnswers,
 } from './submission-view.js';
 import {
-  countHoldingPersonal,
   filesOf,
   submissionsAfter,
   type SubmissionFileRow,
@@ -337,9 +330,8 @@ export interface SubmissionsXlsxQuery extends SubmissionFilter {
 }
 
 /**
- * The export: the form (404 outside the org, 403 for a reporter not on its project), the filter checked,
- * the audit entry recorded when personal data goes out in clear, and the first slice read, all before
- * the answer starts; then the workbook, streamed.
+ * The export: the opening the CSV export shares (submissions-export.ts: the form, the filter checked, the
+ * audit entry) and the first slice read, all before the answer starts; then the workbook, streamed.
  */
 export async function submissionsXlsx(
   deps: { db: Db; config: Config },
@@ -349,37 +341,13 @@ export async function submissionsXlsx(
   { lang, ...filter }: SubmissionsXlsxQuery,
   reads: Db = deps.db,
 ): Promise<{ fileName: string; workbook: Readable }> {
-  const { db, config } = deps;
-  const form = await findForm(db, member.orgId, id);
-  if (!form) throw notFound('Form');
-  await ensureProjectAccess(db, member, form.projectId);
-  if (filter.indicatorReportId) {
-    // A form counts only into its own project's reports: another project's is unknown here.
-    const report = await findIndicatorReport(db, member.orgId, filter.indicatorReportId);
-    if (report?.projectId !== form.projectId) throw notFound('Indicator report');
-  }
-  const personal = personalAnswersFor(form.fields, member.role);
-  // Once the 200 is sent a statement cut by its limit cuts the answer: the exports' limit, not a request's.
-  const exported = (handle: Db) => withStatementTimeout(handle, config.databaseTimeouts.exportStatementMs);
-  const count = personal.inClear
-    ? await countHoldingPersonal(exported(db), member.orgId, id, anyPersonalField(personal), filter)
-    : 0;
-  // One entry for the whole workbook, every sheet included, as the CSV export records one.
-  await recordPersonalRead(db, source, {
-    action: 'export',
-    subjectKind: 'form_submission',
-    subjectIds: [],
-    count,
-    details: { formId: id, ...filter },
-  });
-  // Nothing personal when counted: a position that arrives while the export runs is left out.
-  const shown = count > 0 ? personal : { ...personal, inClear: false };
+  const { form, personal, rows } = await openSubmissionsExport(deps, member, id, source, { filter, reads });
   const localized = localizeForm(form, lang);
   const job: Export = {
-    db: exported(shown.inClear ? db : reads),
+    db: rows,
     form: { orgId: form.orgId, id: form.id, fields: form.fields },
-    baseUrl: config.baseUrl,
-    personal: shown,
+    baseUrl: deps.config.baseUrl,
+    personal,
     filter,
     labels: labelsOf(localized.fields),
   };

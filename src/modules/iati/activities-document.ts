@@ -1,11 +1,10 @@
 import type { Db } from '../../db/client.js';
-import { linkedIndicators } from '../indicators/index.js';
+import { disaggregationsOfLinked, linkedIndicators } from '../indicators/index.js';
 import { ProgressCalculator, formulaBasics } from '../progress/index.js';
 import { IATI_VERSION } from './iati-codes.js';
 import { iatiActivity, type Publisher } from './iati-activity.js';
 import {
   approvedValuesOf,
-  disaggregationsOfLinked,
   donorsOfPrograms,
   periodsOf,
   plannedBudgets,

@@ -8,7 +8,6 @@ import type { Db } from '../../db/client.js';
 import { budgetLines } from '../budget/budget.tables.js';
 import { donors } from '../donors/donors.tables.js';
 import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
-import { disaggregations, projectIndicators } from '../indicators/indicators.tables.js';
 import { organizations } from '../orgs/orgs.tables.js';
 import { reportingPeriods } from '../periods/periods.tables.js';
 import { programDonors } from '../programs/programs.tables.js';
@@ -83,24 +82,6 @@ export function plannedBudgets(db: Db, orgId: string, projectIds: string[]) {
     .from(budgetLines)
     .where(and(eq(budgetLines.orgId, orgId), inArray(budgetLines.projectId, projectIds)))
     .groupBy(budgetLines.projectId);
-}
-
-/** The disaggregations of every indicator linked to the projects, oldest first. */
-export function disaggregationsOfLinked(db: Db, orgId: string, projectIds: string[]) {
-  const linked = db
-    .selectDistinct({ id: projectIndicators.indicatorId })
-    .from(projectIndicators)
-    .where(and(eq(projectIndicators.orgId, orgId), inArray(projectIndicators.projectId, projectIds)));
-  return db
-    .select({
-      indicatorId: disaggregations.indicatorId,
-      name: disaggregations.name,
-      categories: disaggregations.categories,
-      crosses: disaggregations.crosses,
-    })
-    .from(disaggregations)
-    .where(and(eq(disaggregations.orgId, orgId), inArray(disaggregations.indicatorId, linked)))
-    .orderBy(asc(disaggregations.createdAt), asc(disaggregations.id));
 }
 
 /** The result nodes of the programs: enough to put them in the framework's order. */

@@ -1,7 +1,7 @@
-import { and, asc, count, eq } from 'drizzle-orm';
+import { and, asc, count, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
-import { disaggregations, indicators } from './indicators.tables.js';
+import { disaggregations, indicators, projectIndicators } from './indicators.tables.js';
 
 export type DisaggregationRow = typeof disaggregations.$inferSelect;
 
@@ -18,6 +18,8 @@ export async function lockIndicator(db: Db, orgId: string, id: string): Promise<
 const ofIndicator = (orgId: string, indicatorId: string) =>
   and(eq(disaggregations.orgId, orgId), eq(disaggregations.indicatorId, indicatorId));
 
+const oldestFirst = [asc(disaggregations.createdAt), asc(disaggregations.id)];
+
 export async function countDisaggregations(db: Db, orgId: string, indicatorId: string): Promise<number> {
   const [row] = await db
     .select({ total: count() })
@@ -32,7 +34,7 @@ export function listDisaggregations(db: Db, orgId: string, indicatorId: string, 
     .select()
     .from(disaggregations)
     .where(ofIndicator(orgId, indicatorId))
-    .orderBy(asc(disaggregations.createdAt), asc(disaggregations.id))
+    .orderBy(...oldestFirst)
     .$dynamic();
   return window ? inWindow(query, window) : query;
 }
@@ -56,4 +58,30 @@ export async function deleteDisaggregation(db: Db, orgId: string, indicatorId: s
     .where(and(ofIndicator(orgId, indicatorId), eq(disaggregations.id, id)))
     .returning({ id: disaggregations.id });
   return rows.length > 0;
+}
+
+/** A disaggregation of an indicator linked to a project, as the read models show it. */
+export interface LinkedDisaggregation {
+  indicatorId: string;
+  name: string;
+  categories: string[];
+  crosses: string[] | null;
+}
+
+/** The disaggregations of every indicator linked to the projects, oldest first. */
+export function disaggregationsOfLinked(
+  db: Db,
+  orgId: string,
+  projectIds: string[],
+): Promise<LinkedDisaggregation[]> {
+  const linked = db
+    .selectDistinct({ id: projectIndicators.indicatorId })
+    .from(projectIndicators)
+    .where(and(eq(projectIndicators.orgId, orgId), inArray(projectIndicators.projectId, projectIds)));
+  const { indicatorId, name, categories, crosses } = disaggregations;
+  return db
+    .select({ indicatorId, name, categories, crosses })
+    .from(disaggregations)
+    .where(and(eq(disaggregations.orgId, orgId), inArray(indicatorId, linked)))
+    .orderBy(...oldestFirst);
 }

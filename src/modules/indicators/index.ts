@@ -1,6 +1,10 @@
 /** What other modules and the entry points may use of the indicators module (docs/architecture.md, "Module order"). */
 export type { IndicatorDependents } from './indicator-dependents.js';
-export { listDisaggregations } from './disaggregations.repo.js';
+export {
+  disaggregationsOfLinked,
+  listDisaggregations,
+  type LinkedDisaggregation,
+} from './disaggregations.repo.js';
 export { DisaggregationService } from './disaggregations.service.js';
 export {
   byCode,

@@ -3,13 +3,12 @@
  * indicators, indicator reports, periods, activities, budget, files) in a handful of set-based queries,
  * and writes none of their tables.
  */
-import { and, asc, count, eq, gte, inArray, isNotNull, lte, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gte, inArray, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { activities, activityParticipants } from '../activities/activities.tables.js';
 import { budgetLines } from '../budget/budget.tables.js';
 import { attachments } from '../files/files.tables.js';
-import { linkedIndicators } from '../indicators/index.js';
-import { disaggregations, projectIndicators } from '../indicators/indicators.tables.js';
+import { disaggregationsOfLinked, linkedIndicators, type LinkedDisaggregation } from '../indicators/index.js';
 import { formulaBasics } from '../progress/index.js';
 import { organizations } from '../orgs/orgs.tables.js';
 import { reportingPeriods } from '../periods/periods.tables.js';
@@ -188,37 +187,6 @@ export async function attachmentsOf(db: Db, orgId: string, projectId: string) {
   return rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() }));
 }
 
-/** The disaggregations of the project's indicators that have a cross, oldest first. */
-export function dimensionsOfCrossed(db: Db, orgId: string, projectId: string) {
-  const crossed = db
-    .selectDistinct({ id: disaggregations.indicatorId })
-    .from(disaggregations)
-    .innerJoin(
-      projectIndicators,
-      and(
-        eq(projectIndicators.orgId, disaggregations.orgId),
-        eq(projectIndicators.indicatorId, disaggregations.indicatorId),
-      ),
-    )
-    .where(
-      and(
-        eq(disaggregations.orgId, orgId),
-        eq(projectIndicators.projectId, projectId),
-        isNotNull(disaggregations.crosses),
-      ),
-    );
-  return db
-    .select({
-      indicatorId: disaggregations.indicatorId,
-      name: disaggregations.name,
-      categories: disaggregations.categories,
-      crosses: disaggregations.crosses,
-    })
-    .from(disaggregations)
-    .where(and(eq(disaggregations.orgId, orgId), inArray(disaggregations.indicatorId, crossed)))
-    .orderBy(asc(disaggregations.createdAt), asc(disaggregations.id));
-}
-
 /** Everything but the periods and values, read side by side. */
 export async function projectData(
   db: Db,
@@ -228,14 +196,14 @@ export async function projectData(
 ): Promise<
   Pick<AssemblyInput, 'links' | 'formulaBasics' | 'activities' | 'budget' | 'attachments' | 'donors'>
 > {
-  const [links, basics, activityRows, budget, files, donorRows, crossed] = await Promise.all([
+  const [links, basics, activityRows, budget, files, donorRows, dimensions] = await Promise.all([
     linkedIndicators(db, orgId, [project.id]),
     formulaBasics(db, orgId),
     activitiesIn(db, orgId, project.id, range),
     budgetOf(db, orgId, project.id),
     attachmentsOf(db, orgId, project.id),
     listDonorsOfPrograms(db, orgId, [project.programId]),
-    dimensionsOfCrossed(db, orgId, project.id),
+    disaggregationsOfLinked(db, orgId, [project.id]),
   ]);
   return {
     links: links.map((link) => ({
@@ -251,7 +219,7 @@ export async function projectData(
       target: link.target,
       baseline: link.baseline,
       resultNode: link.nodeId ? { id: link.nodeId, level: link.nodeLevel!, title: link.nodeTitle! } : null,
-      ...dimensionsOf(crossed, link.id),
+      ...dimensionsOf(dimensions, link.id),
     })),
     formulaBasics: basics,
     activities: activityRows,
@@ -261,11 +229,8 @@ export async function projectData(
   };
 }
 
-/** An indicator's dimensions for its crosses' tables, when it has one. */
-function dimensionsOf(
-  rows: { indicatorId: string; name: string; categories: string[]; crosses: string[] | null }[],
-  id: string,
-) {
+/** An indicator's dimensions for its crosses' tables, when it has a cross. */
+function dimensionsOf(rows: LinkedDisaggregation[], id: string) {
   const own = rows.filter((row) => row.indicatorId === id);
-  return own.length > 0 ? { dimensions: own } : {};
+  return own.some((row) => row.crosses !== null) ? { dimensions: own } : {};
 }

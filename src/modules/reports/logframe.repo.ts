@@ -5,7 +5,7 @@
  */
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { disaggregations, projectIndicators } from '../indicators/indicators.tables.js';
+import { disaggregationsOfLinked, type LinkedDisaggregation } from '../indicators/index.js';
 import { reportingPeriods } from '../periods/periods.tables.js';
 import { resultNodes } from '../results/results.tables.js';
 
@@ -59,12 +59,8 @@ export function resultFrameworks(db: Db, orgId: string, nodeIds: string[]): Prom
     .orderBy(asc(resultNodes.orderIndex), asc(resultNodes.id));
 }
 
-export interface DisaggregationRow {
-  indicatorId: string;
-  name: string;
-  categories: string[];
-  crosses: string[] | null;
-}
+/** A disaggregation of one of the project's indicators. */
+export type DisaggregationRow = LinkedDisaggregation;
 
 /** Every disaggregation of the project's indicators, oldest first. */
 export function disaggregationsOfProject(
@@ -72,18 +68,5 @@ export function disaggregationsOfProject(
   orgId: string,
   projectId: string,
 ): Promise<DisaggregationRow[]> {
-  const linked = db
-    .select({ id: projectIndicators.indicatorId })
-    .from(projectIndicators)
-    .where(and(eq(projectIndicators.orgId, orgId), eq(projectIndicators.projectId, projectId)));
-  return db
-    .select({
-      indicatorId: disaggregations.indicatorId,
-      name: disaggregations.name,
-      categories: disaggregations.categories,
-      crosses: disaggregations.crosses,
-    })
-    .from(disaggregations)
-    .where(and(eq(disaggregations.orgId, orgId), inArray(disaggregations.indicatorId, linked)))
-    .orderBy(asc(disaggregations.createdAt), asc(disaggregations.id));
+  return disaggregationsOfLinked(db, orgId, [projectId]);
 }
