@@ -5,7 +5,6 @@
  */
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { disaggregationsOfLinked, type LinkedDisaggregation } from '../indicators/index.js';
 import { reportingPeriods } from '../periods/periods.tables.js';
 import { resultNodes } from '../results/results.tables.js';
 
@@ -57,16 +56,4 @@ export function resultFrameworks(db: Db, orgId: string, nodeIds: string[]): Prom
     .from(resultNodes)
     .where(and(eq(resultNodes.orgId, orgId), inArray(resultNodes.programId, programsOfNodes)))
     .orderBy(asc(resultNodes.orderIndex), asc(resultNodes.id));
-}
-
-/** A disaggregation of one of the project's indicators. */
-export type DisaggregationRow = LinkedDisaggregation;
-
-/** Every disaggregation of the project's indicators, oldest first. */
-export function disaggregationsOfProject(
-  db: Db,
-  orgId: string,
-  projectId: string,
-): Promise<DisaggregationRow[]> {
-  return disaggregationsOfLinked(db, orgId, [projectId]);
 }

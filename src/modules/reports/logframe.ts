@@ -2,7 +2,7 @@ import type { Db } from '../../db/client.js';
 import { notFound } from '../../errors/catalogue.js';
 import type { Member } from '../../http/pipeline/access.js';
 import { isCross, type Dimension } from '../../lib/crosses.js';
-import { linkedIndicators } from '../indicators/index.js';
+import { disaggregationsOfLinked, linkedIndicators, type LinkedDisaggregation } from '../indicators/index.js';
 import { formulaBasics } from '../progress/index.js';
 import { listDonorsOfPrograms } from '../programs/index.js';
 import { ensureProjectAccess } from '../projects/index.js';
@@ -10,13 +10,7 @@ import { assembleIndicators, type IncludedValue, type LinkedIndicator } from './
 import { projectForReport } from './assembly.repo.js';
 import { crossTabulationsOf } from './cross-tabulations.js';
 import { targetsInPeriods, valuesInPeriods } from './included-values.repo.js';
-import {
-  disaggregationsOfProject,
-  projectPeriods,
-  resultFrameworks,
-  type DisaggregationRow,
-  type ResultNodeRow,
-} from './logframe.repo.js';
+import { projectPeriods, resultFrameworks, type ResultNodeRow } from './logframe.repo.js';
 import type { CrossTabulation, Cover, IndicatorEntry, ReportProject } from './report-snapshot.js';
 
 /**
@@ -128,7 +122,7 @@ interface Read {
   baselineYears: Map<string, number | null>;
   values: IncludedValue[];
   targets: Map<string, number | null>;
-  dimensions: DisaggregationRow[];
+  dimensions: LinkedDisaggregation[];
 }
 
 function indicatorsOf(read: Read, entries: IndicatorEntry[]): LogframeIndicator[] {
@@ -194,7 +188,7 @@ export async function logframeOf(
     listDonorsOfPrograms(reads, orgId, [found.project.programId]),
     valuesInPeriods(reads, orgId, projectId, ids),
     targetsInPeriods(reads, orgId, projectId, ids),
-    disaggregationsOfProject(reads, orgId, projectId),
+    disaggregationsOfLinked(reads, orgId, [projectId]),
   ]);
   const nodeIds = [...new Set(links.flatMap((link) => (link.nodeId ? [link.nodeId] : [])))];
   const nodes = await resultFrameworks(reads, orgId, nodeIds);
