@@ -383,6 +383,8 @@ async function registerPlumbing(app: FastifyInstance, config: Config, database: 
       'ETag',
       'Location',
       'Idempotent-Replayed',
+      'Content-Disposition',
+      'Import-Applied',
       'Allow',
       'WWW-Authenticate',
     ],

@@ -12,6 +12,7 @@ import {
 } from '../../../test/helpers/factories.js';
 import {
   CONTRIBUTORS,
+  TEST_APP_URL,
   UNAUTHORIZED,
   call,
   expectError,
@@ -580,6 +581,15 @@ describe('POST /orgs/:orgId/indicator-reports/bulk', () => {
     expect(checked.headers['content-type']).toBe(XLSX);
     expect(checked.headers['content-disposition']).toContain('values-checked.xlsx');
     expect(checked.headers['import-applied']).toBe('false');
+    // A page of the client application reads both: the file's name, and whether it was applied.
+    const fromApp = await call(t.app, 'POST', bulkUrl('?format=xlsx&dryRun=true'), {
+      as: team.officer,
+      body: csv,
+      headers: { 'content-type': 'text/csv', origin: TEST_APP_URL },
+    });
+    expect(String(fromApp.headers['access-control-expose-headers'])).toMatch(
+      /Content-Disposition.*Import-Applied/,
+    );
     const sheet = (await loadWorkbook(checked.response.rawPayload)).getWorksheet('data')!;
     expect(sheet.getRow(1).values).toEqual([
       undefined,
