@@ -21,17 +21,20 @@ import {
   type PeriodTargets,
 } from '../indicators/index.js';
 import type { ReportingPeriodRow } from '../periods/index.js';
+import { indicatorAggregations } from './setup-import.repo.js';
 import type { NodesByCode } from './setup-results.js';
+import { cellOf, disaggregationsOf, matchKey, numberOf, type WrittenDisaggregation } from './setup-sheets.js';
 import {
-  cellOf,
-  disaggregationsOf,
-  labelColumn,
-  matchKey,
-  numberOf,
-  PERIOD_TARGET_PREFIX,
-  type WrittenDisaggregation,
-} from './setup-sheets.js';
-import { attempt, bodyProblems, refusedBy, refusedRow, rowResult, type FieldColumns } from './setup-rows.js';
+  attempt,
+  bodyProblems,
+  letOthersRun,
+  ROWS_A_TURN,
+  refusedBy,
+  refusedRow,
+  rowResult,
+  type FieldColumns,
+} from './setup-rows.js';
+import { targetColumnsOf, type TargetColumn } from './target-columns.js';
 
 /**
  * The `indicators` sheet: each row an indicator of the organization (by code), linked to the project with
@@ -85,7 +88,11 @@ type Problem = { column: string; message: string };
 
 /** A number cell: undefined when the column is absent, null when blank. */
 function numberCell(table: Table, row: TableRow, column: string, problems: Problem[], integer = false) {
-  const text = cellOf(table, row, column);
+  return numberIn(cellOf(table, row, column), column, problems, integer);
+}
+
+/** The number a cell's text writes: undefined (a problem noted) when it is not one. */
+function numberIn(text: string | null | undefined, column: string, problems: Problem[], integer = false) {
   if (text === undefined || text === null) return text;
   const value = numberOf(text);
   if (value === null || (integer && !Number.isInteger(value))) {
@@ -99,7 +106,7 @@ function lineOf(
   table: Table,
   row: TableRow,
   nodes: NodesByCode,
-  periods: ReportingPeriodRow[],
+  targetColumns: readonly TargetColumn[],
 ): { line: IndicatorLine } | { problems: Problem[] } {
   const problems: Problem[] = [];
   const text = (column: string) => cellOf(table, row, column);
@@ -148,11 +155,10 @@ function lineOf(
   }
 
   const periodTargets: IndicatorLine['periodTargets'] = [];
-  for (const column of table.columns.filter((c) => c.startsWith(PERIOD_TARGET_PREFIX))) {
-    const target = numberCell(table, row, column, problems);
+  for (const { column, named, periods: matching } of targetColumns) {
+    // A blank cell is null: it clears the target of the column's one period, and is no problem otherwise.
+    const target = numberIn(row.values[column] ?? null, column, problems);
     if (target === undefined) continue;
-    const named = column.slice(PERIOD_TARGET_PREFIX.length);
-    const matching = periods.filter((period) => labelColumn(period.label) === named);
     if (matching.length === 1) periodTargets.push({ column, period: matching[0]!, target });
     else if (target !== null) {
       problems.push({
@@ -311,12 +317,15 @@ export async function importIndicators(
   const firstRowOf = new Map<string, number>();
   // How the organization's indicators of these codes add up: a row may leave aggregation to them.
   const codes = table.rows.flatMap((row) => (row.values.code ? [row.values.code] : []));
-  const aggregationOf = new Map<string, string | null>();
-  for (const found of await findIndicatorsByCodes(tx, member.orgId, codes)) {
-    const indicator = await findIndicator(tx, member.orgId, found.id);
-    aggregationOf.set(matchKey(found.code), indicator?.aggregationMethod ?? null);
-  }
-  for (const row of table.rows) {
+  const aggregationOf = new Map(
+    (await indicatorAggregations(tx, member.orgId, codes)).map((found) => [
+      matchKey(found.code),
+      found.aggregationMethod,
+    ]),
+  );
+  const targetColumns = targetColumnsOf(table, context.periods);
+  for (const [index, row] of table.rows.entries()) {
+    await letOthersRun(index, ROWS_A_TURN.reading);
     const key = matchKey(row.values.code ?? '');
     if (key !== '' && firstRowOf.has(key)) {
       const first = cell(table, firstRowOf.get(key)!);
@@ -326,7 +335,7 @@ export async function importIndicators(
       continue;
     }
     firstRowOf.set(key, row.row);
-    const read = lineOf(table, row, context.nodes, context.periods);
+    const read = lineOf(table, row, context.nodes, targetColumns);
     if ('problems' in read) {
       results.push(
         refusedRow(
@@ -355,7 +364,8 @@ export async function importIndicators(
   const formulasLast = [...lines].sort(
     (a, b) => Number(!!a.definition.isFormula) - Number(!!b.definition.isFormula),
   );
-  for (const line of formulasLast) {
+  for (const [index, line] of formulasLast.entries()) {
+    await letOthersRun(index, ROWS_A_TURN.writing);
     const step: Step = { fields: DEFINITION };
     const done = await attempt(tx, (sp) => writeLine(sp, member, projectId, line, ports, step));
     if (!done.ok) {

@@ -8,8 +8,18 @@ import {
   ReportingPeriodService,
   type ReportingPeriodRow,
 } from '../periods/index.js';
+import { PeriodsSoFar } from './periods-so-far.js';
 import { cellOf, matchKey } from './setup-sheets.js';
-import { attempt, bodyProblems, refusedBy, refusedRow, rowResult, type FieldColumns } from './setup-rows.js';
+import {
+  attempt,
+  bodyProblems,
+  letOthersRun,
+  ROWS_A_TURN,
+  refusedBy,
+  refusedRow,
+  rowResult,
+  type FieldColumns,
+} from './setup-rows.js';
 
 /**
  * The `periods` sheet: the project's reporting periods. A row matches the period of the same label
@@ -39,7 +49,10 @@ export async function importPeriods(
   const service = (sp: Db) => new ReportingPeriodService(sp, [], webhooksQueued);
   const results: ImportRowResult[] = [];
   const firstRowOf = new Map<string, number>();
-  for (const row of table.rows) {
+  // The rows before a row may have created or moved periods: it matches them as they now are.
+  const periods = new PeriodsSoFar(await projectPeriods(tx, member.orgId, projectId));
+  for (const [index, row] of table.rows.entries()) {
+    await letOthersRun(index, ROWS_A_TURN.writing);
     const label = row.values.label ?? '';
     const key = matchKey(label);
     if (key !== '' && firstRowOf.has(key)) {
@@ -63,13 +76,10 @@ export async function importPeriods(
       results.push(refusedRow(table, row, problems.column, problems.messages));
       continue;
     }
-    // Read again for each row: the rows before it may have created or moved periods.
-    const periods = await projectPeriods(tx, member.orgId, projectId);
-    const period: ReportingPeriodRow | undefined =
-      periods.find((p) => matchKey(p.label) === key) ??
-      periods.find((p) => p.startDate === body.startDate && p.endDate === body.endDate);
+    const period: ReportingPeriodRow | undefined = periods.find(key, body.startDate, body.endDate);
     if (!period) {
       const done = await attempt(tx, (sp) => service(sp).create(member, projectId, body));
+      if (done.ok) periods.put(done.value);
       results.push(
         done.ok ? rowResult(table, row, 'create') : refusedBy(table, row, done.error, FIELDS, 'start_date'),
       );
@@ -90,6 +100,7 @@ export async function importPeriods(
       results.push(refusedBy(table, row, done.error, FIELDS, 'start_date'));
       continue;
     }
+    periods.put(done.value);
     const changed = Object.keys(changes).map((field) => FIELDS[field]!);
     results.push(rowResult(table, row, 'update', [`changes ${changed.join(', ')} of ${period.label}`]));
   }

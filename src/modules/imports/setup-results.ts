@@ -11,7 +11,16 @@ import {
   type ResultNodeRow,
 } from '../results/index.js';
 import { cellOf, matchKey } from './setup-sheets.js';
-import { attempt, bodyProblems, refusedBy, refusedRow, rowResult, type FieldColumns } from './setup-rows.js';
+import {
+  attempt,
+  bodyProblems,
+  letOthersRun,
+  ROWS_A_TURN,
+  refusedBy,
+  refusedRow,
+  rowResult,
+  type FieldColumns,
+} from './setup-rows.js';
 
 /**
  * The `results` sheet: the program's results framework by code. A code the program has updates that
@@ -91,7 +100,8 @@ export async function importResults(
   const byLevel = [...lines].sort(
     (a, b) => RESULT_LEVELS.indexOf(a.level) - RESULT_LEVELS.indexOf(b.level) || a.row.row - b.row.row,
   );
-  for (const line of byLevel) {
+  for (const [index, line] of byLevel.entries()) {
+    await letOthersRun(index, ROWS_A_TURN.writing);
     const { row } = line;
     const refuse = (column: string | undefined, messages: string[]) => {
       results.set(row.row, refusedRow(table, row, column, messages));

@@ -103,3 +103,17 @@ export async function attempt<T>(
     throw err;
   }
 }
+
+/**
+ * Rows between two turns of the event loop: rows only read (a few microseconds each), and rows each
+ * written in a savepoint (a few milliseconds each on PGlite, whose queries settle without a turn).
+ */
+export const ROWS_A_TURN = { reading: 250, writing: 20 } as const;
+
+/**
+ * Lets other requests run every `rowsATurn` rows of a sheet: a loop over 5,000 rows otherwise holds the
+ * process for as long as it runs.
+ */
+export async function letOthersRun(index: number, rowsATurn: number): Promise<void> {
+  if (index > 0 && index % rowsATurn === 0) await new Promise(setImmediate);
+}

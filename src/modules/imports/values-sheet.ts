@@ -4,7 +4,7 @@ import type { ImportRowResult } from '../../lib/spreadsheets/import-report.js';
 import { cellKey, cellsOf, crossedBy, isCross } from '../../lib/crosses.js';
 import { cell, normalColumn, type Table } from '../../lib/spreadsheets/tables.js';
 import { importValueRows, readDecimal, type ValueRowInput } from '../indicator-reports/index.js';
-import { dimensionsOf, findIndicatorsByCodes } from '../indicators/index.js';
+import { dimensionsByCode } from './setup-import.repo.js';
 import { ignoredColumn } from './setup-sheets.js';
 
 /**
@@ -59,16 +59,15 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 async function categoryColumns(tx: Db, orgId: string, codes: string[]) {
   const byCode = new Map<string, Map<string, string>>();
-  for (const { id, code } of await findIndicatorsByCodes(tx, orgId, codes)) {
+  for (const [code, dimensions] of await dimensionsByCode(tx, orgId, codes)) {
     const columns = new Map<string, string>();
-    const dimensions = await dimensionsOf(tx, orgId, id);
     for (const dimension of dimensions) {
       const keys = isCross(dimension)
         ? cellsOf(crossedBy(dimension, dimensions)).map(cellKey)
         : dimension.categories;
       for (const key of keys) columns.set(normalColumn(key), key);
     }
-    byCode.set(code.toLowerCase(), columns);
+    byCode.set(code, columns);
   }
   return byCode;
 }
