@@ -16,6 +16,7 @@ const LAYERS = [
   ['projects'],
   ['feed', 'files', 'results'],
   ['members', 'periods', 'indicators', 'budget', 'activities'],
+  ['quality'],
   ['indicator-reports'],
   ['forms', 'progress', 'imports'],
   ['reports', 'dashboard', 'iati', 'reminders'],

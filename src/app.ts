@@ -50,6 +50,7 @@ import {
 import { resultNodeRoutes } from './modules/results/index.js';
 import {
   indicatorReportRoutes,
+  dropRuleFlags,
   indicatorReportUse,
   reportsInPeriod,
   setPeriodTargets,
@@ -71,6 +72,7 @@ import { dashboardRoutes } from './modules/dashboard/index.js';
 import { healthRoutes } from './modules/health/index.js';
 import { iatiRoutes } from './modules/iati/index.js';
 import { importRoutes } from './modules/imports/index.js';
+import { validationRuleRoutes } from './modules/quality/index.js';
 import { reportRoutes, sharedReportRoutes } from './modules/reports/index.js';
 import { FileQuota } from './storage/file-quota.js';
 import { createFileStorage } from './storage/configured-storage.js';
@@ -454,6 +456,8 @@ async function registerModules(
     withOptions(indicatorRoutes, {
       dependents: { ...indicatorReportUse, inBand: indicatorsInBand },
     }),
+    // Rules flag indicator reports: the indicator-reports module takes a rule's flags off them.
+    withOptions(validationRuleRoutes, { removed: dropRuleFlags }),
     // A period's target is its indicator report's: the indicator-reports module sets it.
     withOptions(projectIndicatorRoutes, { periodTargets: setPeriodTargets }),
     // Forms keep which submissions were counted into a report: they answer for its recount and history.

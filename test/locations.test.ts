@@ -42,6 +42,9 @@ const CREATIONS: Record<string, Creation> = {
   }),
   'POST /orgs': async () => ({ body: { name: 'Another NGO', code: uniqueCode() } }),
   'POST /orgs/:orgId/members': async () => ({ body: { email: uniqueEmail('invitee'), role: 'viewer' } }),
+  'POST /orgs/:orgId/validation-rules': async (ids) => ({
+    body: BODIES['POST /orgs/:orgId/validation-rules']!(ids),
+  }),
   'POST /orgs/:orgId/donors': async () => ({
     body: { name: 'ECHO', code: uniqueDonorCode(), type: 'multilateral' },
   }),

@@ -100,6 +100,11 @@ const MATRIX: Record<string, Rule> = {
   'POST /orgs/:orgId/projects/:projectId/indicator-reports/prefill': 'contribute',
   // Not on one project: a reporter's rows on projects not assigned to them are refused row by row.
   'POST /orgs/:orgId/indicator-reports/bulk': 'contribute',
+  'GET /orgs/:orgId/validation-rules': 'manage',
+  'POST /orgs/:orgId/validation-rules': 'manage',
+  'GET /orgs/:orgId/validation-rules/:id': 'manage',
+  'PATCH /orgs/:orgId/validation-rules/:id': 'manage',
+  'DELETE /orgs/:orgId/validation-rules/:id': 'manage',
   'GET /orgs/:orgId/indicator-reports/:id': 'read-project',
   'PATCH /orgs/:orgId/indicator-reports/:id': 'contribute',
   'PATCH /orgs/:orgId/indicator-reports/:id/submit': 'contribute',

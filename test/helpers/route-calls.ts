@@ -56,6 +56,7 @@ const KIND_OF_SEGMENT: Record<string, string> = {
   reports: 'report',
   'result-nodes': 'resultNode',
   submissions: 'submission',
+  'validation-rules': 'validationRule',
   webhooks: 'webhook',
 };
 /** The kind a named parameter holds. */
@@ -127,6 +128,13 @@ export const BODIES: Record<string, (ids: Ids) => unknown> = {
     frequency: 'annual',
     from: '2031-01-01',
     to: '2031-12-31',
+  }),
+  'POST /orgs/:orgId/validation-rules': (ids) => ({
+    name: 'Not negative',
+    left: ids.indicatorCode,
+    operator: '>=',
+    right: '0',
+    importance: 'low',
   }),
   'POST /orgs/:orgId/indicators/:id/disaggregations': () => ({
     name: 'Age',
@@ -253,6 +261,11 @@ export async function resourcesIn(
   // A ping is a delivery (no worker runs in these apps: it stays pending).
   const delivery = await call(app, 'POST', `/orgs/${orgId}/webhooks/${webhook.body.id}/ping`, { as: admin });
   expect(delivery.status, JSON.stringify(delivery.body)).toBe(202);
+  const rule = await call(app, 'POST', `/orgs/${orgId}/validation-rules`, {
+    as: admin,
+    body: { name: `${name} rule`, left: indicator.code, operator: '>=', right: '0', importance: 'low' },
+  });
+  expect(rule.status, JSON.stringify(rule.body)).toBe(201);
 
   return {
     program: programId,
@@ -274,6 +287,8 @@ export async function resourcesIn(
     invitation: invitation.body.id as string,
     webhook: webhook.body.id as string,
     delivery: delivery.body.id as string,
+    validationRule: rule.body.id as string,
+    indicatorCode: indicator.code,
     member,
     assignee,
   };

@@ -881,6 +881,55 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/validation-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization’s validation rules
+         * @description Sorted by name ignoring case, then by id.
+         */
+        get: operations["listValidationRules"];
+        put?: never;
+        /**
+         * Add a validation rule
+         * @description `left` and `right` are indicator formulas (numbers, codes of the organization’s indicators, `+ - * /`, parentheses) in which `CODE[category]` reads one cell of the indicator’s disaggregated values (a cross's cell: `CODE[female|15-24]`), e.g. `TRAINED <= REGISTERED`, `WSG_MEMBERS[female] >= 0.6 * WSG_MEMBERS`. A code that is not an indicator of the organization, a formula indicator, a category the indicator does not have, a project that is not the organization’s, or sides naming no indicator: 400. A rule is checked for each project it applies to (`projectIds`, null: all) and each reporting period, over the values of that project and period (drafts included), each time one of them is written (created, edited, counted, pre-filled, recounted, imported) and when a report is submitted; a side whose value is missing is not checked. A broken rule flags every report it reads in that project and period; saving is never refused. A rule written now applies from the next write or submission.
+         */
+        post: operations["createValidationRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orgs/{orgId}/validation-rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One validation rule */
+        get: operations["getValidationRule"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a validation rule
+         * @description Its flags go from every report, with their justifications.
+         */
+        delete: operations["deleteValidationRule"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a validation rule
+         * @description Any subset of the fields, checked as on creation; `instruction` and `projectIds` may be null. A change takes the rule’s flags off every report (with their justifications): they come back as the values are written or submitted again. An empty body changes nothing. `left` and `right` are indicator formulas (numbers, codes of the organization’s indicators, `+ - * /`, parentheses) in which `CODE[category]` reads one cell of the indicator’s disaggregated values (a cross's cell: `CODE[female|15-24]`), e.g. `TRAINED <= REGISTERED`, `WSG_MEMBERS[female] >= 0.6 * WSG_MEMBERS`. A code that is not an indicator of the organization, a formula indicator, a category the indicator does not have, a project that is not the organization’s, or sides naming no indicator: 400. A rule is checked for each project it applies to (`projectIds`, null: all) and each reporting period, over the values of that project and period (drafts included), each time one of them is written (created, edited, counted, pre-filled, recounted, imported) and when a report is submitted; a side whose value is missing is not checked. A broken rule flags every report it reads in that project and period; saving is never refused. A rule written now applies from the next write or submission.
+         */
+        patch: operations["updateValidationRule"];
+        trace?: never;
+    };
     "/orgs/{orgId}/projects/{projectId}/indicators": {
         parameters: {
             query?: never;
@@ -5339,6 +5388,67 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        ValidationRule: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            orgId: string;
+            name: string;
+            left: string;
+            /** @enum {string} */
+            operator: "==" | "!=" | "<" | "<=" | ">" | ">=";
+            right: string;
+            /**
+             * @description high: submitting a report that breaks it needs a justification
+             * @enum {string}
+             */
+            importance: "high" | "medium" | "low";
+            instruction: string | null;
+            projectIds: string[] | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ValidationRuleCreate: {
+            name: string;
+            /** @description The left side: an indicator formula (numbers, indicator codes, + - * /, parentheses) in which `CODE[category]` (or a cross cell, `CODE[female|15-24]`) reads one cell of its disaggregated values */
+            left: string;
+            /** @enum {string} */
+            operator: "==" | "!=" | "<" | "<=" | ">" | ">=";
+            /** @description The right side: an indicator formula (numbers, indicator codes, + - * /, parentheses) in which `CODE[category]` (or a cross cell, `CODE[female|15-24]`) reads one cell of its disaggregated values */
+            right: string;
+            /**
+             * @description high: submitting a report that breaks it needs a justification
+             * @enum {string}
+             */
+            importance: "high" | "medium" | "low";
+            /** @description What to check or do when it is broken, shown with the flag */
+            instruction?: string | null;
+            projectIds?: string[] | null;
+        };
+        ValidationRuleList: components["schemas"]["ValidationRule"][];
+        ValidationRulePage: {
+            data: components["schemas"]["ValidationRule"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        ValidationRuleUpdate: {
+            name?: string;
+            /** @description The left side: an indicator formula (numbers, indicator codes, + - * /, parentheses) in which `CODE[category]` (or a cross cell, `CODE[female|15-24]`) reads one cell of its disaggregated values */
+            left?: string;
+            /** @enum {string} */
+            operator?: "==" | "!=" | "<" | "<=" | ">" | ">=";
+            /** @description The right side: an indicator formula (numbers, indicator codes, + - * /, parentheses) in which `CODE[category]` (or a cross cell, `CODE[female|15-24]`) reads one cell of its disaggregated values */
+            right?: string;
+            /**
+             * @description high: submitting a report that breaks it needs a justification
+             * @enum {string}
+             */
+            importance?: "high" | "medium" | "low";
+            /** @description What to check or do when it is broken, shown with the flag */
+            instruction?: string | null;
+            projectIds?: string[] | null;
+        };
         /** @description One event sent to one endpoint, and its attempts */
         WebhookDelivery: {
             /** Format: uuid */
@@ -8763,6 +8873,220 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    listValidationRules: {
+        parameters: {
+            query?: {
+                /** @description Page number (from 1); asking for a page returns the envelope. */
+                page?: number;
+                /** @description Page size, 20 by default, 100 at most. */
+                limit?: number;
+            };
+            header?: {
+                /** @description ETags the client holds (a list, or `*`): when one matches the current representation, 304 without a body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A plain array unless `page` or `limit` is given, then the envelope `{ data, meta }`. Without them at most the first 1,000 items (the activity feed: its 50 newest); when more exist, the response carries `Link: <…?page=11&limit=100>; rel="next"` (feed: `page=2&limit=50`), the same URL and filters with paging added (RFC 8288). Pages carry no Link: `meta` says what remains. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationRuleList"] | components["schemas"]["ValidationRulePage"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    createValidationRule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first completed answer is kept 24 hours for this key and caller (user, or form token) and a retry with the same body gets it again with `Idempotent-Replayed: true`. A new key per operation, e.g. a UUID. 1 to 255 visible ASCII characters; other values: 400. An answer that carried personal data (participant registrations, household members) is replayed as a viewer reads it, its personal fields null: read the resource again for them. A multipart body is not compared. A request still running after its process died holds its key 5 minutes (409). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Trained within registered",
+                 *       "left": "TRAINED",
+                 *       "operator": "<=",
+                 *       "right": "REGISTERED",
+                 *       "importance": "high",
+                 *       "instruction": "Check the training attendance sheets against the registration list"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ValidationRuleCreate"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationRule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyRunning"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getValidationRule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags the client holds (a list, or `*`): when one matches the current representation, 304 without a body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationRule"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    deleteValidationRule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on (a list, or `*`): when the resource changed since, 412 and nothing is changed. Without it the change is made whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    updateValidationRule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on (a list, or `*`): when the resource changed since, 412 and nothing is changed. Without it the change is made whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                orgId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ValidationRuleUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationRule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };

@@ -64,6 +64,7 @@ export const TAGS = [
   ['Reporting periods', "A project's reporting periods, which can be locked"],
   ['Indicators', 'Indicator definitions, their disaggregations, and the projects that track them'],
   ['Indicator reports', 'The value of an indicator for a project and period, and its review'],
+  ['Data quality', 'Validation rules over indicators, checked as values are written'],
   ['Activities', "A project's activities and the participants registered in them"],
   ['Participants', 'The people an organization works with; personal data, its export and erasure'],
   ['Budget lines', "A project's planned and actual amounts"],

@@ -19,6 +19,7 @@ import { createdAt, finite, rowId, timestamptz, updatedAt } from '../../db/colum
 import { users } from '../auth/auth.tables.js';
 import { projectIndicators } from '../indicators/indicators.tables.js';
 import { reportingPeriods } from '../periods/periods.tables.js';
+import type { ReportFlag } from '../quality/quality.tables.js';
 import { projects } from '../projects/projects.tables.js';
 
 export const INDICATOR_REPORT_STATUSES = ['draft', 'submitted', 'approved', 'rejected'] as const;
@@ -64,6 +65,8 @@ export const indicatorReports = pgTable(
       .$type<Record<string, number>>()
       .notNull()
       .default({}),
+    /** The data-quality flags of the value: rules it breaks, an outlier (quality module). */
+    flags: jsonb('flags').$type<ReportFlag[]>().notNull().default([]),
     status: indicatorReportStatus('status').notNull().default('draft'),
     comment: text('comment'),
     submittedAt: timestamptz('submitted_at'),
@@ -96,6 +99,10 @@ export const indicatorReports = pgTable(
     primaryKey({ name: 'indicator_reports_pkey', columns: [t.orgId, t.id] }),
     index('indicator_reports_reporting_period_id_idx').on(t.reportingPeriodId),
     index('indicator_reports_indicator_id_idx').on(t.indicatorId),
+    // The flagged reports of a project (`flagged=true`): few among many.
+    index('indicator_reports_flagged_idx')
+      .on(t.orgId, t.projectId)
+      .where(sql`${t.flags} <> '[]'::jsonb`),
     finite('indicator_reports_value_finite', t.value),
     finite('indicator_reports_target_finite', t.target),
     finite('indicator_reports_counted_value_finite', t.countedValue),

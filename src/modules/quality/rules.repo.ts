@@ -1,0 +1,151 @@
+import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { inWindow, type Window } from '../../db/window.js';
+import { indicators } from '../indicators/indicators.tables.js';
+import { projects } from '../projects/projects.tables.js';
+import { validationRuleInputs, validationRules } from './quality.tables.js';
+
+export type RuleRow = typeof validationRules.$inferSelect;
+export type RuleValues = Omit<
+  typeof validationRules.$inferInsert,
+  'id' | 'orgId' | 'createdAt' | 'updatedAt'
+>;
+export interface RuleInput {
+  indicatorId: string;
+  code: string;
+}
+
+const byName = [sql`lower(${validationRules.name}) collate "C"`, asc(validationRules.id)];
+
+export async function countRules(db: Db, orgId: string): Promise<number> {
+  const [row] = await db
+    .select({ total: count() })
+    .from(validationRules)
+    .where(eq(validationRules.orgId, orgId));
+  return row?.total ?? 0;
+}
+
+export function listRules(db: Db, orgId: string, window: Window): Promise<RuleRow[]> {
+  return inWindow(
+    db
+      .select()
+      .from(validationRules)
+      .where(eq(validationRules.orgId, orgId))
+      .orderBy(...byName)
+      .$dynamic(),
+    window,
+  );
+}
+
+export async function findRule(db: Db, orgId: string, id: string): Promise<RuleRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(validationRules)
+    .where(and(eq(validationRules.orgId, orgId), eq(validationRules.id, id)))
+    .limit(1);
+  return row;
+}
+
+export async function insertRule(db: Db, orgId: string, values: RuleValues): Promise<RuleRow> {
+  const [row] = await db
+    .insert(validationRules)
+    .values({ ...values, orgId })
+    .returning();
+  return row!;
+}
+
+export async function updateRule(
+  db: Db,
+  orgId: string,
+  id: string,
+  values: Partial<RuleValues>,
+): Promise<RuleRow | undefined> {
+  const [row] = await db
+    .update(validationRules)
+    .set({ ...values, updatedAt: sql`now()` })
+    .where(and(eq(validationRules.orgId, orgId), eq(validationRules.id, id)))
+    .returning();
+  return row;
+}
+
+export async function deleteRule(db: Db, orgId: string, id: string): Promise<boolean> {
+  const rows = await db
+    .delete(validationRules)
+    .where(and(eq(validationRules.orgId, orgId), eq(validationRules.id, id)))
+    .returning({ id: validationRules.id });
+  return rows.length > 0;
+}
+
+/** The rule's inputs are these indicators from now on. */
+export async function replaceInputs(db: Db, orgId: string, ruleId: string, inputs: RuleInput[]) {
+  await db
+    .delete(validationRuleInputs)
+    .where(and(eq(validationRuleInputs.orgId, orgId), eq(validationRuleInputs.ruleId, ruleId)));
+  if (inputs.length === 0) return;
+  await db.insert(validationRuleInputs).values(inputs.map((input) => ({ ...input, orgId, ruleId })));
+}
+
+/** The organization's indicators named by these codes (any case), with what a rule must know of them. */
+export function indicatorsByCodes(db: Db, orgId: string, codes: string[]) {
+  if (codes.length === 0) return Promise.resolve([]);
+  return db
+    .select({ id: indicators.id, code: indicators.code, isFormula: indicators.isFormula })
+    .from(indicators)
+    .where(
+      and(
+        eq(indicators.orgId, orgId),
+        inArray(
+          sql`lower(${indicators.code})`,
+          codes.map((code) => code.toLowerCase()),
+        ),
+      ),
+    );
+}
+
+/** Which of these ids are projects of the organization. */
+export async function projectsAmong(db: Db, orgId: string, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .select({ id: projects.id })
+    .from(projects)
+    .where(and(eq(projects.orgId, orgId), inArray(projects.id, ids)));
+  return new Set(rows.map((row) => row.id));
+}
+
+/** A rule with its inputs, as the write hook checks it. */
+export interface RuleWithInputs extends RuleRow {
+  inputs: RuleInput[];
+}
+
+/**
+ * The rules that read any of these indicators, with all their inputs: what a write of their values
+ * checks again. Two statements whatever the number of rules (the inputs' index by indicator).
+ */
+export async function rulesReading(db: Db, orgId: string, indicatorIds: string[]): Promise<RuleWithInputs[]> {
+  if (indicatorIds.length === 0) return [];
+  const reading = db
+    .selectDistinct({ id: validationRuleInputs.ruleId })
+    .from(validationRuleInputs)
+    .where(
+      and(eq(validationRuleInputs.orgId, orgId), inArray(validationRuleInputs.indicatorId, indicatorIds)),
+    );
+  const rules = await db
+    .select()
+    .from(validationRules)
+    .where(and(eq(validationRules.orgId, orgId), inArray(validationRules.id, reading)))
+    .orderBy(...byName);
+  if (rules.length === 0) return [];
+  const inputs = await db
+    .select()
+    .from(validationRuleInputs)
+    .where(
+      and(
+        eq(validationRuleInputs.orgId, orgId),
+        inArray(
+          validationRuleInputs.ruleId,
+          rules.map((rule) => rule.id),
+        ),
+      ),
+    );
+  return rules.map((rule) => ({ ...rule, inputs: inputs.filter((input) => input.ruleId === rule.id) }));
+}
