@@ -430,6 +430,7 @@ describe('which writes are conditional', () => {
         ...resource('/webhooks/:id', 'PATCH', 'DELETE'),
         ...resource('/webhooks/:id/rotate-secret', 'POST'),
         ...resource('/webhooks/:id/ping', 'POST'),
+        ...resource('/validation-rules/:id', 'PATCH', 'DELETE'),
       ].sort(),
     );
   });

@@ -84,6 +84,7 @@ export interface ReportJson {
   reportingPeriodId: string;
   disaggregatedValues: Record<string, number>;
   comment: string | null;
+  flags: { kind: string; rule?: string; message: string; importance: string; justification: string | null }[];
 }
 
 export async function postReport(

@@ -1082,7 +1082,7 @@ export interface paths {
         head?: never;
         /**
          * Submit a draft or rejected report for review
-         * @description Draft or rejected → submitted; records submittedAt and submittedBy and an `indicator_report.submitted` feed entry. Requires a value (400). Other states: 409. A locked period: `Reporting period is locked` (403). No body. comment, reviewedAt and reviewedBy keep describing the last review until the next one.
+         * @description Draft or rejected → submitted; records submittedAt and submittedBy and an `indicator_report.submitted` feed entry. Requires a value (400). Other states: 409. A locked period: `Reporting period is locked` (403). comment, reviewedAt and reviewedBy keep describing the last review until the next one. The validation rules are checked again first: a broken rule of high importance whose flag has no justification yet needs `justification` in the body (400 naming each such rule); given, it is kept on every flag of the report that has none, for the approver. The body may be omitted otherwise.
          */
         patch: operations["submitIndicatorReport"];
         trace?: never;
@@ -3996,6 +3996,8 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description Data-quality flags: the validation rules the value breaks in its project and period, checked at each write and submission (saving is never refused); empty when none */
+            flags: components["schemas"]["IndicatorReportFlag"][];
             /** @description Form submissions refused (stored, not counted: `report_submitted` or `report_approved`) because the report was submitted or approved, since it was last submitted; 0 again at each submission. Not lowered when a recount takes them in. */
             refusedSinceSubmitted: number;
         };
@@ -4022,6 +4024,26 @@ export interface components {
             disaggregatedValues?: {
                 [key: string]: number;
             } | null;
+        };
+        IndicatorReportFlag: {
+            /**
+             * @description rule: a validation rule it breaks; outlier: its value far from the indicator’s history
+             * @enum {string}
+             */
+            kind: "rule" | "outlier";
+            /**
+             * Format: uuid
+             * @description The validation rule (kind `rule`)
+             */
+            rule?: string;
+            /** @description The outlier method (kind `outlier`) */
+            method?: string;
+            /** @description What is wrong, with the numbers */
+            message: string;
+            /** @enum {string} */
+            importance: "high" | "medium" | "low";
+            instruction?: string | null;
+            justification: string | null;
         };
         IndicatorReportHistoryEntry: {
             /** @description Entries are numbered in the order they were written */
@@ -4062,6 +4084,12 @@ export interface components {
                     from: ("draft" | "submitted" | "approved" | "rejected") | null;
                     to: ("draft" | "submitted" | "approved" | "rejected") | null;
                 };
+                flags?: {
+                    from: components["schemas"]["IndicatorReportFlag"][];
+                    to: components["schemas"]["IndicatorReportFlag"][];
+                };
+                /** @description On an approval: the flags the approver saw */
+                flagsSeen?: components["schemas"]["IndicatorReportFlag"][];
             };
             reason: string | null;
             /** @description True when `changes.value` and `changes.disaggregatedValues` are left out (and the reason of an `uncounted` entry): the report counts personal answers, which this reader may not see */
@@ -4131,6 +4159,10 @@ export interface components {
         IndicatorReportRejection: {
             /** @description Why the report is returned; the submitter receives it by email */
             comment: string;
+        };
+        IndicatorReportSubmission: {
+            /** @description Why the value stands although it breaks a rule: required when a rule of high importance is broken */
+            justification?: string | null;
         };
         IndicatorReportUpdate: {
             /** @description The value for the period; null while unknown (drafts) */
@@ -4557,6 +4589,8 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /** @description Data-quality flags: the validation rules the value breaks in its project and period, checked at each write and submission (saving is never refused); empty when none */
+            flags: components["schemas"]["IndicatorReportFlag"][];
             /** @description Form submissions refused (stored, not counted: `report_submitted` or `report_approved`) because the report was submitted or approved, since it was last submitted; 0 again at each submission. Not lowered when a recount takes them in. */
             refusedSinceSubmitted: number;
             /** @description Who the pre-fill counted and who it left out (not stored: given with this answer only) */
@@ -9433,6 +9467,8 @@ export interface operations {
                 status?: "draft" | "submitted" | "approved" | "rejected";
                 /** @description Only this indicator */
                 indicatorId?: string;
+                /** @description true: only the reports with data-quality flags (what an approver looks at first); false: only those without */
+                flagged?: boolean;
             };
             header?: {
                 /** @description ETags the client holds (a list, or `*`): when one matches the current representation, 304 without a body */
@@ -9536,6 +9572,7 @@ export interface operations {
                      *       "reviewedBy": null,
                      *       "createdAt": "2026-04-08T14:10:44.530Z",
                      *       "updatedAt": "2026-04-08T14:10:44.530Z",
+                     *       "flags": [],
                      *       "refusedSinceSubmitted": 0
                      *     }
                      */
@@ -9738,7 +9775,16 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "justification": "Two training sessions were held for the same people; the register counts them once"
+                 *     }
+                 */
+                "application/json": components["schemas"]["IndicatorReportSubmission"];
+            };
+        };
         responses: {
             /** @description The value of one indicator for one project and reporting period */
             200: {
@@ -9772,6 +9818,7 @@ export interface operations {
                      *       "reviewedBy": null,
                      *       "createdAt": "2026-04-08T14:10:44.530Z",
                      *       "updatedAt": "2026-04-09T16:45:12.087Z",
+                     *       "flags": [],
                      *       "refusedSinceSubmitted": 0
                      *     }
                      */
@@ -9793,6 +9840,8 @@ export interface operations {
                 };
             };
             412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -9853,6 +9902,7 @@ export interface operations {
                      *       "reviewedBy": "0194a3c0-7d02-7c19-8b3e-2a4c6e8f0b02",
                      *       "createdAt": "2026-04-08T14:10:44.530Z",
                      *       "updatedAt": "2026-04-12T10:05:16.842Z",
+                     *       "flags": [],
                      *       "refusedSinceSubmitted": 0
                      *     }
                      */
@@ -9945,6 +9995,7 @@ export interface operations {
                      *       "reviewedBy": "0194a3c0-7d02-7c19-8b3e-2a4c6e8f0b02",
                      *       "createdAt": "2026-04-08T14:10:44.530Z",
                      *       "updatedAt": "2026-04-10T09:20:58.364Z",
+                     *       "flags": [],
                      *       "refusedSinceSubmitted": 0
                      *     }
                      */

@@ -21,6 +21,7 @@ import {
 } from './bulk-values.repo.js';
 import type { IndicatorReportRow } from './indicator-reports.repo.js';
 import { textProblems, type ValueField, type ValueRowInput } from './bulk-value-row.js';
+import { recheckRuleFlags } from './report-flags.js';
 import { changesBetween } from './report-history.js';
 import { reportValues } from './report-values.js';
 import { EDITABLE } from './report-workflow.js';
@@ -436,14 +437,20 @@ async function write(tx: Db, member: Member, planned: readonly (Planned | null)[
   if (updated !== updates.length)
     throw new Error(`updated ${updated} of ${updates.length} indicator reports`);
 
+  // The rules reading these values, checked again once all are written: their flags go in the history.
+  const flags = await recheckRuleFlags(tx, member.orgId, [...creations, ...updates.map((p) => p.key)]);
   const entries = [
     ...creations.map((c) => ({
       reportId: c.id,
-      changes: changesBetween(null, { ...c, target: null, status: 'draft' }),
+      changes: changesBetween(null, { ...c, target: null, status: 'draft', flags: flags.get(c.id) ?? [] }),
     })),
     ...updates.map((p) => ({
       reportId: p.existing!.id,
-      changes: changesBetween(p.existing!, { ...p.existing!, ...p.values }),
+      changes: changesBetween(p.existing!, {
+        ...p.existing!,
+        ...p.values,
+        flags: flags.get(p.existing!.id) ?? p.existing!.flags,
+      }),
     })),
   ];
   await insertHistory(tx, member.orgId, member.userId, entries);

@@ -39,6 +39,7 @@ const DRAFT: Static<typeof IndicatorReport> = {
   reviewedBy: null,
   createdAt: TIMES.reportDrafted,
   updatedAt: TIMES.reportDrafted,
+  flags: [],
   refusedSinceSubmitted: 0,
 };
 

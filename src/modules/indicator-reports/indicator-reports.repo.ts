@@ -16,6 +16,8 @@ export interface IndicatorReportFilter {
   periodId?: string;
   status?: IndicatorReportStatus;
   indicatorId?: string;
+  /** true: only reports with flags; false: only those without. */
+  flagged?: boolean;
 }
 
 /** Which report of an indicator: one per project, indicator and reporting period. */
@@ -32,6 +34,11 @@ function filtered(orgId: string, projectId: string, filter: IndicatorReportFilte
     filter.periodId ? eq(indicatorReports.reportingPeriodId, filter.periodId) : undefined,
     filter.status ? eq(indicatorReports.status, filter.status) : undefined,
     filter.indicatorId ? eq(indicatorReports.indicatorId, filter.indicatorId) : undefined,
+    filter.flagged === undefined
+      ? undefined
+      : filter.flagged
+        ? sql`${indicatorReports.flags} <> '[]'::jsonb`
+        : sql`${indicatorReports.flags} = '[]'::jsonb`,
   );
 }
 

@@ -9,6 +9,7 @@ import { Type } from '@sinclair/typebox';
 import { auditSourceOf } from '../privacy/index.js';
 import {
   ApproveBody,
+  SubmitBody,
   CreateIndicatorReportBody,
   HistoryEntry,
   RecountQuery,
@@ -205,6 +206,7 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<
     '/orgs/:orgId/indicator-reports/:id/submit',
     {
       config: { access: { roles: CONTRIBUTORS }, conditional: '/orgs/:orgId/indicator-reports/:id' },
+      preValidation: optionalBody,
       schema: {
         operationId: 'submitIndicatorReport',
         tags,
@@ -212,16 +214,22 @@ export const indicatorReportRoutes: FastifyPluginAsyncTypebox<
         description:
           'Draft or rejected → submitted; records submittedAt and submittedBy and an ' +
           '`indicator_report.submitted` feed entry. Requires a value (400). Other states: 409. ' +
-          `A locked period: ${LOCKED}. No body. comment, reviewedAt and reviewedBy keep describing ` +
-          'the last review until the next one.',
+          `A locked period: ${LOCKED}. comment, reviewedAt and reviewedBy keep describing ` +
+          'the last review until the next one. The validation rules are checked again first: a broken ' +
+          'rule of high importance whose flag has no justification yet needs `justification` in the body ' +
+          '(400 naming each such rule); given, it is kept on every flag of the report that has none, ' +
+          'for the approver. The body may be omitted otherwise.',
         params: Params('orgId', 'id'),
+        body: withExample(SubmitBody, {
+          justification: 'Two training sessions were held for the same people; the register counts them once',
+        }),
         response: {
           200: withExample(IndicatorReport, INDICATOR_REPORT_SUBMITTED),
           409: errorResponse('The report is not draft or rejected'),
         },
       },
     },
-    (request) => reports.submit(memberOf(request), request.params.id),
+    (request) => reports.submit(memberOf(request), request.params.id, request.body.justification),
   );
 
   app.patch(

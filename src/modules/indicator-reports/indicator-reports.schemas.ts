@@ -39,6 +39,24 @@ const writable = {
   disaggregatedValues: Type.Optional(DisaggregatedValues),
 };
 
+/** A data-quality flag of a report (docs/data-quality.md). */
+export const ReportFlag = Type.Object(
+  {
+    kind: Type.Unsafe<'rule' | 'outlier'>({
+      type: 'string',
+      enum: ['rule', 'outlier'],
+      description: 'rule: a validation rule it breaks; outlier: its value far from the indicator’s history',
+    }),
+    rule: Type.Optional(Uuid('The validation rule (kind `rule`)')),
+    method: Type.Optional(Type.String({ description: 'The outlier method (kind `outlier`)' })),
+    message: Type.String({ description: 'What is wrong, with the numbers' }),
+    importance: Type.Unsafe<'high' | 'medium' | 'low'>({ type: 'string', enum: ['high', 'medium', 'low'] }),
+    instruction: Type.Optional(Nullable(Type.String({ description: 'The rule’s instruction' }))),
+    justification: Nullable(Type.String({ description: 'What the submitter said of it' })),
+  },
+  { title: 'IndicatorReportFlag' },
+);
+
 export const IndicatorReport = Type.Object(
   {
     id: Uuid(),
@@ -58,6 +76,11 @@ export const IndicatorReport = Type.Object(
     reviewedBy: Nullable(Uuid()),
     createdAt: Timestamp(),
     updatedAt: Timestamp(),
+    flags: Type.Array(ReportFlag, {
+      description:
+        'Data-quality flags: the validation rules the value breaks in its project and period, checked at ' +
+        'each write and submission (saving is never refused); empty when none',
+    }),
     refusedSinceSubmitted: Type.Integer({
       minimum: 0,
       description:
@@ -110,6 +133,19 @@ export const CreateIndicatorReportBody = Body(
 
 export const UpdateIndicatorReportBody = Body(writable, { title: 'IndicatorReportUpdate' });
 
+export const SubmitBody = Body(
+  {
+    justification: Type.Optional(
+      NullableString({
+        maxLength: 5000,
+        ...MULTILINE,
+        description:
+          'Why the value stands although it breaks a rule: required when a rule of high importance is broken',
+      }),
+    ),
+  },
+  { title: 'IndicatorReportSubmission' },
+);
 export const ApproveBody = Body(
   { comment: Type.Optional(NullableString({ maxLength: 5000, ...MULTILINE })) },
   { title: 'IndicatorReportApproval' },
@@ -126,6 +162,12 @@ export const IndicatorReportQuery = Type.Object({
   periodId: Type.Optional(Uuid('Only this reporting period')),
   status: Type.Optional(Status()),
   indicatorId: Type.Optional(Uuid('Only this indicator')),
+  flagged: Type.Optional(
+    Type.Boolean({
+      description:
+        'true: only the reports with data-quality flags (what an approver looks at first); false: only those without',
+    }),
+  ),
 });
 
 export const PrefillBody = Body(
@@ -168,6 +210,10 @@ export const HistoryEntry = Type.Object(
         disaggregatedValues: Change(Type.Record(Type.String(), Type.Number())),
         narrative: Change(Nullable(Type.String())),
         status: Change(Nullable(Status())),
+        flags: Change(Type.Array(ReportFlag)),
+        flagsSeen: Type.Optional(
+          Type.Array(ReportFlag, { description: 'On an approval: the flags the approver saw' }),
+        ),
       },
       { description: 'Each field that changed, from what to what (from null: the report was created)' },
     ),

@@ -38,6 +38,7 @@ import { INDICATOR_REPORT_STATUSES } from './indicator-reports.tables.js';
 import { axesFor, tally } from './prefill.js';
 import { clean, reportValues, same } from './report-values.js';
 import { reportReturnedEmail, type ReportNames } from './indicator-reports.emails.js';
+import { unjustified, withRuleFlags } from './report-flags.js';
 import { readHistory, recordHistory, type PersonalAmounts } from './report-history.js';
 import { checkEditable, checkMove, EDITABLE, movableTo } from './report-workflow.js';
 
@@ -139,7 +140,8 @@ export async function countIntoIndicatorReport(
   if (!period || period.isLocked) return { refused: 'period_locked' };
   const change = await countIntoReport(tx, orgId, key, count.amount, count.cells);
   if ('refused' in change) return change;
-  await recordHistory(tx, { kind: 'counted', actor: { submissionId: count.submissionId }, ...change });
+  const after = await withRuleFlags(tx, change.after);
+  await recordHistory(tx, { kind: 'counted', actor: { submissionId: count.submissionId }, ...change, after });
   return { reportId: change.after.id };
 }
 
@@ -221,6 +223,7 @@ export class IndicatorReportService {
       periodId: query.periodId,
       status: query.status,
       indicatorId: query.indicatorId,
+      flagged: query.flagged,
     };
     return paginate(query, {
       count: () => countIndicatorReports(this.db, member.orgId, projectId, filter),
@@ -243,14 +246,17 @@ export class IndicatorReportService {
       const { indicator, period } = await reportable(tx, member, projectId, input);
       const dimensions = await dimensionsOf(tx, member.orgId, indicator.id);
       const values = reportValues(dimensions, input, undefined, await this.bandsFor(tx, member, dimensions));
-      const report = await insertIndicatorReport(tx, member.orgId, {
-        projectId,
-        indicatorId: indicator.id,
-        reportingPeriodId: period.id,
-        ...values,
-        target: input.target ?? null,
-        narrative: cleanNarrative(input.narrative) ?? null,
-      });
+      const report = await withRuleFlags(
+        tx,
+        await insertIndicatorReport(tx, member.orgId, {
+          projectId,
+          indicatorId: indicator.id,
+          reportingPeriodId: period.id,
+          ...values,
+          target: input.target ?? null,
+          narrative: cleanNarrative(input.narrative) ?? null,
+        }),
+      );
       await recordHistory(tx, { kind: 'created', actor: member, before: null, after: report });
       return report;
     }).catch(
@@ -285,9 +291,17 @@ export class IndicatorReportService {
       });
       const { prefill, ...counted } = tally(groups, axes);
       const values = { ...counted, prefillValue: counted.value };
-      const report = existing
-        ? (await updateIndicatorReport(tx, member.orgId, existing.id, EDITABLE, values))!
-        : await insertIndicatorReport(tx, member.orgId, { ...key, ...values, target: null, narrative: null });
+      const report = await withRuleFlags(
+        tx,
+        existing
+          ? (await updateIndicatorReport(tx, member.orgId, existing.id, EDITABLE, values))!
+          : await insertIndicatorReport(tx, member.orgId, {
+              ...key,
+              ...values,
+              target: null,
+              narrative: null,
+            }),
+      );
       await recordHistory(tx, { kind: 'prefilled', actor: member, before: existing ?? null, after: report });
       return { created: !existing, report, prefill };
     }).catch(refusedDuplicate(DUPLICATE)); // Another request created the report in between.
@@ -314,17 +328,41 @@ export class IndicatorReportService {
       const changes = { ...values, target: input.target, narrative: cleanNarrative(input.narrative) };
       const set = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
       if (Object.keys(set).length === 0) return report;
-      const updated = (await updateIndicatorReport(tx, member.orgId, id, EDITABLE, set))!;
+      const updated = await withRuleFlags(
+        tx,
+        (await updateIndicatorReport(tx, member.orgId, id, EDITABLE, set))!,
+      );
       await recordHistory(tx, { kind: 'edited', actor: member, before: report, after: updated });
       return updated;
     });
   }
 
-  submit(member: Member, id: string): Promise<IndicatorReportRow> {
+  /**
+   * Submits a draft or rejected report. Its rules are checked again first; a flag of high importance not
+   * yet justified needs `justification` (400 naming the rules), which every flag without one then takes.
+   */
+  submit(member: Member, id: string, justification?: string | null): Promise<IndicatorReportRow> {
     return transaction(this.db, async (tx) => {
       const report = await this.editable(tx, member, id, 'submitted');
       if (report.value === null) throw badRequest('value is required to submit the report');
+      const checked = await withRuleFlags(tx, report);
+      const reason = justification?.trim() || null;
+      const needed = unjustified(checked.flags);
+      if (needed.length > 0 && reason === null) {
+        throw badRequest(
+          ...needed.map(
+            (flag) =>
+              `justification is required: the value breaks a rule of high importance (${flag.message})`,
+          ),
+        );
+      }
+      const flags = reason
+        ? checked.flags.map((flag) =>
+            flag.justification === null ? { ...flag, justification: reason } : flag,
+          )
+        : checked.flags;
       const submitted = await updateIndicatorReport(tx, member.orgId, id, movableTo('submitted'), {
+        flags,
         status: 'submitted',
         submittedAt: new Date(),
         submittedBy: member.userId,
@@ -370,6 +408,8 @@ export class IndicatorReportService {
         before: report,
         after: reviewed,
         reason: reviewed.comment,
+        // Approving a flagged value says the flags were seen: the entry keeps them as they were.
+        ...(decision === 'approved' && report.flags.length > 0 && { also: { flagsSeen: report.flags } }),
       });
       return { reviewed, emailed: await this.recordEvent(tx, member, reviewed, decision) };
     });
@@ -413,12 +453,15 @@ export class IndicatorReportService {
       // of rounding only is no difference.
       const off = !same(sources.amount, report.countedValue);
       const cells = rebuiltCells(report, sources.cells);
-      const recounted = (await updateIndicatorReport(tx, member.orgId, report.id, EDITABLE, {
-        value: off ? clean((report.value ?? 0) + sources.amount - report.countedValue) : report.value,
-        countedValue: off ? sources.amount : report.countedValue,
-        countedSubmissions: sources.submissions,
-        ...(cells && { disaggregatedValues: cells, countedDisaggregatedValues: sources.cells }),
-      }))!;
+      const recounted = await withRuleFlags(
+        tx,
+        (await updateIndicatorReport(tx, member.orgId, report.id, EDITABLE, {
+          value: off ? clean((report.value ?? 0) + sources.amount - report.countedValue) : report.value,
+          countedValue: off ? sources.amount : report.countedValue,
+          countedSubmissions: sources.submissions,
+          ...(cells && { disaggregatedValues: cells, countedDisaggregatedValues: sources.cells }),
+        }))!,
+      );
       await recordHistory(tx, { kind: 'recounted', actor: member, before: report, after: recounted });
       const result: Recount = {
         report: recounted,

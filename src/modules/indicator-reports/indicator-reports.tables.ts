@@ -136,6 +136,9 @@ export interface ReportChanges {
   disaggregatedValues?: FieldChange<Record<string, number>>;
   narrative?: FieldChange<string | null>;
   status?: FieldChange<IndicatorReportStatus | null>;
+  flags?: FieldChange<ReportFlag[]>;
+  /** On approval: the flags the approver saw (and approved the value with). */
+  flagsSeen?: ReportFlag[];
 }
 
 /**

@@ -61,6 +61,7 @@ describe('POST /orgs/:orgId/projects/:projectId/indicator-reports', () => {
       reviewedBy: null,
       createdAt: expect.stringMatching(TIMESTAMP),
       updatedAt: expect.stringMatching(TIMESTAMP),
+      flags: [],
       refusedSinceSubmitted: 0,
     });
     expect(await get(res.body.id)).toEqual(res.body);

@@ -154,6 +154,7 @@ describe('POST .../indicator-reports/prefill: the counts', () => {
       reviewedBy: null,
       createdAt: expect.stringMatching(TIMESTAMP),
       updatedAt: expect.stringMatching(TIMESTAMP),
+      flags: [],
       refusedSinceSubmitted: 0,
       prefill: { counted: 8, leftOut: 0, leftOutBy: {} },
     });

@@ -1,5 +1,8 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
+import { CELL_SEPARATOR } from '../../lib/crosses.js';
+import { evaluateRuleExpression, holds, parseRuleExpression } from '../../lib/rule-expressions.js';
+import { rulesReading, type ReportFlag, type RuleWithInputs } from '../quality/index.js';
 import { indicatorReports } from './indicator-reports.tables.js';
 
 /** Takes a rule's flags off every report of the organization (the rule changed, or is gone). */
@@ -17,3 +20,158 @@ export async function dropRuleFlags(tx: Db, orgId: string, ruleId: string): Prom
       ),
     );
 }
+
+/** A report as the rules read it. */
+interface ReportRead {
+  id: string;
+  projectId: string;
+  reportingPeriodId: string;
+  indicatorId: string;
+  value: number | null;
+  disaggregatedValues: Record<string, number>;
+  flags: ReportFlag[];
+}
+
+const pairKey = (r: { projectId: string; reportingPeriodId: string }) =>
+  `${r.projectId} ${r.reportingPeriodId}`;
+
+const shown = (n: number) => n.toLocaleString('en', { maximumFractionDigits: 2 });
+
+/**
+ * A cell of a report: the category or cross cell as stored (any case), else a category summed over the
+ * cross cells holding it (when only a cross's cells were given).
+ */
+function cellOf(report: ReportRead | undefined, key: string): number | null {
+  if (!report) return null;
+  const wanted = key.toLowerCase();
+  const entries = Object.entries(report.disaggregatedValues);
+  const exact = entries.find(([k]) => k.toLowerCase() === wanted);
+  if (exact) return exact[1];
+  if (wanted.includes(CELL_SEPARATOR)) return null;
+  const inCells = entries.filter(
+    ([k]) => k.includes(CELL_SEPARATOR) && k.toLowerCase().split(CELL_SEPARATOR).includes(wanted),
+  );
+  return inCells.length === 0 ? null : inCells.reduce((sum, [, v]) => sum + v, 0);
+}
+
+/** The rule's verdict on one project and period: null when it holds or cannot be checked. */
+function broken(rule: RuleWithInputs, reports: Map<string, ReportRead>): string | null {
+  const byCode = new Map(rule.inputs.map((input) => [input.code.toLowerCase(), input.indicatorId]));
+  const reportOf = (code: string) => {
+    const indicatorId = byCode.get(code.toLowerCase());
+    return indicatorId ? reports.get(indicatorId) : undefined;
+  };
+  const inputs = {
+    valueOf: (code: string) => reportOf(code)?.value ?? null,
+    cellOf: (code: string, key: string) => cellOf(reportOf(code), key),
+  };
+  const left = evaluateRuleExpression(parseRuleExpression(rule.left, 'left'), inputs);
+  const right = evaluateRuleExpression(parseRuleExpression(rule.right, 'right'), inputs);
+  if (left === null || right === null || holds(left, rule.operator, right)) return null;
+  return `${rule.name}: ${rule.left} (${shown(left)}) must be ${rule.operator} ${rule.right} (${shown(right)})`;
+}
+
+/**
+ * Checks again, in the write's transaction, the rules that read the written reports' indicators, in each
+ * written report's project and period: a broken rule flags every report it reads there (a justification
+ * given before is kept while it stays broken), a rule that holds (or lacks an input) takes its flag off.
+ * Answers the flags of every report whose flags it changed, by id; reports it did not change are left.
+ * Two statements when no rule reads the indicators; five, plus one write, otherwise.
+ */
+export async function recheckRuleFlags(
+  tx: Db,
+  orgId: string,
+  written: readonly { projectId: string; reportingPeriodId: string; indicatorId: string }[],
+): Promise<Map<string, ReportFlag[]>> {
+  const changed = new Map<string, ReportFlag[]>();
+  if (written.length === 0) return changed;
+  const rules = await rulesReading(tx, orgId, [...new Set(written.map((w) => w.indicatorId))]);
+  if (rules.length === 0) return changed;
+  const pairs = new Map(written.map((w) => [pairKey(w), w]));
+  const inputIds = [...new Set(rules.flatMap((rule) => rule.inputs.map((input) => input.indicatorId)))];
+  const rows: ReportRead[] = await tx
+    .select({
+      id: indicatorReports.id,
+      projectId: indicatorReports.projectId,
+      reportingPeriodId: indicatorReports.reportingPeriodId,
+      indicatorId: indicatorReports.indicatorId,
+      value: indicatorReports.value,
+      disaggregatedValues: indicatorReports.disaggregatedValues,
+      flags: indicatorReports.flags,
+    })
+    .from(indicatorReports)
+    .where(
+      and(
+        eq(indicatorReports.orgId, orgId),
+        inArray(indicatorReports.indicatorId, inputIds),
+        sql`(${indicatorReports.projectId}, ${indicatorReports.reportingPeriodId}) IN (${sql.join(
+          [...pairs.values()].map((p) => sql`(${p.projectId}::uuid, ${p.reportingPeriodId}::uuid)`),
+          sql`, `,
+        )})`,
+      ),
+    );
+  const byPair = new Map<string, Map<string, ReportRead>>();
+  for (const row of rows) {
+    const reports = byPair.get(pairKey(row)) ?? new Map<string, ReportRead>();
+    byPair.set(pairKey(row), reports.set(row.indicatorId, row));
+  }
+  const flagsOf = new Map(rows.map((row) => [row.id, row.flags]));
+  for (const [key, pair] of pairs) {
+    const reports = byPair.get(key) ?? new Map<string, ReportRead>();
+    for (const rule of rules) {
+      if (rule.projectIds && !rule.projectIds.includes(pair.projectId)) continue;
+      const message = broken(rule, reports);
+      for (const input of rule.inputs) {
+        const report = reports.get(input.indicatorId);
+        if (!report) continue;
+        const flags = flagsOf.get(report.id)!;
+        const before = flags.find((flag) => flag.rule === rule.id);
+        const others = flags.filter((flag) => flag.rule !== rule.id);
+        const next: ReportFlag[] = message
+          ? [
+              ...others,
+              {
+                kind: 'rule',
+                rule: rule.id,
+                message,
+                importance: rule.importance,
+                instruction: rule.instruction,
+                justification: before?.justification ?? null,
+              },
+            ]
+          : others;
+        if (JSON.stringify(next) !== JSON.stringify(flags)) {
+          flagsOf.set(report.id, next);
+          changed.set(report.id, next);
+        }
+      }
+    }
+  }
+  await writeFlags(tx, orgId, changed);
+  return changed;
+}
+
+/** Writes the reports' flags, a few hundred in a statement. */
+export async function writeFlags(tx: Db, orgId: string, flags: Map<string, ReportFlag[]>): Promise<void> {
+  const entries = [...flags];
+  for (let at = 0; at < entries.length; at += 500) {
+    const values = entries
+      .slice(at, at + 500)
+      .map(([id, list]) => sql`(${id}::uuid, ${JSON.stringify(list)}::jsonb)`);
+    await tx.execute(sql`UPDATE indicator_reports AS r SET flags = v.flags
+      FROM (VALUES ${sql.join(values, sql`, `)}) AS v(id, flags)
+      WHERE r.org_id = ${orgId} AND r.id = v.id`);
+  }
+}
+
+/** The report with its rule flags checked again (its own, and its neighbours' in the database). */
+export async function withRuleFlags<
+  T extends { id: string; orgId: string; projectId: string; reportingPeriodId: string; indicatorId: string },
+>(tx: Db, row: T): Promise<T> {
+  const flags = (await recheckRuleFlags(tx, row.orgId, [row])).get(row.id);
+  return flags ? { ...row, flags } : row;
+}
+
+/** The flags of high importance a submission must justify: those without a justification yet. */
+export const unjustified = (flags: readonly ReportFlag[]) =>
+  flags.filter((flag) => flag.importance === 'high' && flag.justification === null);

@@ -13,7 +13,12 @@ import { indicatorReportHistory, type HistoryKind, type ReportChanges } from './
 // disaggregated values, narrative or status, written in the transaction of the change by the service.
 
 /** The fields a history entry follows. */
-type Followed = Pick<IndicatorReportRow, 'value' | 'target' | 'disaggregatedValues' | 'narrative' | 'status'>;
+type Followed = Pick<
+  IndicatorReportRow,
+  'value' | 'target' | 'disaggregatedValues' | 'narrative' | 'status'
+> & {
+  flags?: IndicatorReportRow['flags'];
+};
 
 const sameValues = (a: Record<string, number>, b: Record<string, number>) => {
   const keys = Object.keys(a);
@@ -37,6 +42,8 @@ export function changesBetween(before: Followed | null, after: Followed): Report
     changes.narrative = { from: before?.narrative ?? null, to: after.narrative };
   }
   if (before?.status !== after.status) changes.status = { from: before?.status ?? null, to: after.status };
+  const flags = { from: before?.flags ?? [], to: after.flags ?? [] };
+  if (JSON.stringify(flags.from) !== JSON.stringify(flags.to)) changes.flags = flags;
   return changes;
 }
 
@@ -59,9 +66,11 @@ export async function recordHistory(
     before: Followed | null;
     after: IndicatorReportRow;
     reason?: string | null;
+    /** What the entry records beside the changes (the flags an approver saw). */
+    also?: Pick<ReportChanges, 'flagsSeen'>;
   },
 ): Promise<void> {
-  const changes = changesBetween(entry.before, entry.after);
+  const changes = { ...changesBetween(entry.before, entry.after), ...entry.also };
   if (Object.keys(changes).length === 0 && !ALWAYS_RECORDED.includes(entry.kind)) return;
   await tx.insert(indicatorReportHistory).values({
     orgId: entry.after.orgId,
@@ -126,10 +135,10 @@ type ListedEntry = Awaited<ReturnType<typeof listHistory>>[number];
 
 /**
  * An entry without its values, which add up the personal amounts. The reason of `uncounted` goes too: it
- * states the counted part before and after.
+ * states the counted part before and after; and the flags, whose messages quote the values.
  */
 function withoutValues(entry: ListedEntry) {
-  const { value, disaggregatedValues, ...changes } = entry.changes;
+  const { value, disaggregatedValues, flags, flagsSeen, ...changes } = entry.changes;
   const reason = entry.kind === 'uncounted' ? null : entry.reason;
   return { ...entry, changes, reason, valuesHidden: true };
 }

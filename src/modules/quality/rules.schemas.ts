@@ -4,6 +4,7 @@ import {
   MULTILINE,
   Nullable,
   NullableString,
+  SINGLE_LINE,
   Text,
   Timestamp,
   Uuid,
@@ -16,6 +17,7 @@ const Expression = (side: string) =>
   Type.String({
     minLength: 1,
     maxLength: MAX_FORMULA_LENGTH,
+    ...SINGLE_LINE,
     description:
       `The ${side} side: an indicator formula (numbers, indicator codes, + - * /, parentheses) in which ` +
       '`CODE[category]` (or a cross cell, `CODE[female|15-24]`) reads one cell of its disaggregated values',
