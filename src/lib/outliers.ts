@@ -1,6 +1,6 @@
 /**
  * Whether a value saved for an indicator stands out from the indicator's history, and why, in words an
- * approver reads (docs/outliers.md). Pure: the caller reads the history and stores the flag.
+ * approver reads (docs: "Data quality"). Pure: the caller reads the history and stores the flag.
  *
  * The history is the indicator's other values, most recent first; the value being judged is not part of
  * it. A project with fewer than MIN_HISTORY values is judged against the indicator's values in the
