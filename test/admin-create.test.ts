@@ -144,6 +144,7 @@ describe('npm run admin:create', () => {
             reminderDaysBefore: [7, 1],
             overdueReminder: true,
             separateApproval: false,
+            showQualityNotes: false,
             ageBands: ['0-17', '18-35', '36-59', '60+', 'unknown'],
             defaultLocale: 'en',
             createdAt: expect.stringMatching(TIMESTAMP),

@@ -294,8 +294,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change name, code, logo, IATI identity, deadline reminders or four eyes
-         * @description Any subset of the fields; `logoUrl: null` removes the logo, `iatiRef: null` the IATI identifier (the IATI export then answers 409). Taken code: 409. `reminderDaysBefore` (up to 10 different days from 1 to 90, stored from the most days to the fewest; `[]` for none) and `overdueReminder` decide when deadline reminders are emailed: on each of those days before a reporting period is due, and the day after it was due. `separateApproval: true` makes the review of indicator reports four-eyes: whoever last submitted a report may no longer approve or reject it (403 `separate_approval_required`); `false` (the default) lets them again. Reports submitted before the change follow the setting at the time of their review. `defaultLocale` (en, fr, es, pt or ar) is the language of its shared report pages when the browser asks for none of these, and of its emails to users who chose no language.
+         * Change name, code, logo, IATI identity, deadline reminders, four eyes or quality notes
+         * @description Any subset of the fields; `logoUrl: null` removes the logo, `iatiRef: null` the IATI identifier (the IATI export then answers 409). Taken code: 409. `reminderDaysBefore` (up to 10 different days from 1 to 90, stored from the most days to the fewest; `[]` for none) and `overdueReminder` decide when deadline reminders are emailed: on each of those days before a reporting period is due, and the day after it was due. `separateApproval: true` makes the review of indicator reports four-eyes: whoever last submitted a report may no longer approve or reject it (403 `separate_approval_required`); `false` (the default) lets them again. Reports submitted before the change follow the setting at the time of their review. `showQualityNotes: true` lets its shared report pages show the data quality flags of the values they include (outliers, validation rules) and their justifications; `false` (the default) shows donors nothing of them. `defaultLocale` (en, fr, es, pt or ar) is the language of its shared report pages when the browser asks for none of these, and of its emails to users who chose no language.
          */
         patch: operations["updateOrganization"];
         trace?: never;
@@ -801,7 +801,7 @@ export interface paths {
         put?: never;
         /**
          * Create an indicator
-         * @description name, code, unit and aggregationMethod are required (aggregationMethod is optional for formula indicators). Sending `formula` makes a formula indicator (isFormula may be omitted); isFormula true without a formula, or a formula with isFormula false: 400. A formula may use numbers, indicator codes of this organization (any case), + - * /, parentheses and unary minus; anything else, an unknown code or the indicator’s own code: 400. Code taken (whatever the case): 409. An unknown resultNodeId: 404.
+         * @description name, code, unit and aggregationMethod are required (aggregationMethod is optional for formula indicators). Sending `formula` makes a formula indicator (isFormula may be omitted); isFormula true without a formula, or a formula with isFormula false: 400. A formula may use numbers, indicator codes of this organization (any case), + - * /, parentheses and unary minus; anything else, an unknown code or the indicator’s own code: 400. Code taken (whatever the case): 409. An unknown resultNodeId: 404. `qualityChecks` (null or absent: modified z > 3.5) says how saved values are checked for outliers; a threshold with min_max or off, min or max with another method than min_max, min_max with neither bound, or min above max: 400.
          */
         post: operations["createIndicator"];
         delete?: never;
@@ -830,7 +830,7 @@ export interface paths {
         head?: never;
         /**
          * Edit an indicator
-         * @description Any subset; the result is checked as a whole, as on create. A new formula is checked for unknown codes, the indicator’s own code and cycles through other formulas (400). Changing a code that a formula uses (other than its case): 409. Making an indicator with reports a formula: 409. `isFormula: false` drops the formula and needs an aggregationMethod.
+         * @description Any subset; the result is checked as a whole, as on create. A new formula is checked for unknown codes, the indicator’s own code and cycles through other formulas (400). Changing a code that a formula uses (other than its case): 409. Making an indicator with reports a formula: 409. `isFormula: false` drops the formula and needs an aggregationMethod. `qualityChecks` replaces the outlier checks as a whole (`null`: back to the default, modified z > 3.5), checked as on create; values already saved keep their flags until they are saved again.
          */
         patch: operations["updateIndicator"];
         trace?: never;
@@ -3874,6 +3874,7 @@ export interface components {
             resultNodeId: string | null;
             isFormula: boolean;
             formula: string | null;
+            qualityChecks: components["schemas"]["QualityChecks"] | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -3900,6 +3901,20 @@ export interface components {
             isFormula?: boolean;
             /** @description Numbers, indicator codes, + - * /, parentheses and unary minus, e.g. `(GIRLS + BOYS) / HH * 100`. */
             formula?: string | null;
+            /** @description How each value saved for this indicator is checked for outliers: one outside the checks gets an `outlier` flag with its numbers, which the approver sees; saving is never refused. null (the default): `modified_z` with threshold 3.5. `modified_z` compares the value with the median of the indicator's last 12 values in the project and their MAD (median absolute deviation): 0.6745 × (value − median) / MAD (Iglewicz and Hoaglin); when the MAD is 0, (value − median) / (1.253314 × the mean absolute deviation from the median). `z` compares it with their mean and sample standard deviation. Both need at least 4 earlier values: a project with fewer is compared with the indicator's values in the organization's other projects, and with fewer there too, nothing is flagged. When those values are all the same (no spread to score against), a value more than 50% away from it is an outlier (after a run of zeros, any other value). `min_max` flags a value below `min` or above `max`, needs no history, and the bounds themselves pass. `off`: no check. Sent, the object replaces the previous one as a whole; null goes back to the default. A formula indicator has no reports of its own: its checks wait until it is no longer a formula. */
+            qualityChecks?: {
+                /**
+                 * @description The check
+                 * @enum {string}
+                 */
+                method: "modified_z" | "z" | "min_max" | "off";
+                /** @description Only with `modified_z` and `z`, greater than 0: a value whose score is beyond it, above or below, is an outlier (default 3.5 for modified_z, 3 for z). */
+                threshold?: number;
+                /** @description Only with `min_max`: values below it are outliers. min, max or both; min not above max. */
+                min?: number;
+                /** @description Only with `min_max`: values above it are outliers. min, max or both; max not below min. */
+                max?: number;
+            } | null;
         };
         IndicatorList: components["schemas"]["Indicator"][];
         IndicatorPage: {
@@ -3921,6 +3936,7 @@ export interface components {
             resultNodeId: string | null;
             isFormula: boolean;
             formula: string | null;
+            qualityChecks: components["schemas"]["QualityChecks"] | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -4196,6 +4212,20 @@ export interface components {
             isFormula?: boolean;
             /** @description Numbers, indicator codes, + - * /, parentheses and unary minus, e.g. `(GIRLS + BOYS) / HH * 100`. */
             formula?: string | null;
+            /** @description How each value saved for this indicator is checked for outliers: one outside the checks gets an `outlier` flag with its numbers, which the approver sees; saving is never refused. null (the default): `modified_z` with threshold 3.5. `modified_z` compares the value with the median of the indicator's last 12 values in the project and their MAD (median absolute deviation): 0.6745 × (value − median) / MAD (Iglewicz and Hoaglin); when the MAD is 0, (value − median) / (1.253314 × the mean absolute deviation from the median). `z` compares it with their mean and sample standard deviation. Both need at least 4 earlier values: a project with fewer is compared with the indicator's values in the organization's other projects, and with fewer there too, nothing is flagged. When those values are all the same (no spread to score against), a value more than 50% away from it is an outlier (after a run of zeros, any other value). `min_max` flags a value below `min` or above `max`, needs no history, and the bounds themselves pass. `off`: no check. Sent, the object replaces the previous one as a whole; null goes back to the default. A formula indicator has no reports of its own: its checks wait until it is no longer a formula. */
+            qualityChecks?: {
+                /**
+                 * @description The check
+                 * @enum {string}
+                 */
+                method: "modified_z" | "z" | "min_max" | "off";
+                /** @description Only with `modified_z` and `z`, greater than 0: a value whose score is beyond it, above or below, is an outlier (default 3.5 for modified_z, 3 for z). */
+                threshold?: number;
+                /** @description Only with `min_max`: values below it are outliers. min, max or both; min not above max. */
+                min?: number;
+                /** @description Only with `min_max`: values above it are outliers. min, max or both; max not below min. */
+                max?: number;
+            } | null;
         };
         Invitation: {
             /** Format: uuid */
@@ -4283,6 +4313,8 @@ export interface components {
             overdueReminder: boolean;
             /** @description Four eyes (default false): when true, the person who last submitted an indicator report may not approve or reject it (403 `separate_approval_required`); another M&E officer or org admin reviews it. */
             separateApproval: boolean;
+            /** @description Whether its shared report pages show data quality notes (default false): the outlier and validation flags of the values they include and the justifications given for them. Members see flags whatever it is. */
+            showQualityNotes: boolean;
             /** @description The organization's age bands, youngest first, ending with `unknown` (people whose age is not known, always added): the `ageBand` given for participants and household members, kept at erasure, and the age breakdown of a pre-fill of an indicator without disaggregations. Default: the contract’s `0-17, 18-35, 36-59, 60+, unknown`. */
             ageBands: string[];
             /**
@@ -4326,6 +4358,8 @@ export interface components {
             overdueReminder: boolean;
             /** @description Four eyes (default false): when true, the person who last submitted an indicator report may not approve or reject it (403 `separate_approval_required`); another M&E officer or org admin reviews it. */
             separateApproval: boolean;
+            /** @description Whether its shared report pages show data quality notes (default false): the outlier and validation flags of the values they include and the justifications given for them. Members see flags whatever it is. */
+            showQualityNotes: boolean;
             /** @description The organization's age bands, youngest first, ending with `unknown` (people whose age is not known, always added): the `ageBand` given for participants and household members, kept at erasure, and the age breakdown of a pre-fill of an indicator without disaggregations. Default: the contract’s `0-17, 18-35, 36-59, 60+, unknown`. */
             ageBands: string[];
             /**
@@ -4368,6 +4402,8 @@ export interface components {
             overdueReminder?: boolean;
             /** @description Four eyes (default false): when true, the person who last submitted an indicator report may not approve or reject it (403 `separate_approval_required`); another M&E officer or org admin reviews it. */
             separateApproval?: boolean;
+            /** @description Whether its shared report pages show data quality notes (default false): the outlier and validation flags of the values they include and the justifications given for them. Members see flags whatever it is. */
+            showQualityNotes?: boolean;
             ageBands?: string[] | null;
             /**
              * @description The language of its shared report pages when the browser asks for none of ours, and of its emails to users who chose no language: en (English, the default), fr (French), es (Spanish), pt (Portuguese) or ar (Arabic).
@@ -4897,6 +4933,20 @@ export interface components {
             language: string;
             /** @description The languages the form can be answered in: its default one first */
             languages: components["schemas"]["FormLanguage"][];
+        };
+        /** @description How each value saved for this indicator is checked for outliers: one outside the checks gets an `outlier` flag with its numbers, which the approver sees; saving is never refused. null (the default): `modified_z` with threshold 3.5. `modified_z` compares the value with the median of the indicator's last 12 values in the project and their MAD (median absolute deviation): 0.6745 × (value − median) / MAD (Iglewicz and Hoaglin); when the MAD is 0, (value − median) / (1.253314 × the mean absolute deviation from the median). `z` compares it with their mean and sample standard deviation. Both need at least 4 earlier values: a project with fewer is compared with the indicator's values in the organization's other projects, and with fewer there too, nothing is flagged. When those values are all the same (no spread to score against), a value more than 50% away from it is an outlier (after a run of zeros, any other value). `min_max` flags a value below `min` or above `max`, needs no history, and the bounds themselves pass. `off`: no check. Sent, the object replaces the previous one as a whole; null goes back to the default. A formula indicator has no reports of its own: its checks wait until it is no longer a formula. */
+        QualityChecks: {
+            /**
+             * @description The check
+             * @enum {string}
+             */
+            method: "modified_z" | "z" | "min_max" | "off";
+            /** @description Only with `modified_z` and `z`, greater than 0: a value whose score is beyond it, above or below, is an outlier (default 3.5 for modified_z, 3 for z). */
+            threshold?: number;
+            /** @description Only with `min_max`: values below it are outliers. min, max or both; min not above max. */
+            min?: number;
+            /** @description Only with `min_max`: values above it are outliers. min, max or both; max not below min. */
+            max?: number;
         };
         Readiness: {
             status: string;
@@ -6449,6 +6499,7 @@ export interface operations {
                      *       ],
                      *       "overdueReminder": true,
                      *       "separateApproval": false,
+                     *       "showQualityNotes": false,
                      *       "ageBands": [
                      *         "0-17",
                      *         "18-35",
@@ -8551,7 +8602,12 @@ export interface operations {
                  *       "aggregationMethod": "sum",
                  *       "description": "Households whose main source of drinking water is a protected source within 500 m of home, or who treat their water before drinking.",
                  *       "dataSource": "Household water survey, and the water committees’ registers",
-                 *       "resultNodeId": "0194a3c1-5f60-7082-9394-0f1a2b3c4d06"
+                 *       "resultNodeId": "0194a3c1-5f60-7082-9394-0f1a2b3c4d06",
+                 *       "qualityChecks": {
+                 *         "method": "min_max",
+                 *         "min": 0,
+                 *         "max": 2000
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["IndicatorCreate"];
@@ -8581,6 +8637,11 @@ export interface operations {
                      *       "description": "Households whose main source of drinking water is a protected source within 500 m of home, or who treat their water before drinking.",
                      *       "dataSource": "Household water survey, and the water committees’ registers",
                      *       "resultNodeId": "0194a3c1-5f60-7082-9394-0f1a2b3c4d06",
+                     *       "qualityChecks": {
+                     *         "method": "min_max",
+                     *         "min": 0,
+                     *         "max": 2000
+                     *       },
                      *       "isFormula": false,
                      *       "formula": null,
                      *       "createdAt": "2026-01-06T09:40:05.733Z",
@@ -8710,6 +8771,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "qualityChecks": {
+                 *         "method": "modified_z",
+                 *         "threshold": 5
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["IndicatorUpdate"];
             };
         };
@@ -9227,6 +9296,11 @@ export interface operations {
                      *         "description": "Households whose main source of drinking water is a protected source within 500 m of home, or who treat their water before drinking.",
                      *         "dataSource": "Household water survey, and the water committees’ registers",
                      *         "resultNodeId": "0194a3c1-5f60-7082-9394-0f1a2b3c4d06",
+                     *         "qualityChecks": {
+                     *           "method": "min_max",
+                     *           "min": 0,
+                     *           "max": 2000
+                     *         },
                      *         "isFormula": false,
                      *         "formula": null,
                      *         "createdAt": "2026-01-06T09:40:05.733Z",

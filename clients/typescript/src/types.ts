@@ -161,6 +161,7 @@ export type ProjectReportCreate = components['schemas']['ProjectReportCreate'];
 export type ProjectSummary = components['schemas']['ProjectSummary'];
 export type ProjectUpdate = components['schemas']['ProjectUpdate'];
 export type PublicForm = components['schemas']['PublicForm'];
+export type QualityChecks = components['schemas']['QualityChecks'];
 export type Readiness = components['schemas']['Readiness'];
 export type Registration = components['schemas']['Registration'];
 export type RegistrationItem = components['schemas']['RegistrationItem'];

@@ -30,6 +30,7 @@ describe('formula indicators', () => {
       resultNodeId: null,
       isFormula: true,
       formula,
+      qualityChecks: null,
       createdAt: expect.stringMatching(TIMESTAMP),
       updatedAt: expect.stringMatching(TIMESTAMP),
     });

@@ -6,6 +6,7 @@ import type {
   Disaggregation,
   Indicator,
   LinkIndicatorBody,
+  UpdateIndicatorBody,
   ProjectIndicator,
 } from './indicators.schemas.js';
 
@@ -21,6 +22,8 @@ const definition = {
     'treat their water before drinking.',
   dataSource: 'Household water survey, and the water committees’ registers',
   resultNodeId: IDS.outcome,
+  // The project's area has about 2,000 households: a quarter reporting more is a typing error.
+  qualityChecks: { method: 'min_max', min: 0, max: 2000 },
 } as const;
 
 export const INDICATOR_CREATE: Static<typeof CreateIndicatorBody> = definition;
@@ -33,6 +36,11 @@ export const INDICATOR: Static<typeof Indicator> = {
   formula: null,
   createdAt: TIMES.indicatorCreated,
   updatedAt: TIMES.indicatorCreated,
+};
+
+/** Back to the statistical check, looser than the default: rehabilitations come in seasonal bursts. */
+export const INDICATOR_UPDATE: Static<typeof UpdateIndicatorBody> = {
+  qualityChecks: { method: 'modified_z', threshold: 5 },
 };
 
 export const DISAGGREGATION_CREATE: Static<typeof CreateDisaggregationBody> = {

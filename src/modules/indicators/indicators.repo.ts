@@ -52,7 +52,7 @@ export async function listIndicators(
     SELECT ${t.id} AS id, ${t.orgId} AS "orgId", ${t.name} AS name, ${t.code} AS code, ${t.unit} AS unit,
       ${t.aggregationMethod} AS "aggregationMethod", ${t.description} AS description,
       ${t.dataSource} AS "dataSource", ${t.resultNodeId} AS "resultNodeId", ${t.isFormula} AS "isFormula",
-      ${t.formula} AS formula, ${isoTime(t.createdAt)} AS "createdAt", ${isoTime(t.updatedAt)} AS "updatedAt"
+      ${t.formula} AS formula, ${t.qualityChecks} AS "qualityChecks", ${isoTime(t.createdAt)} AS "createdAt", ${isoTime(t.updatedAt)} AS "updatedAt"
     FROM ${t}
     WHERE ${filtered(orgId, filter)}
     ORDER BY ${byCode}, ${t.id}

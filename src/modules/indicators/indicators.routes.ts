@@ -17,7 +17,13 @@ import {
 } from './indicators.schemas.js';
 import { IndicatorService } from './indicators.service.js';
 import type { IndicatorDependents } from './indicator-dependents.js';
-import { DISAGGREGATION, DISAGGREGATION_CREATE, INDICATOR, INDICATOR_CREATE } from './indicators.examples.js';
+import {
+  DISAGGREGATION,
+  DISAGGREGATION_CREATE,
+  INDICATOR,
+  INDICATOR_CREATE,
+  INDICATOR_UPDATE,
+} from './indicators.examples.js';
 
 const tags = ['Indicators'];
 
@@ -78,7 +84,9 @@ export const indicatorRoutes: FastifyPluginAsyncTypebox<
           'true without a formula, or a formula with isFormula false: 400. A formula may use numbers, ' +
           'indicator codes of this organization (any case), + - * /, parentheses and unary minus; anything ' +
           'else, an unknown code or the indicator’s own code: 400. Code taken (whatever the case): 409. ' +
-          'An unknown resultNodeId: 404.',
+          'An unknown resultNodeId: 404. `qualityChecks` (null or absent: modified z > 3.5) says how saved ' +
+          'values are checked for outliers; a threshold with min_max or off, min or max with another method ' +
+          'than min_max, min_max with neither bound, or min above max: 400.',
         params: Params('orgId'),
         body: withExample(CreateIndicatorBody, INDICATOR_CREATE),
         response: { 201: withExample(Indicator, INDICATOR), 409: errorResponse('Code taken') },
@@ -115,9 +123,11 @@ export const indicatorRoutes: FastifyPluginAsyncTypebox<
           'Any subset; the result is checked as a whole, as on create. A new formula is checked for unknown ' +
           'codes, the indicator’s own code and cycles through other formulas (400). Changing a code that a ' +
           'formula uses (other than its case): 409. Making an indicator with reports a formula: 409. ' +
-          '`isFormula: false` drops the formula and needs an aggregationMethod.',
+          '`isFormula: false` drops the formula and needs an aggregationMethod. `qualityChecks` replaces the ' +
+          'outlier checks as a whole (`null`: back to the default, modified z > 3.5), checked as on create; ' +
+          'values already saved keep their flags until they are saved again.',
         params: Params('orgId', 'id'),
-        body: UpdateIndicatorBody,
+        body: withExample(UpdateIndicatorBody, INDICATOR_UPDATE),
         response: {
           200: Indicator,
           409: errorResponse('Code taken, code used in a formula, or reports exist'),

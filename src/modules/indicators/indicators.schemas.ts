@@ -14,6 +14,7 @@ import { PageQuery } from '../../http/schemas/pagination.js';
 import { AGGREGATION_METHODS, PROGRESS_STATUSES, type AggregationMethod } from '../../lib/scoring.js';
 import { MAX_FORMULA_LENGTH } from '../../lib/formula.js';
 import { INDICATOR_CODE, NOT_BLANK } from '../../lib/patterns.js';
+import { QualityChecksAnswer, QualityChecksInput } from './quality-checks.schemas.js';
 
 const Method = (description: string) =>
   Type.Unsafe<AggregationMethod>({ type: 'string', enum: [...AGGREGATION_METHODS], description });
@@ -41,6 +42,7 @@ const fields = {
     description:
       'Numbers, indicator codes, + - * /, parentheses and unary minus, e.g. `(GIRLS + BOYS) / HH * 100`.',
   }),
+  qualityChecks: QualityChecksInput(),
 };
 
 export const Indicator = Type.Object(
@@ -56,6 +58,7 @@ export const Indicator = Type.Object(
     resultNodeId: Nullable(Uuid()),
     isFormula: Type.Boolean(),
     formula: Nullable(Type.String()),
+    qualityChecks: QualityChecksAnswer(),
     createdAt: Timestamp(),
     updatedAt: Timestamp(),
   },
@@ -69,6 +72,7 @@ const optionalFields = {
   resultNodeId: Type.Optional(fields.resultNodeId),
   isFormula: Type.Optional(fields.isFormula),
   formula: Type.Optional(fields.formula),
+  qualityChecks: Type.Optional(fields.qualityChecks),
 };
 
 /**

@@ -27,6 +27,7 @@ import {
   type IndicatorValues,
 } from './indicators.repo.js';
 import type { CreateIndicatorBody, UpdateIndicatorBody } from './indicators.schemas.js';
+import { checkedQualityChecks } from './quality-checks.js';
 
 type CreateInput = Static<typeof CreateIndicatorBody>;
 type UpdateInput = Static<typeof UpdateIndicatorBody>;
@@ -111,6 +112,7 @@ export class IndicatorService {
   create(member: Member, input: CreateInput): Promise<IndicatorRow> {
     const definition = nextDefinition(undefined, input);
     const formula = definition.formula === null ? null : parsed(definition.formula);
+    const qualityChecks = checkedQualityChecks(input.qualityChecks ?? null);
     return transaction(this.db, async (tx) => {
       await lockIndicatorsOf(tx, member.orgId);
       if (await indicatorCodeTaken(tx, member.orgId, definition.code)) throw duplicate(CODE_TAKEN);
@@ -126,6 +128,7 @@ export class IndicatorService {
         resultNodeId: input.resultNodeId ?? null,
         isFormula: definition.isFormula,
         formula: definition.formula,
+        qualityChecks,
       });
       await replaceFormulaInputs(tx, member.orgId, row.id, inputIds);
       return row;
@@ -133,6 +136,8 @@ export class IndicatorService {
   }
 
   update(member: Member, id: string, input: UpdateInput): Promise<IndicatorRow> {
+    const qualityChecks =
+      input.qualityChecks === undefined ? undefined : checkedQualityChecks(input.qualityChecks);
     return transaction(this.db, async (tx) => {
       await lockIndicatorsOf(tx, member.orgId);
       const current = await findIndicator(tx, member.orgId, id);
@@ -169,6 +174,7 @@ export class IndicatorService {
         resultNodeId: input.resultNodeId,
         isFormula: next.isFormula,
         formula: next.formula,
+        qualityChecks,
       };
       const set = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
       return (await updateIndicator(tx, member.orgId, id, set)) ?? current;

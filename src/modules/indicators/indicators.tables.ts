@@ -5,6 +5,7 @@ import {
   foreignKey,
   index,
   integer,
+  jsonb,
   pgEnum,
   pgTable,
   primaryKey,
@@ -13,6 +14,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import { createdAt, finite, rowId, updatedAt } from '../../db/columns.js';
+import type { QualityChecks } from '../../lib/outliers.js';
 import { AGGREGATION_METHODS } from '../../lib/scoring.js';
 import { organizations } from '../orgs/orgs.tables.js';
 import { projects } from '../projects/projects.tables.js';
@@ -39,6 +41,8 @@ export const indicators = pgTable(
     resultNodeId: uuid('result_node_id'),
     isFormula: boolean('is_formula').notNull().default(false),
     formula: text('formula'),
+    /** How saved values are checked for outliers; null: the defaults (lib/outliers.ts DEFAULT_CHECKS). */
+    qualityChecks: jsonb('quality_checks').$type<QualityChecks>(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -55,6 +55,7 @@ describe('POST /orgs/:orgId/indicators', () => {
       resultNodeId: null,
       isFormula: false,
       formula: null,
+      qualityChecks: null,
       createdAt: expect.stringMatching(TIMESTAMP),
       updatedAt: expect.stringMatching(TIMESTAMP),
     });

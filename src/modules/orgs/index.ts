@@ -17,6 +17,7 @@ export {
   recipientLocale,
   requiresSeparateApproval,
   setMemberRole,
+  showsQualityNotes,
 } from './orgs.repo.js';
 export { createOrganization, type NewOrganization } from './orgs.service.js';
 export { organizationRoutes } from './orgs.routes.js';

@@ -87,6 +87,7 @@ describe('POST /orgs under ORG_CREATION=admins', () => {
         reminderDaysBefore: [7, 1],
         overdueReminder: true,
         separateApproval: false,
+        showQualityNotes: false,
         ageBands: ['0-17', '18-35', '36-59', '60+', 'unknown'],
         defaultLocale: 'en',
         createdAt: expect.stringMatching(TIMESTAMP),

@@ -21,6 +21,7 @@ export const ORGANIZATION: Static<typeof Organization> = {
   reminderDaysBefore: [7, 1],
   overdueReminder: true,
   separateApproval: false,
+  showQualityNotes: false,
   ageBands: ['0-17', '18-35', '36-59', '60+', 'unknown'],
   defaultLocale: 'en',
   createdAt: TIMES.organizationCreated,

@@ -19,6 +19,7 @@ export const publicOrganization = (org: OrganizationRow) => ({
   reminderDaysBefore: org.reminderDaysBefore,
   overdueReminder: org.overdueReminder,
   separateApproval: org.separateApproval,
+  showQualityNotes: org.showQualityNotes,
   ageBands: shownAgeBands(org.ageBands),
   defaultLocale: shownLocale(org.defaultLocale),
   createdAt: org.createdAt,
@@ -38,6 +39,7 @@ export interface OrganizationValues {
   reminderDaysBefore?: number[];
   overdueReminder?: boolean;
   separateApproval?: boolean;
+  showQualityNotes?: boolean;
   /** Checked (ageBandProblems) and stored without `unknown`; null: back to the contract's. */
   ageBands?: string[] | null;
   defaultLocale?: Locale;
@@ -86,6 +88,7 @@ const organizationColumns = {
   reminderDaysBefore: organizations.reminderDaysBefore,
   overdueReminder: organizations.overdueReminder,
   separateApproval: organizations.separateApproval,
+  showQualityNotes: organizations.showQualityNotes,
   ageBands: organizations.ageBands,
   defaultLocale: organizations.defaultLocale,
   createdAt: organizations.createdAt,
@@ -120,6 +123,16 @@ export async function requiresSeparateApproval(db: Db, orgId: string): Promise<b
     .where(eq(organizations.id, orgId))
     .limit(1);
   return row?.separateApproval ?? false;
+}
+
+/** Whether the organization's shared report pages show data quality notes; false for an unknown organization. */
+export async function showsQualityNotes(db: Db, orgId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ showQualityNotes: organizations.showQualityNotes })
+    .from(organizations)
+    .where(eq(organizations.id, orgId))
+    .limit(1);
+  return row?.showQualityNotes ?? false;
 }
 
 /**

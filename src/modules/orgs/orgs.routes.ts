@@ -91,7 +91,7 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
       schema: {
         operationId: 'updateOrganization',
         tags,
-        summary: 'Change name, code, logo, IATI identity, deadline reminders or four eyes',
+        summary: 'Change name, code, logo, IATI identity, deadline reminders, four eyes or quality notes',
         description:
           'Any subset of the fields; `logoUrl: null` removes the logo, `iatiRef: null` the IATI identifier ' +
           '(the IATI export then answers 409). Taken code: 409. `reminderDaysBefore` (up to 10 different ' +
@@ -100,9 +100,11 @@ export const organizationRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
           'due, and the day after it was due. `separateApproval: true` makes the review of indicator reports ' +
           'four-eyes: whoever last submitted a report may no longer approve or reject it (403 ' +
           '`separate_approval_required`); `false` (the default) lets them again. Reports submitted before ' +
-          'the change follow the setting at the time of their review. `defaultLocale` (en, fr, es, pt or ar) is ' +
-          'the language of its shared report pages when the browser asks for none of these, and of its ' +
-          'emails to users who chose no language.',
+          'the change follow the setting at the time of their review. `showQualityNotes: true` lets its ' +
+          'shared report pages show the data quality flags of the values they include (outliers, validation ' +
+          'rules) and their justifications; `false` (the default) shows donors nothing of them. ' +
+          '`defaultLocale` (en, fr, es, pt or ar) is the language of its shared report pages when the browser ' +
+          'asks for none of these, and of its emails to users who chose no language.',
         params: Params('orgId'),
         body: UpdateOrganizationBody,
         response: { 200: Organization, 409: errorResponse('The code is taken') },

@@ -47,6 +47,9 @@ const OVERDUE_REMINDER =
 const SEPARATE_APPROVAL =
   'Four eyes (default false): when true, the person who last submitted an indicator report may not approve ' +
   'or reject it (403 `separate_approval_required`); another M&E officer or org admin reviews it.';
+const SHOW_QUALITY_NOTES =
+  'Whether its shared report pages show data quality notes (default false): the outlier and validation ' +
+  'flags of the values they include and the justifications given for them. Members see flags whatever it is.';
 const AGE_BANDS_TEXT =
   "The organization's age bands, youngest first, ending with `unknown` (people whose age is not known, " +
   'always added): the `ageBand` given for participants and household members, kept at erasure, and the ' +
@@ -89,6 +92,7 @@ export const Organization = Type.Object(
     reminderDaysBefore: Type.Array(Type.Integer(), { description: REMINDER_DAYS_BEFORE }),
     overdueReminder: Type.Boolean({ description: OVERDUE_REMINDER }),
     separateApproval: Type.Boolean({ description: SEPARATE_APPROVAL }),
+    showQualityNotes: Type.Boolean({ description: SHOW_QUALITY_NOTES }),
     ageBands: Type.Array(Type.String(), { description: AGE_BANDS_TEXT }),
     defaultLocale: DefaultLocale(),
     createdAt: Timestamp(),
@@ -121,6 +125,7 @@ export const UpdateOrganizationBody = Body(
     reminderDaysBefore: Type.Optional(ReminderDaysBefore()),
     overdueReminder: Type.Optional(Type.Boolean({ description: OVERDUE_REMINDER })),
     separateApproval: Type.Optional(Type.Boolean({ description: SEPARATE_APPROVAL })),
+    showQualityNotes: Type.Optional(Type.Boolean({ description: SHOW_QUALITY_NOTES })),
     ageBands: Type.Optional(AgeBandsInput()),
     defaultLocale: Type.Optional(DefaultLocale()),
   },

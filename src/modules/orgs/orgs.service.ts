@@ -82,6 +82,7 @@ export class OrganizationService {
       }),
       ...(changes.overdueReminder !== undefined && { overdueReminder: changes.overdueReminder }),
       ...(changes.separateApproval !== undefined && { separateApproval: changes.separateApproval }),
+      ...(changes.showQualityNotes !== undefined && { showQualityNotes: changes.showQualityNotes }),
       ...(changes.ageBands !== undefined && { ageBands: checkedAgeBands(changes.ageBands) }),
       ...(changes.defaultLocale !== undefined && { defaultLocale: changes.defaultLocale }),
     };

@@ -28,6 +28,8 @@ export const organizations = pgTable(
     overdueReminder: boolean('overdue_reminder').notNull().default(true),
     /** Four eyes: whoever last submitted an indicator report may not approve or reject it. */
     separateApproval: boolean('separate_approval').notNull().default(false),
+    /** Whether its shared report pages show the data quality flags of their values and their justifications. */
+    showQualityNotes: boolean('show_quality_notes').notNull().default(false),
     /** The organization's age bands (`0-4`, `5-17`, ..., `60+`, `unknown` not stored); null: the contract's. */
     ageBands: text('age_bands').array(),
     /** The language of its shared pages and of its emails to users who chose none (one of LOCALES). */

@@ -29,6 +29,7 @@ describe('POST /orgs', () => {
       reminderDaysBefore: [7, 1],
       overdueReminder: true,
       separateApproval: false,
+      showQualityNotes: false,
       ageBands: ['0-17', '18-35', '36-59', '60+', 'unknown'],
       defaultLocale: 'en',
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
