@@ -347,9 +347,10 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
       expect(await page.locator('.cover .org').innerText()).toBe(org.name);
       expect(await page.evaluate(() => (window as unknown as { hacked?: number }).hacked)).toBeUndefined();
 
-      // Every indicator row says what the API says: value, target, progress and its band.
+      // Every indicator card says what the API says: value, target, progress and its band.
       const rows = report.sections.indicators as {
         code: string;
+        indicatorName: string;
         value: number | null;
         target: number | null;
         progressPct: number | null;
@@ -358,23 +359,23 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
       }[];
       expect(rows.map((row) => row.code)).toEqual(['CLUBS', 'PEOPLE', 'WELLS']);
       const shown = (n: number | null) => (n === null ? '—' : n.toLocaleString('en'));
+      const cardOf = (code: string) => page.locator(`article.card[data-indicator="${code}"]`);
       for (const entry of rows) {
-        const row = page.locator('table.indicators tbody tr', {
+        const card = cardOf(entry.code);
+        expect(await card.locator('h3 .name').innerText()).toBe(entry.indicatorName);
+        expect(await card.locator('[data-target]').innerText()).toBe(shown(entry.target));
+        expect((await card.locator('[data-value]').innerText()).startsWith(shown(entry.value))).toBe(true);
+        if (entry.progressPct === null) expect(await card.locator('progress').count()).toBe(0);
+        else {
+          expect(await card.locator('.pct').innerText()).toBe(`${shown(entry.progressPct)}%`);
+          expect(await card.locator('progress').getAttribute('class')).toBe(`band-${entry.status}`);
+        }
+        expect(await card.locator('.status').getAttribute('class')).toBe(`status band-${entry.status}`);
+        const periodRow = page.locator('table.periods tbody tr', {
           has: page.locator(`.code:text-is("${entry.code}")`),
         });
-        const cells = await row.locator('td').allInnerTexts();
-        expect(cells[1]).toBe(shown(entry.target));
-        expect(cells[2]!.startsWith(shown(entry.value))).toBe(true);
-        if (entry.progressPct === null) expect(await row.locator('progress').count()).toBe(0);
-        else {
-          expect(await row.locator('.pct').innerText()).toBe(`${shown(entry.progressPct)}%`);
-          expect(await row.locator('progress').getAttribute('class')).toBe(`band-${entry.status}`);
-        }
-        expect(await row.locator('.status').getAttribute('class')).toBe(`status band-${entry.status}`);
-        const periodCells = await page
-          .locator('table.periods tbody tr', { has: page.locator(`.code:text-is("${entry.code}")`) })
-          .locator('td')
-          .allInnerTexts();
+        expect(await periodRow.locator('th .name').innerText()).toBe(entry.indicatorName);
+        const periodCells = await periodRow.locator('td').allInnerTexts();
         expect(periodCells.map((cell) => cell.replace(/of .*$/, ''))).toEqual(
           entry.periods.map((period) => shown(period.value)),
         );
@@ -391,17 +392,14 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
       ]);
       // The bar is drawn in the band's colour: a pixel of its filled part, read from a screenshot of it.
       const wellsEntry = rows.find((row) => row.code === 'WELLS')!;
-      const bar = page
-        .locator('table.indicators tr', { has: page.locator('.code:text-is("WELLS")') })
-        .locator('progress');
+      const bar = cardOf('WELLS').locator('progress');
       const BANDS: Record<string, number[]> = {
         on_track: [26, 127, 55],
         at_risk: [154, 91, 0],
         off_track: [179, 38, 30],
       };
       expect(await pixel(page, await bar.screenshot(), 4)).toEqual(BANDS[wellsEntry.status]);
-      const statusColour = await page
-        .locator('table.indicators tr', { has: page.locator('.code:text-is("WELLS")') })
+      const statusColour = await cardOf('WELLS')
         .locator('.status')
         .evaluate((element) => getComputedStyle(element).color);
       expect(statusColour).toBe(`rgb(${BANDS[wellsEntry.status]!.join(', ')})`);
@@ -424,7 +422,7 @@ describe.skipIf(!hasChromium)('public pages in Chromium', () => {
         .locator('p')
         .allInnerTexts();
       expect(summary).toEqual(['Wells are back in use.', '<b>Not bold</b>: every village has water.']);
-      expect(await page.locator('tr.note').allInnerTexts()).toEqual(
+      expect(await page.locator('.card .note').allInnerTexts()).toEqual(
         expect.arrayContaining([
           expect.stringContaining('<script>window.hacked = 1</script>Counted at the tap.'),
         ]),

@@ -61,16 +61,15 @@ describe.skipIf(!hasChromium)('the shared report in other languages, in Chromium
     // 1 January – 31 March 2026, as French writes it.
     expect(await page.locator('.cover dd').first().innerText()).toBe('1 janv. 2026 – 31 mars 2026');
     // 1234 with French grouping (a narrow no-break space), 5000 too.
-    expect(await page.locator('table.indicators [data-value]').innerText()).toContain('1\u202f234');
-    expect(await page.locator('table.indicators [data-target]').innerText()).toContain('5\u202f000');
-    expect(await page.locator('table.indicators thead th').allInnerTexts()).toEqual([
-      'Indicateur',
-      'Référence',
-      'Cible',
+    expect(await page.locator('.card [data-value]').innerText()).toContain('1\u202f234');
+    expect(await page.locator('.card [data-target]').innerText()).toContain('5\u202f000');
+    expect(await page.locator('.card .measures dt').allInnerTexts()).toEqual([
       'Valeur',
-      'Unité',
-      'Avancement',
+      'Cible',
+      'Référence',
     ]);
+    expect(await page.locator('.card .status').innerText()).toBe('En retard');
+    expect(await page.locator('table.periods thead th').allInnerTexts()).toEqual(['Indicateur', 'T1 2026']);
     expect(await page.locator('[data-print]').innerText()).toBe('Imprimer ou enregistrer en PDF');
     // The other languages are offered, each named in itself.
     const offered = page.locator('nav.languages a');
@@ -79,7 +78,7 @@ describe.skipIf(!hasChromium)('the shared report in other languages, in Chromium
     await page.waitForURL(/\?lang=en$/);
     expect(await page.locator('html').getAttribute('lang')).toBe('en');
     expect(await page.locator('#indicators h2').innerText()).toBe('Indicators');
-    expect(await page.locator('table.indicators [data-value]').innerText()).toContain('1,234');
+    expect(await page.locator('.card [data-value]').innerText()).toContain('1,234');
   });
 
   it("follows ?lang= first, and the organization's default when the browser asks for none of ours", async () => {

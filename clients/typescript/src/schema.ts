@@ -1872,7 +1872,7 @@ export interface paths {
         put?: never;
         /**
          * Assemble a report from periods or a date range
-         * @description Either `periodIds` (periods of the project: unknown 404, of another project 400) or `startDate` and `endDate`; both or neither: 400. Assembly: the periods chosen, or the periods of the project overlapping the range; only submitted and approved values, aggregated per indicator by its method against the cumulative target, formula indicators evaluated on the aggregated inputs. When no period overlaps the range, the values submitted (submittedAt, UTC date) within the range are used, with their periods. Indicators are ordered by code; activities overlapping the range by start date; budget lines and attachments by creation. The result is stored as a snapshot; narratives start empty. The report's startDate and endDate are the range, or for chosen periods the first start and the last end.
+         * @description Either `periodIds` (periods of the project: unknown 404, of another project 400) or `startDate` and `endDate`; both or neither: 400. Assembly: the periods chosen, or the periods of the project overlapping the range; only submitted and approved values, aggregated per indicator by its method against the cumulative target, formula indicators evaluated on the aggregated inputs. When no period overlaps the range, the values submitted (submittedAt, UTC date) within the range are used, with their periods. Indicators are ordered by code; activities overlapping the range by start date; budget lines and attachments by creation. An indicator with disaggregations of its own names them (`disaggregations`, the keys of disaggregatedValues by disaggregation); one with crosses has a grid per cross (`crossTabulations`). The result is stored as a snapshot; narratives start empty. The report's startDate and endDate are the range, or for chosen periods the first start and the last end.
          */
         post: operations["createReport"];
         delete?: never;
@@ -1892,7 +1892,7 @@ export interface paths {
         put?: never;
         /**
          * Assemble a report of a project over a custom date range
-         * @description reportType defaults to ad_hoc. Assembly: the periods chosen, or the periods of the project overlapping the range; only submitted and approved values, aggregated per indicator by its method against the cumulative target, formula indicators evaluated on the aggregated inputs. When no period overlaps the range, the values submitted (submittedAt, UTC date) within the range are used, with their periods. Indicators are ordered by code; activities overlapping the range by start date; budget lines and attachments by creation. The result is stored as a snapshot; narratives start empty. The report's startDate and endDate are the range, or for chosen periods the first start and the last end.
+         * @description reportType defaults to ad_hoc. Assembly: the periods chosen, or the periods of the project overlapping the range; only submitted and approved values, aggregated per indicator by its method against the cumulative target, formula indicators evaluated on the aggregated inputs. When no period overlaps the range, the values submitted (submittedAt, UTC date) within the range are used, with their periods. Indicators are ordered by code; activities overlapping the range by start date; budget lines and attachments by creation. An indicator with disaggregations of its own names them (`disaggregations`, the keys of disaggregatedValues by disaggregation); one with crosses has a grid per cross (`crossTabulations`). The result is stored as a snapshot; narratives start empty. The report's startDate and endDate are the range, or for chosen periods the first start and the last end.
          */
         post: operations["createProjectReport"];
         delete?: never;
@@ -2322,7 +2322,7 @@ export interface paths {
         };
         /**
          * The shared report page for donors ({APP_URL}/r/<token>)
-         * @description HTML of GET /reports/share/:token: cover, indicators with progress bars coloured by status, values by period, activities, budget and burn rate, narratives, attachment downloads; prints as a clean document. 404 page once the link is expired, revoked or unknown. In the language of `?lang=`, else the first of the browser’s (Accept-Language) the pages speak, else the organization’s `defaultLocale`; links offer the other languages.
+         * @description HTML of GET /reports/share/:token: cover, each indicator as a card (value, target, progress bar coloured by status, its disaggregations as small named tables, its crosses as grids), values by period with the indicators named, activities, budget and burn rate, narratives, attachment downloads; a report not published is marked "Draft: figures may change", on screen and in print. Fits a phone without scrolling sideways; prints as a clean document; user text runs in its own direction. 404 page once the link is expired, revoked or unknown. In the language of `?lang=`, else the first of the browser’s (Accept-Language) the pages speak, else the organization’s `defaultLocale`; links offer the other languages.
          */
         get: operations["getSharedReportPage"];
         put?: never;
@@ -5235,6 +5235,13 @@ export interface components {
                     level: string;
                     title: string;
                 } | null;
+                /** @description The indicator's plain disaggregations when the report was assembled, naming the keys of disaggregatedValues (crosses are in crossTabulations); absent for an indicator without any, for formula indicators, and in reports assembled before it existed */
+                disaggregations?: {
+                    /** @description The disaggregation (Sex) */
+                    name: string;
+                    /** @description Its categories in their order, each a key of disaggregatedValues when reported */
+                    categories: string[];
+                }[];
                 /** @description One table per cross of the indicator (sex by age) */
                 crossTabulations?: components["schemas"]["CrossTabulation"][];
                 provenance?: components["schemas"]["IndicatorProvenance"];
@@ -12970,6 +12977,15 @@ export interface operations {
                      *               "female": 190,
                      *               "male": 150
                      *             },
+                     *             "disaggregations": [
+                     *               {
+                     *                 "name": "Sex of the head of household",
+                     *                 "categories": [
+                     *                   "female",
+                     *                   "male"
+                     *                 ]
+                     *               }
+                     *             ],
                      *             "resultNode": {
                      *               "id": "0194a3c1-5f60-7082-9394-0f1a2b3c4d06",
                      *               "level": "outcome",
@@ -13166,6 +13182,15 @@ export interface operations {
                      *               "female": 190,
                      *               "male": 150
                      *             },
+                     *             "disaggregations": [
+                     *               {
+                     *                 "name": "Sex of the head of household",
+                     *                 "categories": [
+                     *                   "female",
+                     *                   "male"
+                     *                 ]
+                     *               }
+                     *             ],
                      *             "resultNode": {
                      *               "id": "0194a3c1-5f60-7082-9394-0f1a2b3c4d06",
                      *               "level": "outcome",
@@ -13435,6 +13460,15 @@ export interface operations {
                      *               "female": 190,
                      *               "male": 150
                      *             },
+                     *             "disaggregations": [
+                     *               {
+                     *                 "name": "Sex of the head of household",
+                     *                 "categories": [
+                     *                   "female",
+                     *                   "male"
+                     *                 ]
+                     *               }
+                     *             ],
                      *             "resultNode": {
                      *               "id": "0194a3c1-5f60-7082-9394-0f1a2b3c4d06",
                      *               "level": "outcome",
@@ -13697,6 +13731,15 @@ export interface operations {
                      *               "female": 190,
                      *               "male": 150
                      *             },
+                     *             "disaggregations": [
+                     *               {
+                     *                 "name": "Sex of the head of household",
+                     *                 "categories": [
+                     *                   "female",
+                     *                   "male"
+                     *                 ]
+                     *               }
+                     *             ],
                      *             "resultNode": {
                      *               "id": "0194a3c1-5f60-7082-9394-0f1a2b3c4d06",
                      *               "level": "outcome",
@@ -14026,6 +14069,15 @@ export interface operations {
                      *               "female": 190,
                      *               "male": 150
                      *             },
+                     *             "disaggregations": [
+                     *               {
+                     *                 "name": "Sex of the head of household",
+                     *                 "categories": [
+                     *                   "female",
+                     *                   "male"
+                     *                 ]
+                     *               }
+                     *             ],
                      *             "resultNode": {
                      *               "id": "0194a3c1-5f60-7082-9394-0f1a2b3c4d06",
                      *               "level": "outcome",

@@ -23,9 +23,9 @@ export const day = (value: string | Date) =>
   dates.format(typeof value === 'string' ? new Date(`${value}T00:00:00Z`) : value);
 export const range = (start: string, end: string) => html`${day(start)} – ${day(end)}`;
 
-/** Paragraphs at blank lines; single line breaks are kept by the stylesheet. */
+/** Paragraphs at blank lines, each in its own direction; single line breaks are kept by the stylesheet. */
 export const prose = (text: string) =>
   text
     .split(/\n\s*\n/)
     .filter((paragraph) => paragraph.trim() !== '')
-    .map((paragraph) => html`<p class="prose">${paragraph.trim()}</p> `);
+    .map((paragraph) => html`<p class="prose" dir="auto">${paragraph.trim()}</p> `);

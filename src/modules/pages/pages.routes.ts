@@ -208,9 +208,12 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
         tags,
         summary: 'The shared report page for donors ({APP_URL}/r/<token>)',
         description:
-          'HTML of GET /reports/share/:token: cover, indicators with progress bars coloured by status, ' +
-          'values by period, activities, budget and burn rate, narratives, attachment downloads; prints ' +
-          'as a clean document. 404 page once the link is expired, revoked or unknown. In the language ' +
+          'HTML of GET /reports/share/:token: cover, each indicator as a card (value, target, progress bar ' +
+          'coloured by status, its disaggregations as small named tables, its crosses as grids), values by ' +
+          'period with the indicators named, activities, budget and burn rate, narratives, attachment ' +
+          'downloads; a report not published is marked "Draft: figures may change", on screen and in print. ' +
+          'Fits a phone without scrolling sideways; prints as a clean document; user text runs in its own ' +
+          'direction. 404 page once the link is expired, revoked or unknown. In the language ' +
           'of `?lang=`, else the first of the browser’s (Accept-Language) the pages speak, else the ' +
           'organization’s `defaultLocale`; links offer the other languages.',
         params: TokenParams,

@@ -229,8 +229,8 @@ export async function projectData(
   };
 }
 
-/** An indicator's dimensions for its crosses' tables, when it has a cross. */
+/** An indicator's disaggregations, when it has any: their names label its tables, its crosses make grids. */
 function dimensionsOf(rows: LinkedDisaggregation[], id: string) {
   const own = rows.filter((row) => row.indicatorId === id);
-  return own.some((row) => row.crosses !== null) ? { dimensions: own } : {};
+  return own.length > 0 ? { dimensions: own } : {};
 }

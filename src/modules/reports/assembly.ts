@@ -1,6 +1,6 @@
 import { aggregate, percentOf, progressOf, targetToDate, type AggregationMethod } from '../../lib/scoring.js';
 import { ProgressCalculator, type CountedReport, type ScoredIndicator } from '../progress/index.js';
-import type { Dimension } from '../../lib/crosses.js';
+import { isCross, type Dimension } from '../../lib/crosses.js';
 import { crossTabulationsOf } from './cross-tabulations.js';
 import { provenanceOf, type ValueSources } from './provenance.js';
 import type {
@@ -41,7 +41,7 @@ export interface LinkedIndicator {
   target: number | null;
   baseline: number | null;
   resultNode: { id: string; level: string; title: string } | null;
-  /** The indicator's disaggregations when it has a cross (crossTabulations.ts). */
+  /** The indicator's disaggregations, when it has any: named tables, and a grid per cross (crossTabulations.ts). */
   dimensions?: Dimension[];
 }
 
@@ -132,6 +132,25 @@ function toDateOf(
   return { targetToDate: target, progressToDatePct: scored.progressPct, statusToDate: scored.status };
 }
 
+/**
+ * What names an entry's disaggregated values: its plain disaggregations (their categories are keys of
+ * disaggregatedValues) and a table per cross. Each only when the indicator has one, so that the entries
+ * of other indicators read as before.
+ */
+function disaggregationTablesOf(link: LinkedIndicator, own: (IncludedValue & { periodStart: string })[]) {
+  const { aggregationMethod: method, isFormula } = link.indicator;
+  if (!link.dimensions || !method || isFormula) return {};
+  const plain = link.dimensions.filter((d) => !isCross(d));
+  return {
+    ...(plain.length > 0 && {
+      disaggregations: plain.map(({ name, categories }) => ({ name, categories: [...categories] })),
+    }),
+    ...(link.dimensions.some(isCross) && {
+      crossTabulations: crossTabulationsOf(method, link.dimensions, own),
+    }),
+  };
+}
+
 export function assembleIndicators(
   input: Pick<AssemblyInput, 'periods' | 'links' | 'values' | 'formulaBasics' | 'project' | 'periodTargets'>,
 ) {
@@ -186,9 +205,7 @@ export function assembleIndicators(
           ? {}
           : disaggregationsOf(indicator.aggregationMethod, own),
       resultNode: link.resultNode,
-      ...(link.dimensions && indicator.aggregationMethod && !indicator.isFormula
-        ? { crossTabulations: crossTabulationsOf(indicator.aggregationMethod, link.dimensions, own) }
-        : {}),
+      ...disaggregationTablesOf(link, own),
       provenance: indicator.isFormula ? null : provenanceOf(own),
       inputs: overall.inputsOf(input.project.id, indicator.id),
       periods: periods.map((period) => ({

@@ -174,6 +174,23 @@ export const IndicatorEntry = Type.Object({
     description: 'Each category aggregated over the periods by aggregationMethod; {} for formula indicators',
   }),
   resultNode: ResultNodeRef,
+  // Only for an indicator with disaggregations of its own; absent from reports assembled before it.
+  disaggregations: Type.Optional(
+    Type.Array(
+      Type.Object({
+        name: Type.String({ description: 'The disaggregation (Sex)' }),
+        categories: Type.Array(Type.String(), {
+          description: 'Its categories in their order, each a key of disaggregatedValues when reported',
+        }),
+      }),
+      {
+        description:
+          "The indicator's plain disaggregations when the report was assembled, naming the keys of " +
+          'disaggregatedValues (crosses are in crossTabulations); absent for an indicator without any, ' +
+          'for formula indicators, and in reports assembled before it existed',
+      },
+    ),
+  ),
   // Only for an indicator with crosses: every other entry reads as before.
   crossTabulations: Type.Optional(
     Type.Array(CrossTabulation, { description: 'One table per cross of the indicator (sex by age)' }),

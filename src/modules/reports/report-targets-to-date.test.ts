@@ -210,20 +210,20 @@ describe('an assembled report’s targets to date', () => {
     expect(html).toMatch(
       /Targets and progress marked “to date” are against the targets of the reporting periods/,
     );
-    const rowOf = (code: string) => {
-      const start = html.indexOf(`<span class="code">${code}</span>`);
-      return html.slice(start, html.indexOf('</tr>', start));
+    const cardOf = (code: string) => {
+      const start = html.indexOf(`<article class="card" data-indicator="${code}">`);
+      return html.slice(start, html.indexOf('</article>', start));
     };
     // The average indicator: 70 to date, 90 % on track (the contract says 78.8 % at risk).
-    expect(rowOf(average.code)).toMatch(
+    expect(cardOf(average.code)).toMatch(
       /data-target>\s*70<br \/><span class="hint" data-basis="to-date">to date/,
     );
-    expect(rowOf(average.code)).toContain('<span class="pct">90%</span>');
-    expect(rowOf(average.code)).toContain('aria-label="90% of target to date"');
-    expect(rowOf(average.code)).not.toContain('78.8');
+    expect(cardOf(average.code)).toContain('<span class="pct">90%</span>');
+    expect(cardOf(average.code)).toContain('aria-label="90% of target to date"');
+    expect(cardOf(average.code)).not.toContain('78.8');
     // The other has no targets to date: the contract's 20 of 50, 40 %, off track.
-    expect(rowOf(plain.code)).toMatch(/data-target>\s*50\s*<\/td>/);
-    expect(rowOf(plain.code)).toContain('<span class="pct">40%</span>');
-    expect(rowOf(plain.code)).toContain('band-off_track');
+    expect(cardOf(plain.code)).toMatch(/data-target>\s*50\s*<\/dd>/);
+    expect(cardOf(plain.code)).toContain('<span class="pct">40%</span>');
+    expect(cardOf(plain.code)).toContain('band-off_track');
   });
 });

@@ -91,6 +91,7 @@ const DRAFT: Static<typeof Report> = {
         statusToDate: 'on_track',
         narrative: FIGURE.narrative,
         disaggregatedValues: FIGURE.disaggregatedValues,
+        disaggregations: [{ name: 'Sex of the head of household', categories: ['female', 'male'] }],
         resultNode: {
           id: IDS.outcome,
           level: 'outcome',

@@ -40,7 +40,9 @@ const ASSEMBLY =
   'against the cumulative target, formula indicators evaluated on the aggregated inputs. When no period ' +
   'overlaps the range, the values submitted (submittedAt, UTC date) within the range are used, with their ' +
   'periods. Indicators are ordered by code; activities overlapping the range by start date; budget lines and ' +
-  "attachments by creation. The result is stored as a snapshot; narratives start empty. The report's " +
+  'attachments by creation. An indicator with disaggregations of its own names them (`disaggregations`, ' +
+  'the keys of disaggregatedValues by disaggregation); one with crosses has a grid per cross ' +
+  "(`crossTabulations`). The result is stored as a snapshot; narratives start empty. The report's " +
   'startDate and endDate are the range, or for chosen periods the first start and the last end.';
 const published = { 409: errorResponse(REPORT_PUBLISHED) };
 
