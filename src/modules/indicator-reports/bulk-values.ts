@@ -21,7 +21,7 @@ import {
 } from './bulk-values.repo.js';
 import type { IndicatorReportRow } from './indicator-reports.repo.js';
 import { textProblems, type ValueField, type ValueRowInput } from './bulk-value-row.js';
-import { recheckRuleFlags } from './report-flags.js';
+import { recheckOutliers, recheckRuleFlags } from './report-flags.js';
 import { changesBetween } from './report-history.js';
 import { reportValues } from './report-values.js';
 import { EDITABLE } from './report-workflow.js';
@@ -437,8 +437,19 @@ async function write(tx: Db, member: Member, planned: readonly (Planned | null)[
   if (updated !== updates.length)
     throw new Error(`updated ${updated} of ${updates.length} indicator reports`);
 
-  // The rules reading these values, checked again once all are written: their flags go in the history.
+  // The rules reading these values, then their outliers, checked once all are written: the flags go in
+  // the history.
   const flags = await recheckRuleFlags(tx, member.orgId, [...creations, ...updates.map((p) => p.key)]);
+  const outliers = await recheckOutliers(tx, member.orgId, [
+    ...creations.map((c) => ({ ...c, value: c.value ?? null, flags: flags.get(c.id) ?? [] })),
+    ...updates.map((p) => ({
+      id: p.existing!.id,
+      ...p.key,
+      value: p.values.value ?? null,
+      flags: flags.get(p.existing!.id) ?? p.existing!.flags,
+    })),
+  ]);
+  for (const [id, list] of outliers) flags.set(id, list);
   const entries = [
     ...creations.map((c) => ({
       reportId: c.id,

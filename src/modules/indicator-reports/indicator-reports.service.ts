@@ -38,7 +38,7 @@ import { INDICATOR_REPORT_STATUSES } from './indicator-reports.tables.js';
 import { axesFor, tally } from './prefill.js';
 import { clean, reportValues, same } from './report-values.js';
 import { reportReturnedEmail, type ReportNames } from './indicator-reports.emails.js';
-import { unjustified, withRuleFlags } from './report-flags.js';
+import { unjustified, withFlags } from './report-flags.js';
 import { readHistory, recordHistory, type PersonalAmounts } from './report-history.js';
 import { checkEditable, checkMove, EDITABLE, movableTo } from './report-workflow.js';
 
@@ -140,7 +140,7 @@ export async function countIntoIndicatorReport(
   if (!period || period.isLocked) return { refused: 'period_locked' };
   const change = await countIntoReport(tx, orgId, key, count.amount, count.cells);
   if ('refused' in change) return change;
-  const after = await withRuleFlags(tx, change.after);
+  const after = await withFlags(tx, change.after);
   await recordHistory(tx, { kind: 'counted', actor: { submissionId: count.submissionId }, ...change, after });
   return { reportId: change.after.id };
 }
@@ -246,7 +246,7 @@ export class IndicatorReportService {
       const { indicator, period } = await reportable(tx, member, projectId, input);
       const dimensions = await dimensionsOf(tx, member.orgId, indicator.id);
       const values = reportValues(dimensions, input, undefined, await this.bandsFor(tx, member, dimensions));
-      const report = await withRuleFlags(
+      const report = await withFlags(
         tx,
         await insertIndicatorReport(tx, member.orgId, {
           projectId,
@@ -291,7 +291,7 @@ export class IndicatorReportService {
       });
       const { prefill, ...counted } = tally(groups, axes);
       const values = { ...counted, prefillValue: counted.value };
-      const report = await withRuleFlags(
+      const report = await withFlags(
         tx,
         existing
           ? (await updateIndicatorReport(tx, member.orgId, existing.id, EDITABLE, values))!
@@ -328,7 +328,7 @@ export class IndicatorReportService {
       const changes = { ...values, target: input.target, narrative: cleanNarrative(input.narrative) };
       const set = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
       if (Object.keys(set).length === 0) return report;
-      const updated = await withRuleFlags(
+      const updated = await withFlags(
         tx,
         (await updateIndicatorReport(tx, member.orgId, id, EDITABLE, set))!,
       );
@@ -345,7 +345,7 @@ export class IndicatorReportService {
     return transaction(this.db, async (tx) => {
       const report = await this.editable(tx, member, id, 'submitted');
       if (report.value === null) throw badRequest('value is required to submit the report');
-      const checked = await withRuleFlags(tx, report);
+      const checked = await withFlags(tx, report);
       const reason = justification?.trim() || null;
       const needed = unjustified(checked.flags);
       if (needed.length > 0 && reason === null) {
@@ -453,7 +453,7 @@ export class IndicatorReportService {
       // of rounding only is no difference.
       const off = !same(sources.amount, report.countedValue);
       const cells = rebuiltCells(report, sources.cells);
-      const recounted = await withRuleFlags(
+      const recounted = await withFlags(
         tx,
         (await updateIndicatorReport(tx, member.orgId, report.id, EDITABLE, {
           value: off ? clean((report.value ?? 0) + sources.amount - report.countedValue) : report.value,

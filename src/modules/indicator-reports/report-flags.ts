@@ -1,7 +1,9 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { rowsOf, type Db } from '../../db/client.js';
 import { CELL_SEPARATOR } from '../../lib/crosses.js';
+import { findOutlier, HISTORY_LENGTH, isShortHistory, usesHistory } from '../../lib/outliers.js';
 import { evaluateRuleExpression, holds, parseRuleExpression } from '../../lib/rule-expressions.js';
+import { indicators } from '../indicators/indicators.tables.js';
 import { rulesReading, type ReportFlag, type RuleWithInputs } from '../quality/index.js';
 import { indicatorReports } from './indicator-reports.tables.js';
 
@@ -164,14 +166,130 @@ export async function writeFlags(tx: Db, orgId: string, flags: Map<string, Repor
   }
 }
 
-/** The report with its rule flags checked again (its own, and its neighbours' in the database). */
-export async function withRuleFlags<
-  T extends { id: string; orgId: string; projectId: string; reportingPeriodId: string; indicatorId: string },
+/**
+ * The report with its flags checked again: the rules reading it (its neighbours' flags too, in the
+ * database) and its value against the indicator's history.
+ */
+export async function withFlags<
+  T extends {
+    id: string;
+    orgId: string;
+    projectId: string;
+    reportingPeriodId: string;
+    indicatorId: string;
+    value: number | null;
+    flags: ReportFlag[];
+  },
 >(tx: Db, row: T): Promise<T> {
-  const flags = (await recheckRuleFlags(tx, row.orgId, [row])).get(row.id);
-  return flags ? { ...row, flags } : row;
+  const ruled = { ...row, flags: (await recheckRuleFlags(tx, row.orgId, [row])).get(row.id) ?? row.flags };
+  const flags = (await recheckOutliers(tx, row.orgId, [ruled])).get(row.id);
+  return flags ? { ...ruled, flags } : ruled;
 }
 
 /** The flags of high importance a submission must justify: those without a justification yet. */
 export const unjustified = (flags: readonly ReportFlag[]) =>
   flags.filter((flag) => flag.importance === 'high' && flag.justification === null);
+
+/** A written report as its outlier check reads it. */
+interface Judged {
+  id: string;
+  projectId: string;
+  reportingPeriodId: string;
+  indicatorId: string;
+  value: number | null;
+  flags: ReportFlag[];
+}
+
+/**
+ * Each report's history for its outlier check, most recent period first, at most HISTORY_LENGTH: the
+ * indicator's values in its own project's earlier periods, or (`elsewhere`) its latest values in the
+ * organization's other projects. Rejected values are left out. One statement, each report's read by the reports' unique index.
+ */
+async function histories(tx: Db, orgId: string, reports: readonly Judged[], elsewhere: boolean) {
+  const byReport = new Map<string, number[]>();
+  if (reports.length === 0) return byReport;
+  const written = sql.join(
+    reports.map(
+      (r) => sql`(${r.id}::uuid, ${r.projectId}::uuid, ${r.indicatorId}::uuid, ${r.reportingPeriodId}::uuid)`,
+    ),
+    sql`, `,
+  );
+  // Its own project's earlier periods; other projects' latest values, whatever their periods.
+  const project = elsewhere
+    ? sql`h.project_id <> w.project_id`
+    : sql`h.project_id = w.project_id AND p.start_date < wp.start_date`;
+  const result = await tx.execute(sql`
+    SELECT w.report_id, past.value FROM (VALUES ${written}) AS w(report_id, project_id, indicator_id, period_id)
+    JOIN reporting_periods wp ON wp.org_id = ${orgId} AND wp.id = w.period_id
+    CROSS JOIN LATERAL (
+      SELECT h.value FROM indicator_reports h
+      JOIN reporting_periods p ON p.org_id = h.org_id AND p.id = h.reporting_period_id
+      WHERE h.org_id = ${orgId} AND h.indicator_id = w.indicator_id AND ${project}
+        AND h.id <> w.report_id AND h.value IS NOT NULL AND h.status <> 'rejected'
+      ORDER BY p.start_date DESC, h.id LIMIT ${HISTORY_LENGTH}
+    ) past`);
+  for (const row of rowsOf<{ report_id: string; value: number }>(result)) {
+    const list = byReport.get(row.report_id) ?? [];
+    byReport.set(row.report_id, [...list, Number(row.value)]);
+  }
+  return byReport;
+}
+
+/**
+ * Checks the written reports' values against their indicators' history (src/lib/outliers.ts, the
+ * indicator's `qualityChecks`): an outlier gets a flag of kind `outlier` and importance medium (a
+ * justification given before is kept while it stays one), a value that is not loses it. `flagsNow` are
+ * the reports' flags as the rules left them. Answers the flags of every report whose flags it changed.
+ */
+export async function recheckOutliers(
+  tx: Db,
+  orgId: string,
+  reports: readonly Judged[],
+): Promise<Map<string, ReportFlag[]>> {
+  const changed = new Map<string, ReportFlag[]>();
+  if (reports.length === 0) return changed;
+  const checksOf = new Map(
+    (
+      await tx
+        .select({ id: indicators.id, checks: indicators.qualityChecks })
+        .from(indicators)
+        .where(
+          and(
+            eq(indicators.orgId, orgId),
+            inArray(indicators.id, [...new Set(reports.map((r) => r.indicatorId))]),
+          ),
+        )
+    ).map((row) => [row.id, row.checks]),
+  );
+  const judged = reports.filter((r) => r.value !== null);
+  const withHistory = judged.filter((r) => usesHistory(checksOf.get(r.indicatorId) ?? null));
+  const own = await histories(tx, orgId, withHistory, false);
+  const short = withHistory.filter((r) => isShortHistory(own.get(r.id)?.length ?? 0));
+  const others = await histories(tx, orgId, short, true);
+  for (const report of reports) {
+    const checks = checksOf.get(report.indicatorId) ?? null;
+    const fromElsewhere = short.includes(report);
+    const history = (fromElsewhere ? others : own).get(report.id) ?? [];
+    const outlier =
+      report.value === null
+        ? null
+        : findOutlier(report.value, history, checks, fromElsewhere ? 'other_projects' : 'project');
+    const before = report.flags.find((flag) => flag.kind === 'outlier');
+    const rest = report.flags.filter((flag) => flag.kind !== 'outlier');
+    const next: ReportFlag[] = outlier
+      ? [
+          ...rest,
+          {
+            kind: 'outlier',
+            method: outlier.method,
+            message: outlier.message,
+            importance: 'medium',
+            justification: before?.justification ?? null,
+          },
+        ]
+      : rest;
+    if (JSON.stringify(next) !== JSON.stringify(report.flags)) changed.set(report.id, next);
+  }
+  await writeFlags(tx, orgId, changed);
+  return changed;
+}
