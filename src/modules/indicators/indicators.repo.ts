@@ -102,7 +102,7 @@ export async function indicatorCodeTaken(db: Db, orgId: string, code: string, ex
 export function findIndicatorsByCodes(db: Db, orgId: string, codes: string[]) {
   if (codes.length === 0) return Promise.resolve([]);
   return db
-    .select({ id: indicators.id, code: indicators.code })
+    .select({ id: indicators.id, code: indicators.code, isFormula: indicators.isFormula })
     .from(indicators)
     .where(
       and(

@@ -1,7 +1,6 @@
 import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
-import { indicators } from '../indicators/indicators.tables.js';
 import { projects } from '../projects/projects.tables.js';
 import { validationRuleInputs, validationRules } from './quality.tables.js';
 
@@ -83,23 +82,6 @@ export async function replaceInputs(db: Db, orgId: string, ruleId: string, input
     .where(and(eq(validationRuleInputs.orgId, orgId), eq(validationRuleInputs.ruleId, ruleId)));
   if (inputs.length === 0) return;
   await db.insert(validationRuleInputs).values(inputs.map((input) => ({ ...input, orgId, ruleId })));
-}
-
-/** The organization's indicators named by these codes (any case), with what a rule must know of them. */
-export function indicatorsByCodes(db: Db, orgId: string, codes: string[]) {
-  if (codes.length === 0) return Promise.resolve([]);
-  return db
-    .select({ id: indicators.id, code: indicators.code, isFormula: indicators.isFormula })
-    .from(indicators)
-    .where(
-      and(
-        eq(indicators.orgId, orgId),
-        inArray(
-          sql`lower(${indicators.code})`,
-          codes.map((code) => code.toLowerCase()),
-        ),
-      ),
-    );
 }
 
 /** Which of these ids are projects of the organization. */

@@ -5,12 +5,11 @@ import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import { cellKey, cellsOf, crossedBy, isCross } from '../../lib/crosses.js';
 import { FormulaError } from '../../lib/formula.js';
 import { parseRuleExpression, type RuleExpression } from '../../lib/rule-expressions.js';
-import { dimensionsOf } from '../indicators/index.js';
+import { dimensionsOf, findIndicatorsByCodes } from '../indicators/index.js';
 import {
   countRules,
   deleteRule,
   findRule,
-  indicatorsByCodes,
   insertRule,
   listRules,
   projectsAmong,
@@ -47,7 +46,7 @@ async function inputsOf(db: Db, orgId: string, sides: Record<'left' | 'right', R
   ];
   if (codes.length === 0) throw badRequest('left and right name no indicator: a rule reads at least one');
   const found = new Map(
-    (await indicatorsByCodes(db, orgId, codes)).map((row) => [row.code.toLowerCase(), row]),
+    (await findIndicatorsByCodes(db, orgId, codes)).map((row) => [row.code.toLowerCase(), row]),
   );
   const problems: string[] = [];
   const inputs: RuleInput[] = [];
