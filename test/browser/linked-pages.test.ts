@@ -65,6 +65,32 @@ describe.skipIf(!hasChromium)('member pages in Chromium', () => {
     });
   });
 
+  it('asks the justification a rule of high importance needs, and submits with it', async () => {
+    const { project, returned, counted } = await scene();
+    const rule = await call(suite.t.app, 'POST', `/orgs/${suite.team.org.id}/validation-rules`, {
+      as: suite.team.officer,
+      body: { name: 'At most 100', left: counted.code, operator: '<=', right: '100', importance: 'high' },
+    });
+    expect(rule.status, JSON.stringify(rule.body)).toBe(201);
+    const { page } = await browse(suite.team.reporter);
+    await page.goto(`${suite.base}${reportPagePath(project.id, returned.id)}`);
+    await page.locator('[data-category="male"] input').fill('60');
+    await page.click('button[type="submit"]');
+    await page
+      .locator('[data-key="justification"] [data-error]', { hasText: 'Justification is required' })
+      .waitFor();
+    await page.fill('#justification', 'A second village joined this quarter');
+    await page.click('button[type="submit"]');
+    await page.locator('[data-step="done"] h2', { hasText: 'Submitted for review' }).waitFor();
+    const read = await call(suite.t.app, 'GET', reportUrl(suite.team.org.id, returned.id), {
+      as: suite.team.reporter,
+    });
+    expect(read.body).toMatchObject({
+      status: 'submitted',
+      flags: [{ rule: rule.body.id, justification: 'A second village joined this quarter' }],
+    });
+  });
+
   it('lists a period’s outstanding reports and starts a missing one, which a draft then saves', async () => {
     const { project, period, missing } = await scene();
     const path = periodPagePath(project.id, period.id);

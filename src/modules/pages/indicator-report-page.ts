@@ -1,5 +1,6 @@
 import { CONTRIBUTORS } from '../../http/pipeline/access.js';
 import { EDITABLE_REPORT_STATUSES } from '../indicator-reports/index.js';
+import type { ReportFlag } from '../quality/index.js';
 import { day, number, prose, range } from './formats.js';
 import { html, type Html } from './html.js';
 import { moment, type PageContent } from './layout.js';
@@ -77,6 +78,23 @@ const numberInput = (id: string, label: string, value: number | undefined, descr
       value="${value ?? ''}" aria-describedby="${describedBy} ${id}-error" />
   </div>`;
 
+/** The report's data-quality flags as it was last saved: what each says, and the rule's instruction. */
+function flagList(flags: readonly ReportFlag[]): Html | null {
+  if (flags.length === 0) return null;
+  return html`<section class="flags" data-flags aria-labelledby="flags-title">
+    <h3 id="flags-title">Data-quality checks</h3>
+    <ul>
+      ${flags.map(
+        (flag) => html`<li data-flag="${flag.kind}" data-importance="${flag.importance}">
+          <span dir="auto">${flag.message}</span>
+          ${flag.instruction ? html`<br /><span class="hint" dir="auto">${flag.instruction}</span>` : null}
+          ${flag.justification ? html`<br /><span class="hint" dir="auto">Justified: ${flag.justification}</span>` : null}
+        </li>`,
+      )}
+    </ul>
+  </section>`;
+}
+
 /** Value by category when the indicator has disaggregations, else the value itself; and the narrative. */
 function editForm(view: IndicatorReportView): Html {
   const { report, indicator, dimensions, member } = view;
@@ -120,6 +138,17 @@ function editForm(view: IndicatorReportView): Html {
         <p class="error" id="narrative-error" data-error></p>
         <textarea id="narrative" name="narrative" rows="6" maxlength="20000"
           aria-describedby="narrative-hint narrative-error">${report.narrative ?? ''}</textarea>
+      </div>
+      ${flagList(report.flags)}
+      <div class="field" data-key="justification">
+        <label for="justification">Justification</label>
+        <p class="hint" id="justification-hint">
+          Needed to submit a value that breaks a validation rule of high importance: why the value stands.
+          The reviewer reads it. Optional otherwise.
+        </p>
+        <p class="error" id="justification-error" data-error></p>
+        <textarea id="justification" name="justification" rows="3" maxlength="5000"
+          aria-describedby="justification-hint justification-error"></textarea>
       </div>
       <noscript><p class="error">Saving needs JavaScript.</p></noscript>
       <p class="actions">

@@ -12,6 +12,7 @@ import {
 import { createPeriod } from '../../../test/helpers/periods.js';
 import { useSuite } from '../../../test/helpers/suite.js';
 import type { TestUser } from '../../../test/helpers/factories.js';
+import { indicatorReports } from '../indicator-reports/indicator-reports.tables.js';
 import { reportingPeriods } from '../periods/periods.tables.js';
 import { webhookEndpoints } from '../webhooks/webhooks.tables.js';
 
@@ -218,6 +219,36 @@ describe('the indicator report page', () => {
     const officer = await get(path(), team.officer);
     expectPage(officer, 200);
     expect(officer.body).toContain('data-report-edit');
+  });
+
+  it('shows the report’s data-quality flags and asks the justification a submission may need', async () => {
+    const other = await returnedReportScene(t.app, t.database.db, team);
+    const page = () => get(reportPagePath(other.project.id, other.returned.id), team.reporter);
+    const before = await page();
+    expect(before.body).toMatch(/<textarea id="justification" name="justification"/);
+    expect(before.body).not.toContain('data-flags');
+    await t.database.db
+      .update(indicatorReports)
+      .set({
+        flags: [
+          {
+            kind: 'rule',
+            rule: UNKNOWN_ID,
+            message: 'Within <registered>: TRAINED (12) must be <= REGISTERED (10)',
+            importance: 'high',
+            instruction: 'Check the sheets',
+            justification: null,
+          },
+        ],
+      })
+      .where(eq(indicatorReports.id, other.returned.id));
+    const flagged = await page();
+    expectPage(flagged, 200);
+    expect(flagged.body).toContain('data-flags');
+    expect(flagged.body).not.toContain('<registered>');
+    expect(text(flagged.body)).toContain(
+      'Within &lt;registered&gt;: TRAINED (12) must be &lt;= REGISTERED (10) Check the sheets',
+    );
   });
 
   it('refuses a reporter the project is not assigned to, as the API does (403 page)', async () => {

@@ -33,6 +33,7 @@
       value: { key: 'value', label: 'Value' },
       narrative: { key: 'narrative', label: 'Narrative' },
       disaggregatedValues: { key: 'breakdown-0', label: 'Breakdown' },
+      justification: { key: 'justification', label: 'Justification' },
     };
     let etag = null;
     // The version read now is the one the edit is made on: If-Match refuses it if someone changed it since.
@@ -92,7 +93,12 @@
           saved.textContent = 'Saved as draft. It is not submitted yet.';
           return undefined;
         }
-        const submitted = await api('PATCH', `${report.dataset.api}/submit`);
+        const justification = report.elements.justification.value.trim();
+        const submitted = await api(
+          'PATCH',
+          `${report.dataset.api}/submit`,
+          justification === '' ? undefined : { justification },
+        );
         if (submitted.status !== 200)
           return showProblems(report, problemsFrom(messagesOf(submitted), fields));
         document.querySelector('[data-status]').textContent = 'Submitted, waiting for review';
