@@ -34,11 +34,13 @@ const POOL_FULL_MESSAGE = 'timeout exceeded when trying to connect';
 const SERVER_FULL_CODE = '53300';
 
 /**
- * A statement PostgreSQL cancelled at its statement_timeout (57014, query_canceled) or that gave up
- * waiting for a lock at its lock_timeout (55P03, lock_not_available): the server answers, a table or row
- * is held or the statement is slow (DATABASE_STATEMENT_TIMEOUT, DATABASE_LOCK_TIMEOUT).
+ * A statement PostgreSQL cancelled at its statement_timeout (57014, query_canceled), that gave up
+ * waiting for a lock at its lock_timeout (55P03, lock_not_available), or that it chose to end a
+ * deadlock (40P01, deadlock_detected: two writes each waiting for a row the other holds, as two values
+ * a validation rule reads, written at once): the server answers, a table or row is held or the
+ * statement is slow (DATABASE_STATEMENT_TIMEOUT, DATABASE_LOCK_TIMEOUT); sent again, it goes through.
  */
-const TIMEOUT_CODES = new Set(['57014', '55P03']);
+const TIMEOUT_CODES = new Set(['57014', '55P03', '40P01']);
 
 /** The name the primary database's pool marks its errors with. */
 export const PRIMARY_POOL = 'primary';

@@ -49,6 +49,7 @@ describe('rule expressions', () => {
       'left: an operator is missing between "MEMBERS[female]" and "MEMBERS"',
     );
     expect(refusal('MEMBERS[]')).toBe('left: MEMBERS[] names no category');
+    expect(refusal('rule_cell_0_ + X[f]')).toBe('left: "rule_cell_0_" is not a valid indicator code');
     expect(refusal('MEMBERS[female')).toBe('left: square brackets are not allowed');
   });
 

@@ -22,6 +22,9 @@ const stand = (index: number) => `rule_cell_${index}_`;
 
 /** Parses one side of a rule; throws FormulaError with the message for `field` (`left: …`). */
 export function parseRuleExpression(text: string, field: string): RuleExpression {
+  // The cells' stand-ins are names no code may take.
+  const taken = /\brule_cell_\w*/i.exec(text);
+  if (taken) throw new FormulaError(`${field}: "${taken[0]}" is not a valid indicator code`);
   const cells: RuleExpression['cells'] = [];
   const replaced = text.replace(CELL, (_match, code: string, key: string) => {
     const trimmed = key.trim();

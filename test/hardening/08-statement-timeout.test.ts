@@ -49,7 +49,13 @@ const STATEMENT_TIMEOUT = () => fromServer('57014', 'canceling statement due to 
 
 describe('statements cancelled by their timeouts', () => {
   it('are told apart from an outage and a full pool, and only when a driver gave them', () => {
-    for (const error of [LOCK_TIMEOUT(), STATEMENT_TIMEOUT(), fromServer('57014', 'x', 'replica')]) {
+    const deadlock = fromServer('40P01', 'deadlock detected');
+    for (const error of [
+      LOCK_TIMEOUT(),
+      STATEMENT_TIMEOUT(),
+      deadlock,
+      fromServer('57014', 'x', 'replica'),
+    ]) {
       expect(statementTimedOut(error)).toBe(true);
       expect(isDatabaseUnavailable(error)).toBe(false);
       expect(poolBusy(error)).toBe(false);
