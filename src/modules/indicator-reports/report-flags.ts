@@ -2,7 +2,12 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { rowsOf, type Db } from '../../db/client.js';
 import { CELL_SEPARATOR } from '../../lib/crosses.js';
 import { findOutlier, HISTORY_LENGTH, isShortHistory, usesHistory } from '../../lib/outliers.js';
-import { evaluateRuleExpression, holds, parseRuleExpression } from '../../lib/rule-expressions.js';
+import {
+  evaluateRuleExpression,
+  holds,
+  parseRuleExpression,
+  type RuleExpression,
+} from '../../lib/rule-expressions.js';
 import { indicators } from '../indicators/indicators.tables.js';
 import { rulesReading, type ReportFlag, type RuleWithInputs } from '../quality/index.js';
 import { indicatorReports } from './indicator-reports.tables.js';
@@ -56,8 +61,11 @@ function cellOf(report: ReportRead | undefined, key: string): number | null {
   return inCells.length === 0 ? null : inCells.reduce((sum, [, v]) => sum + v, 0);
 }
 
+/** A rule with its two sides read once, for every project and period a write checks it in. */
+type ReadRule = RuleWithInputs & { sides: { left: RuleExpression; right: RuleExpression } };
+
 /** The rule's verdict on one project and period: null when it holds or cannot be checked. */
-function broken(rule: RuleWithInputs, reports: Map<string, ReportRead>): string | null {
+function broken(rule: ReadRule, reports: Map<string, ReportRead>): string | null {
   const byCode = new Map(rule.inputs.map((input) => [input.code.toLowerCase(), input.indicatorId]));
   const reportOf = (code: string) => {
     const indicatorId = byCode.get(code.toLowerCase());
@@ -67,8 +75,8 @@ function broken(rule: RuleWithInputs, reports: Map<string, ReportRead>): string 
     valueOf: (code: string) => reportOf(code)?.value ?? null,
     cellOf: (code: string, key: string) => cellOf(reportOf(code), key),
   };
-  const left = evaluateRuleExpression(parseRuleExpression(rule.left, 'left'), inputs);
-  const right = evaluateRuleExpression(parseRuleExpression(rule.right, 'right'), inputs);
+  const left = evaluateRuleExpression(rule.sides.left, inputs);
+  const right = evaluateRuleExpression(rule.sides.right, inputs);
   if (left === null || right === null || holds(left, rule.operator, right)) return null;
   return `${rule.name}: ${rule.left} (${shown(left)}) must be ${rule.operator} ${rule.right} (${shown(right)})`;
 }
@@ -87,7 +95,12 @@ export async function recheckRuleFlags(
 ): Promise<Map<string, ReportFlag[]>> {
   const changed = new Map<string, ReportFlag[]>();
   if (written.length === 0) return changed;
-  const rules = await rulesReading(tx, orgId, [...new Set(written.map((w) => w.indicatorId))]);
+  const rules: ReadRule[] = (
+    await rulesReading(tx, orgId, [...new Set(written.map((w) => w.indicatorId))])
+  ).map((rule) => ({
+    ...rule,
+    sides: { left: parseRuleExpression(rule.left, 'left'), right: parseRuleExpression(rule.right, 'right') },
+  }));
   if (rules.length === 0) return changed;
   const pairs = new Map(written.map((w) => [pairKey(w), w]));
   const inputIds = [...new Set(rules.flatMap((rule) => rule.inputs.map((input) => input.indicatorId)))];
