@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { rowsOf, type Db } from '../../db/client.js';
 import { CELL_SEPARATOR } from '../../lib/crosses.js';
-import { findOutlier, HISTORY_LENGTH, isShortHistory, usesHistory } from '../../lib/outliers.js';
+import { findOutlier, HISTORY_LENGTH, isShortHistory, readable, usesHistory } from '../../lib/outliers.js';
 import {
   evaluateRuleExpression,
   holds,
@@ -42,8 +42,6 @@ interface ReportRead {
 const pairKey = (r: { projectId: string; reportingPeriodId: string }) =>
   `${r.projectId} ${r.reportingPeriodId}`;
 
-const shown = (n: number) => n.toLocaleString('en', { maximumFractionDigits: 2 });
-
 /**
  * A cell of a report: the category or cross cell as stored (any case), else a category summed over the
  * cross cells holding it (when only a cross's cells were given).
@@ -78,7 +76,7 @@ function broken(rule: ReadRule, reports: Map<string, ReportRead>): string | null
   const left = evaluateRuleExpression(rule.sides.left, inputs);
   const right = evaluateRuleExpression(rule.sides.right, inputs);
   if (left === null || right === null || holds(left, rule.operator, right)) return null;
-  return `${rule.name}: ${rule.left} (${shown(left)}) must be ${rule.operator} ${rule.right} (${shown(right)})`;
+  return `${rule.name}: ${rule.left} (${readable(left)}) must be ${rule.operator} ${rule.right} (${readable(right)})`;
 }
 
 /**
