@@ -68,7 +68,7 @@ import {
   submissionFileKeys,
   submissionsInPeriod,
 } from './modules/forms/index.js';
-import { dashboardRoutes } from './modules/dashboard/index.js';
+import { dashboardRoutes, dataQualityRoutes } from './modules/dashboard/index.js';
 import { healthRoutes } from './modules/health/index.js';
 import { iatiRoutes } from './modules/iati/index.js';
 import { importRoutes } from './modules/imports/index.js';
@@ -482,6 +482,7 @@ async function registerModules(
     reportRoutes,
     sharedReportRoutes,
     dashboardRoutes,
+    dataQualityRoutes,
     iatiRoutes,
     feedRoutes,
     auditLogRoutes,

@@ -169,6 +169,7 @@ const MATRIX: Record<string, Rule> = {
   'PATCH /orgs/:orgId/reports/:id/share/regenerate': 'manage',
   'DELETE /orgs/:orgId/reports/:id/share': 'manage',
   'GET /orgs/:orgId/dashboard-summary': 'read-project',
+  'GET /orgs/:orgId/data-quality': 'read-project',
   'GET /orgs/:orgId/iati/activities.xml': 'manage',
   'GET /orgs/:orgId/activity-feed': 'read-project',
   'GET /orgs/:orgId/audit-log': 'admin',

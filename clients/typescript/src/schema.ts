@@ -2093,6 +2093,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orgs/{orgId}/data-quality": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Completeness and timeliness of reporting
+         * @description Per project and reporting period, and summed per project and for the whole scope: the values expected (each linked indicator that is not a formula, once per period), entered (a value saved, any status), reported (submitted or approved), reported on time (first submitted on or before the due date, as a UTC day; a resubmission after a rejection keeps the first date; a period without a due date has no deadline to miss), approved and flagged (carrying data-quality flags), with each as a percent of expected (one decimal, null when nothing is expected); and per indicator expected in scope, its open flags (flags on values not approved yet), most first. `programId` keeps the projects of one program (404 when the organization has no such program); `periodFrom`/`periodTo` keep the periods overlapping that range (both days included, either may be left out; 400 when periodTo is before periodFrom). Projects without a period in scope are left out. Reporters: only their assigned projects. Counts only: no value, no personal data.
+         */
+        get: operations["getDataQuality"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/iati/activities.xml": {
         parameters: {
             query?: never;
@@ -2885,6 +2905,27 @@ export interface components {
                  */
                 dueDate: string;
             }[];
+            /** @description Completeness and timeliness (as `GET /data-quality` counts them) of the periods whose due date, or without one their end date, is before today (UTC) */
+            dataQuality: {
+                /** @description Values expected: linked indicators that are not formulas, once per reporting period */
+                expected: number;
+                /** @description Expected values with a value saved, whatever their status */
+                entered: number;
+                /** @description Expected values submitted or approved */
+                reported: number;
+                /** @description Reported values first submitted on or before the period’s due date (UTC day; a resubmission after a rejection keeps the first date); every reported value of a period without a due date */
+                onTime: number;
+                /** @description Expected values approved */
+                approved: number;
+                /** @description Expected values carrying data-quality flags, whatever their status */
+                flagged: number;
+                /** @description Flags on values not approved yet */
+                openFlags: number;
+                reportedRate: number | null;
+                onTimeRate: number | null;
+                approvedRate: number | null;
+                flaggedRate: number | null;
+            };
             programs: {
                 /** Format: uuid */
                 id: string;
@@ -2900,8 +2941,76 @@ export interface components {
                     spent: number;
                 }[];
                 indicatorCompletionRate: number | null;
+                /** @description Completeness and timeliness (as `GET /data-quality` counts them) of the periods whose due date, or without one their end date, is before today (UTC), of its projects */
+                dataQuality: {
+                    /** @description Values expected: linked indicators that are not formulas, once per reporting period */
+                    expected: number;
+                    /** @description Expected values with a value saved, whatever their status */
+                    entered: number;
+                    /** @description Expected values submitted or approved */
+                    reported: number;
+                    /** @description Reported values first submitted on or before the period’s due date (UTC day; a resubmission after a rejection keeps the first date); every reported value of a period without a due date */
+                    onTime: number;
+                    /** @description Expected values approved */
+                    approved: number;
+                    /** @description Expected values carrying data-quality flags, whatever their status */
+                    flagged: number;
+                    /** @description Flags on values not approved yet */
+                    openFlags: number;
+                    reportedRate: number | null;
+                    onTimeRate: number | null;
+                    approvedRate: number | null;
+                    flaggedRate: number | null;
+                };
             }[];
             offTrackIndicators: components["schemas"]["IndicatorProgress"][];
+        };
+        DataQuality: {
+            programId: string | null;
+            periodFrom: string | null;
+            periodTo: string | null;
+            totals: components["schemas"]["QualityRates"];
+            /** @description Projects with a period in scope, by name; each with its periods’ counts summed */
+            projects: {
+                /** Format: uuid */
+                projectId: string;
+                projectName: string;
+                /** Format: uuid */
+                programId: string;
+                /** @description Its periods in scope, by start date */
+                periods: components["schemas"]["PeriodQuality"][];
+                /** @description Values expected: linked indicators that are not formulas, once per reporting period */
+                expected: number;
+                /** @description Expected values with a value saved, whatever their status */
+                entered: number;
+                /** @description Expected values submitted or approved */
+                reported: number;
+                /** @description Reported values first submitted on or before the period’s due date (UTC day; a resubmission after a rejection keeps the first date); every reported value of a period without a due date */
+                onTime: number;
+                /** @description Expected values approved */
+                approved: number;
+                /** @description Expected values carrying data-quality flags, whatever their status */
+                flagged: number;
+                /** @description Flags on values not approved yet */
+                openFlags: number;
+                reportedRate: number | null;
+                onTimeRate: number | null;
+                approvedRate: number | null;
+                flaggedRate: number | null;
+            }[];
+            /** @description Indicators expected in scope, most open flags first, then by code */
+            indicators: {
+                /** Format: uuid */
+                indicatorId: string;
+                code: string;
+                name: string;
+                /** @description Values expected of it in scope */
+                expected: number;
+                /** @description Its values in scope carrying flags */
+                flaggedReports: number;
+                /** @description Flags on its values in scope not approved yet */
+                openFlags: number;
+            }[];
         };
         Disaggregation: {
             /** Format: uuid */
@@ -4585,6 +4694,40 @@ export interface components {
             /** Format: email */
             email: string;
         };
+        PeriodQuality: {
+            /** Format: uuid */
+            periodId: string;
+            label: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            startDate: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            endDate: string;
+            dueDate: string | null;
+            /** @description Values expected: linked indicators that are not formulas, once per reporting period */
+            expected: number;
+            /** @description Expected values with a value saved, whatever their status */
+            entered: number;
+            /** @description Expected values submitted or approved */
+            reported: number;
+            /** @description Reported values first submitted on or before the period’s due date (UTC day; a resubmission after a rejection keeps the first date); every reported value of a period without a due date */
+            onTime: number;
+            /** @description Expected values approved */
+            approved: number;
+            /** @description Expected values carrying data-quality flags, whatever their status */
+            flagged: number;
+            /** @description Flags on values not approved yet */
+            openFlags: number;
+            reportedRate: number | null;
+            onTimeRate: number | null;
+            approvedRate: number | null;
+            flaggedRate: number | null;
+        };
         /** @description A reporting period's target after the change */
         PeriodTarget: {
             /** Format: uuid */
@@ -4947,6 +5090,26 @@ export interface components {
             min?: number;
             /** @description Only with `min_max`: values above it are outliers. min, max or both; max not below min. */
             max?: number;
+        };
+        QualityRates: {
+            /** @description Values expected: linked indicators that are not formulas, once per reporting period */
+            expected: number;
+            /** @description Expected values with a value saved, whatever their status */
+            entered: number;
+            /** @description Expected values submitted or approved */
+            reported: number;
+            /** @description Reported values first submitted on or before the period’s due date (UTC day; a resubmission after a rejection keeps the first date); every reported value of a period without a due date */
+            onTime: number;
+            /** @description Expected values approved */
+            approved: number;
+            /** @description Expected values carrying data-quality flags, whatever their status */
+            flagged: number;
+            /** @description Flags on values not approved yet */
+            openFlags: number;
+            reportedRate: number | null;
+            onTimeRate: number | null;
+            approvedRate: number | null;
+            flaggedRate: number | null;
         };
         Readiness: {
             status: string;
@@ -14228,6 +14391,50 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DashboardSummary"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getDataQuality: {
+        parameters: {
+            query?: {
+                /** @description Only the projects of this program */
+                programId?: string;
+                /** @description Only periods ending on or after this day (YYYY-MM-DD) */
+                periodFrom?: string;
+                /** @description Only periods starting on or before this day (YYYY-MM-DD) */
+                periodTo?: string;
+            };
+            header?: {
+                /** @description ETags the client holds (a list, or `*`): when one matches the current representation, 304 without a body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                orgId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataQuality"];
                 };
             };
             304: components["responses"]["NotModified"];

@@ -117,6 +117,7 @@ describe('GET /orgs/:orgId/dashboard-summary: programs', () => {
       ],
       indicatorScores: { onTrack: 3, atRisk: 1, offTrack: 1, noTarget: 0, noData: 1 },
       upcomingDeadlines: [],
+      dataQuality: expect.any(Object),
       programs: [
         {
           id: alpha.id,
@@ -125,6 +126,7 @@ describe('GET /orgs/:orgId/dashboard-summary: programs', () => {
           projectCount: 2,
           budgetByCurrency: [money('EUR', 2000.25, 20.25), money('USD', 1000.1, 10.1)],
           indicatorCompletionRate: 33.3, // 1 of 3 pairs on track (all in Wells; Latrines has none)
+          dataQuality: expect.any(Object),
         },
         {
           id: beta.id,
@@ -133,6 +135,7 @@ describe('GET /orgs/:orgId/dashboard-summary: programs', () => {
           projectCount: 1,
           budgetByCurrency: [money('USD', 0, 0)],
           indicatorCompletionRate: null, // a project, but no pairs
+          dataQuality: expect.any(Object),
         },
         {
           id: mid.id,
@@ -141,6 +144,7 @@ describe('GET /orgs/:orgId/dashboard-summary: programs', () => {
           projectCount: 0,
           budgetByCurrency: [],
           indicatorCompletionRate: null,
+          dataQuality: expect.any(Object),
         },
         {
           id: zeta.id,
@@ -149,6 +153,7 @@ describe('GET /orgs/:orgId/dashboard-summary: programs', () => {
           projectCount: 1,
           budgetByCurrency: [money('USD', 300, 0)],
           indicatorCompletionRate: 66.7, // 2 of 3 pairs on track: 66.666… rounds to 66.7
+          dataQuality: expect.any(Object),
         },
       ],
       offTrackIndicators: [entry(behind, wells, progress(50, 100, 50, 'off_track', 50))],
@@ -208,6 +213,7 @@ describe('GET /orgs/:orgId/dashboard-summary: reporters', () => {
       budgetByCurrency: [money('USD', 100.1, 1.01)],
       indicatorScores: { ...NO_SCORES, onTrack: 1, offTrack: 1 },
       upcomingDeadlines: [mineDue],
+      dataQuality: expect.any(Object),
       programs: [
         {
           id: alpha.id,
@@ -216,6 +222,7 @@ describe('GET /orgs/:orgId/dashboard-summary: reporters', () => {
           projectCount: 1,
           budgetByCurrency: [money('USD', 100.1, 1.01)],
           indicatorCompletionRate: 50, // 1 of 2 pairs of Assigned Wells on track
+          dataQuality: expect.any(Object),
         },
       ],
       offTrackIndicators: [entry(mineBehind, mine, progress(40, 100, 40, 'off_track', 60))],
@@ -231,6 +238,7 @@ describe('GET /orgs/:orgId/dashboard-summary: reporters', () => {
       ],
       indicatorScores: { ...NO_SCORES, onTrack: 2, atRisk: 1, offTrack: 2 },
       upcomingDeadlines: [mineDue, clinicDue, otherDue], // all due today: by project name
+      dataQuality: expect.any(Object),
       programs: [
         {
           id: alpha.id,
@@ -239,6 +247,7 @@ describe('GET /orgs/:orgId/dashboard-summary: reporters', () => {
           projectCount: 2,
           budgetByCurrency: [money('USD', 300.3, 3.03)],
           indicatorCompletionRate: 25, // 1 of 4 pairs on track
+          dataQuality: expect.any(Object),
         },
         {
           id: beta.id,
@@ -247,6 +256,7 @@ describe('GET /orgs/:orgId/dashboard-summary: reporters', () => {
           projectCount: 1,
           budgetByCurrency: [money('EUR', 300.3, 0)],
           indicatorCompletionRate: 100, // 1 of 1
+          dataQuality: expect.any(Object),
         },
       ],
       offTrackIndicators: [
@@ -272,6 +282,7 @@ describe('GET /orgs/:orgId/dashboard-summary: reporters', () => {
       budgetByCurrency: [],
       indicatorScores: NO_SCORES,
       upcomingDeadlines: [],
+      dataQuality: expect.any(Object),
       programs: [],
       offTrackIndicators: [],
     });

@@ -1,6 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { DateOnly, Nullable, Uuid } from '../../http/schemas/schemas.js';
 import { IndicatorProgress } from '../indicators/index.js';
+import { QualityRates } from './data-quality.schemas.js';
+
+const DUE_QUALITY =
+  'Completeness and timeliness (as `GET /data-quality` counts them) of the periods whose due date, or ' +
+  'without one their end date, is before today (UTC)';
 
 const BudgetByCurrency = Type.Array(
   Type.Object({
@@ -35,6 +40,7 @@ export const DashboardSummary = Type.Object(
         dueDate: DateOnly(),
       }),
     ),
+    dataQuality: Type.Composite([QualityRates], { description: DUE_QUALITY }),
     programs: Type.Array(
       Type.Object({
         id: Uuid(),
@@ -52,6 +58,7 @@ export const DashboardSummary = Type.Object(
               'Null when the program has no pair.',
           }),
         ),
+        dataQuality: Type.Composite([QualityRates], { description: `${DUE_QUALITY}, of its projects` }),
       }),
     ),
     offTrackIndicators: Type.Array(IndicatorProgress),

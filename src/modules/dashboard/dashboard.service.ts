@@ -7,6 +7,8 @@ import { percentOf, type ProgressStatus } from '../../lib/scoring.js';
 import { byLargestGap, entryOf, scoreLinks } from '../progress/index.js';
 import { assignedVisibility, visibilityOf } from '../projects/index.js';
 import { periodsDue, programList, projectTotals, type BudgetRow } from './dashboard.repo.js';
+import { programQuality, type QualityCounts } from './data-quality.repo.js';
+import { withRates } from './data-quality.service.js';
 
 export const DEADLINE_WINDOW_DAYS = 30;
 export const OFF_TRACK_LIMIT = 10;
@@ -17,6 +19,16 @@ const SCORE_KEYS: Record<ProgressStatus, 'onTrack' | 'atRisk' | 'offTrack' | 'no
   off_track: 'offTrack',
   no_target: 'noTarget',
   no_data: 'noData',
+};
+
+const NOTHING_DUE: QualityCounts = {
+  expected: 0,
+  entered: 0,
+  reported: 0,
+  onTime: 0,
+  approved: 0,
+  flagged: 0,
+  openFlags: 0,
 };
 
 const money = (row: BudgetRow) => ({
@@ -47,11 +59,15 @@ export async function dashboardSummary(
   today = todayUtc(),
 ) {
   const reporterOnly = member.role === 'reporter';
-  const [totals, deadlines, scored] = await Promise.all([
+  const [totals, deadlines, scored, quality] = await Promise.all([
     projectTotals(db, member.orgId, visibility),
     periodsDue(db, member.orgId, visibility, { from: today, to: addDays(today, DEADLINE_WINDOW_DAYS) }),
     scoreLinks(db, member, {}, visibility),
+    programQuality(db, member.orgId, { visibility, dueBefore: today }),
   ]);
+  // Periods whose deadline has passed: the whole scope (programId null), then per program.
+  const qualityOf = (programId: string | null) =>
+    withRates(quality.find((row) => row.programId === programId) ?? NOTHING_DUE);
   const overall = totals.find((row) => row.programId === null && row.currency === null);
   const perProgram = totals.filter((row) => row.programId !== null && row.currency === null);
   const programs = await programList(
@@ -76,6 +92,7 @@ export async function dashboardSummary(
     budgetByCurrency: totals.filter((row) => row.programId === null && row.currency !== null).map(money),
     indicatorScores,
     upcomingDeadlines: deadlines,
+    dataQuality: qualityOf(null),
     programs: programs.map((program) => {
       const counted = pairs.get(program.id);
       return {
@@ -85,6 +102,7 @@ export async function dashboardSummary(
           .filter((row) => row.programId === program.id && row.currency !== null)
           .map(money),
         indicatorCompletionRate: counted ? percentOf(counted.onTrack, counted.total) : null,
+        dataQuality: qualityOf(program.id),
       };
     }),
     offTrackIndicators: scored

@@ -66,6 +66,7 @@ const ownProgram = async (project: Project, fields: Record<string, unknown> = {}
   projectCount: 1,
   budgetByCurrency: [usd(0, 0)],
   indicatorCompletionRate: null,
+  dataQuality: expect.any(Object),
   ...fields,
 });
 
@@ -88,6 +89,10 @@ describe('GET /orgs/:orgId/dashboard-summary', () => {
       budgetByCurrency: [],
       indicatorScores: NO_SCORES,
       upcomingDeadlines: [],
+      dataQuality: {
+        ...{ expected: 0, entered: 0, reported: 0, onTime: 0, approved: 0, flagged: 0, openFlags: 0 },
+        ...{ reportedRate: null, onTimeRate: null, approvedRate: null, flaggedRate: null },
+      },
       programs: [],
       offTrackIndicators: [],
     });
@@ -130,6 +135,7 @@ describe('GET /orgs/:orgId/dashboard-summary', () => {
       budgetByCurrency: money,
       indicatorScores: NO_SCORES,
       upcomingDeadlines: [],
+      dataQuality: expect.any(Object),
       programs: [
         {
           id: program.id,
@@ -138,6 +144,7 @@ describe('GET /orgs/:orgId/dashboard-summary', () => {
           projectCount: 5,
           budgetByCurrency: money,
           indicatorCompletionRate: null,
+          dataQuality: expect.any(Object),
         },
       ],
       offTrackIndicators: [],
@@ -179,6 +186,7 @@ describe('GET /orgs/:orgId/dashboard-summary', () => {
       budgetByCurrency: [usd(0, 0)],
       indicatorScores: NO_SCORES,
       upcomingDeadlines: body.upcomingDeadlines,
+      dataQuality: expect.any(Object),
       programs: [await ownProgram(alpha), await ownProgram(beta)],
       offTrackIndicators: [],
     });
@@ -216,6 +224,7 @@ describe('GET /orgs/:orgId/dashboard-summary', () => {
       budgetByCurrency: [usd(0, 0)],
       indicatorScores: { onTrack: 1, atRisk: 2, offTrack: 3, noTarget: 4, noData: 1 },
       upcomingDeadlines: [],
+      dataQuality: expect.any(Object),
       // every scenario has a program of its own, all named alike: ordered by id
       programs: built
         .map((b) => ({
@@ -225,6 +234,7 @@ describe('GET /orgs/:orgId/dashboard-summary', () => {
           projectCount: 1,
           budgetByCurrency: [usd(0, 0)],
           indicatorCompletionRate: b.status === 'on_track' ? 100 : 0, // 1 of 1 or 0 of 1 pairs
+          dataQuality: expect.any(Object),
         }))
         .sort((x, y) => (x.id < y.id ? -1 : 1)),
       offTrackIndicators: [
@@ -260,6 +270,7 @@ describe('GET /orgs/:orgId/dashboard-summary', () => {
       budgetByCurrency: [usd(0, 0)],
       indicatorScores: { ...NO_SCORES, offTrack: 11, atRisk: 1 },
       upcomingDeadlines: [],
+      dataQuality: expect.any(Object),
       programs: [await ownProgram(project, { indicatorCompletionRate: 0 })], // 0 of 12 pairs on track
       offTrackIndicators: expected.slice(0, 10),
     });
@@ -288,6 +299,7 @@ describe('GET /orgs/:orgId/dashboard-summary: access', () => {
       upcomingDeadlines: [
         { periodId: due.id, projectId: project.id, projectName: 'Clean Water', label: 'Q9', dueDate: today },
       ],
+      dataQuality: expect.any(Object),
       programs: [
         // 1 of 1 pair on track
         await ownProgram(project, { budgetByCurrency: [usd(1234.56, 34.56)], indicatorCompletionRate: 100 }),
@@ -309,6 +321,7 @@ describe('GET /orgs/:orgId/dashboard-summary: access', () => {
       budgetByCurrency: [{ currency: 'EUR', budget: 7, spent: 0 }],
       indicatorScores: NO_SCORES,
       upcomingDeadlines: [],
+      dataQuality: expect.any(Object),
       programs: [await ownProgram(theirs, { budgetByCurrency: [{ currency: 'EUR', budget: 7, spent: 0 }] })],
       offTrackIndicators: [],
     });

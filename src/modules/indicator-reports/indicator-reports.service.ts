@@ -361,10 +361,12 @@ export class IndicatorReportService {
             flag.justification === null ? { ...flag, justification: reason } : flag,
           )
         : checked.flags;
+      const now = new Date();
       const submitted = await updateIndicatorReport(tx, member.orgId, id, movableTo('submitted'), {
         flags,
         status: 'submitted',
-        submittedAt: new Date(),
+        submittedAt: now,
+        firstSubmittedAt: report.firstSubmittedAt ?? now,
         submittedBy: member.userId,
         // Each submission starts a new count of the form submissions it refuses.
         refusedSinceSubmitted: 0,

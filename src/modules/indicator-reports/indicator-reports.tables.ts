@@ -70,6 +70,11 @@ export const indicatorReports = pgTable(
     status: indicatorReportStatus('status').notNull().default('draft'),
     comment: text('comment'),
     submittedAt: timestamptz('submitted_at'),
+    /**
+     * When it was first submitted, kept through rejections and resubmissions (`submittedAt` is the last
+     * submission): what timeliness compares with the period's due date (GET /data-quality).
+     */
+    firstSubmittedAt: timestamptz('first_submitted_at'),
     submittedBy: uuid('submitted_by').references(() => users.id, { onDelete: 'set null' }),
     reviewedAt: timestamptz('reviewed_at'),
     reviewedBy: uuid('reviewed_by').references(() => users.id, { onDelete: 'set null' }),

@@ -1,0 +1,108 @@
+import type { Db } from '../../db/client.js';
+import type { ReadRouting } from '../../db/replica.js';
+import { badRequest, notFound } from '../../errors/catalogue.js';
+import type { Member } from '../../http/pipeline/access.js';
+import { percentOf } from '../../lib/scoring.js';
+import { programExists } from '../programs/index.js';
+import { assignedVisibility, type ProjectVisibility } from '../projects/index.js';
+import {
+  indicatorQuality,
+  periodQuality,
+  type PeriodQualityRow,
+  type QualityCounts,
+} from './data-quality.repo.js';
+import type { DataQualityFilter } from './data-quality.schemas.js';
+
+const COUNTS = ['expected', 'entered', 'reported', 'onTime', 'approved', 'flagged', 'openFlags'] as const;
+
+/** The counts with their rates (percent of expected, one decimal; null when nothing is expected). */
+export function withRates(counts: QualityCounts) {
+  const { expected } = counts;
+  return {
+    ...counts,
+    reportedRate: percentOf(counts.reported, expected),
+    onTimeRate: percentOf(counts.onTime, expected),
+    approvedRate: percentOf(counts.approved, expected),
+    flaggedRate: percentOf(counts.flagged, expected),
+  };
+}
+
+function summed(rows: readonly QualityCounts[]): QualityCounts {
+  const total: QualityCounts = {
+    expected: 0,
+    entered: 0,
+    reported: 0,
+    onTime: 0,
+    approved: 0,
+    flagged: 0,
+    openFlags: 0,
+  };
+  for (const row of rows) for (const key of COUNTS) total[key] += row[key];
+  return total;
+}
+
+function countsOf(row: PeriodQualityRow): QualityCounts {
+  return Object.fromEntries(COUNTS.map((key) => [key, row[key]])) as unknown as QualityCounts;
+}
+
+/**
+ * Completeness and timeliness of the organization's reporting, per project and period and per
+ * indicator. Read on the replica (read-your-writes aside); a reporter's assigned projects on the primary.
+ */
+export async function routedDataQuality(
+  db: Db,
+  reads: ReadRouting,
+  member: Member,
+  filter: DataQualityFilter,
+) {
+  if (filter.periodFrom && filter.periodTo && filter.periodTo < filter.periodFrom) {
+    throw badRequest({
+      path: '/periodTo',
+      rule: 'dateOrder',
+      message: 'periodTo must not be before periodFrom',
+    });
+  }
+  if (filter.programId && !(await programExists(db, member.orgId, filter.programId))) {
+    throw notFound('Program');
+  }
+  const visibility = await assignedVisibility(db, member);
+  return reads.read((source) => dataQuality(source, member.orgId, visibility, filter), {
+    caller: member.userId,
+  });
+}
+
+export async function dataQuality(
+  db: Db,
+  orgId: string,
+  visibility: ProjectVisibility,
+  filter: DataQualityFilter,
+) {
+  const scope = { visibility, programId: filter.programId, from: filter.periodFrom, to: filter.periodTo };
+  const [periods, indicators] = await Promise.all([
+    periodQuality(db, orgId, scope),
+    indicatorQuality(db, orgId, scope),
+  ]);
+  const projects = new Map<string, PeriodQualityRow[]>();
+  for (const row of periods) projects.set(row.projectId, [...(projects.get(row.projectId) ?? []), row]);
+  return {
+    programId: filter.programId ?? null,
+    periodFrom: filter.periodFrom ?? null,
+    periodTo: filter.periodTo ?? null,
+    totals: withRates(summed(periods)),
+    projects: [...projects.values()].map((rows) => ({
+      projectId: rows[0]!.projectId,
+      projectName: rows[0]!.projectName,
+      programId: rows[0]!.programId,
+      ...withRates(summed(rows)),
+      periods: rows.map((row) => ({
+        periodId: row.periodId,
+        label: row.label,
+        startDate: row.startDate,
+        endDate: row.endDate,
+        dueDate: row.dueDate,
+        ...withRates(countsOf(row)),
+      })),
+    })),
+    indicators,
+  };
+}
