@@ -137,6 +137,13 @@ export function scenarios(manifest: Manifest, token: string, stored: StoredRepor
     },
     {
       ...read,
+      name: 'data-quality',
+      title: `data quality, every project and period (${manifest.counts.projects ?? '?'} projects)`,
+      request: { method: 'GET', path: `${org}/data-quality`, headers: auth },
+      connections: 'few',
+    },
+    {
+      ...read,
       name: 'history',
       title: `history of a busy indicator report (first ${Math.min(1000, busy.historyEntries).toLocaleString('en')} of ${busy.historyEntries.toLocaleString('en')})`,
       request: {

@@ -124,6 +124,7 @@ const COLUMNS = [
   ['updated_at', 'timestamptz'],
   ['counted_value', 'float8'],
   ['counted_submissions', 'int4'],
+  ['first_submitted_at', 'timestamptz'],
 ] as const;
 
 /**
@@ -215,6 +216,8 @@ export async function seedIndicatorReports(
           new Date(reviewed ?? submitted ?? created),
           0,
           0,
+          // One submission each: the first is the last.
+          submitted === null ? null : new Date(submitted),
         ];
       }
     }
@@ -231,5 +234,5 @@ function formFedReport(s: Seeding, key: readonly string[], counted: CountedPair)
   const created = new Date(counted.firstSubmission);
   const updated = new Date(counted.lastSubmission);
   const row: Cell[] = [counted.reportId, ...key, counted.value, null, null, {}, 'draft'];
-  return [...row, null, null, null, null, null, created, updated, counted.value, counted.submissions];
+  return [...row, null, null, null, null, null, created, updated, counted.value, counted.submissions, null];
 }

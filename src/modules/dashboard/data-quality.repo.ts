@@ -32,8 +32,6 @@ export interface QualityCounts {
 
 export interface PeriodQualityRow extends QualityCounts {
   projectId: string;
-  projectName: string;
-  programId: string;
   periodId: string;
   label: string;
   startDate: string;
@@ -55,72 +53,98 @@ export interface ProgramQualityRow extends QualityCounts {
   programId: string | null;
 }
 
-/**
- * The periods in scope, each with its project and how many values it expects (the project's linked
- * indicators that are not formulas). Unaliased `projects`: the visibility condition names the table.
- */
-function periodsInScope(orgId: string, scope: QualityScope): SQL {
+/** The projects in scope. Unaliased `projects`: the visibility condition names the table itself. */
+function projectsInScope(orgId: string, scope: QualityScope): SQL {
   const visible = visibleTo(orgId, scope.visibility, projects.id);
   return sql`
-    SELECT rp.id, rp.project_id, projects.name AS project_name, projects.program_id, rp.label,
-      rp.start_date, rp.end_date, rp.due_date, coalesce(links.expected, 0) AS expected
-    FROM reporting_periods rp
-    JOIN projects ON projects.org_id = rp.org_id AND projects.id = rp.project_id
-    LEFT JOIN (
-      SELECT pi.project_id, count(*)::int AS expected
-      FROM project_indicators pi
-      JOIN indicators i ON i.org_id = pi.org_id AND i.id = pi.indicator_id AND NOT i.is_formula
-      WHERE pi.org_id = ${orgId}
-      GROUP BY pi.project_id
-    ) links ON links.project_id = rp.project_id
-    WHERE rp.org_id = ${orgId}
+    SELECT projects.id, projects.name, projects.program_id FROM projects
+    WHERE projects.org_id = ${orgId}
       ${visible ? sql`AND ${visible}` : sql``}
-      ${scope.programId ? sql`AND projects.program_id = ${scope.programId}` : sql``}
-      ${scope.from ? sql`AND rp.end_date >= ${scope.from}::date` : sql``}
-      ${scope.to ? sql`AND rp.start_date <= ${scope.to}::date` : sql``}
-      ${scope.dueBefore ? sql`AND coalesce(rp.due_date, rp.end_date) < ${scope.dueBefore}::date` : sql``}`;
+      ${scope.programId ? sql`AND projects.program_id = ${scope.programId}` : sql``}`;
+}
+
+/** The condition keeping the periods in scope, on the reporting_periods alias `p`. */
+function periodRange(scope: QualityScope): SQL {
+  return sql`
+    ${scope.from ? sql`AND p.end_date >= ${scope.from}::date` : sql``}
+    ${scope.to ? sql`AND p.start_date <= ${scope.to}::date` : sql``}
+    ${scope.dueBefore ? sql`AND coalesce(p.due_date, p.end_date) < ${scope.dueBefore}::date` : sql``}`;
 }
 
 /**
- * What each period's reports count, by project and period: entered (a value, any status), reported
- * (submitted or approved), on time (first submitted on or before the due date, UTC; always, without a
- * due date), approved, flagged (any status), and the flags of reports not yet approved.
+ * The periods in scope, each with its counts: expected (the project's linked indicators that are not
+ * formulas); of its reports, entered (a value, any status), reported (submitted or approved), on time
+ * (first submitted on or before the due date, UTC; always, without a due date), approved, flagged (any
+ * status), and the flags of reports not yet approved. Reports are summed per period in one hash
+ * aggregate over the organization's reports in scope (a scan, not a join per period).
  */
-const REPORT_COUNTS = sql`
-  SELECT r.project_id, r.reporting_period_id,
-    count(*) FILTER (WHERE r.value IS NOT NULL)::int AS entered,
-    count(*) FILTER (WHERE r.status IN ('submitted', 'approved'))::int AS reported,
-    count(*) FILTER (WHERE r.status IN ('submitted', 'approved')
-      AND (sp.due_date IS NULL OR (r.first_submitted_at AT TIME ZONE 'UTC')::date <= sp.due_date))::int AS on_time,
-    count(*) FILTER (WHERE r.status = 'approved')::int AS approved,
-    count(*) FILTER (WHERE r.flags <> '[]'::jsonb)::int AS flagged,
-    coalesce(sum(jsonb_array_length(r.flags)) FILTER (WHERE r.status <> 'approved'), 0)::int AS open_flags
-  FROM indicator_reports r
-  JOIN scoped sp ON sp.project_id = r.project_id AND sp.id = r.reporting_period_id`;
+function periodsWithCounts(orgId: string, scope: QualityScope): SQL {
+  return sql`
+    WITH scope_projects AS MATERIALIZED (${projectsInScope(orgId, scope)}),
+    links AS (
+      SELECT pi.project_id, count(*)::int AS expected
+      FROM project_indicators pi
+      JOIN scope_projects sp ON sp.id = pi.project_id
+      JOIN indicators i ON i.org_id = pi.org_id AND i.id = pi.indicator_id AND NOT i.is_formula
+      WHERE pi.org_id = ${orgId}
+      GROUP BY pi.project_id
+    ),
+    counts AS (
+      SELECT r.reporting_period_id,
+        count(*) FILTER (WHERE r.value IS NOT NULL)::int AS entered,
+        count(*) FILTER (WHERE r.status IN ('submitted', 'approved'))::int AS reported,
+        count(*) FILTER (WHERE r.status IN ('submitted', 'approved') AND (p.due_date IS NULL
+          OR (r.first_submitted_at AT TIME ZONE 'UTC')::date <= p.due_date))::int AS on_time,
+        count(*) FILTER (WHERE r.status = 'approved')::int AS approved,
+        count(*) FILTER (WHERE r.flags <> '[]'::jsonb)::int AS flagged,
+        coalesce(sum(jsonb_array_length(r.flags)) FILTER (WHERE r.status <> 'approved'), 0)::int AS open_flags
+      FROM indicator_reports r
+      JOIN reporting_periods p ON p.org_id = r.org_id AND p.id = r.reporting_period_id
+      JOIN scope_projects sp ON sp.id = r.project_id
+      WHERE r.org_id = ${orgId} ${periodRange(scope)}
+      GROUP BY r.reporting_period_id
+    ),
+    periods AS (
+      SELECT p.id, p.project_id, sp.program_id, p.label, p.start_date, p.end_date, p.due_date,
+        coalesce(links.expected, 0) AS expected,
+        coalesce(c.entered, 0) AS entered, coalesce(c.reported, 0) AS reported,
+        coalesce(c.on_time, 0) AS on_time, coalesce(c.approved, 0) AS approved,
+        coalesce(c.flagged, 0) AS flagged, coalesce(c.open_flags, 0) AS open_flags
+      FROM reporting_periods p
+      JOIN scope_projects sp ON sp.id = p.project_id
+      LEFT JOIN links ON links.project_id = p.project_id
+      LEFT JOIN counts c ON c.reporting_period_id = p.id
+      WHERE p.org_id = ${orgId} ${periodRange(scope)}
+    )`;
+}
 
-const COUNT_COLUMNS = sql`
-  coalesce(c.entered, 0) AS entered, coalesce(c.reported, 0) AS reported,
-  coalesce(c.on_time, 0) AS "onTime", coalesce(c.approved, 0) AS approved,
-  coalesce(c.flagged, 0) AS flagged, coalesce(c.open_flags, 0) AS "openFlags"`;
+/** The projects in scope by name (then id). */
+export async function scopedProjects(
+  db: Db,
+  orgId: string,
+  scope: QualityScope,
+): Promise<{ id: string; name: string; programId: string }[]> {
+  const result = await db.execute(sql`
+    SELECT id, name, program_id AS "programId" FROM (${projectsInScope(orgId, scope)}) projects
+    ORDER BY name, id`);
+  return rowsOf(result);
+}
 
-/** Every period in scope with its counts, by project name, project, then period start. */
+/** Every period in scope with its counts, unordered (the caller groups them by project). */
 export async function periodQuality(db: Db, orgId: string, scope: QualityScope): Promise<PeriodQualityRow[]> {
   const result = await db.execute(sql`
-    WITH scoped AS (${periodsInScope(orgId, scope)}),
-    counts AS (${REPORT_COUNTS} WHERE r.org_id = ${orgId} GROUP BY r.project_id, r.reporting_period_id)
-    SELECT sp.project_id AS "projectId", sp.project_name AS "projectName", sp.program_id AS "programId",
-      sp.id AS "periodId", sp.label, sp.start_date::text AS "startDate", sp.end_date::text AS "endDate",
-      sp.due_date::text AS "dueDate", sp.expected, ${COUNT_COLUMNS}
-    FROM scoped sp
-    LEFT JOIN counts c ON c.project_id = sp.project_id AND c.reporting_period_id = sp.id
-    ORDER BY sp.project_name, sp.project_id, sp.start_date, sp.id`);
+    ${periodsWithCounts(orgId, scope)}
+    SELECT project_id AS "projectId", id AS "periodId", label, start_date::text AS "startDate",
+      end_date::text AS "endDate", due_date::text AS "dueDate", expected, entered, reported,
+      on_time AS "onTime", approved, flagged, open_flags AS "openFlags"
+    FROM periods`);
   return rowsOf<PeriodQualityRow>(result);
 }
 
 /**
- * Per indicator expected in scope (linked to a project in scope, not a formula): how many values it
- * expects, how many of its reports carry flags and its open flags (on reports not yet approved), most
- * open flags first, then by code.
+ * Per indicator expected in scope (linked to a project with a period in scope, not a formula): how
+ * many values it expects, how many of its reports carry flags and its open flags (on reports not yet
+ * approved), most open flags first, then by code.
  */
 export async function indicatorQuality(
   db: Db,
@@ -128,11 +152,18 @@ export async function indicatorQuality(
   scope: QualityScope,
 ): Promise<IndicatorQualityRow[]> {
   const result = await db.execute(sql`
-    WITH scoped AS (${periodsInScope(orgId, scope)}),
+    WITH scope_projects AS MATERIALIZED (${projectsInScope(orgId, scope)}),
+    scope_periods AS (
+      SELECT p.project_id, count(*)::int AS periods
+      FROM reporting_periods p
+      JOIN scope_projects sp ON sp.id = p.project_id
+      WHERE p.org_id = ${orgId} ${periodRange(scope)}
+      GROUP BY p.project_id
+    ),
     expected AS (
-      SELECT pi.indicator_id, count(*)::int AS expected
+      SELECT pi.indicator_id, sum(sc.periods)::int AS expected
       FROM project_indicators pi
-      JOIN scoped sp ON sp.project_id = pi.project_id
+      JOIN scope_periods sc ON sc.project_id = pi.project_id
       WHERE pi.org_id = ${orgId}
       GROUP BY pi.indicator_id
     ),
@@ -140,8 +171,9 @@ export async function indicatorQuality(
       SELECT r.indicator_id, count(*)::int AS reports,
         coalesce(sum(jsonb_array_length(r.flags)) FILTER (WHERE r.status <> 'approved'), 0)::int AS open_flags
       FROM indicator_reports r
-      JOIN scoped sp ON sp.project_id = r.project_id AND sp.id = r.reporting_period_id
-      WHERE r.org_id = ${orgId} AND r.flags <> '[]'::jsonb
+      JOIN reporting_periods p ON p.org_id = r.org_id AND p.id = r.reporting_period_id
+      JOIN scope_projects sp ON sp.id = r.project_id
+      WHERE r.org_id = ${orgId} AND r.flags <> '[]'::jsonb ${periodRange(scope)}
       GROUP BY r.indicator_id
     )
     SELECT i.id AS "indicatorId", i.code, i.name, e.expected,
@@ -160,14 +192,13 @@ export async function programQuality(
   scope: QualityScope,
 ): Promise<ProgramQualityRow[]> {
   const result = await db.execute(sql`
-    WITH scoped AS (${periodsInScope(orgId, scope)}),
-    counts AS (${REPORT_COUNTS} WHERE r.org_id = ${orgId} GROUP BY r.project_id, r.reporting_period_id)
-    SELECT sp.program_id AS "programId", sum(sp.expected)::int AS expected,
-      coalesce(sum(c.entered), 0)::int AS entered, coalesce(sum(c.reported), 0)::int AS reported,
-      coalesce(sum(c.on_time), 0)::int AS "onTime", coalesce(sum(c.approved), 0)::int AS approved,
-      coalesce(sum(c.flagged), 0)::int AS flagged, coalesce(sum(c.open_flags), 0)::int AS "openFlags"
-    FROM scoped sp
-    LEFT JOIN counts c ON c.project_id = sp.project_id AND c.reporting_period_id = sp.id
-    GROUP BY GROUPING SETS ((), (sp.program_id))`);
+    ${periodsWithCounts(orgId, scope)}
+    SELECT CASE WHEN grouping(program_id) = 0 THEN program_id END AS "programId",
+      coalesce(sum(expected), 0)::int AS expected, coalesce(sum(entered), 0)::int AS entered,
+      coalesce(sum(reported), 0)::int AS reported, coalesce(sum(on_time), 0)::int AS "onTime",
+      coalesce(sum(approved), 0)::int AS approved, coalesce(sum(flagged), 0)::int AS flagged,
+      coalesce(sum(open_flags), 0)::int AS "openFlags"
+    FROM periods
+    GROUP BY GROUPING SETS ((), (program_id))`);
   return rowsOf<ProgramQualityRow>(result);
 }

@@ -8,6 +8,7 @@ import { assignedVisibility, type ProjectVisibility } from '../projects/index.js
 import {
   indicatorQuality,
   periodQuality,
+  scopedProjects,
   type PeriodQualityRow,
   type QualityCounts,
 } from './data-quality.repo.js';
@@ -78,31 +79,44 @@ export async function dataQuality(
   filter: DataQualityFilter,
 ) {
   const scope = { visibility, programId: filter.programId, from: filter.periodFrom, to: filter.periodTo };
-  const [periods, indicators] = await Promise.all([
+  const [projects, periods, indicators] = await Promise.all([
+    scopedProjects(db, orgId, scope),
     periodQuality(db, orgId, scope),
     indicatorQuality(db, orgId, scope),
   ]);
-  const projects = new Map<string, PeriodQualityRow[]>();
-  for (const row of periods) projects.set(row.projectId, [...(projects.get(row.projectId) ?? []), row]);
+  const byProject = new Map<string, PeriodQualityRow[]>();
+  for (const row of periods) {
+    const rows = byProject.get(row.projectId);
+    if (rows) rows.push(row);
+    else byProject.set(row.projectId, [row]);
+  }
+  const byStart = (a: PeriodQualityRow, b: PeriodQualityRow) =>
+    a.startDate < b.startDate ? -1 : a.startDate > b.startDate ? 1 : a.periodId < b.periodId ? -1 : 1;
   return {
     programId: filter.programId ?? null,
     periodFrom: filter.periodFrom ?? null,
     periodTo: filter.periodTo ?? null,
     totals: withRates(summed(periods)),
-    projects: [...projects.values()].map((rows) => ({
-      projectId: rows[0]!.projectId,
-      projectName: rows[0]!.projectName,
-      programId: rows[0]!.programId,
-      ...withRates(summed(rows)),
-      periods: rows.map((row) => ({
-        periodId: row.periodId,
-        label: row.label,
-        startDate: row.startDate,
-        endDate: row.endDate,
-        dueDate: row.dueDate,
-        ...withRates(countsOf(row)),
-      })),
-    })),
+    projects: projects.flatMap((project) => {
+      const rows = byProject.get(project.id)?.sort(byStart);
+      if (!rows) return [];
+      return [
+        {
+          projectId: project.id,
+          projectName: project.name,
+          programId: project.programId,
+          ...withRates(summed(rows)),
+          periods: rows.map((row) => ({
+            periodId: row.periodId,
+            label: row.label,
+            startDate: row.startDate,
+            endDate: row.endDate,
+            dueDate: row.dueDate,
+            ...withRates(countsOf(row)),
+          })),
+        },
+      ];
+    }),
     indicators,
   };
 }
