@@ -50,6 +50,7 @@ import {
 import { resultNodeRoutes } from './modules/results/index.js';
 import {
   indicatorReportRoutes,
+  checkRuleEverywhere,
   dropRuleFlags,
   indicatorReportUse,
   reportsInPeriod,
@@ -457,7 +458,9 @@ async function registerModules(
       dependents: { ...indicatorReportUse, inBand: indicatorsInBand },
     }),
     // Rules flag indicator reports: the indicator-reports module takes a rule's flags off them.
-    withOptions(validationRuleRoutes, { removed: dropRuleFlags }),
+    withOptions(validationRuleRoutes, {
+      reports: { removed: dropRuleFlags, written: checkRuleEverywhere },
+    }),
     // A period's target is its indicator report's: the indicator-reports module sets it.
     withOptions(projectIndicatorRoutes, { periodTargets: setPeriodTargets }),
     // Forms keep which submissions were counted into a report: they answer for its recount and history.

@@ -13,3 +13,4 @@ export { MAX_VALUE_ROWS } from './bulk-values.schemas.js';
 export { VALUE_FIELDS, type ValueField, type ValueRowInput } from './bulk-value-row.js';
 export { importValueRows, type ValueImportOptions } from './bulk-values.js';
 export { dropRuleFlags } from './report-flags.js';
+export { checkRuleEverywhere } from './rule-checks.js';

@@ -2,4 +2,4 @@
 export { RULE_IMPORTANCES, type ReportFlag, type RuleImportance } from './quality.tables.js';
 export { rulesReading, type RuleWithInputs } from './rules.repo.js';
 export { validationRuleRoutes } from './rules.routes.js';
-export type { RuleRemoved } from './rules.service.js';
+export type { RuleRemoved, RuleReports, RuleWritten } from './rules.service.js';

@@ -5,7 +5,7 @@ import { MANAGERS, memberOf } from '../../http/pipeline/access.js';
 import { Collection, PageQuery } from '../../http/schemas/pagination.js';
 import { NoContent, Params, withExample } from '../../http/schemas/schemas.js';
 import { CreateValidationRuleBody, UpdateValidationRuleBody, ValidationRule } from './rules.schemas.js';
-import { RuleService, type RuleRemoved } from './rules.service.js';
+import { RuleService, type RuleReports } from './rules.service.js';
 
 const tags = ['Data quality'];
 
@@ -19,14 +19,15 @@ const EXPRESSIONS =
   'over the values of that project and period (drafts included), each time one of them is written ' +
   '(created, edited, counted, pre-filled, recounted, imported) and when a report is submitted; a side ' +
   'whose value is missing is not checked. A broken rule flags every report it reads in that project and ' +
-  'period; saving is never refused. A rule written now applies from the next write or submission.';
+  'period; saving is never refused. A rule created or changed is checked at once over the values already ' +
+  'saved (their flags change; their history does not, no value changed).';
 
 /** An organization's validation rules (docs/data-quality.md). */
-export const validationRuleRoutes: FastifyPluginAsyncTypebox<AppContext & { removed: RuleRemoved }> = async (
+export const validationRuleRoutes: FastifyPluginAsyncTypebox<AppContext & { reports: RuleReports }> = async (
   app,
   ctx,
 ) => {
-  const rules = new RuleService(ctx.db, ctx.removed);
+  const rules = new RuleService(ctx.db, ctx.reports);
 
   app.get(
     '/orgs/:orgId/validation-rules',

@@ -26,6 +26,14 @@ type UpdateInput = Static<typeof UpdateValidationRuleBody>;
 
 /** What a rule's owner does when one of its rules goes: its flags on reports are taken off. */
 export type RuleRemoved = (tx: Db, orgId: string, ruleId: string) => Promise<void>;
+/** What it does when a rule is written or changed: the rule is checked over the values already saved. */
+export type RuleWritten = (tx: Db, orgId: string, ruleId: string) => Promise<void>;
+
+/** The indicator reports' side of the rules (the module above this one). */
+export interface RuleReports {
+  removed: RuleRemoved;
+  written: RuleWritten;
+}
 
 const parsed = (text: string, field: 'left' | 'right'): RuleExpression => {
   try {
@@ -89,7 +97,7 @@ async function checkProjects(db: Db, orgId: string, ids: string[] | null | undef
 export class RuleService {
   constructor(
     private readonly db: Db,
-    private readonly removed: RuleRemoved,
+    private readonly reports: RuleReports,
   ) {}
 
   list(orgId: string, query: PageRequest) {
@@ -120,6 +128,7 @@ export class RuleService {
         projectIds: input.projectIds ?? null,
       });
       await replaceInputs(tx, orgId, rule.id, inputs);
+      await this.reports.written(tx, orgId, rule.id);
       return rule;
     });
   }
@@ -147,15 +156,16 @@ export class RuleService {
       await checkProjects(tx, orgId, changes.projectIds);
       const updated = await updateRule(tx, orgId, id, changes);
       if (!updated) throw notFound('Validation rule');
-      // Its verdicts so far were the old rule's: they go, and come back at the next write or submission.
-      await this.removed(tx, orgId, id);
+      // Its verdicts so far were the old rule's: they go, and the new rule is checked over the values.
+      await this.reports.removed(tx, orgId, id);
+      await this.reports.written(tx, orgId, id);
       return updated;
     });
   }
 
   remove(orgId: string, id: string): Promise<void> {
     return transaction(this.db, async (tx) => {
-      await this.removed(tx, orgId, id);
+      await this.reports.removed(tx, orgId, id);
       if (!(await deleteRule(tx, orgId, id))) throw notFound('Validation rule');
     });
   }

@@ -153,31 +153,30 @@ describe('validation rules', () => {
     const [first, second] = [(await post(body)).body, (await post({ ...body, name: 'Again' })).body];
     const project = await createProject(t.database.db, team.org.id);
     await linkIndicator(t.app, team.admin, team.org.id, project.id, trained.id);
+    await linkIndicator(t.app, team.admin, team.org.id, project.id, registered.id);
     const period = await createPeriod(t.database.db, team.org.id, project.id);
     const report = await postReport(t.app, team.officer, team.org.id, project.id, {
       indicatorId: trained.id,
       reportingPeriodId: period.id,
       value: 3,
     });
-    const flag = (rule: string) => ({
-      kind: 'rule',
-      rule,
-      message: 'm',
-      importance: 'high',
-      justification: null,
+    await postReport(t.app, team.officer, team.org.id, project.id, {
+      indicatorId: registered.id,
+      reportingPeriodId: period.id,
+      value: 2,
     });
     const flagsOf = async () =>
       (
         await t.database.db.select().from(indicatorReports).where(eq(indicatorReports.id, report.id))
       )[0]!.flags.map((f) => f.rule);
-    await t.database.db
-      .update(indicatorReports)
-      .set({ flags: [flag(first.id), flag(second.id)] as never })
-      .where(eq(indicatorReports.id, report.id));
-    await call(t.app, 'PATCH', `${rulesUrl()}/${first.id}`, {
+    // 3 > 2 breaks both rules.
+    expect((await flagsOf()).sort()).toEqual([first.id, second.id].sort());
+    // Changed to hold (3 <= 2 * 2): its flag goes; the other rule's stays.
+    const changed = await call(t.app, 'PATCH', `${rulesUrl()}/${first.id}`, {
       as: team.officer,
-      body: { importance: 'low' },
+      body: { importance: 'low', right: `2 * ${registered.code}` },
     });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
     expect(await flagsOf()).toEqual([second.id]);
     await call(t.app, 'DELETE', `${rulesUrl()}/${second.id}`, { as: team.officer });
     expect(await flagsOf()).toEqual([]);
