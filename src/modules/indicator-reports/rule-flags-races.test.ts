@@ -26,8 +26,9 @@ type Start = { trained: number | null; registered: number };
 
 /**
  * A project with TRAINED (50) and REGISTERED (100) reported in one period and the rule TRAINED <=
- * REGISTERED, which holds (or the values `start` gives; TRAINED null: no report of it yet). Raising TRAINED to 90 holds against 100,
- * lowering REGISTERED to 60 holds against 50: only the two together break it.
+ * REGISTERED, which holds (or the values `start` gives; TRAINED null: no report of it yet). Raising
+ * TRAINED to 90 holds against 100, lowering REGISTERED to 60 holds against 50: only the two together
+ * break it.
  */
 async function scene(start: Start = { trained: 50, registered: 100 }) {
   const project = await createProject(t.database.db, org());
@@ -126,7 +127,10 @@ async function stored(s: Scene) {
   return [s.trained.id, s.registered.id].map((id) => rows.find((row) => row.indicatorId === id)!);
 }
 
-/** What checking the rules again now, with every value committed, would change (rolled back): nothing, if the stored flags are right. */
+/**
+ * What checking the rules again now, every value committed, would change (rolled back): nothing, when
+ * the stored flags are right.
+ */
 async function freshlyChanged(s: Scene) {
   const rows = await stored(s);
   let changed = new Map<string, ReportFlag[]>();
@@ -150,10 +154,11 @@ describe('rule flags after two writes of a rule’s inputs', () => {
 
   // Two writes at once need two connections: PGlite has one, so they cannot overlap there.
   describe.skipIf(!testUrl)('at once, on PostgreSQL: each write’s check waits for the other’s commit', () => {
-    /** Connections to the database waiting for a lock, read outside any transaction (which would keep its first view). */
+    /** Connections to the database waiting for a lock, read outside a transaction (which keeps its first view). */
     async function waitingOnLocks(name: string) {
       const result = await t.database.db.execute(
-        sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = ${name} AND wait_event_type = 'Lock'`,
+        sql`SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = ${name} AND wait_event_type = 'Lock'`,
       );
       return rowsOf<{ n: number }>(result)[0]!.n;
     }
@@ -202,8 +207,8 @@ describe('rule flags after two writes of a rule’s inputs', () => {
       expect(await freshlyChanged(s)).toEqual(new Map());
     });
 
-    it('a flag cleared by one write and set again by the other: both answered, the flag of the values stored', async () => {
-      // Broken at the start (90 > 60); REGISTERED raised to 100 mends it, TRAINED raised to 120 breaks it again.
+    it('a flag cleared by one write and set again by the other: both answered, flagged as stored', async () => {
+      // Broken at the start (90 > 60): REGISTERED raised to 100 mends it, TRAINED raised to 120 breaks it.
       const s = await scene({ trained: 90, registered: 60 });
       expect((await stored(s)).map((row) => row.flags)).toEqual([[s.broken(90, 60)], [s.broken(90, 60)]]);
       const results = await atOnce([patch(s.reports.registered.id, 100), patch(s.reports.trained!.id, 120)]);
