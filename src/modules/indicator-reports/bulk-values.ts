@@ -22,6 +22,7 @@ import {
 import type { IndicatorReportRow } from './indicator-reports.repo.js';
 import { textProblems, type ValueField, type ValueRowInput } from './bulk-value-row.js';
 import { recheckOutliers, recheckRuleFlags } from './report-flags.js';
+import { lockRuleChecks } from './rule-check-lock.js';
 import { changesBetween } from './report-history.js';
 import { reportValues } from './report-values.js';
 import { EDITABLE } from './report-workflow.js';
@@ -312,12 +313,11 @@ export async function importValueRows(
   }
 
   const keyed = targets.filter((target) => target !== null);
-  const existing = await reportsOf(
-    tx,
-    orgId,
-    keyed.map((target) => target.key),
-    lock,
-  );
+  // Every project and period written, at once and before their reports are read: their rules are checked
+  // once all is written, against values no other write is changing (rule-check-lock.ts).
+  const keys = keyed.map((target) => target.key);
+  if (lock) await lockRuleChecks(tx, orgId, keys);
+  const existing = await reportsOf(tx, orgId, keys, lock);
   const reportByKey = new Map<string, IndicatorReportRow>(
     existing.map((r) => [`${r.projectId} ${r.indicatorId} ${r.reportingPeriodId}`, r]),
   );

@@ -39,6 +39,7 @@ import { axesFor, tally } from './prefill.js';
 import { clean, reportValues, same } from './report-values.js';
 import { reportReturnedEmail, type ReportNames } from './indicator-reports.emails.js';
 import { unjustified, withFlags } from './report-flags.js';
+import { lockRuleChecks } from './rule-check-lock.js';
 import { readHistory, recordHistory, type PersonalAmounts } from './report-history.js';
 import { checkEditable, checkMove, EDITABLE, movableTo } from './report-workflow.js';
 
@@ -138,6 +139,8 @@ export async function countIntoIndicatorReport(
 ): Promise<{ reportId: string } | { refused: ReportRefusal }> {
   const period = await lockPeriodForShare(tx, orgId, key.reportingPeriodId);
   if (!period || period.isLocked) return { refused: 'period_locked' };
+  // Before the report's row lock, as every write checking the rules (rule-check-lock.ts).
+  await lockRuleChecks(tx, orgId, [key]);
   const change = await countIntoReport(tx, orgId, key, count.amount, count.cells);
   if ('refused' in change) return change;
   const after = await withFlags(tx, change.after);
@@ -246,6 +249,7 @@ export class IndicatorReportService {
       const { indicator, period } = await reportable(tx, member, projectId, input);
       const dimensions = await dimensionsOf(tx, member.orgId, indicator.id);
       const values = reportValues(dimensions, input, undefined, await this.bandsFor(tx, member, dimensions));
+      await lockRuleChecks(tx, member.orgId, [{ projectId, reportingPeriodId: period.id }]);
       const report = await withFlags(
         tx,
         await insertIndicatorReport(tx, member.orgId, {
@@ -281,6 +285,7 @@ export class IndicatorReportService {
       // The organization's bands matter only to an indicator without disaggregations of its own.
       const axes = axesFor(dimensions, dimensions.length === 0 ? await ageBandsOf(tx, member.orgId) : []);
       const key = { projectId, indicatorId: indicator.id, reportingPeriodId: period.id };
+      await lockRuleChecks(tx, member.orgId, [key]);
       const existing = await lockIndicatorReportFor(tx, member.orgId, key);
       if (existing) checkEditable(existing.status, 'pre-filled');
       const groups = await countParticipantGroups(tx, member.orgId, {
@@ -495,7 +500,9 @@ export class IndicatorReportService {
 
   /**
    * The report, row-locked, if it may still change (draft or rejected, in an unlocked period): to be
-   * edited, recounted, or submitted.
+   * edited, recounted, or submitted (each checks the rules again). Its project, period and indicator,
+   * which never change, are read first without a lock: the period and indicator are locked FOR SHARE and
+   * the rule check of the project and period taken before the report's row lock, in the order of a count.
    */
   private async editable(
     tx: Db,
@@ -505,14 +512,18 @@ export class IndicatorReportService {
     projectId?: string,
   ) {
     if (projectId) await requireProject(tx, member, projectId);
+    const found = await findIndicatorReport(tx, member.orgId, id);
+    if (!found || (projectId && found.projectId !== projectId)) throw notFound('Indicator report');
+    await ensureProjectAccess(tx, member, found.projectId);
+    const period = await lockPeriodForShare(tx, member.orgId, found.reportingPeriodId);
+    await lockIndicatorForShare(tx, member.orgId, found.indicatorId);
+    await lockRuleChecks(tx, member.orgId, [found]);
+    // Read again under the row lock: another write may have moved it in between.
     const report = await findIndicatorReport(tx, member.orgId, id, { lock: true });
-    if (!report || (projectId && report.projectId !== projectId)) throw notFound('Indicator report');
-    await ensureProjectAccess(tx, member, report.projectId);
+    if (!report) throw notFound('Indicator report');
     if (change === 'submitted') checkMove(report.status, change);
     else checkEditable(report.status, change);
-    const period = await lockPeriodForShare(tx, member.orgId, report.reportingPeriodId);
     if (period?.isLocked) throw periodLocked();
-    await lockIndicatorForShare(tx, member.orgId, report.indicatorId);
     return report;
   }
 
