@@ -2042,7 +2042,7 @@ export interface paths {
         };
         /**
          * A report shared by link
-         * @description The same full report its editors read, with attachment links that work through this share link. 404 `Report not found` when the token is unknown, revoked or past shareExpiresAt.
+         * @description The same full report its editors read, with attachment links that work through this share link, and the indicators' `qualityNotes` only while the organization has `showQualityNotes` on (read at each request: turned off, they are gone at once, from reports made before too). 404 `Report not found` when the token is unknown, revoked or past shareExpiresAt.
          */
         get: operations["getSharedReport"];
         put?: never;
@@ -2322,7 +2322,7 @@ export interface paths {
         };
         /**
          * The shared report page for donors ({APP_URL}/r/<token>)
-         * @description HTML of GET /reports/share/:token: cover, each indicator as a card (value, target, progress bar coloured by status, its disaggregations as small named tables, its crosses as grids), values by period with the indicators named, activities, budget and burn rate, narratives, attachment downloads; a report not published is marked "Draft: figures may change", on screen and in print. Fits a phone without scrolling sideways; prints as a clean document; user text runs in its own direction. 404 page once the link is expired, revoked or unknown. In the language of `?lang=`, else the first of the browser’s (Accept-Language) the pages speak, else the organization’s `defaultLocale`; links offer the other languages.
+         * @description HTML of GET /reports/share/:token: cover, each indicator as a card (value, target, progress bar coloured by status, its data-quality notes under the value while the organization has `showQualityNotes` on, its disaggregations as small named tables, its crosses as grids), values by period with the indicators named, activities, budget and burn rate, narratives, attachment downloads; a report not published is marked "Draft: figures may change", on screen and in print. Fits a phone without scrolling sideways; prints as a clean document; user text runs in its own direction. 404 page once the link is expired, revoked or unknown. In the language of `?lang=`, else the first of the browser’s (Accept-Language) the pages speak, else the organization’s `defaultLocale`; links offer the other languages.
          */
         get: operations["getSharedReportPage"];
         put?: never;
@@ -4948,6 +4948,29 @@ export interface components {
             /** @description Only with `min_max`: values above it are outliers. min, max or both; max not below min. */
             max?: number;
         };
+        QualityNote: {
+            /**
+             * Format: uuid
+             * @description The period of the flagged value
+             */
+            periodId: string;
+            /** @description The period's label */
+            period: string;
+            /**
+             * @description rule: the value breaks a validation rule; outlier: it stands out from its history
+             * @enum {string}
+             */
+            kind: "rule" | "outlier";
+            /**
+             * @description The check's importance in words (outliers are medium)
+             * @enum {string}
+             */
+            importance: "high" | "medium" | "low";
+            /** @description What the check found, with its numbers ("12,000 is 10x the median of the last 8 periods (1,180); modified z = 41"); null when it would quote a value the report does not show (a value of another indicator not included, one whose personal amounts are gone, or other projects' values) */
+            message: string | null;
+            /** @description Why the organization keeps the value as it is, as given when it was submitted */
+            justification: string | null;
+        };
         Readiness: {
             status: string;
             /**
@@ -5247,6 +5270,8 @@ export interface components {
                 provenance?: components["schemas"]["IndicatorProvenance"];
                 /** @description A formula indicator's inputs, each code it uses once; null for other indicators */
                 inputs?: components["schemas"]["FormulaInput"][] | null;
+                /** @description Data-quality notes on the entry's included values (submitted and approved), oldest period first: the broken validation rules and outliers of each, with their justifications. Kept in the snapshot with the figures they speak of; absent when none. On a shared report (GET /reports/share/:token and its page) only while the organization has showQualityNotes on, read each time the link is read. */
+                qualityNotes?: components["schemas"]["QualityNote"][];
                 periods: {
                     /** Format: uuid */
                     periodId: string;
