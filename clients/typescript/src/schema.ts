@@ -896,7 +896,7 @@ export interface paths {
         put?: never;
         /**
          * Add a validation rule
-         * @description `left` and `right` are indicator formulas (numbers, codes of the organization’s indicators, `+ - * /`, parentheses) in which `CODE[category]` reads one cell of the indicator’s disaggregated values (a cross's cell: `CODE[female|15-24]`), e.g. `TRAINED <= REGISTERED`, `WSG_MEMBERS[female] >= 0.6 * WSG_MEMBERS`. A code that is not an indicator of the organization, a formula indicator, a category the indicator does not have, a project that is not the organization’s, or sides naming no indicator: 400. A rule is checked for each project it applies to (`projectIds`, null: all) and each reporting period, over the values of that project and period (drafts included), each time one of them is written (created, edited, counted, pre-filled, recounted, imported) and when a report is submitted; a side whose value is missing is not checked. A broken rule flags every report it reads in that project and period; saving is never refused. A rule written now applies from the next write or submission.
+         * @description `left` and `right` are indicator formulas (numbers, codes of the organization’s indicators, `+ - * /`, parentheses) in which `CODE[category]` reads one cell of the indicator’s disaggregated values (a cross's cell: `CODE[female|15-24]`), e.g. `TRAINED <= REGISTERED`, `WSG_MEMBERS[female] >= 0.6 * WSG_MEMBERS`. A code that is not an indicator of the organization, a formula indicator, a category the indicator does not have, a project that is not the organization’s, or sides naming no indicator: 400. A rule is checked for each project it applies to (`projectIds`, null: all) and each reporting period, over the values of that project and period (drafts included), each time one of them is written (created, edited, counted, pre-filled, recounted, imported) and when a report is submitted; a side whose value is missing is not checked. A broken rule flags every report it reads in that project and period; saving is never refused. A rule created or changed is checked at once over the values already saved (their flags change; their history does not, no value changed).
          */
         post: operations["createValidationRule"];
         delete?: never;
@@ -925,7 +925,7 @@ export interface paths {
         head?: never;
         /**
          * Change a validation rule
-         * @description Any subset of the fields, checked as on creation; `instruction` and `projectIds` may be null. A change takes the rule’s flags off every report (with their justifications): they come back as the values are written or submitted again. An empty body changes nothing. `left` and `right` are indicator formulas (numbers, codes of the organization’s indicators, `+ - * /`, parentheses) in which `CODE[category]` reads one cell of the indicator’s disaggregated values (a cross's cell: `CODE[female|15-24]`), e.g. `TRAINED <= REGISTERED`, `WSG_MEMBERS[female] >= 0.6 * WSG_MEMBERS`. A code that is not an indicator of the organization, a formula indicator, a category the indicator does not have, a project that is not the organization’s, or sides naming no indicator: 400. A rule is checked for each project it applies to (`projectIds`, null: all) and each reporting period, over the values of that project and period (drafts included), each time one of them is written (created, edited, counted, pre-filled, recounted, imported) and when a report is submitted; a side whose value is missing is not checked. A broken rule flags every report it reads in that project and period; saving is never refused. A rule written now applies from the next write or submission.
+         * @description Any subset of the fields, checked as on creation; `instruction` and `projectIds` may be null. A change takes the rule’s flags off every report (with their justifications): they come back as the values are written or submitted again. An empty body changes nothing. `left` and `right` are indicator formulas (numbers, codes of the organization’s indicators, `+ - * /`, parentheses) in which `CODE[category]` reads one cell of the indicator’s disaggregated values (a cross's cell: `CODE[female|15-24]`), e.g. `TRAINED <= REGISTERED`, `WSG_MEMBERS[female] >= 0.6 * WSG_MEMBERS`. A code that is not an indicator of the organization, a formula indicator, a category the indicator does not have, a project that is not the organization’s, or sides naming no indicator: 400. A rule is checked for each project it applies to (`projectIds`, null: all) and each reporting period, over the values of that project and period (drafts included), each time one of them is written (created, edited, counted, pre-filled, recounted, imported) and when a report is submitted; a side whose value is missing is not checked. A broken rule flags every report it reads in that project and period; saving is never refused. A rule created or changed is checked at once over the values already saved (their flags change; their history does not, no value changed).
          */
         patch: operations["updateValidationRule"];
         trace?: never;
@@ -2042,7 +2042,7 @@ export interface paths {
         };
         /**
          * A report shared by link
-         * @description The same full report its editors read, with attachment links that work through this share link. 404 `Report not found` when the token is unknown, revoked or past shareExpiresAt.
+         * @description The same full report its editors read, with attachment links that work through this share link, and the indicators' `qualityNotes` only while the organization has `showQualityNotes` on (read at each request: turned off, they are gone at once, from reports made before too). 404 `Report not found` when the token is unknown, revoked or past shareExpiresAt.
          */
         get: operations["getSharedReport"];
         put?: never;
@@ -2342,7 +2342,7 @@ export interface paths {
         };
         /**
          * The shared report page for donors ({APP_URL}/r/<token>)
-         * @description HTML of GET /reports/share/:token: cover, each indicator as a card (value, target, progress bar coloured by status, its disaggregations as small named tables, its crosses as grids), values by period with the indicators named, activities, budget and burn rate, narratives, attachment downloads; a report not published is marked "Draft: figures may change", on screen and in print. Fits a phone without scrolling sideways; prints as a clean document; user text runs in its own direction. 404 page once the link is expired, revoked or unknown. In the language of `?lang=`, else the first of the browser’s (Accept-Language) the pages speak, else the organization’s `defaultLocale`; links offer the other languages.
+         * @description HTML of GET /reports/share/:token: cover, each indicator as a card (value, target, progress bar coloured by status, its data-quality notes under the value while the organization has `showQualityNotes` on, its disaggregations as small named tables, its crosses as grids), values by period with the indicators named, activities, budget and burn rate, narratives, attachment downloads; a report not published is marked "Draft: figures may change", on screen and in print. Fits a phone without scrolling sideways; prints as a clean document; user text runs in its own direction. 404 page once the link is expired, revoked or unknown. In the language of `?lang=`, else the first of the browser’s (Accept-Language) the pages speak, else the organization’s `defaultLocale`; links offer the other languages.
          */
         get: operations["getSharedReportPage"];
         put?: never;
@@ -5091,6 +5091,29 @@ export interface components {
             /** @description Only with `min_max`: values above it are outliers. min, max or both; max not below min. */
             max?: number;
         };
+        QualityNote: {
+            /**
+             * Format: uuid
+             * @description The period of the flagged value
+             */
+            periodId: string;
+            /** @description The period's label */
+            period: string;
+            /**
+             * @description rule: the value breaks a validation rule; outlier: it stands out from its history
+             * @enum {string}
+             */
+            kind: "rule" | "outlier";
+            /**
+             * @description The check's importance in words (outliers are medium)
+             * @enum {string}
+             */
+            importance: "high" | "medium" | "low";
+            /** @description What the check found, with its numbers ("12,000 is 10x the median of the last 8 periods (1,180); modified z = 41"); null when it would quote a value the report does not show (a value of another indicator not included, one whose personal amounts are gone, or other projects' values) */
+            message: string | null;
+            /** @description Why the organization keeps the value as it is, as given when it was submitted */
+            justification: string | null;
+        };
         QualityRates: {
             /** @description Values expected: linked indicators that are not formulas, once per reporting period */
             expected: number;
@@ -5410,6 +5433,8 @@ export interface components {
                 provenance?: components["schemas"]["IndicatorProvenance"];
                 /** @description A formula indicator's inputs, each code it uses once; null for other indicators */
                 inputs?: components["schemas"]["FormulaInput"][] | null;
+                /** @description Data-quality notes on the entry's included values (submitted and approved), oldest period first: the broken validation rules and outliers of each, with their justifications. Kept in the snapshot with the figures they speak of; absent when none. On a shared report (GET /reports/share/:token and its page) only while the organization has showQualityNotes on, read each time the link is read. */
+                qualityNotes?: components["schemas"]["QualityNote"][];
                 periods: {
                     /** Format: uuid */
                     periodId: string;

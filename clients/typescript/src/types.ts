@@ -164,6 +164,7 @@ export type ProjectSummary = components['schemas']['ProjectSummary'];
 export type ProjectUpdate = components['schemas']['ProjectUpdate'];
 export type PublicForm = components['schemas']['PublicForm'];
 export type QualityChecks = components['schemas']['QualityChecks'];
+export type QualityNote = components['schemas']['QualityNote'];
 export type QualityRates = components['schemas']['QualityRates'];
 export type Readiness = components['schemas']['Readiness'];
 export type Registration = components['schemas']['Registration'];

@@ -209,7 +209,8 @@ export const pageRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx
         summary: 'The shared report page for donors ({APP_URL}/r/<token>)',
         description:
           'HTML of GET /reports/share/:token: cover, each indicator as a card (value, target, progress bar ' +
-          'coloured by status, its disaggregations as small named tables, its crosses as grids), values by ' +
+          'coloured by status, its data-quality notes under the value while the organization has ' +
+          '`showQualityNotes` on, its disaggregations as small named tables, its crosses as grids), values by ' +
           'period with the indicators named, activities, budget and burn rate, narratives, attachment ' +
           'downloads; a report not published is marked "Draft: figures may change", on screen and in print. ' +
           'Fits a phone without scrolling sideways; prints as a clean document; user text runs in its own ' +

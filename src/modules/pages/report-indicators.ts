@@ -3,6 +3,7 @@ import { prose } from './formats.js';
 import { html, type Html } from './html.js';
 import { breakdownSection } from './report-breakdowns.js';
 import { periodTable } from './report-periods.js';
+import { qualityNotes } from './report-quality.js';
 import { named, type IndicatorEntry, type Speech } from './report-speech.js';
 
 /**
@@ -92,7 +93,10 @@ function measures(s: Speech, entry: IndicatorEntry): Html {
   </dl>`;
 }
 
-/** One indicator as a card that fits a phone: name, figures, progress and band, then its breakdowns. */
+/**
+ * One indicator as a card that fits a phone: name, figures and their data-quality notes, progress and
+ * band, then its breakdowns.
+ */
 function indicatorCard(s: Speech, entry: IndicatorEntry): Html {
   const source = sourceOf(s, entry);
   const inputs = inputsOf(s, entry);
@@ -108,7 +112,7 @@ function indicatorCard(s: Speech, entry: IndicatorEntry): Html {
           </p>`
         : null
     }
-    ${measures(s, entry)} ${progress(s, entry)} ${breakdownSection(s, entry)}
+    ${measures(s, entry)} ${qualityNotes(s, entry)} ${progress(s, entry)} ${breakdownSection(s, entry)}
     ${
       inputs || source
         ? html`<p class="sources">

@@ -3,6 +3,7 @@ import { ProgressCalculator, type CountedReport, type ScoredIndicator } from '..
 import { isCross, type Dimension } from '../../lib/crosses.js';
 import { crossTabulationsOf } from './cross-tabulations.js';
 import { provenanceOf, type ValueSources } from './provenance.js';
+import { qualityNotesOf, type FlaggedValue } from './quality-notes.js';
 import type {
   ActivityEntry,
   AttachmentEntry,
@@ -45,8 +46,8 @@ export interface LinkedIndicator {
   dimensions?: Dimension[];
 }
 
-/** A submitted or approved value in an included period, with where it comes from. */
-export interface IncludedValue extends ValueSources {
+/** A submitted or approved value in an included period, with where it comes from and its flags. */
+export interface IncludedValue extends ValueSources, FlaggedValue {
   indicatorId: string;
   periodId: string;
   target: number | null;
@@ -73,6 +74,8 @@ export interface AssemblyInput {
   periodTargets?: PeriodTargetRow[];
   /** Every indicator of the organization: formulas may use indicators by code. */
   formulaBasics: ScoredIndicator[];
+  /** The input indicators of the rules flagging the values, by rule id; without them, no rule message is kept. */
+  ruleInputs?: ReadonlyMap<string, readonly string[]>;
   activities: ActivityEntry[];
   budget: { totalPlanned: number; totalActual: number; lines: BudgetLineEntry[] };
   attachments: AttachmentEntry[];
@@ -152,7 +155,10 @@ function disaggregationTablesOf(link: LinkedIndicator, own: (IncludedValue & { p
 }
 
 export function assembleIndicators(
-  input: Pick<AssemblyInput, 'periods' | 'links' | 'values' | 'formulaBasics' | 'project' | 'periodTargets'>,
+  input: Pick<
+    AssemblyInput,
+    'periods' | 'links' | 'values' | 'formulaBasics' | 'project' | 'periodTargets' | 'ruleInputs'
+  >,
 ) {
   const periods = inStartOrder(input.periods);
   const startOf = new Map(periods.map((p) => [p.id, p.startDate]));
@@ -178,6 +184,13 @@ export function assembleIndicators(
   const targets = new Map(
     (input.periodTargets ?? input.values).map((t) => [`${t.indicatorId}/${t.periodId}`, t.target]),
   );
+
+  const notes = qualityNotesOf({
+    values,
+    shownIndicators: new Set(input.links.map((link) => link.indicator.id)),
+    ruleInputs: input.ruleInputs ?? new Map(),
+    periods,
+  });
 
   return [...input.links].sort(byCode).map((link): IndicatorEntry => {
     const { indicator } = link;
@@ -208,6 +221,7 @@ export function assembleIndicators(
       ...disaggregationTablesOf(link, own),
       provenance: indicator.isFormula ? null : provenanceOf(own),
       inputs: overall.inputsOf(input.project.id, indicator.id),
+      ...(notes.has(indicator.id) && { qualityNotes: notes.get(indicator.id) }),
       periods: periods.map((period) => ({
         periodId: period.id,
         label: period.label,

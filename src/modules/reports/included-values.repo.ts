@@ -18,8 +18,8 @@ interface Row extends Omit<IncludedValue, 'lastChange'> {
 }
 
 /**
- * Submitted and approved values of the project meeting `condition`, with their parts, their reviewer, and
- * their last change of what they say (value, target, disaggregated values or narrative; not a status
+ * Submitted and approved values of the project meeting `condition`, with their parts, their reviewer, their
+ * data-quality flags (quality-notes.ts), and their last change of what they say (value, target, disaggregated values or narrative; not a status
  * alone): a lateral join, one backward step on the history's (indicator_report_id, id) index per report.
  * Users are named as the feed names them ("First Last"); null once gone. 4,800 values with 8 history
  * entries each (PostgreSQL 15, a busy 2-core machine): about 60 ms, against 25 ms for the values alone;
@@ -51,6 +51,7 @@ async function includedValues(
         indicator_reports.disaggregated_values AS "disaggregatedValues",
         indicator_reports.status = 'approved' AS approved, indicator_reports.counted_value AS "countedValue",
         indicator_reports.counted_submissions AS "countedSubmissions", indicator_reports.prefill_value AS "prefillValue",
+        indicator_reports.flags, indicator_reports.personal_amounts_gone AS "personalAmountsGone",
         ${isoTime(sql`indicator_reports.reviewed_at`)} AS "reviewedAt",
         reviewer.first_name || ' ' || reviewer.last_name AS "reviewerName",
         change.id::float8 AS "changeId", ${isoTime(sql`change.at`)} AS "changedAt", change.kind AS "changeKind",
@@ -84,6 +85,8 @@ const included = (row: Row): IncludedValue => ({
   countedValue: row.countedValue,
   countedSubmissions: row.countedSubmissions,
   prefillValue: row.prefillValue,
+  flags: row.flags,
+  personalAmountsGone: row.personalAmountsGone,
   reviewedAt: row.reviewedAt,
   reviewerName: row.reviewerName,
   lastChange:

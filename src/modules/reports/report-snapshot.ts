@@ -7,6 +7,7 @@ import {
   type ProgressStatus,
 } from '../../lib/scoring.js';
 import { ProgressStatusSchema } from '../indicators/index.js';
+import { RULE_IMPORTANCES, type RuleImportance } from '../quality/index.js';
 
 /**
  * The stored snapshot of a donor report, written once: the TypeBox schemas describe the API's answer
@@ -123,6 +124,39 @@ export const CrossTabulation = Type.Object(
 );
 export type CrossTabulation = Static<typeof CrossTabulation>;
 
+/**
+ * A data-quality flag of an included value, as the report keeps it (quality-notes.ts): its message and its
+ * justification, never the rule's instruction or id. The message is null where it would quote a value the
+ * report does not show.
+ */
+export const QualityNote = Type.Object(
+  {
+    periodId: Uuid('The period of the flagged value'),
+    period: Type.String({ description: "The period's label" }),
+    kind: Type.Unsafe<'rule' | 'outlier'>({
+      type: 'string',
+      enum: ['rule', 'outlier'],
+      description: 'rule: the value breaks a validation rule; outlier: it stands out from its history',
+    }),
+    importance: Type.Unsafe<RuleImportance>({
+      type: 'string',
+      enum: [...RULE_IMPORTANCES],
+      description: "The check's importance in words (outliers are medium)",
+    }),
+    message: NullableString({
+      description:
+        'What the check found, with its numbers ("12,000 is 10x the median of the last 8 periods (1,180); ' +
+        'modified z = 41"); null when it would quote a value the report does not show (a value of another ' +
+        "indicator not included, one whose personal amounts are gone, or other projects' values)",
+    }),
+    justification: NullableString({
+      description: 'Why the organization keeps the value as it is, as given when it was submitted',
+    }),
+  },
+  { title: 'QualityNote' },
+);
+export type QualityNote = Static<typeof QualityNote>;
+
 export const IndicatorEntry = Type.Object({
   indicatorId: Uuid(),
   indicatorName: Type.String(),
@@ -202,6 +236,16 @@ export const IndicatorEntry = Type.Object({
       type: ['array', 'null'],
       items: FormulaInput,
       description: "A formula indicator's inputs, each code it uses once; null for other indicators",
+    }),
+  ),
+  // Only for an entry with flagged values, so that the others read as before; absent from older reports.
+  qualityNotes: Type.Optional(
+    Type.Array(QualityNote, {
+      description:
+        "Data-quality notes on the entry's included values (submitted and approved), oldest period first: " +
+        'the broken validation rules and outliers of each, with their justifications. Kept in the snapshot ' +
+        'with the figures they speak of; absent when none. On a shared report (GET /reports/share/:token ' +
+        'and its page) only while the organization has showQualityNotes on, read each time the link is read.',
     }),
   ),
   periods: Type.Array(

@@ -14,8 +14,20 @@ const withToDate = (entry: IndicatorEntry) => ({
   statusToDate: entry.statusToDate ?? null,
 });
 
-/** The full report of DECISIONS.md section 11 from its row: identity, sharing, snapshot and narratives. */
-export function reportView(row: ReportRow, config: Pick<Config, 'appUrl'>, links: AttachmentLinks) {
+/** An entry without its data-quality notes: a shared report whose organization does not show them. */
+const withoutNotes = ({ qualityNotes: _notes, ...entry }: IndicatorEntry): IndicatorEntry => entry;
+
+/**
+ * The full report of DECISIONS.md section 11 from its row: identity, sharing, snapshot and narratives.
+ * `qualityNotes` false leaves out every entry's data-quality notes (a shared report, while its
+ * organization's showQualityNotes is off): the key itself, not an empty list.
+ */
+export function reportView(
+  row: ReportRow,
+  config: Pick<Config, 'appUrl'>,
+  links: AttachmentLinks,
+  { qualityNotes }: { qualityNotes: boolean },
+) {
   const { periodIds, project, cover, indicators, activities, budget, attachments } = row.content;
   const download = (id: string) =>
     'orgId' in links
@@ -39,7 +51,12 @@ export function reportView(row: ReportRow, config: Pick<Config, 'appUrl'>, links
     updatedAt: row.updatedAt,
     project,
     cover,
-    sections: { ...row.narratives, indicators: indicators.map(withToDate), activities, budget },
+    sections: {
+      ...row.narratives,
+      indicators: (qualityNotes ? indicators : indicators.map(withoutNotes)).map(withToDate),
+      activities,
+      budget,
+    },
     attachments: attachments.map((file) => ({ ...file, downloadUrl: download(file.id) })),
   };
 }

@@ -1,6 +1,7 @@
 import { and, count, desc, eq, getTableColumns } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
+import { organizations } from '../orgs/orgs.tables.js';
 import { projects } from '../projects/projects.tables.js';
 import { visibleTo, type ProjectVisibility } from '../projects/index.js';
 import { reports } from './reports.tables.js';
@@ -94,19 +95,34 @@ export async function lockReport(db: Db, orgId: string, id: string): Promise<Rep
   return row;
 }
 
-export async function findReportByShareHash(db: Db, hash: string): Promise<ReportRow | undefined> {
-  const [row] = await db.select().from(reports).where(eq(reports.shareTokenHash, hash));
+/** Whether the report's organization shows data-quality notes on its shared reports (read beside the link). */
+const showsNotes = { showQualityNotes: organizations.showQualityNotes };
+const ofOrganization = eq(organizations.id, reports.orgId);
+
+/** A shared report, with its organization's showQualityNotes. */
+export type SharedRow = ReportRow & { showQualityNotes: boolean };
+
+export async function findReportByShareHash(db: Db, hash: string): Promise<SharedRow | undefined> {
+  const [row] = await db
+    .select({ ...getTableColumns(reports), ...showsNotes })
+    .from(reports)
+    .innerJoin(organizations, ofOrganization)
+    .where(eq(reports.shareTokenHash, hash));
   return row;
 }
 
-/** Only whether a share link is valid: no content, a small read the primary answers beside the replica's. */
+/**
+ * Only whether a share link is valid, and whether its organization shows quality notes: no content, a
+ * small read the primary answers beside the replica's, so turning the setting off hides them at once.
+ */
 export async function findShareLinkByHash(
   db: Db,
   hash: string,
-): Promise<Pick<ReportRow, 'shareToken' | 'shareExpiresAt'> | undefined> {
+): Promise<Pick<SharedRow, 'shareToken' | 'shareExpiresAt' | 'showQualityNotes'> | undefined> {
   const [row] = await db
-    .select({ shareToken: reports.shareToken, shareExpiresAt: reports.shareExpiresAt })
+    .select({ shareToken: reports.shareToken, shareExpiresAt: reports.shareExpiresAt, ...showsNotes })
     .from(reports)
+    .innerJoin(organizations, ofOrganization)
     .where(eq(reports.shareTokenHash, hash));
   return row;
 }

@@ -25,6 +25,8 @@ import {
   type Range,
 } from './assembly.repo.js';
 import { targetsInPeriods, valuesInPeriods, valuesSubmittedIn } from './included-values.repo.js';
+import { flaggingRules } from './quality-notes.js';
+import { ruleInputsOf } from './rule-inputs.repo.js';
 import {
   countReports,
   deleteReport,
@@ -127,9 +129,14 @@ async function assembleFor(
     'periodIds' in selection
       ? await chosenPeriods(db, orgId, found.project, selection.periodIds, lenient)
       : await periodsInRange(db, orgId, projectId, selection.range);
+  // The rules' inputs are read once the values say which rules flag them, beside the rest of the project.
+  const flagged = values.then(async (list) => ({
+    values: list,
+    ruleInputs: await ruleInputsOf(db, orgId, flaggingRules(list)),
+  }));
   const [data, included, periodTargets] = await Promise.all([
     projectData(db, orgId, found.project, range),
-    values,
+    flagged,
     targetsInPeriods(
       db,
       orgId,
@@ -143,7 +150,8 @@ async function assembleFor(
     project: found.project,
     organization: found.organization,
     periods,
-    values: included,
+    values: included.values,
+    ruleInputs: included.ruleInputs,
     periodTargets,
   });
   return { range, content };
@@ -175,7 +183,8 @@ export class ReportService {
   }
 
   private view(row: ReportRow) {
-    return reportView(row, this.config, { orgId: row.orgId });
+    // Members read the notes whatever the setting: they see the flags on the values themselves.
+    return reportView(row, this.config, { orgId: row.orgId }, { qualityNotes: true });
   }
 
   async list(member: Member, query: ReportQueryInput) {

@@ -27,7 +27,9 @@ export const sharedReportRoutes: FastifyPluginAsyncTypebox<AppContext> = async (
         tags,
         summary: 'A report shared by link',
         description:
-          'The same full report its editors read, with attachment links that work through this share link. ' +
+          'The same full report its editors read, with attachment links that work through this share link, ' +
+          "and the indicators' `qualityNotes` only while the organization has `showQualityNotes` on (read at " +
+          'each request: turned off, they are gone at once, from reports made before too). ' +
           '404 `Report not found` when the token is unknown, revoked or past shareExpiresAt.',
         params: Type.Object({ token }, { additionalProperties: false }),
         response: { 200: withExample(Report, SHARED_REPORT), 404: gone },

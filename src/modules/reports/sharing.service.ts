@@ -13,6 +13,7 @@ import {
   lockReport,
   updateReport,
   type ReportRow,
+  type SharedRow,
 } from './reports.repo.js';
 import { reportView } from './report-view.js';
 import { shareUrl } from './share-links.js';
@@ -86,7 +87,7 @@ export class SharingService {
   }
 
   /** The report behind a valid link; unknown, revoked or expired tokens all answer 404. */
-  private async shared(token: string): Promise<ReportRow> {
+  private async shared(token: string): Promise<SharedRow> {
     // Not a token we hand out: no need to ask the database.
     if (!UUID_PATTERN.test(token)) throw notFound('Report');
     const row = await findReportByShareHash(this.db, hashToken(token.toLowerCase()));
@@ -96,8 +97,9 @@ export class SharingService {
 
   /**
    * The report, perhaps megabytes, from the read replica, while the primary says beside it whether the
-   * link is valid: a revoked or replaced link stops at once, and a link shared a moment ago, which the
-   * replica has not replayed yet, is read from the primary.
+   * link is valid and whether the organization shows quality notes: a revoked or replaced link stops at
+   * once, as do notes turned off, and a link shared a moment ago, which the replica has not replayed yet,
+   * is read from the primary.
    */
   async publicReport(token: string) {
     const row = await this.replica.read(
@@ -114,7 +116,13 @@ export class SharingService {
       },
       { staleIf: (error) => error instanceof NotReplayed },
     );
-    return reportView(row, this.config, { shareToken: row.shareToken! });
+    // The setting as the primary has it now, not as it was when the report was assembled.
+    return reportView(
+      row,
+      this.config,
+      { shareToken: row.shareToken! },
+      { qualityNotes: row.showQualityNotes },
+    );
   }
 
   /** An attachment listed in the shared report that still exists. */
