@@ -1,8 +1,9 @@
 /**
  * `npm run bench:explain -- [--only assembly,dashboard] [--plans]`: records the SQL the service sends for
- * each scenario (as the bench does; `quality`: one save of each side of that comparison, committed) and runs every statement under EXPLAIN ANALYZE on the seeded
+ * each scenario (as the bench does) and runs every statement under EXPLAIN ANALYZE on the seeded
  * database, inside a transaction that is rolled back. Prints each statement's execution time, and its
- * plan with --plans: where a slow request spends its time in the database.
+ * plan with --plans: where a slow request spends its time in the database. `quality` records one save
+ * of each side of that comparison (committed, as the bench's saves are).
  */
 import { parseArgs } from 'node:util';
 import pg from 'pg';
