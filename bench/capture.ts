@@ -1,3 +1,4 @@
+import type { Method } from './load.js';
 import { buildApp } from '../src/app.js';
 import type { Config } from '../src/config.js';
 import { openDatabase } from '../src/db/client.js';
@@ -8,7 +9,7 @@ export interface Statement {
 }
 
 export interface CapturedRequest {
-  method: 'GET' | 'POST';
+  method: Method;
   path: string;
   headers?: Record<string, string>;
   body?: string;

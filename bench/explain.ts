@@ -2,14 +2,16 @@
  * `npm run bench:explain -- [--only assembly,dashboard] [--plans]`: records the SQL the service sends for
  * each scenario (as the bench does) and runs every statement under EXPLAIN ANALYZE on the seeded
  * database, inside a transaction that is rolled back. Prints each statement's execution time, and its
- * plan with --plans: where a slow request spends its time in the database.
+ * plan with --plans: where a slow request spends its time in the database. `quality` records one save
+ * of each side of that comparison (committed, as the bench's saves are).
  */
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { BENCH_PII_KEY } from './seed/participants.js';
-import { captureStatements } from './capture.js';
+import { captureStatements, type CapturedRequest } from './capture.js';
 import { readManifest } from './manifest.js';
+import { qualitySaves } from './quality.js';
 import { scenarios } from './scenarios.js';
 
 const { values: args } = parseArgs({
@@ -44,14 +46,27 @@ const { accessToken } = JSON.parse(signIn.token!.body) as { accessToken: string 
 const chosen = scenarios(manifest, accessToken, { id: '', etag: '' }).filter((s) =>
   args.only.split(',').includes(s.name),
 );
-const captured = await captureStatements(config, Object.fromEntries(chosen.map((s) => [s.name, s.request])));
+const requests: Record<string, CapturedRequest> = Object.fromEntries(chosen.map((s) => [s.name, s.request]));
+const titles: Record<string, string> = Object.fromEntries(chosen.map((s) => [s.name, s.title]));
+if (args.only.split(',').includes('quality')) {
+  // The quality comparison's two saves: checks on (`quality`) and off (`quality-off`).
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+  try {
+    Object.assign(requests, await qualitySaves(manifest, pool, { authorization: `Bearer ${accessToken}` }));
+  } finally {
+    await pool.end();
+  }
+  titles.quality = 'save a value, rules + outlier check';
+  titles['quality-off'] = 'save a value, checks off';
+}
+const captured = await captureStatements(config, requests);
 
 const client = new pg.Client({ connectionString: databaseUrl });
 await client.connect();
 try {
-  for (const s of chosen) {
-    const { statements, status } = captured[s.name]!;
-    console.log(`\n${s.title}: HTTP ${status}, ${statements.length} statements`);
+  for (const [name, title] of Object.entries(titles)) {
+    const { statements, status } = captured[name]!;
+    console.log(`\n${title}: HTTP ${status}, ${statements.length} statements`);
     await client.query('BEGIN');
     for (const statement of statements) {
       if (/^(begin|commit|rollback)/i.test(statement.sql.trim())) continue;

@@ -1,9 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 
+/** The methods the scenarios send. */
+export type Method = 'GET' | 'POST' | 'PATCH';
+
+/**
+ * Requests that each go to one of several resources, never two at once to the same (writes of one
+ * resource would wait for each other's lock): `take` answers a free one's path and body, and keeps it
+ * until `release` is called with what it answered.
+ */
+export interface Rotation {
+  take(): { path: string; body: string };
+  release(path: string): void;
+}
+
 export interface LoadOptions {
   url: string;
-  method?: 'GET' | 'POST';
+  method?: Method;
   headers?: Record<string, string>;
   body?: string;
   connections: number;
@@ -13,6 +26,13 @@ export interface LoadOptions {
   accept?: number[];
   /** A header given a new random UUID on every request (an `Idempotency-Key`). */
   freshHeader?: string;
+  /** Each request's path and body taken from here (`url` gives only the origin then). */
+  rotation?: Rotation;
+}
+
+/** Per connection, between a request and its answer: the resource it holds. */
+interface Held {
+  path?: string;
 }
 
 export interface LoadResult {
@@ -27,7 +47,7 @@ export interface LoadResult {
 
 /** One autocannon run; latencies in milliseconds. */
 export async function load(options: LoadOptions): Promise<LoadResult> {
-  const { freshHeader } = options;
+  const { freshHeader, rotation } = options;
   const result = await autocannon({
     url: options.url,
     method: options.method ?? 'GET',
@@ -37,16 +57,27 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     duration: options.duration,
     timeout: 30,
     // The request is built again for each one (only then), with its own value.
-    requests: freshHeader
-      ? [
-          {
-            setupRequest: (request) => ({
-              ...request,
-              headers: { ...request.headers, [freshHeader]: randomUUID() },
-            }),
-          },
-        ]
-      : undefined,
+    requests:
+      freshHeader || rotation
+        ? [
+            {
+              setupRequest: (request, context: Held) => {
+                const taken = rotation?.take();
+                context.path = taken?.path;
+                return {
+                  ...request,
+                  ...taken,
+                  headers: freshHeader
+                    ? { ...request.headers, [freshHeader]: randomUUID() }
+                    : request.headers,
+                };
+              },
+              onResponse: (_status, _body, context: Held) => {
+                if (context.path) rotation?.release(context.path);
+              },
+            },
+          ]
+        : undefined,
   });
   const accepted = (options.accept ?? []).reduce(
     (sum, status) => sum + (result.statusCodeStats?.[`${status}`]?.count ?? 0),

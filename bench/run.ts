@@ -20,6 +20,7 @@ import { loginStorm, personalExport, personalList, type Settings } from './compa
 import { combined, load, type LoadOptions, type LoadResult } from './load.js';
 import { readManifest, type Manifest } from './manifest.js';
 import { documents, exportOnce, exportRow, loadRow, post } from './measure.js';
+import { qualitySave } from './quality.js';
 import { startServer, type Server } from './processes.js';
 import { machine, printTable, type Row } from './report.js';
 import { scenarios, type FloorScenario, type Scenario, type StoredReport } from './scenarios.js';
@@ -329,6 +330,8 @@ async function main() {
     if (chosen('storm')) await timed(() => loginStorm(manifest, service, auth, settings));
     if (chosen('personal')) await timed(() => personalList(manifest, service, auth, settings));
     if (chosen('personal-csv')) await timed(() => personalExport(manifest, service, auth));
+    if (chosen('quality'))
+      await timed(() => qualitySave(manifest, service, auth, config, sql, { duration, many, warm }));
     if (chosen('bulk')) await timed(() => bulkValues(manifest, service, auth, config, sql));
 
     printTable(rows);

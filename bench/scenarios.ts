@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CapturedRequest, Statement } from './capture.js';
+import type { Method } from './load.js';
 import type { Manifest } from './manifest.js';
 
 /**
@@ -11,7 +12,7 @@ export type FloorAnswer = 'json' | 'brotli' | 'not-modified' | 'stream';
 
 /** What the floor server runs for one scenario (written to a file by run.ts, read by floor.ts). */
 export interface FloorScenario {
-  method: 'GET' | 'POST';
+  method: Method;
   statements: Statement[];
   /** Writes run in one transaction, as the service's do. */
   transaction: boolean;

@@ -8,6 +8,7 @@ import { manifestOf, type SeedManifest } from './manifest.js';
 import { newSeeding } from './model.js';
 import { seedOrganization, seedPrograms } from './organization.js';
 import { planFor, type Size } from './plan.js';
+import { planQuality, seedQuality } from './quality.js';
 import { seedProjects } from './projects.js';
 
 export type { OnProgress, ProgressEvent, Query } from './bulk.js';
@@ -49,9 +50,12 @@ export async function seed(options: SeedOptions): Promise<SeedManifest> {
   // Forms come before the reports: the drafts they counted into hold their submissions' sums.
   const forms = planForms(s);
   if (!forms.intake.indicator) throw new Error('The intake project links no indicator to count into');
-  const busyReport = await seedIndicatorReports(s);
+  // The quality benchmark's indicators are chosen before their reports are written (as drafts).
+  const qualityPlan = planQuality(s);
+  const busyReport = await seedIndicatorReports(s, qualityPlan);
   await seedActivities(s);
   await seedForms(s, forms);
+  const quality = await seedQuality(s, qualityPlan);
 
   const analyzing = performance.now();
   // Fresh statistics, so the planner knows how big the tables are before the first benchmark query.
@@ -59,5 +63,5 @@ export async function seed(options: SeedOptions): Promise<SeedManifest> {
   await options.query('ANALYZE');
   const seconds = (performance.now() - analyzing) / 1000;
   options.onProgress?.({ table: 'ANALYZE', done: 0, total: 0, seconds });
-  return manifestOf(s, forms, busyReport, (performance.now() - started) / 1000);
+  return manifestOf(s, forms, busyReport, quality, (performance.now() - started) / 1000);
 }

@@ -11,6 +11,7 @@ import {
   type Seeding,
   type UserSeed,
 } from './model.js';
+import { isQualityDraft, type QualityPlan } from './quality.js';
 import { apportionWithin, splitWhole, type Random } from './random.js';
 import { busyEntries, seedReportHistory, type FormFedReport, type WrittenReport } from './report-history.js';
 
@@ -130,12 +131,16 @@ const COLUMNS = [
 /**
  * The indicator reports, then their history. The busy report is the typical project's first report
  * that no form counts into, approved after thousands of changes (`busyHistory` in the plan): its id is
- * in the manifest.
+ * in the manifest. The reports the quality benchmark saves are drafts with a value (`quality`, which
+ * collects them): drawn as any other (so the rest of the data set stays the same), then made so with a
+ * random stream of their own.
  */
 export async function seedIndicatorReports(
   s: Seeding,
+  quality: QualityPlan,
 ): Promise<{ id: string; projectId: string; historyEntries: number }> {
   const random = s.random('indicator-reports');
+  const qualityRandom = s.random('quality-reports');
   const pairs = choosePairs(s, random);
   const reviewers = [s.admin, ...s.users.filter((user) => user.role === 'me_officer')];
   const countedInto = (project: ProjectSeed, { link, period }: Pair) =>
@@ -162,27 +167,36 @@ export async function seedIndicatorReports(
         }
         const busy = pair === busyPair;
         const drawn = statusFor(period, random);
-        const status = busy ? 'approved' : drawn;
         const target = periodTarget(link);
-        const value = status === 'draft' && random.chance(0.3) ? null : valueFor(link, target, random);
-        const created = PERIODS[period]!.end + random.int(0, 2) * DAY + random.int(0, DAY);
-        const submitted = status === 'draft' ? null : created + random.int(0, 10) * DAY + random.int(0, DAY);
-        const reviewed =
-          status === 'approved' || status === 'rejected' ? submitted! + random.int(1, 10) * DAY : null;
-        const comment =
-          status === 'rejected'
-            ? random.pick(REJECTIONS)
-            : status === 'approved' && random.chance(0.1)
-              ? 'Verified against source documents.'
-              : null;
-        const narrative = random.chance(0.25)
-          ? `Reported from ${random.int(2, 12)} villages; figures from the monthly field reports.`
-          : null;
-        const disaggregatedValues =
-          link.indicator.disaggregated && value !== null ? disaggregate(value, random) : {};
-        const submitterId = submitted === null ? null : random.pick(submitters).id;
-        const reviewerId = reviewed === null ? null : random.pick(reviewers).id;
+        const fields = drawFields(
+          link,
+          target,
+          busy ? 'approved' : drawn,
+          period,
+          { submitters, reviewers },
+          random,
+        );
+        const forced = isQualityDraft(quality, project.index, link.indicator.id, period);
+        const {
+          status,
+          value,
+          created,
+          submitted,
+          reviewed,
+          comment,
+          narrative,
+          disaggregatedValues,
+          submitterId,
+          reviewerId,
+        } = forced ? asDraft(fields, link, target, qualityRandom) : fields;
         const id = s.ids.at(created);
+        if (forced && value !== null) {
+          const list = quality.reports.get(link.indicator.id) ?? [];
+          quality.reports.set(link.indicator.id, [
+            ...list,
+            { id, periodId: project.periodIds[period]!, value, disaggregatedValues },
+          ]);
+        }
         written.push({
           id,
           value,
@@ -227,6 +241,71 @@ export async function seedIndicatorReports(
   await seedReportHistory(s, written, REJECTIONS);
   const busy = written.find((report): report is WrittenReport => 'busy' in report && report.busy)!;
   return { id: busy.id, projectId: typical.id, historyEntries: busyEntries(s) };
+}
+
+/** A hand-entered report's fields, drawn in the order the data set has always drawn them. */
+function drawFields(
+  link: LinkSeed,
+  target: number | null,
+  status: IndicatorReportStatus,
+  period: number,
+  people: { submitters: readonly UserSeed[]; reviewers: readonly UserSeed[] },
+  random: Random,
+) {
+  const value = status === 'draft' && random.chance(0.3) ? null : valueFor(link, target, random);
+  const created = PERIODS[period]!.end + random.int(0, 2) * DAY + random.int(0, DAY);
+  const submitted = status === 'draft' ? null : created + random.int(0, 10) * DAY + random.int(0, DAY);
+  const reviewed =
+    status === 'approved' || status === 'rejected' ? submitted! + random.int(1, 10) * DAY : null;
+  const comment =
+    status === 'rejected'
+      ? random.pick(REJECTIONS)
+      : status === 'approved' && random.chance(0.1)
+        ? 'Verified against source documents.'
+        : null;
+  const narrative = random.chance(0.25)
+    ? `Reported from ${random.int(2, 12)} villages; figures from the monthly field reports.`
+    : null;
+  const disaggregatedValues =
+    link.indicator.disaggregated && value !== null ? disaggregate(value, random) : {};
+  const submitterId = submitted === null ? null : random.pick(people.submitters).id;
+  const reviewerId = reviewed === null ? null : random.pick(people.reviewers).id;
+  return {
+    status,
+    value,
+    created,
+    submitted,
+    reviewed,
+    comment,
+    narrative,
+    disaggregatedValues,
+    submitterId,
+    reviewerId,
+  };
+}
+
+type Fields = ReturnType<typeof drawFields>;
+
+/**
+ * The same report as a draft nobody submitted yet, with a value (drawn from `random` when it had none):
+ * what the quality benchmark saves again and again.
+ */
+function asDraft(fields: Fields, link: LinkSeed, target: number | null, random: Random): Fields {
+  const value = fields.value ?? valueFor(link, target, random);
+  return {
+    ...fields,
+    status: 'draft',
+    value,
+    submitted: null,
+    reviewed: null,
+    comment: null,
+    disaggregatedValues:
+      fields.value === null && link.indicator.disaggregated
+        ? disaggregate(value, random)
+        : fields.disaggregatedValues,
+    submitterId: null,
+    reviewerId: null,
+  };
 }
 
 /** What the service's auto-count leaves: a draft with the running sum and nothing else. */

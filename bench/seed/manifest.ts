@@ -4,6 +4,7 @@ import type { FormsPlan } from './forms.js';
 import { BIG, TYPICAL, type Seeding } from './model.js';
 import { ADMIN_EMAIL, ORG, PASSWORD } from './organization.js';
 import type { Size } from './plan.js';
+import type { QualityManifest } from './quality.js';
 
 /** What a seed run made, for the bench runner (`bench/.seed.json`): where to find what. */
 export interface SeedManifest {
@@ -30,12 +31,18 @@ export interface SeedManifest {
   csvForm: { id: string; submissions: number };
   /** An approved indicator report with thousands of history entries. */
   busyReport: { id: string; projectId: string; historyEntries: number };
+  /**
+   * The quality benchmark's drafts in the big project: those of indicators two validation rules and the
+   * default outlier check read, and those of as many equivalent indicators with every check off.
+   */
+  quality: QualityManifest;
 }
 
 export function manifestOf(
   s: Seeding,
   forms: FormsPlan,
   busyReport: SeedManifest['busyReport'],
+  quality: QualityManifest,
   seconds: number,
 ): SeedManifest {
   const big = s.projects[BIG]!;
@@ -68,5 +75,6 @@ export function manifestOf(
     },
     csvForm: { id: forms.csv.id, submissions: s.plan.csvSubmissions },
     busyReport,
+    quality,
   };
 }

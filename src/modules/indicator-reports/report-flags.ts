@@ -215,6 +215,9 @@ interface Judged {
  * Each report's history for its outlier check, most recent period first, at most HISTORY_LENGTH: the
  * indicator's values in its own project's earlier periods, or (`elsewhere`) its latest values in the
  * organization's other projects. Rejected values are left out. One statement, each report's read by the reports' unique index.
+ * A report's period is of its project (the reports' foreign key): saying so lets the planner read only
+ * the project's earlier periods (by their project and start date) instead of every earlier period of
+ * the organization, each probed in the reports' index.
  */
 async function histories(tx: Db, orgId: string, reports: readonly Judged[], elsewhere: boolean) {
   const byReport = new Map<string, number[]>();
@@ -234,7 +237,8 @@ async function histories(tx: Db, orgId: string, reports: readonly Judged[], else
     JOIN reporting_periods wp ON wp.org_id = ${orgId} AND wp.id = w.period_id
     CROSS JOIN LATERAL (
       SELECT h.value FROM indicator_reports h
-      JOIN reporting_periods p ON p.org_id = h.org_id AND p.id = h.reporting_period_id
+      JOIN reporting_periods p
+        ON p.org_id = h.org_id AND p.project_id = h.project_id AND p.id = h.reporting_period_id
       WHERE h.org_id = ${orgId} AND h.indicator_id = w.indicator_id AND ${project}
         AND h.id <> w.report_id AND h.value IS NOT NULL AND h.status <> 'rejected'
       ORDER BY p.start_date DESC, h.id LIMIT ${HISTORY_LENGTH}
