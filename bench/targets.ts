@@ -56,6 +56,11 @@ const TARGETS: Target[] = [
   p50AtMost('report assembly (200 ind. x 24 periods) p50 <= 60 ms', 'assembly', 60),
   p50AtMost('dashboard summary (1,000 projects) p50 <= 80 ms', 'dashboard', 80),
   p50AtMost('data quality, every project and period (1,000 projects) p50 <= 300 ms', 'data-quality', 300),
+  ratioAtLeast(
+    'saving a value with rules and outlier checks >= 0.80 of the same save without',
+    'quality',
+    0.8,
+  ),
   {
     target: 'CSV export of 1,000,000 submissions >= 80,000 rows/s, peak RSS < 150 MB',
     row: 'csv',

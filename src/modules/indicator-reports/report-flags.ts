@@ -11,9 +11,14 @@ import {
 import { indicators } from '../indicators/indicators.tables.js';
 import { rulesReading, type ReportFlag, type RuleWithInputs } from '../quality/index.js';
 import { indicatorReports } from './indicator-reports.tables.js';
+import { lockAllRuleChecks } from './rule-check-lock.js';
 
-/** Takes a rule's flags off every report of the organization (the rule changed, or is gone). */
+/**
+ * Takes a rule's flags off every report of the organization (the rule changed, or is gone), while the
+ * organization's writes of values wait (one running beside would put the flag back).
+ */
 export async function dropRuleFlags(tx: Db, orgId: string, ruleId: string): Promise<void> {
+  await lockAllRuleChecks(tx, orgId);
   await tx
     .update(indicatorReports)
     .set({
@@ -139,20 +144,23 @@ export async function recheckRuleFlags(
         if (!report) continue;
         const flags = flagsOf.get(report.id)!;
         const before = flags.find((flag) => flag.rule === rule.id);
-        const others = flags.filter((flag) => flag.rule !== rule.id);
-        const next: ReportFlag[] = message
-          ? [
-              ...others,
-              {
+        const flag: ReportFlag | null =
+          message === null
+            ? null
+            : {
                 kind: 'rule',
                 rule: rule.id,
                 message,
                 importance: rule.importance,
                 instruction: rule.instruction,
                 justification: before?.justification ?? null,
-              },
-            ]
-          : others;
+              };
+        // In place when it was there already: checking again what holds changes nothing, order included.
+        const next: ReportFlag[] = !flag
+          ? flags.filter((f) => f.rule !== rule.id)
+          : before
+            ? flags.map((f) => (f === before ? flag : f))
+            : [...flags, flag];
         if (JSON.stringify(next) !== JSON.stringify(flags)) {
           flagsOf.set(report.id, next);
           changed.set(report.id, next);

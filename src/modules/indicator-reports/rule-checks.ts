@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { rowsOf, type Db } from '../../db/client.js';
 import { recheckRuleFlags } from './report-flags.js';
+import { lockAllRuleChecks } from './rule-check-lock.js';
 
 /** Project and period pairs checked in one pass: two parameters each, well under PostgreSQL's 65,535. */
 const PAIRS_AT_ONCE = 2000;
@@ -8,9 +9,12 @@ const PAIRS_AT_ONCE = 2000;
 /**
  * Checks a rule just written or changed over the values already saved: every project and period
  * holding a value of one of its inputs (the rules reading that input there are checked too, as a write
- * would). Flags change without a history entry: no value changed.
+ * would), while the organization's writes of values wait. Flags change without a history entry: no
+ * value changed.
  */
 export async function checkRuleEverywhere(tx: Db, orgId: string, ruleId: string): Promise<void> {
+  // No write of the organization's values runs beside: each would check the rule against old values.
+  await lockAllRuleChecks(tx, orgId);
   const result = await tx.execute(sql`
     SELECT DISTINCT ON (r.project_id, r.reporting_period_id)
       r.project_id AS "projectId", r.reporting_period_id AS "reportingPeriodId", r.indicator_id AS "indicatorId"

@@ -17,6 +17,7 @@ import { transaction, rowsOf } from '../../db/client.js';
 import type { ReportFlag } from '../quality/index.js';
 import { indicatorReports } from './indicator-reports.tables.js';
 import { recheckRuleFlags } from './report-flags.js';
+import { lockRuleChecks, MOST_PAIR_LOCKS } from './rule-check-lock.js';
 
 const { t, team } = useSuite();
 const org = () => team.org.id;
@@ -169,7 +170,7 @@ describe('rule flags after two writes of a rule’s inputs', () => {
      * waiting; then the table is let go. Without a lock around the check, each has read the other's old
      * value by then.
      */
-    async function atOnce(work: (() => Promise<Call>)[]) {
+    async function atOnce(work: (() => Promise<Call>)[], { inTurn = false } = {}) {
       const { name } = rowsOf<{ name: string }>(
         await t.database.db.execute(sql`SELECT current_database() AS name`),
       )[0]!;
@@ -180,12 +181,21 @@ describe('rule flags after two writes of a rule’s inputs', () => {
       try {
         await holder.query('BEGIN');
         await holder.query('LOCK TABLE indicator_report_history IN SHARE MODE');
-        const answers = Promise.all(work.map((run) => run()));
         let waiting = 0;
-        for (const until = Date.now() + 3_000; waiting < work.length && Date.now() < until;) {
-          await new Promise((resolve) => setTimeout(resolve, 20));
-          waiting = await waitingOnLocks(name);
+        const seenWaiting = async (count: number) => {
+          for (const until = Date.now() + 3_000; waiting < count && Date.now() < until;) {
+            await new Promise((resolve) => setTimeout(resolve, 20));
+            waiting = await waitingOnLocks(name);
+          }
+        };
+        // In turn: each write starts once the ones before it are seen waiting.
+        const started: Promise<Call>[] = [];
+        for (const run of work) {
+          started.push(run());
+          if (inTurn) await seenWaiting(started.length);
         }
+        const answers = Promise.all(started);
+        await seenWaiting(work.length);
         await holder.query('COMMIT');
         expect(waiting, 'the writes seen waiting at once').toBe(work.length);
         return await answers;
@@ -217,6 +227,62 @@ describe('rule flags after two writes of a rule’s inputs', () => {
         [120, [s.broken(120, 100)]],
         [100, [s.broken(120, 100)]],
       ]);
+      expect(await freshlyChanged(s)).toEqual(new Map());
+    });
+
+    it('holds at most a few advisory locks, however many projects and periods a write covers', async () => {
+      const pairs = (n: number) =>
+        Array.from({ length: n }, (_, i) => ({
+          projectId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+          reportingPeriodId: '00000000-0000-4000-8000-000000000000',
+        }));
+      const held = (tx: typeof t.database.db) =>
+        tx
+          .execute(
+            sql`SELECT mode, count(*)::int AS n FROM pg_locks
+              WHERE locktype = 'advisory' AND pid = pg_backend_pid() GROUP BY mode ORDER BY mode`,
+          )
+          .then((result) => rowsOf<{ mode: string; n: number }>(result));
+      const few = await transaction(t.database.db, async (tx) => {
+        await lockRuleChecks(tx, org(), pairs(MOST_PAIR_LOCKS));
+        return held(tx);
+      });
+      // The organization's lock shared, then one per pair.
+      expect(few).toEqual([
+        { mode: 'ExclusiveLock', n: MOST_PAIR_LOCKS },
+        { mode: 'ShareLock', n: 1 },
+      ]);
+      const many = await transaction(t.database.db, async (tx) => {
+        await lockRuleChecks(tx, org(), pairs(5_000));
+        return held(tx);
+      });
+      expect(many).toEqual([{ mode: 'ExclusiveLock', n: 1 }]);
+    });
+
+    it('a rule created while a value is written: the rule is checked against the committed value', async () => {
+      // The rule is created while the write of 120 waits at its history entry; its check waits for it.
+      const s = await scene({ trained: 50, registered: 60 });
+      const results = await atOnce(
+        [
+          patch(s.reports.trained!.id, 120),
+          () =>
+            call(t.app, 'POST', `/orgs/${org()}/validation-rules`, {
+              as: team.officer,
+              body: {
+                name: 'Late rule',
+                left: s.trained.code,
+                operator: '<=',
+                right: s.registered.code,
+                importance: 'low',
+              },
+            }),
+        ],
+        { inTurn: true },
+      );
+      expect(results.map((res) => res.status)).toEqual([200, 201]);
+      const late = (results[1]!.body as { id: string }).id;
+      for (const row of await stored(s))
+        expect(row.flags.map((flag: ReportFlag) => flag.rule)).toContain(late);
       expect(await freshlyChanged(s)).toEqual(new Map());
     });
   });
