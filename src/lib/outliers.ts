@@ -24,6 +24,9 @@ export interface QualityChecks {
 export const DEFAULT_THRESHOLDS = { modified_z: 3.5, z: 3 } as const;
 export const DEFAULT_CHECKS: QualityChecks = { method: 'modified_z' };
 
+/** The methods that judge a value by its history (the others by bounds, or not at all). */
+export const HISTORY_METHODS: readonly OutlierMethod[] = ['modified_z', 'z'];
+
 /** Fewer values than this and a score says nothing: no flag (a median and MAD of three is one value). */
 export const MIN_HISTORY = 4;
 /** The most values a score is computed from: a year of monthly reports, three of quarterly ones. */
@@ -73,10 +76,8 @@ export type Outlier =
   | { method: 'min_max'; message: string; numbers: MinMaxNumbers };
 
 /** Whether the checks compare with history at all (min_max and off need none to be read). */
-export const usesHistory = (checks: QualityChecks | null): boolean => {
-  const method = (checks ?? DEFAULT_CHECKS).method;
-  return method === 'modified_z' || method === 'z';
-};
+export const usesHistory = (checks: QualityChecks | null): boolean =>
+  HISTORY_METHODS.includes((checks ?? DEFAULT_CHECKS).method);
 
 /** Whether a project's history is too short to judge by: then read the organization's other projects. */
 export const isShortHistory = (count: number): boolean => count < MIN_HISTORY;

@@ -1,14 +1,22 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { rowsOf, type Db } from '../../db/client.js';
 import { CELL_SEPARATOR } from '../../lib/crosses.js';
-import { findOutlier, HISTORY_LENGTH, isShortHistory, readable, usesHistory } from '../../lib/outliers.js';
+import {
+  DEFAULT_CHECKS,
+  findOutlier,
+  HISTORY_LENGTH,
+  HISTORY_METHODS,
+  isShortHistory,
+  readable,
+  usesHistory,
+  type QualityChecks,
+} from '../../lib/outliers.js';
 import {
   evaluateRuleExpression,
   holds,
   parseRuleExpression,
   type RuleExpression,
 } from '../../lib/rule-expressions.js';
-import { indicators } from '../indicators/indicators.tables.js';
 import { rulesReading, type ReportFlag, type RuleWithInputs } from '../quality/index.js';
 import { indicatorReports } from './indicator-reports.tables.js';
 import { lockAllRuleChecks } from './rule-check-lock.js';
@@ -229,7 +237,8 @@ interface Judged {
  */
 async function histories(tx: Db, orgId: string, reports: readonly Judged[], elsewhere: boolean) {
   const byReport = new Map<string, number[]>();
-  if (reports.length === 0) return byReport;
+  const checksOf = new Map<string, QualityChecks | null>();
+  if (reports.length === 0) return { byReport, checksOf };
   const written = sql.join(
     reports.map(
       (r) => sql`(${r.id}::uuid, ${r.projectId}::uuid, ${r.indicatorId}::uuid, ${r.reportingPeriodId}::uuid)`,
@@ -240,22 +249,34 @@ async function histories(tx: Db, orgId: string, reports: readonly Judged[], else
   const project = elsewhere
     ? sql`h.project_id <> w.project_id`
     : sql`h.project_id = w.project_id AND p.start_date < wp.start_date`;
+  // The indicators' checks come with the history (one round trip in a write of one value): the history
+  // is read only for a method that judges by it (HISTORY_METHODS, as usesHistory decides).
+  const methods = sql.join(
+    HISTORY_METHODS.map((method) => sql`${method}`),
+    sql`, `,
+  );
   const result = await tx.execute(sql`
-    SELECT w.report_id, past.value FROM (VALUES ${written}) AS w(report_id, project_id, indicator_id, period_id)
+    SELECT w.report_id, i.quality_checks AS checks, past.value
+    FROM (VALUES ${written}) AS w(report_id, project_id, indicator_id, period_id)
+    JOIN indicators i ON i.org_id = ${orgId} AND i.id = w.indicator_id
     JOIN reporting_periods wp ON wp.org_id = ${orgId} AND wp.id = w.period_id
-    CROSS JOIN LATERAL (
+    LEFT JOIN LATERAL (
       SELECT h.value FROM indicator_reports h
       JOIN reporting_periods p
         ON p.org_id = h.org_id AND p.project_id = h.project_id AND p.id = h.reporting_period_id
-      WHERE h.org_id = ${orgId} AND h.indicator_id = w.indicator_id AND ${project}
+      WHERE coalesce(i.quality_checks->>'method', ${DEFAULT_CHECKS.method}) IN (${methods})
+        AND h.org_id = ${orgId} AND h.indicator_id = w.indicator_id AND ${project}
         AND h.id <> w.report_id AND h.value IS NOT NULL AND h.status <> 'rejected'
       ORDER BY p.start_date DESC, h.id LIMIT ${HISTORY_LENGTH}
-    ) past`);
-  for (const row of rowsOf<{ report_id: string; value: number }>(result)) {
+    ) past ON true`);
+  for (const row of rowsOf<{ report_id: string; checks: QualityChecks | null; value: number | null }>(
+    result,
+  )) {
+    checksOf.set(row.report_id, row.checks);
     const list = byReport.get(row.report_id) ?? [];
-    byReport.set(row.report_id, [...list, Number(row.value)]);
+    byReport.set(row.report_id, row.value === null ? list : [...list, Number(row.value)]);
   }
-  return byReport;
+  return { byReport, checksOf };
 }
 
 /**
@@ -271,28 +292,17 @@ export async function recheckOutliers(
 ): Promise<Map<string, ReportFlag[]>> {
   const changed = new Map<string, ReportFlag[]>();
   if (reports.length === 0) return changed;
-  const checksOf = new Map(
-    (
-      await tx
-        .select({ id: indicators.id, checks: indicators.qualityChecks })
-        .from(indicators)
-        .where(
-          and(
-            eq(indicators.orgId, orgId),
-            inArray(indicators.id, [...new Set(reports.map((r) => r.indicatorId))]),
-          ),
-        )
-    ).map((row) => [row.id, row.checks]),
-  );
   const judged = reports.filter((r) => r.value !== null);
-  const withHistory = judged.filter((r) => usesHistory(checksOf.get(r.indicatorId) ?? null));
-  const own = await histories(tx, orgId, withHistory, false);
-  const short = withHistory.filter((r) => isShortHistory(own.get(r.id)?.length ?? 0));
-  const others = await histories(tx, orgId, short, true);
+  // Each judged report's indicator checks, and its own project's history when its method reads one.
+  const own = await histories(tx, orgId, judged, false);
+  const checksOf = (report: Judged) => own.checksOf.get(report.id) ?? null;
+  const withHistory = judged.filter((r) => usesHistory(checksOf(r)));
+  const short = withHistory.filter((r) => isShortHistory(own.byReport.get(r.id)?.length ?? 0));
+  const others = (await histories(tx, orgId, short, true)).byReport;
   for (const report of reports) {
-    const checks = checksOf.get(report.indicatorId) ?? null;
+    const checks = checksOf(report);
     const fromElsewhere = short.includes(report);
-    const history = (fromElsewhere ? others : own).get(report.id) ?? [];
+    const history = (fromElsewhere ? others : own.byReport).get(report.id) ?? [];
     const outlier =
       report.value === null
         ? null
