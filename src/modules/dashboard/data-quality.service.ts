@@ -28,16 +28,9 @@ export function withRates(counts: QualityCounts) {
   };
 }
 
-function summed(rows: readonly QualityCounts[]): QualityCounts {
-  const total: QualityCounts = {
-    expected: 0,
-    entered: 0,
-    reported: 0,
-    onTime: 0,
-    approved: 0,
-    flagged: 0,
-    openFlags: 0,
-  };
+/** The counts of several periods (or of none: all zeros). */
+export function summed(rows: readonly QualityCounts[]): QualityCounts {
+  const total = Object.fromEntries(COUNTS.map((key) => [key, 0])) as unknown as QualityCounts;
   for (const row of rows) for (const key of COUNTS) total[key] += row[key];
   return total;
 }
