@@ -36,8 +36,8 @@ const SERVER_FULL_CODE = '53300';
 /**
  * A statement PostgreSQL cancelled at its statement_timeout (57014, query_canceled), that gave up
  * waiting for a lock at its lock_timeout (55P03, lock_not_available), or that it chose to end a
- * deadlock (40P01, deadlock_detected: two writes each waiting for a row the other holds, as two values
- * a validation rule reads, written at once): the server answers, a table or row is held or the
+ * deadlock (40P01, deadlock_detected: two writes each waiting for a row the other holds): the server
+ * answers, a table or row is held or the
  * statement is slow (DATABASE_STATEMENT_TIMEOUT, DATABASE_LOCK_TIMEOUT); sent again, it goes through.
  */
 const TIMEOUT_CODES = new Set(['57014', '55P03', '40P01']);

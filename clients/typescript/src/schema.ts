@@ -2921,9 +2921,13 @@ export interface components {
                 flagged: number;
                 /** @description Flags on values not approved yet */
                 openFlags: number;
+                /** @description Percent of the expected values reported, one decimal; null when nothing is expected */
                 reportedRate: number | null;
+                /** @description Percent of the expected values reported on time, one decimal; null when nothing is expected */
                 onTimeRate: number | null;
+                /** @description Percent of the expected values approved, one decimal; null when nothing is expected */
                 approvedRate: number | null;
+                /** @description Percent of the expected values flagged, one decimal; null when nothing is expected */
                 flaggedRate: number | null;
             };
             programs: {
@@ -2957,9 +2961,13 @@ export interface components {
                     flagged: number;
                     /** @description Flags on values not approved yet */
                     openFlags: number;
+                    /** @description Percent of the expected values reported, one decimal; null when nothing is expected */
                     reportedRate: number | null;
+                    /** @description Percent of the expected values reported on time, one decimal; null when nothing is expected */
                     onTimeRate: number | null;
+                    /** @description Percent of the expected values approved, one decimal; null when nothing is expected */
                     approvedRate: number | null;
+                    /** @description Percent of the expected values flagged, one decimal; null when nothing is expected */
                     flaggedRate: number | null;
                 };
             }[];
@@ -2993,9 +3001,13 @@ export interface components {
                 flagged: number;
                 /** @description Flags on values not approved yet */
                 openFlags: number;
+                /** @description Percent of the expected values reported, one decimal; null when nothing is expected */
                 reportedRate: number | null;
+                /** @description Percent of the expected values reported on time, one decimal; null when nothing is expected */
                 onTimeRate: number | null;
+                /** @description Percent of the expected values approved, one decimal; null when nothing is expected */
                 approvedRate: number | null;
+                /** @description Percent of the expected values flagged, one decimal; null when nothing is expected */
                 flaggedRate: number | null;
             }[];
             /** @description Indicators expected in scope, most open flags first, then by code */
@@ -4708,6 +4720,10 @@ export interface components {
              * @description YYYY-MM-DD
              */
             endDate: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
             dueDate: string | null;
             /** @description Values expected: linked indicators that are not formulas, once per reporting period */
             expected: number;
@@ -4723,9 +4739,13 @@ export interface components {
             flagged: number;
             /** @description Flags on values not approved yet */
             openFlags: number;
+            /** @description Percent of the expected values reported, one decimal; null when nothing is expected */
             reportedRate: number | null;
+            /** @description Percent of the expected values reported on time, one decimal; null when nothing is expected */
             onTimeRate: number | null;
+            /** @description Percent of the expected values approved, one decimal; null when nothing is expected */
             approvedRate: number | null;
+            /** @description Percent of the expected values flagged, one decimal; null when nothing is expected */
             flaggedRate: number | null;
         };
         /** @description A reporting period's target after the change */
@@ -5129,9 +5149,13 @@ export interface components {
             flagged: number;
             /** @description Flags on values not approved yet */
             openFlags: number;
+            /** @description Percent of the expected values reported, one decimal; null when nothing is expected */
             reportedRate: number | null;
+            /** @description Percent of the expected values reported on time, one decimal; null when nothing is expected */
             onTimeRate: number | null;
+            /** @description Percent of the expected values approved, one decimal; null when nothing is expected */
             approvedRate: number | null;
+            /** @description Percent of the expected values flagged, one decimal; null when nothing is expected */
             flaggedRate: number | null;
         };
         Readiness: {

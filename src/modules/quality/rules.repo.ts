@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { projects } from '../projects/projects.tables.js';
@@ -101,7 +101,8 @@ export interface RuleWithInputs extends RuleRow {
 
 /**
  * The rules that read any of these indicators, with all their inputs: what a write of their values
- * checks again. Two statements whatever the number of rules (the inputs' index by indicator).
+ * checks again. One statement whatever the number of rules (the inputs' index by indicator): it runs in
+ * every write of a value, where each round trip holds a connection.
  */
 export async function rulesReading(db: Db, orgId: string, indicatorIds: string[]): Promise<RuleWithInputs[]> {
   if (indicatorIds.length === 0) return [];
@@ -111,23 +112,14 @@ export async function rulesReading(db: Db, orgId: string, indicatorIds: string[]
     .where(
       and(eq(validationRuleInputs.orgId, orgId), inArray(validationRuleInputs.indicatorId, indicatorIds)),
     );
-  const rules = await db
-    .select()
+  return db
+    .select({
+      ...getTableColumns(validationRules),
+      inputs: sql<RuleInput[]>`(SELECT coalesce(json_agg(json_build_object('indicatorId', i.indicator_id,
+        'code', i.code) ORDER BY i.code, i.indicator_id), '[]'::json)
+        FROM ${validationRuleInputs} i WHERE i.org_id = ${validationRules.orgId} AND i.rule_id = ${validationRules.id})`,
+    })
     .from(validationRules)
     .where(and(eq(validationRules.orgId, orgId), inArray(validationRules.id, reading)))
     .orderBy(...byName);
-  if (rules.length === 0) return [];
-  const inputs = await db
-    .select()
-    .from(validationRuleInputs)
-    .where(
-      and(
-        eq(validationRuleInputs.orgId, orgId),
-        inArray(
-          validationRuleInputs.ruleId,
-          rules.map((rule) => rule.id),
-        ),
-      ),
-    );
-  return rules.map((rule) => ({ ...rule, inputs: inputs.filter((input) => input.ruleId === rule.id) }));
 }
