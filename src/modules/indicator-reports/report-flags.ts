@@ -308,19 +308,21 @@ export async function recheckOutliers(
         ? null
         : findOutlier(report.value, history, checks, fromElsewhere ? 'other_projects' : 'project');
     const before = report.flags.find((flag) => flag.kind === 'outlier');
-    const rest = report.flags.filter((flag) => flag.kind !== 'outlier');
-    const next: ReportFlag[] = outlier
-      ? [
-          ...rest,
-          {
-            kind: 'outlier',
-            method: outlier.method,
-            message: outlier.message,
-            importance: 'medium',
-            justification: before?.justification ?? null,
-          },
-        ]
-      : rest;
+    const flag: ReportFlag | null = outlier
+      ? {
+          kind: 'outlier',
+          method: outlier.method,
+          message: outlier.message,
+          importance: 'medium',
+          justification: before?.justification ?? null,
+        }
+      : null;
+    // In place when it was there already, as a rule's flag: checking again changes nothing, order included.
+    const next: ReportFlag[] = !flag
+      ? report.flags.filter((f) => f.kind !== 'outlier')
+      : before
+        ? report.flags.map((f) => (f === before ? flag : f))
+        : [...report.flags, flag];
     if (JSON.stringify(next) !== JSON.stringify(report.flags)) changed.set(report.id, next);
   }
   await writeFlags(tx, orgId, changed);

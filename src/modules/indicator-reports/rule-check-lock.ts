@@ -9,9 +9,10 @@ const ORG_RULE_CHECK_LOCK = 61_052_312;
  * The most project and period locks a write takes; above, it takes its organization's whole rule check
  * at once. Each advisory lock holds a slot of PostgreSQL's shared lock table (max_locks_per_transaction
  * times max_connections, 6,400 by default): an import over thousands of projects and periods must not
- * fill it ("out of shared memory").
+ * fill it ("out of shared memory"). High enough that an ordinary import (a few projects' periods) never
+ * stops the organization's other writes, form submissions among them, for its duration.
  */
-export const MOST_PAIR_LOCKS = 32;
+export const MOST_PAIR_LOCKS = 512;
 
 /**
  * Takes, until the transaction ends, the lock on the rule check of each project and reporting period

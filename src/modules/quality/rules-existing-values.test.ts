@@ -63,6 +63,25 @@ describe('a rule created or changed over values already saved', () => {
     }
     for (const id of [reports[1]!.trained!, reports[1]!.registered!]) expect(await flagsOf(id)).toEqual([]);
 
+    // A new name keeps the verdicts and their justifications; the message takes the name.
+    const submitted = await call(t.app, 'PATCH', reportUrl(org(), reports[0]!.trained!, 'submit'), {
+      as: team.officer,
+      body: { justification: 'Two sessions counted twice' },
+    });
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(200);
+    const renamed = await call(t.app, 'PATCH', `/orgs/${org()}/validation-rules/${created.body.id}`, {
+      as: team.officer,
+      body: { name: 'Trained, at most registered' },
+    });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    expect(await flagsOf(reports[0]!.trained!)).toEqual([
+      expect.objectContaining({
+        rule: created.body.id,
+        message: message.replace('Trained within registered', 'Trained, at most registered'),
+        justification: 'Two sessions counted twice',
+      }),
+    ]);
+
     // Changed so that South breaks it and North holds: the flags follow at once.
     const changed = await call(t.app, 'PATCH', `/orgs/${org()}/validation-rules/${created.body.id}`, {
       as: team.officer,
@@ -70,7 +89,7 @@ describe('a rule created or changed over values already saved', () => {
     });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
     for (const id of [reports[0]!.trained!, reports[0]!.registered!]) expect(await flagsOf(id)).toEqual([]);
-    const south = `Trained within registered: ${trained.code} (80) must be >= 0.9 * ${registered.code} (90)`;
+    const south = `Trained, at most registered: ${trained.code} (80) must be >= 0.9 * ${registered.code} (90)`;
     expect(await flagsOf(reports[1]!.trained!)).toEqual([
       expect.objectContaining({ rule: created.body.id, message: south }),
     ]);

@@ -156,8 +156,11 @@ export class RuleService {
       await checkProjects(tx, orgId, changes.projectIds);
       const updated = await updateRule(tx, orgId, id, changes);
       if (!updated) throw notFound('Validation rule');
-      // Its verdicts so far were the old rule's: they go, and the new rule is checked over the values.
-      await this.reports.removed(tx, orgId, id);
+      // A rule that now reads or compares differently: its verdicts so far (and the justifications given
+      // for them) were the old rule's, and go. A new name, instruction or importance keeps them, and
+      // their justifications; either way the rule is checked again over the values.
+      const meaning = ['left', 'right', 'operator', 'projectIds'] as const;
+      if (meaning.some((field) => changes[field] !== undefined)) await this.reports.removed(tx, orgId, id);
       await this.reports.written(tx, orgId, id);
       return updated;
     });

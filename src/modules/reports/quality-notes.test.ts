@@ -24,12 +24,12 @@ const outlierFlag = (message: string, justification: string | null = null): Repo
 });
 const OWN_HISTORY = '12,000 is 10x the median of the last 8 periods (1,180); modified z = 41';
 
-const notesOf = (values: FlaggedValue[], shown = ['trained', 'registered']) =>
+const notesOf = (values: FlaggedValue[], shown = ['trained', 'registered'], periods = [Q1, Q2]) =>
   qualityNotesOf({
     values,
     shownIndicators: new Set(shown),
     ruleInputs: new Map([[RULE, ['trained', 'registered']]]),
-    periods: [Q1, Q2],
+    periods,
   });
 
 describe('the quality notes of a report', () => {
@@ -55,7 +55,8 @@ describe('the quality notes of a report', () => {
         period: 'Q2 2026',
         kind: 'outlier',
         importance: 'medium',
-        message: OWN_HISTORY,
+        // A score's median is of earlier values, drafts among them: withheld.
+        message: null,
         justification: 'A new district joined',
       },
     ]);
@@ -102,6 +103,43 @@ describe('the quality notes of a report', () => {
     ]);
     expect(notes.get('trained')!.map((note) => note.message)).toEqual([null]);
     expect(notes.get('registered')!.map((note) => note.message)).toEqual([null, null]);
+  });
+
+  it("keeps a bounds message, and withholds a score's (its median or mean is of values the report leaves out)", () => {
+    const bounded = findOutlier(12_000, [], { method: 'min_max', max: 5000 })!;
+    const notes = notesOf([
+      {
+        indicatorId: 'trained',
+        periodId: Q1.id,
+        flags: [{ ...outlierFlag(bounded.message), method: 'min_max' }],
+      },
+      { indicatorId: 'registered', periodId: Q1.id, flags: [outlierFlag(OWN_HISTORY)] },
+    ]);
+    expect(notes.get('trained')!.map((note) => note.message)).toEqual([
+      '12,000 is above the maximum set for this indicator (5,000)',
+    ]);
+    expect(notes.get('registered')!.map((note) => note.message)).toEqual([null]);
+  });
+
+  it('withholds a rule message quoting a cell, unless the report has that one period', () => {
+    const cell = {
+      ...ruleFlag(),
+      message: 'Women in groups: TRAINED[female] (1) must be >= 0.6 * TRAINED (10)',
+    };
+    const values = [
+      { indicatorId: 'trained', periodId: Q1.id, flags: [cell] },
+      { indicatorId: 'registered', periodId: Q1.id },
+    ];
+    expect(
+      notesOf(values)
+        .get('trained')!
+        .map((note) => note.message),
+    ).toEqual([null]);
+    expect(
+      notesOf(values, undefined, [Q1])
+        .get('trained')!
+        .map((note) => note.message),
+    ).toEqual([cell.message]);
   });
 
   it("withholds an outlier's message comparing with the organization's other projects", () => {

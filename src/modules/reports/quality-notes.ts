@@ -65,7 +65,11 @@ export function qualityNotesOf(input: NoteInput): Map<string, QualityNote[]> {
   };
   const speaksOfShown = (flag: ReportFlag, value: FlaggedValue) => {
     if (!quotable(value.indicatorId, value.periodId)) return false;
-    if (flag.kind === 'outlier') return !quotesOtherProjects(flag.message);
+    // A score's median or mean is of earlier values, drafts and periods the report leaves out among
+    // them: only bounds (the value and the limit set for the indicator) are quoted.
+    if (flag.kind === 'outlier') return flag.method === 'min_max' && !quotesOtherProjects(flag.message);
+    // A cell (`CODE[female] (12)`) is one period's: the report shows cells summed over its periods.
+    if (flag.message.includes('[') && input.periods.length !== 1) return false;
     const inputs = flag.rule === undefined ? undefined : input.ruleInputs.get(flag.rule);
     return inputs !== undefined && inputs.every((indicatorId) => quotable(indicatorId, value.periodId));
   };
