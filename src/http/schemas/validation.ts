@@ -1,5 +1,6 @@
 import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { FastifyInstance, FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
 import { normalizeEmail } from '../../lib/email.js';
 import { UUID_PATTERN } from '../../lib/ids.js';
@@ -22,6 +23,12 @@ export function build(coerceTypes: boolean): Ajv {
   addFormats.default(ajv, { mode: 'full' });
   // ajv-formats' `uuid` also takes a `urn:uuid:` prefix, which PostgreSQL refuses (a path id was a 500).
   ajv.addFormat('uuid', UUID_PATTERN);
+  // ISO 8601 has a year 0000; PostgreSQL's dates and timestamps do not (`0000-01-01` was a 500), and an
+  // offset can carry `0001-01-01T00:00+14:00` back into it: the day, in UTC, must fall in years 1-9999.
+  for (const name of ['date', 'date-time'] as const) {
+    const { validate, compare } = fullFormats[name] as { validate: (s: string) => boolean; compare: never };
+    ajv.addFormat(name, { validate: (data: string) => validate(data) && inCalendar(data), compare });
+  }
   // OpenAPI's `password`: a secret compared, never shown, so any text (a password set before the control
   // character rules still signs in).
   ajv.addFormat('password', () => true);
@@ -52,6 +59,12 @@ export function build(coerceTypes: boolean): Ajv {
     });
   }
   return ajv;
+}
+
+/** Whether a date or date-time (already well formed) falls, in UTC, in years 1 to 9999. */
+function inCalendar(data: string): boolean {
+  const year = new Date(data.length === 10 ? `${data}T00:00:00Z` : data).getUTCFullYear();
+  return year >= 1 && year <= 9999;
 }
 
 /** How deep a JSON body may nest arrays and objects: no form, answer or filter comes near it. */
