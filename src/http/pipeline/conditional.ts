@@ -146,15 +146,18 @@ export function registerConditionalRequests(app: FastifyInstance, redis: RedisLi
     if (request.method !== 'GET' && request.method !== 'HEAD') return payload;
     if (reply.statusCode !== 200 || !isJson(reply.getHeader('content-type'))) return payload;
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
-    const etag = String(reply.getHeader('etag') ?? etagOf(payload));
+    // Hashed, and sent, as bytes: Node hashes a large string several times slower than its UTF-8 bytes
+    // (a 7.5 MB answer: 50-68 ms against 5 to encode and 4 to hash), and encodes it to send it anyway.
+    const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
+    const etag = String(reply.getHeader('etag') ?? etagOf(body));
     void reply.header('etag', etag);
     const condition = request.headers['if-none-match'];
-    if (condition === undefined || !ifNoneMatchHits(condition, etag)) return payload;
+    if (condition === undefined || !ifNoneMatchHits(condition, etag)) return body;
     void reply.code(304);
     reply.removeHeader('content-type');
     reply.removeHeader('content-length');
     // HEAD's own hook drops the body and needs it to say the length the 200 would have had.
-    return request.method === 'HEAD' ? payload : null;
+    return request.method === 'HEAD' ? body : null;
   });
 }
 

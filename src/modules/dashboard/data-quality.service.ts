@@ -16,11 +16,23 @@ import type { DataQualityFilter } from './data-quality.schemas.js';
 
 const COUNTS = ['expected', 'entered', 'reported', 'onTime', 'approved', 'flagged', 'openFlags'] as const;
 
+/*
+ * Tens of thousands of periods per answer: every object below is written out field by field. On Node 20
+ * an object spread followed by more fields (`{ ...counts, reportedRate }`) costs about 5 µs (measured:
+ * 125 ms for 24,000 periods, against 3 ms written out), and Object.fromEntries builds slow objects too.
+ */
+
 /** The counts with their rates (percent of expected, one decimal; null when nothing is expected). */
 export function withRates(counts: QualityCounts) {
   const { expected } = counts;
   return {
-    ...counts,
+    expected,
+    entered: counts.entered,
+    reported: counts.reported,
+    onTime: counts.onTime,
+    approved: counts.approved,
+    flagged: counts.flagged,
+    openFlags: counts.openFlags,
     reportedRate: percentOf(counts.reported, expected),
     onTimeRate: percentOf(counts.onTime, expected),
     approvedRate: percentOf(counts.approved, expected),
@@ -30,13 +42,40 @@ export function withRates(counts: QualityCounts) {
 
 /** The counts of several periods (or of none: all zeros). */
 export function summed(rows: readonly QualityCounts[]): QualityCounts {
-  const total = Object.fromEntries(COUNTS.map((key) => [key, 0])) as unknown as QualityCounts;
+  const total: QualityCounts = {
+    expected: 0,
+    entered: 0,
+    reported: 0,
+    onTime: 0,
+    approved: 0,
+    flagged: 0,
+    openFlags: 0,
+  };
   for (const row of rows) for (const key of COUNTS) total[key] += row[key];
   return total;
 }
 
-function countsOf(row: PeriodQualityRow): QualityCounts {
-  return Object.fromEntries(COUNTS.map((key) => [key, row[key]])) as unknown as QualityCounts;
+/** One period of the answer: what it is, then its counts and rates. */
+function periodAnswer(row: PeriodQualityRow) {
+  const { expected } = row;
+  return {
+    periodId: row.periodId,
+    label: row.label,
+    startDate: row.startDate,
+    endDate: row.endDate,
+    dueDate: row.dueDate,
+    expected,
+    entered: row.entered,
+    reported: row.reported,
+    onTime: row.onTime,
+    approved: row.approved,
+    flagged: row.flagged,
+    openFlags: row.openFlags,
+    reportedRate: percentOf(row.reported, expected),
+    onTimeRate: percentOf(row.onTime, expected),
+    approvedRate: percentOf(row.approved, expected),
+    flaggedRate: percentOf(row.flagged, expected),
+  };
 }
 
 /**
@@ -93,20 +132,24 @@ export async function dataQuality(
     projects: projects.flatMap((project) => {
       const rows = byProject.get(project.id)?.sort(byStart);
       if (!rows) return [];
+      const total = withRates(summed(rows));
       return [
         {
           projectId: project.id,
           projectName: project.name,
           programId: project.programId,
-          ...withRates(summed(rows)),
-          periods: rows.map((row) => ({
-            periodId: row.periodId,
-            label: row.label,
-            startDate: row.startDate,
-            endDate: row.endDate,
-            dueDate: row.dueDate,
-            ...withRates(countsOf(row)),
-          })),
+          expected: total.expected,
+          entered: total.entered,
+          reported: total.reported,
+          onTime: total.onTime,
+          approved: total.approved,
+          flagged: total.flagged,
+          openFlags: total.openFlags,
+          reportedRate: total.reportedRate,
+          onTimeRate: total.onTimeRate,
+          approvedRate: total.approvedRate,
+          flaggedRate: total.flaggedRate,
+          periods: rows.map(periodAnswer),
         },
       ];
     }),

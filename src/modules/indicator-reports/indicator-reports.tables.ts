@@ -184,3 +184,35 @@ export const indicatorReportHistory = pgTable(
     ),
   ],
 );
+
+/**
+ * A read model: per reporting period, what its indicator reports count towards completeness and
+ * timeliness (GET /data-quality, the dashboard's rates): values entered, reported (submitted or
+ * approved), reported on time (first submitted on or before the period's due date, UTC; always without
+ * one), approved, flagged, and the flags of values not approved yet. Kept by the database itself in the
+ * statement that changes a report (migration 0036's triggers on indicator_reports, and on
+ * reporting_periods for a changed due date), so no write path can miss it; a period without reports
+ * has no row (all zeros). Deleted with its period.
+ */
+export const periodReportCounts = pgTable(
+  'period_report_counts',
+  {
+    orgId: uuid('org_id').notNull(),
+    projectId: uuid('project_id').notNull(),
+    reportingPeriodId: uuid('reporting_period_id').notNull(),
+    entered: integer('entered').notNull().default(0),
+    reported: integer('reported').notNull().default(0),
+    onTime: integer('on_time').notNull().default(0),
+    approved: integer('approved').notNull().default(0),
+    flagged: integer('flagged').notNull().default(0),
+    openFlags: integer('open_flags').notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ name: 'period_report_counts_pkey', columns: [t.orgId, t.reportingPeriodId] }),
+    foreignKey({
+      name: 'period_report_counts_reporting_period_fk',
+      columns: [t.orgId, t.projectId, t.reportingPeriodId],
+      foreignColumns: [reportingPeriods.orgId, reportingPeriods.projectId, reportingPeriods.id],
+    }).onDelete('cascade'),
+  ],
+);
