@@ -108,7 +108,9 @@ describe('period_report_counts', () => {
       firstSubmittedAt: next() < 0.3 ? null : new Date(`${pick(days)}T${pick(['00:30', '23:30'])}:00Z`),
       flags: next() < 0.5 ? [] : Array.from({ length: 1 + Math.floor(next() * 3) }, (_, i) => flag(`f${i}`)),
     });
-    const reports = () => db.select({ id: indicatorReports.id }).from(indicatorReports);
+    // The worker's database is shared with other files: only this organization's reports.
+    const reports = () =>
+      db.select({ id: indicatorReports.id }).from(indicatorReports).where(eq(indicatorReports.orgId, org()));
 
     for (let step = 1; step <= 240; step++) {
       const roll = next();

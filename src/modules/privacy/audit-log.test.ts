@@ -300,14 +300,19 @@ describe('GET /orgs/:orgId/audit-log', () => {
     expect((await call(t.app, 'GET', '/orgs/not-a-uuid/audit-log', { as: team.admin })).status).toBe(400);
   });
 
-  it('refuses with 400, not 500, instants the format lets through and a timestamp cannot hold', async () => {
+  it('refuses with 400, not 500, instants a timestamp cannot hold, and those before 1970', async () => {
+    // Year 0 and a leap second are no instants of the calendar (src/http/schemas/validation.ts).
     expectError(
       await auditLogOf({ from: '0000-01-01T00:00:00Z' }),
-      badRequest('from must be an instant from 1970 to 9999'),
+      badRequest('from must be a valid ISO 8601 timestamp'),
     );
     expectError(
       await auditLogOf({ to: '2016-12-31T23:59:60Z' }),
-      badRequest('to must be an instant from 1970 to 9999'),
+      badRequest('to must be a valid ISO 8601 timestamp'),
+    );
+    expectError(
+      await auditLogOf({ from: '1969-12-31T23:59:59Z' }),
+      badRequest('from must be an instant from 1970 to 9999'),
     );
   });
 
