@@ -85,7 +85,7 @@ import {
 } from './modules/mail/index.js';
 import { hasOpenInvitation, memberRoutes } from './modules/members/index.js';
 import { idempotencyKeys } from './modules/idempotency/index.js';
-import { memberships, organizationRoutes } from './modules/orgs/index.js';
+import { accessTokenRoutes, memberships, organizationRoutes } from './modules/orgs/index.js';
 import { pageConstraint, pageRoutes } from './modules/pages/index.js';
 import { auditLogRoutes } from './modules/privacy/index.js';
 import { preparePersonalData } from './upkeep.js';
@@ -444,6 +444,7 @@ async function registerModules(
     withOptions(authRoutes, { passwords, invited: hasOpenInvitation }),
     withOptions(idpRoutes, { invited: hasOpenInvitation }),
     organizationRoutes,
+    accessTokenRoutes,
     memberRoutes,
     donorRoutes,
     // Programs sit below projects in the module order: the projects module answers for their projects.

@@ -32,6 +32,9 @@ export const FORBIDDEN_REASONS = {
   origin_not_allowed:
     'A cookie-authenticated change came from an origin the service does not know (send Origin, or a bearer token).',
   invitation_for_another_email: 'The invitation was sent to another email address than the signed-in user’s.',
+  read_only_token: 'The personal access token has the read scope: GET and HEAD only.',
+  token_outside_organization:
+    'A personal access token reaches the routes of its own organization only (not the account’s or the tokens’).',
 } as const satisfies Record<string, string>;
 
 export type ForbiddenReason = keyof typeof FORBIDDEN_REASONS;
@@ -122,6 +125,17 @@ export const invalidToken = (message: string) =>
 export const unauthorized = (message = 'Unauthorized') => new AppError(401, message, BEARER, 'unauthorized');
 /** A session token was presented and is invalid, expired or revoked (or its user is gone). */
 export const tokenRefused = () => new AppError(401, 'Unauthorized', BEARER_INVALID_TOKEN, 'unauthorized');
+/**
+ * HTTP Basic credentials that hold no valid personal access token (the password must be one): the
+ * challenge names Basic, so that Excel and Power BI ask for the token again.
+ */
+export const basicRefused = () =>
+  new AppError(
+    401,
+    'Unauthorized',
+    { 'www-authenticate': 'Basic realm="mel", charset="UTF-8"' },
+    'unauthorized',
+  );
 export const invalidCredentials = () =>
   new AppError(401, 'Invalid email or password', BEARER, 'invalid_credentials');
 /** The 403 of an action the caller may not do; its message is always the contract's FORBIDDEN_MESSAGE. */

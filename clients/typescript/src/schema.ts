@@ -300,6 +300,54 @@ export interface paths {
         patch: operations["updateOrganization"];
         trace?: never;
     };
+    "/auth/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller’s personal access tokens
+         * @description Newest first, every organization’s, without their secrets. A token acts as its user in its one organization, with the role the user has there at each request (at most: `read` allows GET and HEAD only, 403 `read_only_token` otherwise). Send it as `Authorization: Bearer mel_pat_…`, or as the password of HTTP Basic (any user name), for tools that only know Basic (Power BI, Excel). It reaches its organization’s routes only (403 `token_outside_organization` on the account’s and the tokens’ routes; `not_a_member` in another organization). Refused (401) once expired, deleted, from before its user’s last password reset, or when its user has left the organization. Each request it authenticates sets `lastUsedAt`; audit entries of its requests carry `tokenId` and `tokenName`.
+         */
+        get: operations["listAccessTokens"];
+        put?: never;
+        /**
+         * Create a personal access token
+         * @description For one organization the caller is a member of (403 `not_a_member` otherwise). The secret (`token`) is in this answer only: it is stored as its SHA-256 and cannot be shown again. `expiresAt`: a future instant (400 otherwise), null for a token that never expires, 90 days when left out. No Idempotency-Key: a kept answer would keep the secret. A token acts as its user in its one organization, with the role the user has there at each request (at most: `read` allows GET and HEAD only, 403 `read_only_token` otherwise). Send it as `Authorization: Bearer mel_pat_…`, or as the password of HTTP Basic (any user name), for tools that only know Basic (Power BI, Excel). It reaches its organization’s routes only (403 `token_outside_organization` on the account’s and the tokens’ routes; `not_a_member` in another organization). Refused (401) once expired, deleted, from before its user’s last password reset, or when its user has left the organization. Each request it authenticates sets `lastUsedAt`; audit entries of its requests carry `tokenId` and `tokenName`.
+         */
+        post: operations["createAccessToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of the caller’s personal access tokens
+         * @description Without its secret. Another user’s token: 404.
+         */
+        get: operations["getAccessToken"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a personal access token
+         * @description At once: the next request with it is refused (401). Another user’s token: 404.
+         */
+        delete: operations["deleteAccessToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/orgs/{orgId}/members": {
         parameters: {
             query?: never;
@@ -2522,6 +2570,48 @@ export interface components {
             /** @enum {string} */
             role: "org_admin" | "me_officer" | "reporter" | "viewer";
         };
+        /** @description A personal access token, without its secret */
+        AccessToken: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** Format: uuid */
+            orgId: string;
+            /**
+             * @description `read`: GET and HEAD only; `write`: every method the user’s role allows
+             * @enum {string}
+             */
+            scope: "read" | "write";
+            /** @description The token’s first characters (`mel_pat_` and four), to tell it apart */
+            prefix: string;
+            expiresAt: string | null;
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        AccessTokenList: components["schemas"]["AccessToken"][];
+        AccessTokenPage: {
+            data: components["schemas"]["AccessToken"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        AccessTokenRequest: {
+            name: string;
+            /**
+             * Format: uuid
+             * @description The organization the token acts in: one the caller is a member of
+             */
+            orgId: string;
+            /**
+             * @description `read`: GET and HEAD only; `write`: every method the user’s role allows
+             * @enum {string}
+             */
+            scope: "read" | "write";
+            /**
+             * Format: date-time
+             * @description A future instant; null: it never expires; left out: 90 days from now
+             */
+            expiresAt?: string | null;
+        };
         /** @description Something a project does on the ground: a training, a distribution, a meeting */
         Activity: {
             /** Format: uuid */
@@ -2679,6 +2769,8 @@ export interface components {
             at: string;
             actorId: string | null;
             actorRole: string | null;
+            tokenId: string | null;
+            tokenName: string | null;
             ip: string | null;
             requestId: string | null;
             /** @enum {string} */
@@ -2819,6 +2911,26 @@ export interface components {
         CountedSubmissionPage: {
             data: components["schemas"]["CountedSubmission"][];
             meta: components["schemas"]["PageMeta"];
+        };
+        CreatedAccessToken: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** Format: uuid */
+            orgId: string;
+            /**
+             * @description `read`: GET and HEAD only; `write`: every method the user’s role allows
+             * @enum {string}
+             */
+            scope: "read" | "write";
+            /** @description The token’s first characters (`mel_pat_` and four), to tell it apart */
+            prefix: string;
+            expiresAt: string | null;
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The secret, shown this once and never again (only its SHA-256 is kept): `mel_pat_` and 43 characters */
+            token: string;
         };
         Credentials: {
             /** Format: email */
@@ -3411,10 +3523,10 @@ export interface components {
             /** @description On a 403 `forbidden` of a route of an organization: the roles that may do this action there (a route that also lets members act on themselves, such as leaving, lets them too). The same for every organization, so it tells a caller who is not a member nothing about the one asked. */
             allowedRoles?: ("org_admin" | "me_officer" | "reporter" | "viewer")[];
             /**
-             * @description On a 403 `forbidden` that is not only about the role: `not_a_member`: The caller is not a member of the organization: the same answer whether or not the organization exists. `project_not_assigned`: The caller is a reporter, and the project is not assigned to them. `origin_not_allowed`: A cookie-authenticated change came from an origin the service does not know (send Origin, or a bearer token). `invitation_for_another_email`: The invitation was sent to another email address than the signed-in user’s.
+             * @description On a 403 `forbidden` that is not only about the role: `not_a_member`: The caller is not a member of the organization: the same answer whether or not the organization exists. `project_not_assigned`: The caller is a reporter, and the project is not assigned to them. `origin_not_allowed`: A cookie-authenticated change came from an origin the service does not know (send Origin, or a bearer token). `invitation_for_another_email`: The invitation was sent to another email address than the signed-in user’s. `read_only_token`: The personal access token has the read scope: GET and HEAD only. `token_outside_organization`: A personal access token reaches the routes of its own organization only (not the account’s or the tokens’).
              * @enum {string}
              */
-            reason?: "not_a_member" | "project_not_assigned" | "origin_not_allowed" | "invitation_for_another_email";
+            reason?: "not_a_member" | "project_not_assigned" | "origin_not_allowed" | "invitation_for_another_email" | "read_only_token" | "token_outside_organization";
         };
         /** @description A person the organization works with. Personal fields (first and last name, date of birth, age, phone, national id; household names and ages) are null for viewers and once erased; ageBand is given to everyone. */
         ExportedParticipant: {
@@ -6849,6 +6961,161 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    listAccessTokens: {
+        parameters: {
+            query?: {
+                /** @description Page number (from 1); asking for a page returns the envelope. */
+                page?: number;
+                /** @description Page size, 20 by default, 100 at most. */
+                limit?: number;
+            };
+            header?: {
+                /** @description ETags the client holds (a list, or `*`): when one matches the current representation, 304 without a body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A plain array unless `page` or `limit` is given, then the envelope `{ data, meta }`. Without them at most the first 1,000 items (the activity feed: its 50 newest); when more exist, the response carries `Link: <…?page=11&limit=100>; rel="next"` (feed: `page=2&limit=50`), the same URL and filters with paging added (RFC 8288). Pages carry no Link: `meta` says what remains. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessTokenList"] | components["schemas"]["AccessTokenPage"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    createAccessToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccessTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Location: components["headers"]["Location"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedAccessToken"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Not a member of `orgId` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getAccessToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags the client holds (a list, or `*`): when one matches the current representation, 304 without a body */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A personal access token, without its secret */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessToken"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    deleteAccessToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag the change is based on (a list, or `*`): when the resource changed since, 412 and nothing is changed. Without it the change is made whatever the current version. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };

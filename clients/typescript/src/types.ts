@@ -2,6 +2,10 @@
 import type { components } from './schema.js';
 
 export type AcceptedInvitation = components['schemas']['AcceptedInvitation'];
+export type AccessToken = components['schemas']['AccessToken'];
+export type AccessTokenList = components['schemas']['AccessTokenList'];
+export type AccessTokenPage = components['schemas']['AccessTokenPage'];
+export type AccessTokenRequest = components['schemas']['AccessTokenRequest'];
 export type Activity = components['schemas']['Activity'];
 export type ActivityCreate = components['schemas']['ActivityCreate'];
 export type ActivityList = components['schemas']['ActivityList'];
@@ -28,6 +32,7 @@ export type BulkValues = components['schemas']['BulkValues'];
 export type CountedSubmission = components['schemas']['CountedSubmission'];
 export type CountedSubmissionList = components['schemas']['CountedSubmissionList'];
 export type CountedSubmissionPage = components['schemas']['CountedSubmissionPage'];
+export type CreatedAccessToken = components['schemas']['CreatedAccessToken'];
 export type Credentials = components['schemas']['Credentials'];
 export type CrossTabulation = components['schemas']['CrossTabulation'];
 export type CurrentUser = components['schemas']['CurrentUser'];

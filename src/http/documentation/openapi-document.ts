@@ -55,6 +55,10 @@ export const TAGS = [
   ['Health', 'Liveness and readiness, for load balancers and orchestrators; not rate limited'],
   ['Authentication', 'Accounts, sessions (the `jwt` cookie or a bearer token), password resets, email proof'],
   ['Organizations', 'The tenants: every other resource belongs to one organization'],
+  [
+    'Access tokens',
+    'Personal access tokens: a user’s long-lived credential in one organization, for Power BI, Excel and scripts',
+  ],
   ['Members and invitations', "An organization's members, their roles, and invitations by email"],
   ['Donors', "The organization's registry of funders"],
   ['Programs', 'Programs group projects and their donors'],

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/client.js';
 import { UUID_PATTERN, uuidV7Time } from '../../lib/ids.js';
-import { badRequest, forbidden, tokenRefused, unauthorized } from '../../errors/catalogue.js';
+import { createHash } from 'node:crypto';
+import { badRequest, basicRefused, forbidden, tokenRefused, unauthorized } from '../../errors/catalogue.js';
 import type { RateLimitBucket } from './rate-limit.js';
 import { ORG_ROLES, type OrgRole, type SessionClaims, type Sessions } from './session.js';
 
@@ -20,6 +21,21 @@ export const ALL_ROLES: readonly OrgRole[] = ORG_ROLES;
 export const ADMINS: readonly OrgRole[] = ['org_admin'];
 export const MANAGERS: readonly OrgRole[] = ['org_admin', 'me_officer'];
 export const CONTRIBUTORS: readonly OrgRole[] = ['org_admin', 'me_officer', 'reporter'];
+
+/** What starts every personal access token: secret scanners look for it. */
+export const ACCESS_TOKEN_PREFIX = 'mel_pat_';
+
+/** A personal access token's caller, as the request that presents it is checked. */
+export interface TokenCaller {
+  tokenId: string;
+  tokenName: string;
+  orgId: string;
+  scope: 'read' | 'write';
+  userId: string;
+  email: string;
+  /** The user's role in the token's organization now; null when no longer a member. */
+  role: OrgRole | null;
+}
 
 /** One organization of a user, with their role in it. */
 export interface Membership {
@@ -51,13 +67,21 @@ export interface Memberships {
     jti: string,
     orgId: string | undefined,
   ): Promise<SessionState | undefined>;
+  /**
+   * The live, unexpired token of this secret's SHA-256 (hex) with its user and role, its `lastUsedAt`
+   * set to now in the same statement; undefined for no such token.
+   */
+  accessToken(db: Db, secretHash: string): Promise<TokenCaller | undefined>;
 }
 
 export interface Session {
   userId: string;
   email: string;
-  claims: SessionClaims;
+  /** The session token's claims; null for a personal access token. */
+  claims: SessionClaims | null;
   fromCookie: boolean;
+  /** The personal access token the request came with, if it came with one. */
+  token?: { id: string; name: string; orgId: string; scope: 'read' | 'write' };
 }
 
 /** The caller's membership in the organization of the path, read from the database on this request. */
@@ -99,6 +123,8 @@ export function registerAccess(
     const orgId = typeof access === 'object' ? (request.params as { orgId?: string }).orgId : undefined;
     // Checked before the membership query, which would otherwise compare a uuid column with garbage.
     const scopedOrgId = orgId !== undefined && UUID_PATTERN.test(orgId) ? orgId : undefined;
+    const credential = accessTokenOf(request);
+    if (credential) return checkAccessToken(request, access, scopedOrgId, credential);
     let presented = await sessions.read(request);
     if (presented?.fromCookie && !sessions.cookieAllowed(request)) {
       // Cross-origin forgery: refused where a session is needed; a public route runs as if no cookie came.
@@ -123,6 +149,75 @@ export function registerAccess(
       throw forbidden({ allowedRoles: access.roles });
     }
   });
+
+  /**
+   * A personal access token (docs/analysts.md): its user, with the role they have now in the token's
+   * organization, on that organization's routes only; GET and HEAD only with the read scope. A token
+   * that is unknown, expired, from before its user's last password reset, or whose user has left the
+   * organization is refused (401) wherever it is presented, public routes aside, which run without it.
+   */
+  async function checkAccessToken(
+    request: FastifyRequest,
+    access: Access,
+    scopedOrgId: string | undefined,
+    credential: AccessTokenCredential,
+  ): Promise<void> {
+    const refused = credential.basic ? basicRefused : tokenRefused;
+    const caller =
+      credential.secret === null
+        ? undefined
+        : await memberships.accessToken(db, createHash('sha256').update(credential.secret).digest('hex'));
+    if (!caller?.role) {
+      if (access === 'public') return;
+      throw refused();
+    }
+    request.session = {
+      userId: caller.userId,
+      email: caller.email,
+      claims: null,
+      fromCookie: false,
+      token: { id: caller.tokenId, name: caller.tokenName, orgId: caller.orgId, scope: caller.scope },
+    };
+    if (access === 'public') return;
+    if (access === 'signed-in') throw forbidden({ reason: 'token_outside_organization' });
+    if (!scopedOrgId) throw badRequest(BAD_ORG_ID);
+    if (scopedOrgId !== caller.orgId) throw forbidden({ reason: 'not_a_member', allowedRoles: access.roles });
+    if (caller.scope === 'read' && request.method !== 'GET' && request.method !== 'HEAD') {
+      throw forbidden({ reason: 'read_only_token' });
+    }
+    request.member = { orgId: scopedOrgId, userId: caller.userId, role: caller.role };
+    const self = access.orSelf ? (request.params as Record<string, string>)[access.orSelf] : undefined;
+    if (!access.roles.includes(caller.role) && self !== caller.userId) {
+      throw forbidden({ allowedRoles: access.roles });
+    }
+  }
+}
+
+interface AccessTokenCredential {
+  /** The token's secret; null for Basic credentials whose password is no token. */
+  secret: string | null;
+  /** Presented as HTTP Basic (the password), not as a bearer token. */
+  basic: boolean;
+}
+
+/**
+ * A personal access token presented as `Authorization: Bearer mel_pat_...`, or as the password of HTTP
+ * Basic (the user name is not read: Power BI and Excel ask for one); null when the request presents none
+ * (a session token goes the sessions' way).
+ */
+function accessTokenOf(request: FastifyRequest): AccessTokenCredential | null {
+  const header = request.headers.authorization;
+  if (!header) return null;
+  const bearer = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+  if (bearer !== undefined) {
+    return bearer.startsWith(ACCESS_TOKEN_PREFIX) ? { secret: bearer, basic: false } : null;
+  }
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header)?.[1];
+  if (basic === undefined) return null;
+  const decoded = Buffer.from(basic, 'base64').toString('utf8');
+  const password = decoded.slice(decoded.indexOf(':') + 1);
+  const secret = decoded.includes(':') && password.startsWith(ACCESS_TOKEN_PREFIX) ? password : null;
+  return { secret, basic: true };
 }
 
 /**

@@ -174,7 +174,8 @@ export class AuthService {
   }
 
   async logout(session: Session): Promise<void> {
-    await revokeToken(this.db, session.claims.jti, new Date(session.claims.exp * 1000));
+    // A personal access token never reaches sign-out (the access hook keeps it to its organization).
+    if (session.claims) await revokeToken(this.db, session.claims.jti, new Date(session.claims.exp * 1000));
   }
 
   async me(userId: string) {

@@ -372,6 +372,8 @@ describe('personal answers in the CSV export', () => {
       orgId: team.org.id,
       actorId: team.officer.id,
       actorRole: 'me_officer',
+      tokenId: null,
+      tokenName: null,
       ip: null,
       requestId: null,
       route: 'GET /orgs/:orgId/forms/:id/submissions.csv',

@@ -1,6 +1,7 @@
 /** What other modules and the entry points may use of the orgs module (docs/architecture.md, "Module order"). */
 export { createAdministrator, type AdministratorOutcome, type AdministratorRequest } from './first-admin.js';
 export type { IatiOrganisationType } from './iati-organisation-types.js';
+export { accessTokenRoutes } from './access-tokens.routes.js';
 export { memberships } from './memberships.repo.js';
 export {
   ageBandsOf,

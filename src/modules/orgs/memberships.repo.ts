@@ -1,8 +1,9 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { rowsOf, type Db } from '../../db/client.js';
 import { prepared } from '../../db/prepared.js';
-import type { Memberships } from '../../http/pipeline/access.js';
+import type { Memberships, TokenCaller } from '../../http/pipeline/access.js';
 import { revokedTokens, users } from '../auth/auth.tables.js';
+import { accessTokens } from './access-tokens.tables.js';
 import { organizations, orgMembers } from './orgs.tables.js';
 
 /**
@@ -16,6 +17,7 @@ export const memberships: Memberships = {
   },
   find: findMembership,
   sessionState: findSessionState,
+  accessToken: useAccessToken,
 };
 
 function listMemberships(db: Db, userId: string) {
@@ -71,3 +73,21 @@ const sessionStateQuery = prepared((db) =>
     .limit(1)
     .prepare('session_state'),
 );
+
+/**
+ * The token of this secret hash, if it is live: not expired, made after its user's last password reset
+ * (a reset ends every credential), with the user's role in its organization now (null: no longer a
+ * member); its `lastUsedAt` set to now in the same statement.
+ */
+async function useAccessToken(db: Db, secretHash: string): Promise<TokenCaller | undefined> {
+  const result = await db.execute(sql`
+    UPDATE ${accessTokens} t SET last_used_at = now()
+    FROM ${users} u
+    WHERE t.secret_hash = ${secretHash} AND u.id = t.user_id
+      AND (t.expires_at IS NULL OR t.expires_at > now())
+      AND (u.sessions_valid_after IS NULL OR t.created_at >= u.sessions_valid_after)
+    RETURNING t.id AS "tokenId", t.name AS "tokenName", t.org_id AS "orgId", t.scope, t.user_id AS "userId",
+      u.email,
+      (SELECT m.role FROM ${orgMembers} m WHERE m.org_id = t.org_id AND m.user_id = t.user_id) AS role`);
+  return rowsOf<TokenCaller>(result)[0];
+}

@@ -15,6 +15,8 @@ const insertOne = prepared((db) =>
       orgId: sql.placeholder('orgId'),
       actorId: sql.placeholder('actorId'),
       actorRole: sql.placeholder('actorRole'),
+      tokenId: sql.placeholder('tokenId'),
+      tokenName: sql.placeholder('tokenName'),
       ip: sql.placeholder('ip'),
       requestId: sql.placeholder('requestId'),
       action: sql.placeholder('action'),
@@ -33,6 +35,8 @@ export async function insertAuditEntries(db: Db, entries: NewAuditEntry[]): Prom
     await insertOne(db).execute({
       actorId: null,
       actorRole: null,
+      tokenId: null,
+      tokenName: null,
       ip: null,
       requestId: null,
       ...entry,

@@ -9,6 +9,8 @@ export const AuditEntry = Type.Object(
     at: Timestamp(),
     actorId: Nullable(Uuid('null when the service itself acted (retention, key rotation)')),
     actorRole: Nullable(Type.String()),
+    tokenId: Nullable(Uuid('The personal access token the actor used; null for a session (or the service)')),
+    tokenName: Nullable(Type.String({ description: 'That token’s name when it was used' })),
     ip: Nullable(Type.String()),
     requestId: Nullable(Type.String()),
     action: Type.String({ enum: [...AUDIT_ACTIONS] }),

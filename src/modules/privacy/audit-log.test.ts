@@ -173,6 +173,8 @@ describe('GET /orgs/:orgId/audit-log', () => {
         at: expect.stringMatching(TIMESTAMP),
         actorId: team.officer.id,
         actorRole: 'me_officer',
+        tokenId: null,
+        tokenName: null,
         ip: '127.0.0.1',
         requestId: expect.any(String),
         action: 'read',

@@ -16,6 +16,9 @@ export interface AuditSource {
   orgId: string;
   actorId: string | null;
   actorRole: string | null;
+  /** The personal access token the actor used, if any: its id and name. */
+  tokenId: string | null;
+  tokenName: string | null;
   ip: string | null;
   requestId: string | null;
   route: string;
@@ -26,6 +29,8 @@ export function auditSourceOf(request: FastifyRequest, member: Member): AuditSou
     orgId: member.orgId,
     actorId: member.userId,
     actorRole: member.role,
+    tokenId: request.session?.token?.id ?? null,
+    tokenName: request.session?.token?.name ?? null,
     ip: request.ip,
     requestId: request.id,
     route: `${request.method} ${request.routeOptions.url}`,
@@ -37,6 +42,8 @@ export const serviceSource = (orgId: string, job: string): AuditSource => ({
   orgId,
   actorId: null,
   actorRole: null,
+  tokenId: null,
+  tokenName: null,
   ip: null,
   requestId: null,
   route: job,

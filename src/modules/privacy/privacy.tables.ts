@@ -37,6 +37,9 @@ export const auditLog = pgTable(
     /** null for the service itself (the retention job, a key rotation). */
     actorId: uuid('actor_id'),
     actorRole: text('actor_role'),
+    /** The personal access token the actor used, when it was one (its id and name then). */
+    tokenId: uuid('token_id'),
+    tokenName: text('token_name'),
     ip: text('ip'),
     requestId: text('request_id'),
     action: text('action').$type<AuditAction>().notNull(),
