@@ -123,8 +123,11 @@ export function registerAccess(
     const orgId = typeof access === 'object' ? (request.params as { orgId?: string }).orgId : undefined;
     // Checked before the membership query, which would otherwise compare a uuid column with garbage.
     const scopedOrgId = orgId !== undefined && UUID_PATTERN.test(orgId) ? orgId : undefined;
-    const credential = accessTokenOf(request);
-    if (credential) return checkAccessToken(request, access, scopedOrgId, credential);
+    // Public routes never look a token up: they run as if it had not come (nothing to gain from it, and
+    // no database work for anyone who sends one to /health).
+    const credential = access === 'public' ? null : accessTokenOf(request);
+    if (credential)
+      return checkAccessToken(request, access as Exclude<Access, 'public'>, scopedOrgId, credential);
     let presented = await sessions.read(request);
     if (presented?.fromCookie && !sessions.cookieAllowed(request)) {
       // Cross-origin forgery: refused where a session is needed; a public route runs as if no cookie came.
@@ -154,23 +157,19 @@ export function registerAccess(
    * A personal access token (docs/analysts.md): its user, with the role they have now in the token's
    * organization, on that organization's routes only; GET and HEAD only with the read scope. A token
    * that is unknown, expired, from before its user's last password reset, or whose user has left the
-   * organization is refused (401) wherever it is presented, public routes aside, which run without it.
+   * organization is refused (401) wherever it is presented (public routes never read it).
    */
   async function checkAccessToken(
     request: FastifyRequest,
-    access: Access,
+    access: Exclude<Access, 'public'>,
     scopedOrgId: string | undefined,
     credential: AccessTokenCredential,
   ): Promise<void> {
-    const refused = credential.basic ? basicRefused : tokenRefused;
-    const caller =
-      credential.secret === null
-        ? undefined
-        : await memberships.accessToken(db, createHash('sha256').update(credential.secret).digest('hex'));
-    if (!caller?.role) {
-      if (access === 'public') return;
-      throw refused();
-    }
+    const caller = await memberships.accessToken(
+      db,
+      createHash('sha256').update(credential.secret).digest('hex'),
+    );
+    if (!caller?.role) throw credential.basic ? basicRefused() : tokenRefused();
     request.session = {
       userId: caller.userId,
       email: caller.email,
@@ -178,8 +177,12 @@ export function registerAccess(
       fromCookie: false,
       token: { id: caller.tokenId, name: caller.tokenName, orgId: caller.orgId, scope: caller.scope },
     };
-    if (access === 'public') return;
     if (access === 'signed-in') throw forbidden({ reason: 'token_outside_organization' });
+    // Basic credentials a browser has kept are sent with another site's forms, as a cookie is: a change
+    // that says where it comes from must come from here (tools send no Origin).
+    if (credential.basic && request.headers.origin !== undefined && !sessions.cookieAllowed(request)) {
+      throw forbidden({ reason: 'origin_not_allowed' });
+    }
     if (!scopedOrgId) throw badRequest(BAD_ORG_ID);
     if (scopedOrgId !== caller.orgId) throw forbidden({ reason: 'not_a_member', allowedRoles: access.roles });
     if (caller.scope === 'read' && request.method !== 'GET' && request.method !== 'HEAD') {
@@ -194,8 +197,7 @@ export function registerAccess(
 }
 
 interface AccessTokenCredential {
-  /** The token's secret; null for Basic credentials whose password is no token. */
-  secret: string | null;
+  secret: string;
   /** Presented as HTTP Basic (the password), not as a bearer token. */
   basic: boolean;
 }
@@ -203,7 +205,7 @@ interface AccessTokenCredential {
 /**
  * A personal access token presented as `Authorization: Bearer mel_pat_...`, or as the password of HTTP
  * Basic (the user name is not read: Power BI and Excel ask for one); null when the request presents none
- * (a session token goes the sessions' way).
+ * (a session token, or Basic credentials whose password is no token, go the sessions' way).
  */
 function accessTokenOf(request: FastifyRequest): AccessTokenCredential | null {
   const header = request.headers.authorization;
@@ -215,9 +217,10 @@ function accessTokenOf(request: FastifyRequest): AccessTokenCredential | null {
   const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header)?.[1];
   if (basic === undefined) return null;
   const decoded = Buffer.from(basic, 'base64').toString('utf8');
-  const password = decoded.slice(decoded.indexOf(':') + 1);
-  const secret = decoded.includes(':') && password.startsWith(ACCESS_TOKEN_PREFIX) ? password : null;
-  return { secret, basic: true };
+  const colon = decoded.indexOf(':');
+  const password = colon === -1 ? '' : decoded.slice(colon + 1);
+  // Any other Basic credentials are not ours (a proxy's in front, say): the session goes its own way.
+  return password.startsWith(ACCESS_TOKEN_PREFIX) ? { secret: password, basic: true } : null;
 }
 
 /**

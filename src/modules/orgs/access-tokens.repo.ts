@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.js';
 import { inWindow, type Window } from '../../db/window.js';
 import { accessTokens } from './access-tokens.tables.js';
 
-export type NewAccessToken = Omit<typeof accessTokens.$inferInsert, 'id' | 'lastUsedAt' | 'createdAt'>;
+export type NewAccessToken = Omit<typeof accessTokens.$inferInsert, 'id' | 'lastUsedAt'>;
 
 /** What a list and the creation answer show: everything but the secret's hash. */
 const shown = {

@@ -16,9 +16,11 @@ const USE =
   '`Authorization: Bearer mel_pat_…`, or as the password of HTTP Basic (any user name), for tools that ' +
   'only know Basic (Power BI, Excel). It reaches its organization’s routes only (403 ' +
   '`token_outside_organization` on the account’s and the tokens’ routes; `not_a_member` in another ' +
-  'organization). Refused (401) once expired, deleted, from before its user’s last password reset, or ' +
-  'when its user has left the organization. Each request it authenticates sets `lastUsedAt`; audit ' +
-  'entries of its requests carry `tokenId` and `tokenName`.';
+  'organization; public routes never read it). Refused (401) once expired, deleted, or from before its ' +
+  'user’s last password reset; removing the member deletes their tokens in that organization. A change ' +
+  'sent as Basic with an `Origin` must come from the service’s own origins (403 `origin_not_allowed`). ' +
+  'Basic credentials whose password is no token are left to the session. Each request it authenticates ' +
+  'sets `lastUsedAt`; audit entries of its requests carry `tokenId` and `tokenName`.';
 
 export const accessTokenRoutes: FastifyPluginAsyncTypebox<AppContext> = async (app, ctx) => {
   const tokens = new AccessTokenService(ctx.db);

@@ -53,6 +53,8 @@ export class AccessTokenService {
       secretHash: createHash('sha256').update(secret).digest('hex'),
       prefix: secret.slice(0, ACCESS_TOKEN_PREFIX.length + 4),
       expiresAt,
+      // The service's clock, as a password reset's `sessionsValidAfter` is: compared with it.
+      createdAt: new Date(),
     });
     return { ...token, token: secret };
   }

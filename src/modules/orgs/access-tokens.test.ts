@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { participantsUrl, person, postActivity, register } from '../../../test/helpers/activities.js';
-import { createProject } from '../../../test/helpers/factories.js';
+import { addMember, createProject, registerUser } from '../../../test/helpers/factories.js';
 import { auditEntriesIn } from '../../../test/helpers/forms.js';
 import {
   call,
@@ -23,6 +23,13 @@ import { orgMembers } from './orgs.tables.js';
 
 const { t, team } = useSuite();
 const org = () => team.org.id;
+
+/** A new user, a viewer of the team's organization. */
+async function createTeamMember(): Promise<TestUser> {
+  const user = await registerUser(t.app);
+  await addMember(t.database.db, org(), user.id, 'viewer');
+  return user;
+}
 
 const tokensUrl = '/auth/tokens';
 
@@ -240,12 +247,14 @@ describe('a personal access token', () => {
 
   it('refused as Basic, challenges for Basic; a made-up or foreign-looking secret is 401', async () => {
     const url = programsUrl(org());
-    for (const secret of ['mel_pat_madeup', 'hunter2']) {
-      const res = await withToken('GET', url, secret, { basic: true });
-      expect(res.status).toBe(401);
-      expect(res.body).toMatchObject({ code: 'unauthorized' });
-      expect(res.headers['www-authenticate']).toBe('Basic realm="mel", charset="UTF-8"');
-    }
+    const made = await withToken('GET', url, 'mel_pat_madeup', { basic: true });
+    expect(made.status).toBe(401);
+    expect(made.body).toMatchObject({ code: 'unauthorized' });
+    expect(made.headers['www-authenticate']).toBe('Basic realm="mel", charset="UTF-8"');
+    // A password that is no token is not ours to judge: no session came, so the usual 401.
+    const other = await withToken('GET', url, 'hunter2', { basic: true });
+    expect(other.status).toBe(401);
+    expect(other.headers['www-authenticate']).toBe('Bearer');
     expect((await withToken('GET', url, 'mel_pat_madeup')).status).toBe(401);
   });
 
@@ -265,5 +274,53 @@ describe('a personal access token', () => {
     });
     const log = await call(t.app, 'GET', `/orgs/${org()}/audit-log?limit=1`, { as: team.admin });
     expect(log.body.data[0]).toMatchObject({ tokenId: id, tokenName: 'Nightly export' });
+  });
+
+  it('is never read on a public route: it buys no session there', async () => {
+    const { id, token } = await create(team.officer, { scope: 'read' });
+    const exchanged = await withToken('POST', '/auth/token', token, {
+      body: { organizationId: team.org.id },
+    });
+    expect(exchanged.status).not.toBe(200);
+    expect(JSON.stringify(exchanged.body)).not.toContain('accessToken');
+    expect((await withToken('GET', '/health', token)).status).toBe(200);
+    const [row] = await t.database.db.select().from(accessTokens).where(eq(accessTokens.id, id));
+    expect(row!.lastUsedAt).toBeNull();
+  });
+
+  it('goes with the membership: a member removed and invited again starts without it', async () => {
+    const member = await createTeamMember();
+    const { id, token } = await create(member, { scope: 'read' });
+    expect((await withToken('GET', programsUrl(org()), token)).status).toBe(200);
+    const removed = await call(t.app, 'DELETE', `/orgs/${org()}/members/${member.id}`, { as: team.admin });
+    expect(removed.status, JSON.stringify(removed.body)).toBe(204);
+    await t.database.db.insert(orgMembers).values({ orgId: org(), userId: member.id, role: 'viewer' });
+    expect((await withToken('GET', programsUrl(org()), token)).status).toBe(401);
+    expect(await t.database.db.select().from(accessTokens).where(eq(accessTokens.id, id))).toEqual([]);
+  });
+
+  it('leaves other Basic credentials (a proxy’s) to the session, and keeps Basic changes to our origin', async () => {
+    const proxy = `Basic ${Buffer.from('proxyuser:proxypass').toString('base64')}`;
+    const withCookie = await call(t.app, 'GET', programsUrl(org()), {
+      as: null,
+      headers: { authorization: proxy, cookie: `jwt=${team.admin.token}` },
+    });
+    expect(withCookie.status, JSON.stringify(withCookie.body)).toBe(200);
+
+    const { token } = await create(team.admin, { scope: 'write' });
+    const basic = `Basic ${Buffer.from(`analyst:${token}`).toString('base64')}`;
+    const forged = await call(t.app, 'POST', programsUrl(org()), {
+      as: null,
+      headers: { authorization: basic, origin: 'https://evil.example' },
+      body: program,
+    });
+    expect(forged.status).toBe(403);
+    expect(forged.body).toMatchObject({ reason: 'origin_not_allowed' });
+    const scripted = await call(t.app, 'POST', programsUrl(org()), {
+      as: null,
+      headers: { authorization: basic },
+      body: program,
+    });
+    expect(scripted.status, JSON.stringify(scripted.body)).toBe(201);
   });
 });

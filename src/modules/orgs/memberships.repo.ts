@@ -76,18 +76,29 @@ const sessionStateQuery = prepared((db) =>
 
 /**
  * The token of this secret hash, if it is live: not expired, made after its user's last password reset
- * (a reset ends every credential), with the user's role in its organization now (null: no longer a
- * member); its `lastUsedAt` set to now in the same statement.
+ * (a reset ends every credential), with the user's role in its organization now (null: not a member;
+ * ending a membership deletes its tokens, so a member invited again starts without them).
+ * In the same statement its `lastUsedAt` is set to now, unless another request of the same token is
+ * setting it at that moment (SKIP LOCKED): a burst of one token's requests (a Power BI refresh) never
+ * queues on the token's row.
  */
 async function useAccessToken(db: Db, secretHash: string): Promise<TokenCaller | undefined> {
   const result = await db.execute(sql`
-    UPDATE ${accessTokens} t SET last_used_at = now()
-    FROM ${users} u
-    WHERE t.secret_hash = ${secretHash} AND u.id = t.user_id
-      AND (t.expires_at IS NULL OR t.expires_at > now())
-      AND (u.sessions_valid_after IS NULL OR t.created_at >= u.sessions_valid_after)
-    RETURNING t.id AS "tokenId", t.name AS "tokenName", t.org_id AS "orgId", t.scope, t.user_id AS "userId",
-      u.email,
-      (SELECT m.role FROM ${orgMembers} m WHERE m.org_id = t.org_id AND m.user_id = t.user_id) AS role`);
+    WITH found AS (
+      SELECT t.id, t.name, t.org_id, t.scope, t.user_id, u.email,
+        (SELECT m.role FROM ${orgMembers} m
+          WHERE m.org_id = t.org_id AND m.user_id = t.user_id) AS role
+      FROM ${accessTokens} t
+      JOIN ${users} u ON u.id = t.user_id
+      WHERE t.secret_hash = ${secretHash}
+        AND (t.expires_at IS NULL OR t.expires_at > now())
+        AND (u.sessions_valid_after IS NULL OR t.created_at >= u.sessions_valid_after)
+    ),
+    used AS (
+      UPDATE ${accessTokens} SET last_used_at = now()
+      WHERE id = (SELECT id FROM ${accessTokens} WHERE id = (SELECT id FROM found) FOR UPDATE SKIP LOCKED)
+    )
+    SELECT id AS "tokenId", name AS "tokenName", org_id AS "orgId", scope, user_id AS "userId", email, role
+    FROM found`);
   return rowsOf<TokenCaller>(result)[0];
 }

@@ -4,6 +4,7 @@ import { inWindow, type Window } from '../../db/window.js';
 import { users } from '../auth/auth.tables.js';
 import { DEFAULT_AGE_BANDS, UNKNOWN_AGE } from '../../lib/demographics.js';
 import { isLocale, type Locale } from '../../lib/i18n/i18n.js';
+import { accessTokens } from './access-tokens.tables.js';
 import type { IatiOrganisationType } from './iati-organisation-types.js';
 import { organizations, orgMembers, type OrgRole } from './orgs.tables.js';
 
@@ -293,6 +294,11 @@ export async function setMemberRole(db: Db, orgId: string, userId: string, role:
     .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.userId, userId)));
 }
 
+/**
+ * Ends a membership, and with it the user's personal access tokens in that organization (in the
+ * caller's transaction): re-invited later, the user starts without them.
+ */
 export async function deleteMember(db: Db, orgId: string, userId: string): Promise<void> {
   await db.delete(orgMembers).where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.userId, userId)));
+  await db.delete(accessTokens).where(and(eq(accessTokens.orgId, orgId), eq(accessTokens.userId, userId)));
 }
