@@ -431,6 +431,7 @@ describe('which writes are conditional', () => {
         ...resource('/webhooks/:id/rotate-secret', 'POST'),
         ...resource('/webhooks/:id/ping', 'POST'),
         ...resource('/validation-rules/:id', 'PATCH', 'DELETE'),
+        'DELETE /auth/tokens/:id',
       ].sort(),
     );
   });

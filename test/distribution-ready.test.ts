@@ -34,11 +34,12 @@ const LOCAL: Readonly<Record<string, string>> = {
     'the bytes of the stored files, chunk by chunk, with a foreign key to stored_files',
 };
 
-/**
- * Tables with org_id that are nonetheless not distributed by it, each with its reason. None today: every
- * table with org_id is distributed and co-located.
- */
-const NOT_DISTRIBUTED: Readonly<Record<string, string>> = {};
+/** Tables with org_id that are nonetheless not distributed by it, each with its reason. */
+const NOT_DISTRIBUTED: Readonly<Record<string, string>> = {
+  'public.access_tokens':
+    "a reference table: a user's personal access tokens, found by the secret's hash on each request that " +
+    'presents one, before any organization is known; few rows, written rarely; points at users',
+};
 
 type Kind = 'distributed' | 'reference' | 'local';
 

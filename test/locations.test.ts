@@ -41,6 +41,7 @@ const CREATIONS: Record<string, Creation> = {
     body: { email: uniqueEmail(), password: 'long enough 1', firstName: 'New', lastName: 'Member' },
   }),
   'POST /orgs': async () => ({ body: { name: 'Another NGO', code: uniqueCode() } }),
+  'POST /auth/tokens': async () => ({ body: { name: 'Power BI', orgId: team.org.id, scope: 'read' } }),
   'POST /orgs/:orgId/members': async () => ({ body: { email: uniqueEmail('invitee'), role: 'viewer' } }),
   'POST /orgs/:orgId/validation-rules': async (ids) => ({
     body: BODIES['POST /orgs/:orgId/validation-rules']!(ids),

@@ -56,6 +56,7 @@ const KIND_OF_SEGMENT: Record<string, string> = {
   reports: 'report',
   'result-nodes': 'resultNode',
   submissions: 'submission',
+  tokens: 'accessToken',
   'validation-rules': 'validationRule',
   webhooks: 'webhook',
 };
@@ -266,6 +267,11 @@ export async function resourcesIn(
     body: { name: `${name} rule`, left: indicator.code, operator: '>=', right: '0', importance: 'low' },
   });
   expect(rule.status, JSON.stringify(rule.body)).toBe(201);
+  const token = await call(app, 'POST', '/auth/tokens', {
+    as: admin,
+    body: { name: `${name} token`, orgId, scope: 'read' },
+  });
+  expect(token.status, JSON.stringify(token.body)).toBe(201);
 
   return {
     program: programId,
@@ -288,6 +294,7 @@ export async function resourcesIn(
     webhook: webhook.body.id as string,
     delivery: delivery.body.id as string,
     validationRule: rule.body.id as string,
+    accessToken: token.body.id as string,
     indicatorCode: indicator.code,
     member,
     assignee,

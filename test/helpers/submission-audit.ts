@@ -28,6 +28,8 @@ export const officerEntry = (
   at: expect.any(Date),
   actorId: team.officer.id,
   actorRole: 'me_officer',
+  tokenId: null,
+  tokenName: null,
   ip: '127.0.0.1',
   requestId: expect.any(String),
   subjectKind: 'form_submission',

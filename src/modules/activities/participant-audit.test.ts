@@ -66,6 +66,8 @@ describe('the audit entry of each participant route', () => {
       at: expect.any(Date),
       actorId: as.id,
       actorRole: role,
+      tokenId: null,
+      tokenName: null,
       ip: '127.0.0.1',
       requestId,
       action: 'read',

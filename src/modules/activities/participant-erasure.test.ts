@@ -335,6 +335,8 @@ describe('POST /orgs/:orgId/participants/:id/erase', () => {
         at: expect.any(Date),
         actorId: team.admin.id,
         actorRole: 'org_admin',
+        tokenId: null,
+        tokenName: null,
         ip: '127.0.0.1',
         requestId,
         action: 'erase',

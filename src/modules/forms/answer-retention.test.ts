@@ -102,6 +102,8 @@ describe('eraseExpiredPersonalAnswers', () => {
       at: expect.any(Date),
       actorId: null,
       actorRole: null,
+      tokenId: null,
+      tokenName: null,
       ip: null,
       requestId: null,
       action: 'retention_erase',

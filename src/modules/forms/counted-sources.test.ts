@@ -214,6 +214,8 @@ describe('personal answers among the sources (DECISIONS.md section 5)', () => {
       at: expect.any(Date),
       actorId,
       actorRole,
+      tokenId: null,
+      tokenName: null,
       ip: '127.0.0.1',
       requestId: expect.any(String),
       action: 'read',

@@ -120,6 +120,8 @@ describe('POST /orgs/:orgId/forms/:formId/submissions/:id/erase', () => {
         at: expect.any(Date),
         actorId: team.admin.id,
         actorRole: 'org_admin',
+        tokenId: null,
+        tokenName: null,
         ip: '127.0.0.1',
         requestId: expect.any(String),
         action: 'erase',

@@ -174,6 +174,8 @@ const auditEntry = (
   at: expect.any(Date),
   actorId: user.id,
   actorRole: role,
+  tokenId: null,
+  tokenName: null,
   ip: '127.0.0.1',
   requestId: expect.any(String),
   action: 'read',
