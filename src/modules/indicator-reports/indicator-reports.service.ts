@@ -394,11 +394,14 @@ export class IndicatorReportService {
     comment: string | null | undefined,
   ): Promise<IndicatorReportRow> {
     const { reviewed, emailed } = await transaction(this.db, async (tx) => {
-      // The rule check of its project and period before the row lock, as every write of reports takes
-      // them (rule-check-lock.ts): a save there may flag this report, and the read model of its period
-      // (period_report_counts) changes with both; in another order the two could deadlock.
+      // In the order every write of reports takes them (editable): the period FOR SHARE (a due date
+      // moved meanwhile would recount the period's on-time values before this one's change is seen),
+      // then the rule check of its project and period (a save there may flag this report, and the read
+      // model of its period, period_report_counts, changes with both: in another order the two could
+      // deadlock), then the row. A locked period does not stop a review.
       const found = await findIndicatorReport(tx, member.orgId, id);
       if (!found) throw notFound('Indicator report');
+      await lockPeriodForShare(tx, member.orgId, found.reportingPeriodId);
       await lockRuleChecks(tx, member.orgId, [found]);
       // The row lock makes two reviewers take turns: the second sees the first one's decision.
       const report = await findIndicatorReport(tx, member.orgId, id, { lock: true });
