@@ -25,6 +25,9 @@ export const CONTRIBUTORS: readonly OrgRole[] = ['org_admin', 'me_officer', 'rep
 /** What starts every personal access token: secret scanners look for it. */
 export const ACCESS_TOKEN_PREFIX = 'mel_pat_';
 
+/** What is stored of a personal access token's secret, and looked up by: its SHA-256, hex. */
+export const accessTokenHash = (secret: string): string => createHash('sha256').update(secret).digest('hex');
+
 /** A personal access token's caller, as the request that presents it is checked. */
 export interface TokenCaller {
   tokenId: string;
@@ -165,10 +168,7 @@ export function registerAccess(
     scopedOrgId: string | undefined,
     credential: AccessTokenCredential,
   ): Promise<void> {
-    const caller = await memberships.accessToken(
-      db,
-      createHash('sha256').update(credential.secret).digest('hex'),
-    );
+    const caller = await memberships.accessToken(db, accessTokenHash(credential.secret));
     if (!caller?.role) throw credential.basic ? basicRefused() : tokenRefused();
     request.session = {
       userId: caller.userId,

@@ -1,7 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/client.js';
 import { badRequest, forbidden, notFound } from '../../errors/catalogue.js';
-import { ACCESS_TOKEN_PREFIX, type Session } from '../../http/pipeline/access.js';
+import { ACCESS_TOKEN_PREFIX, accessTokenHash, type Session } from '../../http/pipeline/access.js';
 import { paginate, type PageRequest } from '../../http/schemas/pagination.js';
 import {
   countAccessTokens,
@@ -50,7 +50,7 @@ export class AccessTokenService {
       orgId: body.orgId,
       name: body.name.trim(),
       scope: body.scope,
-      secretHash: createHash('sha256').update(secret).digest('hex'),
+      secretHash: accessTokenHash(secret),
       prefix: secret.slice(0, ACCESS_TOKEN_PREFIX.length + 4),
       expiresAt,
       // The service's clock, as a password reset's `sessionsValidAfter` is: compared with it.
